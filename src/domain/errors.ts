@@ -1,0 +1,71 @@
+/**
+ * Domain errors. Each carries a stable `code` and no HTTP status: the HTTP layer maps codes to
+ * statuses in one table (`http/problem.ts`), so the store, cron and dispatch layers stay
+ * transport-agnostic (design.md, "Habits").
+ */
+
+/** Stable error codes. Never renamed: clients and the problem `type` URIs depend on them. */
+export type ErrorCode =
+  | 'invalid_input'
+  | 'not_found'
+  | 'conflict'
+  | 'unauthenticated'
+  | 'forbidden'
+  | 'store_unavailable';
+
+/** One problem with one input field, as reported in problem details `errors[]` (RFC 9457 §3.2). */
+export interface FieldProblem {
+  /** JSON Pointer-like path of the field, e.g. `/expression` or `/query/count`. */
+  path: string;
+  /** Human-readable explanation, e.g. `must be a valid IANA time zone`. */
+  message: string;
+}
+
+/** Base class of every error the domain raises on purpose. */
+export class DomainError extends Error {
+  constructor(
+    readonly code: ErrorCode,
+    message: string,
+    readonly errors: FieldProblem[] = [],
+  ) {
+    super(message);
+    this.name = 'DomainError';
+  }
+}
+
+/** Input that breaks a rule of the interface. `errors` names every field at fault. */
+export class InvalidInputError extends DomainError {
+  constructor(errors: FieldProblem[], message = 'The request is invalid.') {
+    super('invalid_input', message, errors);
+    this.name = 'InvalidInputError';
+  }
+
+  /** Shorthand for one faulty field. */
+  static field(path: string, message: string): InvalidInputError {
+    return new InvalidInputError([{ path, message }], `${path}: ${message}`);
+  }
+}
+
+/** The addressed resource does not exist (or was deleted). */
+export class NotFoundError extends DomainError {
+  constructor(message = 'No such resource.') {
+    super('not_found', message);
+    this.name = 'NotFoundError';
+  }
+}
+
+/** The request is valid but conflicts with the resource's state (e.g. patching a schedule that already ran). */
+export class ConflictError extends DomainError {
+  constructor(message: string) {
+    super('conflict', message);
+    this.name = 'ConflictError';
+  }
+}
+
+/** The store cannot be reached or written right now; the request may be retried. */
+export class StoreUnavailableError extends DomainError {
+  constructor(message = 'The store is unavailable.', readonly cause?: unknown) {
+    super('store_unavailable', message);
+    this.name = 'StoreUnavailableError';
+  }
+}

@@ -1,0 +1,173 @@
+import type {
+  ApiKey,
+  ApiKeyStatus,
+  AttemptOutcome,
+  ClaimedExecution,
+  CronJob,
+  CronJobStatus,
+  JsonObject,
+  Schedule,
+} from '../domain/types.js';
+
+/**
+ * The store: every persistent operation of the service, as domain operations taking one params
+ * object (after River's `riverdriver`). One implementation per database (`sqlite/`, later
+ * `postgres/`), each with its own SQL and migrations, all held to one conformance suite
+ * (`test/store/conformance.ts`).
+ *
+ * Every method is asynchronous, whatever the driver, and atomic: it commits entirely or not at
+ * all. Instants are epoch milliseconds (UTC). Methods throw `StoreUnavailableError` when the
+ * database cannot be reached or written; they never throw for "not found" unless documented.
+ */
+export interface Store {
+  /** Applies pending numbered migrations. Idempotent. */
+  migrate(): Promise<void>;
+  /** Releases the connection(s). The store is unusable afterwards. */
+  close(): Promise<void>;
+  /** Cheap round trip to the database; throws `StoreUnavailableError` when it fails. */
+  ping(): Promise<void>;
+
+  // ---- API keys ---------------------------------------------------------------------------
+  apiKeyCreate(p: ApiKeyCreateParams): Promise<ApiKey>;
+  apiKeyGet(p: { id: string }): Promise<ApiKey | null>;
+  /** All keys, oldest first. */
+  apiKeyList(): Promise<ApiKey[]>;
+  /** Partial update; returns null when no key has that id. */
+  apiKeyUpdate(p: { id: string; name?: string; status?: ApiKeyStatus }): Promise<ApiKey | null>;
+  /** Returns false when no key had that id. */
+  apiKeyDelete(p: { id: string }): Promise<boolean>;
+  /** The key whose token has this SHA-256 digest (lowercase hex), or null. */
+  apiKeyFindByDigest(p: { digest: string }): Promise<ApiKey | null>;
+  /**
+   * Records last use of keys in one write. An entry only moves `lastUsed` forward.
+   * @param p.lastUsed key id → epoch ms (UTC)
+   */
+  apiKeyTouch(p: { lastUsed: ReadonlyMap<string, number> }): Promise<void>;
+  /**
+   * Makes sure an `Enabled` key with this digest exists: creates it (with `p.id`, `p.name`) when
+   * no key has the digest, otherwise sets the existing key `Enabled` and renames it `p.name`.
+   */
+  apiKeyEnsure(p: ApiKeyCreateParams): Promise<ApiKey>;
+
+  // ---- Schedules -----------------------------------------------------------------------------
+  scheduleCreate(p: ScheduleCreateParams): Promise<Schedule>;
+  scheduleGet(p: { id: string }): Promise<Schedule | null>;
+  /** All schedules, oldest first (pagination comes with issue #6). */
+  scheduleList(): Promise<Schedule[]>;
+  /**
+   * Partial update of a `Pending` schedule.
+   * @returns the updated schedule; `'not_found'` when none has that id; `'not_pending'` when
+   *   it exists but is no longer `Pending` (it ran or is running), and then nothing changes.
+   */
+  scheduleUpdate(p: ScheduleUpdateParams): Promise<Schedule | 'not_found' | 'not_pending'>;
+  /** Returns false when no schedule had that id. */
+  scheduleDelete(p: { id: string }): Promise<boolean>;
+
+  // ---- Cron jobs -----------------------------------------------------------------------------
+  cronCreate(p: CronCreateParams): Promise<CronJob>;
+  cronGet(p: { id: string }): Promise<CronJob | null>;
+  /** All cron jobs, oldest first. */
+  cronList(): Promise<CronJob[]>;
+  /**
+   * Partial update. `recompute`, when given, is called inside the same transaction with the job
+   * as it will be after the patch and returns the new `nextInvocation` (epoch ms); this keeps a
+   * concurrent claim from advancing a stale occurrence.
+   * @returns the updated job, or null when no job has that id.
+   */
+  cronUpdate(p: CronUpdateParams): Promise<CronJob | null>;
+  /** Returns false when no job had that id. */
+  cronDelete(p: { id: string }): Promise<boolean>;
+
+  // ---- Dispatch ------------------------------------------------------------------------------
+  /**
+   * Claims due work, in one transaction, and leases it to `p.nodeId` until `now + leaseMs`:
+   *  1. `Pending` schedules with `scheduledAt <= now` become `Running` with a new execution;
+   *  2. `Active` cron jobs with `nextInvocation <= now` get an execution for that occurrence,
+   *     `invocations + 1`, and `nextInvocation = p.nextOccurrence(job, now)` (strictly after
+   *     now, so occurrences missed during downtime run once);
+   *  3. `Running` executions whose lease has expired (their node died) are leased again, with
+   *     `attempt + 1`.
+   * An execution is unique per (job, scheduledFor): a second claim of one occurrence is a no-op.
+   * At most `p.limit` items in all, the earliest due first.
+   */
+  claimDue(p: ClaimDueParams): Promise<ClaimedExecution[]>;
+  /**
+   * Records outcomes of attempts held by `nodeId`, in one transaction: the execution finishes
+   * and a schedule takes its status. An outcome for an execution whose lease was lost is ignored.
+   */
+  executionsFinish(p: { nodeId: string; outcomes: AttemptOutcome[] }): Promise<void>;
+  /**
+   * Epoch ms (UTC) of the earliest instant at which `claimDue` could return something (a
+   * pending schedule, an active cron occurrence, a lease expiry), or null when nothing waits.
+   */
+  nextDueAt(): Promise<number | null>;
+}
+
+/** Params of {@link Store.apiKeyCreate}. `digest` is the SHA-256 (lowercase hex) of the token. */
+export interface ApiKeyCreateParams {
+  id: string;
+  name: string;
+  status: ApiKeyStatus;
+  digest: string;
+  /** Epoch ms (UTC). */
+  now: number;
+}
+
+/** Params of {@link Store.scheduleCreate}. */
+export interface ScheduleCreateParams {
+  id: string;
+  name: string;
+  scheduledAt: number;
+  endpoint: string;
+  data: JsonObject;
+  tags: string[];
+  now: number;
+}
+
+/** Params of {@link Store.scheduleUpdate}: absent fields keep their values. */
+export interface ScheduleUpdateParams {
+  id: string;
+  name?: string;
+  scheduledAt?: number;
+  endpoint?: string;
+  data?: JsonObject;
+  tags?: string[];
+}
+
+/** Params of {@link Store.cronCreate}. */
+export interface CronCreateParams {
+  id: string;
+  expression: string;
+  name: string | null;
+  timezone: string | null;
+  endpoint: string;
+  data: JsonObject | null;
+  nextInvocation: number;
+  now: number;
+}
+
+/** Params of {@link Store.cronUpdate}: absent fields keep their values, null sets null. */
+export interface CronUpdateParams {
+  id: string;
+  expression?: string;
+  name?: string | null;
+  timezone?: string | null;
+  status?: CronJobStatus;
+  endpoint?: string;
+  data?: JsonObject | null;
+  /** Called in the transaction with the patched job; returns its new `nextInvocation`. */
+  recompute?: (job: CronJob) => number;
+}
+
+/** Params of {@link Store.claimDue}. */
+export interface ClaimDueParams {
+  /** Epoch ms (UTC) that decides what is due. */
+  now: number;
+  /** Most items returned. */
+  limit: number;
+  nodeId: string;
+  /** Lease length in ms; a lease not finished by then is claimed again. */
+  leaseMs: number;
+  /** Next occurrence of `job` strictly after `afterMs`, or null when it has none. */
+  nextOccurrence: (job: CronJob, afterMs: number) => number | null;
+}
