@@ -64,8 +64,9 @@ export class ConflictError extends DomainError {
 
 /** The store cannot be reached or written right now; the request may be retried. */
 export class StoreUnavailableError extends DomainError {
-  constructor(message = 'The store is unavailable.', readonly cause?: unknown) {
+  constructor(message = 'The store is unavailable.', cause?: unknown) {
     super('store_unavailable', message);
     this.name = 'StoreUnavailableError';
+    this.cause = cause;
   }
 }
