@@ -22,7 +22,10 @@ import type {
 export interface Store {
   /** Applies pending numbered migrations. Idempotent. */
   migrate(): Promise<void>;
-  /** Releases the connection(s). The store is unusable afterwards. */
+  /**
+   * Releases the connection(s). Idempotent. The store is unusable afterwards: its methods throw
+   * `StoreUnavailableError`.
+   */
   close(): Promise<void>;
   /** Cheap round trip to the database; throws `StoreUnavailableError` when it fails. */
   ping(): Promise<void>;
@@ -88,7 +91,13 @@ export interface Store {
    *  3. `Running` executions whose lease has expired (their node died) are leased again, with
    *     `attempt + 1`.
    * An execution is unique per (job, scheduledFor): a second claim of one occurrence is a no-op.
-   * At most `p.limit` items in all, the earliest due first.
+   * At most `p.limit` items in all, the earliest due first (an expired lease is due at its
+   * expiry).
+   *
+   * A cron job for which `p.nextOccurrence` returns null, or an instant not after `now`, is set
+   * `Paused` (its `nextInvocation` left at the occurrence just claimed, which still runs). An
+   * expired lease whose job was deleted is not returned: its execution becomes `Failed` with the
+   * error `job deleted`.
    */
   claimDue(p: ClaimDueParams): Promise<ClaimedExecution[]>;
   /**

@@ -1,0 +1,121 @@
+#!/usr/bin/env node
+/**
+ * The `punctual` command: `serve | migrate | keys create <name> | keys list`.
+ * Configuration comes from the environment (see config.ts and the README).
+ */
+import { Command } from 'commander';
+import { ConfigError, loadConfig, type Config } from './config.js';
+import { systemClock } from './domain/clock.js';
+import { toIso, toIsoOrNull } from './domain/time.js';
+import { createLogger } from './logger.js';
+import { startServer } from './main.js';
+import { createApiKey } from './service/api-keys.js';
+import { describeDatabaseUrl, openStore } from './store/open.js';
+import type { Store } from './store/store.js';
+import { VERSION } from './version.js';
+
+function configOrExit(): Config {
+  try {
+    return loadConfig();
+  } catch (err) {
+    if (err instanceof ConfigError) {
+      process.stderr.write(`punctual: ${err.message}\n`);
+      process.exit(2);
+    }
+    throw err;
+  }
+}
+
+/** Opens and migrates the configured store, runs `fn`, closes the store. */
+async function withStore<T>(fn: (store: Store) => Promise<T>): Promise<T> {
+  const config = configOrExit();
+  const store = await openStore(config.databaseUrl);
+  try {
+    await store.migrate();
+    return await fn(store);
+  } finally {
+    await store.close();
+  }
+}
+
+async function serve(): Promise<void> {
+  const config = configOrExit();
+  const logger = createLogger(config.logLevel);
+  const server = await startServer(config, { logger });
+  const stop = (signal: string) => {
+    logger.info({ signal }, 'stopping: draining requests and calls in flight');
+    server.close().then(
+      () => process.exit(0),
+      (err: unknown) => {
+        logger.error({ err }, 'error while stopping');
+        process.exit(1);
+      },
+    );
+  };
+  process.once('SIGTERM', () => stop('SIGTERM'));
+  process.once('SIGINT', () => stop('SIGINT'));
+}
+
+const program = new Command()
+  .name('punctual')
+  .description('Self-hostable HTTP scheduler: calls your URL at an instant or on a cron expression.')
+  .version(VERSION);
+
+program
+  .command('serve')
+  .description('serve the HTTP API and run the dispatcher (configured by environment variables)')
+  .action(serve);
+
+program
+  .command('migrate')
+  .description('apply pending store migrations and exit')
+  .action(async () => {
+    const config = configOrExit();
+    await withStore(async () => undefined);
+    process.stdout.write(`migrations applied to ${describeDatabaseUrl(config.databaseUrl)}\n`);
+  });
+
+const keys = program.command('keys').description('manage API keys directly in the configured store');
+
+keys
+  .command('create')
+  .argument('<name>', 'name of the key')
+  .option('--disabled', 'create the key Disabled')
+  .option('--json', 'print the key as JSON')
+  .description('create an API key and print its token (shown only once)')
+  .action(async (name: string, opts: { disabled?: boolean; json?: boolean }) => {
+    const { apiKey, token } = await withStore((store) =>
+      createApiKey(store, systemClock, { name, status: opts.disabled ? 'Disabled' : 'Enabled' }),
+    );
+    if (opts.json) {
+      const out = { ...apiKey, createdAt: toIso(apiKey.createdAt), lastUsed: toIsoOrNull(apiKey.lastUsed), token };
+      process.stdout.write(`${JSON.stringify(out, null, 2)}\n`);
+    } else {
+      process.stdout.write(
+        `Created API key "${apiKey.name}" (${apiKey.id}, ${apiKey.status}).\n` +
+          `Token (shown only this once; store it now):\n${token}\n`,
+      );
+    }
+  });
+
+keys
+  .command('list')
+  .option('--json', 'print the keys as JSON')
+  .description('list API keys (never their tokens)')
+  .action(async (opts: { json?: boolean }) => {
+    const list = await withStore((store) => store.apiKeyList());
+    if (opts.json) {
+      const out = list.map((k) => ({ ...k, createdAt: toIso(k.createdAt), lastUsed: toIsoOrNull(k.lastUsed) }));
+      process.stdout.write(`${JSON.stringify({ size: out.length, apiKeys: out }, null, 2)}\n`);
+      return;
+    }
+    for (const k of list) {
+      process.stdout.write(`${k.id}  ${k.status.padEnd(8)}  ${toIsoOrNull(k.lastUsed) ?? 'never used'.padEnd(24)}  ${k.name}\n`);
+    }
+    if (list.length === 0) process.stdout.write('no API keys yet: punctual keys create <name>\n');
+  });
+
+program.parseAsync(process.argv).catch((err: unknown) => {
+  process.stderr.write(`punctual: ${err instanceof Error ? err.message : String(err)}\n`);
+  process.exit(1);
+});

@@ -1,0 +1,80 @@
+/**
+ * Calendar search in wall time: the next local date-time matching a cron expression's fields,
+ * ignoring time zones. Wall times are encoded as milliseconds "as if UTC" (see civil.ts); next.ts
+ * maps them to real instants segment by segment.
+ */
+import { civilFromDays, DAY_MS, daysInMonth, type CivilDate } from './civil.js';
+import type { CronTables } from './parse.js';
+
+const scratch: CivilDate = { y: 0, m: 0, d: 0, dow: 0 };
+
+/**
+ * Smallest wall time `w` with `from ≤ w < limit` (whole seconds) whose fields all match, or -1.
+ * Day of month and day of week combine by {@link CronTables.dayOr} (Vixie cron).
+ * Cost is proportional to the days scanned between `from` and the answer (months not allowed
+ * are skipped whole), so callers bound `limit`.
+ */
+export function nextWallMatch(t: CronTables, from: number, limit: number): number {
+  const start = Math.ceil(from / 1000) * 1000;
+  let day = Math.floor(start / DAY_MS);
+  let secOfDay = (start - day * DAY_MS) / 1000;
+  civilFromDays(day, scratch);
+  let { y, m, d, dow } = scratch;
+  for (;;) {
+    if (day * DAY_MS >= limit) return -1;
+    const dim = daysInMonth(y, m);
+    if (!((t.monthMask >>> m) & 1)) {
+      // Skip to the 1st of the next month.
+      day += dim - d + 1;
+      dow = (dow + dim - d + 1) % 7;
+      d = 1;
+      if (++m > 12) {
+        m = 1;
+        y++;
+      }
+      secOfDay = 0;
+      continue;
+    }
+    const domOk = ((t.domMask >>> d) & 1) === 1;
+    const dowOk = ((t.dowMask >>> dow) & 1) === 1;
+    if (t.dayOr ? domOk || dowOk : domOk && dowOk) {
+      const tod = timeOfDayMatch(t, secOfDay);
+      if (tod >= 0) {
+        const w = day * DAY_MS + tod * 1000;
+        return w < limit ? w : -1;
+      }
+    }
+    day++;
+    dow = dow === 6 ? 0 : dow + 1;
+    if (++d > dim) {
+      d = 1;
+      if (++m > 12) {
+        m = 1;
+        y++;
+      }
+    }
+    secOfDay = 0;
+  }
+}
+
+/** Smallest second of the day ≥ `sod` matching hour, minute and second, or -1. */
+function timeOfDayMatch(t: CronTables, sod: number): number {
+  const h0 = Math.floor(sod / 3600);
+  const m0 = Math.floor((sod % 3600) / 60);
+  const s0 = sod % 60;
+  const h = t.nextHour[h0]!;
+  if (h < 0) return -1;
+  if (h > h0) return h * 3600 + t.nextMinute[0]! * 60 + t.nextSecond[0]!;
+  const m = t.nextMinute[m0]!;
+  if (m === m0) {
+    const s = t.nextSecond[s0]!;
+    if (s >= 0) return h * 3600 + m * 60 + s;
+    const m2 = t.nextMinute[m0 + 1]!;
+    if (m2 >= 0) return h * 3600 + m2 * 60 + t.nextSecond[0]!;
+  } else if (m > m0) {
+    return h * 3600 + m * 60 + t.nextSecond[0]!;
+  }
+  const h2 = t.nextHour[h0 + 1]!;
+  if (h2 < 0) return -1;
+  return h2 * 3600 + t.nextMinute[0]! * 60 + t.nextSecond[0]!;
+}

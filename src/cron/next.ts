@@ -1,0 +1,85 @@
+/**
+ * Next occurrences of a cron expression in an IANA zone, with Vixie cron's DST rules as Debian's
+ * cron(8) documents them (the contract: docs/cron.md, "Cron expressions and DST").
+ *
+ * The real timeline is cut into segments of constant UTC offset (zone.ts). Inside a segment
+ * [start, end) with offset o, wall time w = instant + o is monotonic, so the matching instants are
+ * exactly { w − o : w matches, start + o ≤ w < end + o }, found by a calendar search (match.ts).
+ *
+ * Fixed-time jobs (ParsedCron.fixedTime) add two rules at segment boundaries. Let HW be the wall
+ * clock's high-water mark just before the segment starts (ZoneRules.highWater):
+ *  - wall times below HW were already shown (the clock was set back): excluded, so a repeated
+ *    wall time runs only on its first pass;
+ *  - wall times in [HW, start + o) were never shown (the clock jumped forward): if any matches,
+ *    the job runs once at `start`, the first instant after the gap.
+ * Other jobs run at every real instant whose wall time matches, and nothing else.
+ */
+import type { ParsedCron } from './parse.js';
+import { nextWallMatch } from './match.js';
+import { SegmentCursor, zoneRules } from './zone.js';
+
+/** Search horizon: an expression with no occurrence within this much real time yields null. */
+export const HORIZON_MS = 50 * 365.2425 * 86_400_000;
+
+/** Largest `afterMs` accepted: the horizon must stay inside the range of Date (±8.64e15 ms). */
+const MAX_AFTER_MS = 8.64e15 - HORIZON_MS - 86_400_000 * 366;
+
+/**
+ * The first occurrence of `cron` strictly after `afterMs`, evaluated in IANA zone `zone`
+ * (pass `'UTC'` for a job without a zone), with the DST rules of docs/cron.md.
+ * @param afterMs epoch milliseconds (UTC); fractional or mid-second values are fine.
+ * @returns epoch milliseconds (UTC, whole seconds in wall time), or null when there is none
+ *   within {@link HORIZON_MS} (50 years).
+ * @throws RangeError when `zone` is unknown to Intl (callers validate with validateTimeZone) or
+ *   `afterMs` is not a finite instant within Date's range minus the horizon.
+ */
+export function nextOccurrence(cron: ParsedCron, zone: string, afterMs: number): number | null {
+  if (!Number.isFinite(afterMs) || Math.abs(afterMs) > MAX_AFTER_MS) {
+    throw new RangeError(`afterMs out of range: ${afterMs}`);
+  }
+  const rules = zoneRules(zone);
+  const t = cron.tables;
+  const fixed = cron.fixedTime;
+  const stop = afterMs + HORIZON_MS;
+  // Earliest instant allowed: strictly after afterMs.
+  let from = Math.floor(afterMs) + 1;
+  const seg = new SegmentCursor();
+  rules.seek(seg, from);
+  for (;;) {
+    const o = seg.offset;
+    let lo = from + o;
+    if (fixed) {
+      const hw = rules.highWater(seg.start);
+      const startWall = seg.start + o;
+      // A forward jump at seg.start: wall times [hw, startWall) were skipped. The run they owe
+      // happens at seg.start, if seg.start is still in the future (> afterMs).
+      if (hw < startWall && seg.start >= from && nextWallMatch(t, hw, startWall) >= 0) return seg.start;
+      // A backward jump: wall times below hw were shown before; their second pass is excluded.
+      if (hw > lo) lo = hw;
+    }
+    const w = nextWallMatch(t, lo, seg.end + o);
+    if (w >= 0) return w - o;
+    if (seg.end > stop) return null;
+    from = seg.end;
+    rules.advance(seg);
+  }
+}
+
+/**
+ * The next `count` occurrences strictly after `afterMs`, ascending, each computed by
+ * {@link nextOccurrence} from the previous one (the same code that advances real jobs).
+ * Stops early (shorter array) when an occurrence is beyond the horizon.
+ * @param count number of occurrences wanted (0 or more; callers bound it, e.g. 1–100).
+ * @throws RangeError as {@link nextOccurrence}.
+ */
+export function nextOccurrences(cron: ParsedCron, zone: string, afterMs: number, count: number): number[] {
+  const out: number[] = [];
+  let after = afterMs;
+  while (out.length < count) {
+    const next = nextOccurrence(cron, zone, after);
+    if (next === null) break;
+    out.push(next);
+    after = next;
+  }
+  return out;
+}

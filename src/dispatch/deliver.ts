@@ -1,0 +1,102 @@
+import { request, type Dispatcher } from 'undici';
+import type { ClaimedExecution } from '../domain/types.js';
+
+/** Bytes of the response body kept with an attempt (issue #3: "first 1 KiB"). */
+export const RESPONSE_EXCERPT_BYTES = 1024;
+
+/** What one HTTP attempt produced. Times in epoch ms (UTC) and ms. */
+export interface AttemptResult {
+  startedAt: number;
+  durationMs: number;
+  /** HTTP status, or null when no answer came. */
+  statusCode: number | null;
+  /** Why the attempt failed (connection error, timeout, non-2xx), or null on success. */
+  error: string | null;
+  /** First {@link RESPONSE_EXCERPT_BYTES} bytes of the body, decoded as UTF-8, or null. */
+  responseBody: string | null;
+  ok: boolean;
+}
+
+/** Options of {@link deliver}. */
+export interface DeliverOptions {
+  /** undici dispatcher (an `Agent`: connection pools per origin, keep-alive). */
+  dispatcher: Dispatcher;
+  /** Whole-attempt timeout in ms: connect, headers and the body excerpt. */
+  timeoutMs: number;
+  /** `User-Agent` header, e.g. `Punctual/0.1.0`. */
+  userAgent: string;
+  /** Clock reading epoch ms, for `startedAt`. */
+  now: () => number;
+}
+
+/**
+ * Makes one attempt of a claimed execution: `POST` of the job's `data` as JSON to its endpoint
+ * (issue #2 §6). Redirects are never followed (undici's `request` follows none unless a redirect
+ * interceptor is installed), so a 3xx is a failed attempt. Never throws: every failure is
+ * described in the result.
+ */
+export async function deliver(claim: ClaimedExecution, opts: DeliverOptions): Promise<AttemptResult> {
+  const startedAt = opts.now();
+  const t0 = performance.now();
+  const done = (r: Omit<AttemptResult, 'startedAt' | 'durationMs'>): AttemptResult => ({
+    startedAt,
+    durationMs: Math.round(performance.now() - t0),
+    ...r,
+  });
+  try {
+    const res = await request(claim.endpoint, {
+      method: 'POST',
+      dispatcher: opts.dispatcher,
+      headers: {
+        'content-type': 'application/json',
+        'user-agent': opts.userAgent,
+      },
+      body: JSON.stringify(claim.data),
+      signal: AbortSignal.timeout(opts.timeoutMs),
+      headersTimeout: opts.timeoutMs,
+      bodyTimeout: opts.timeoutMs,
+    });
+    const responseBody = await readExcerpt(res.body);
+    const ok = res.statusCode >= 200 && res.statusCode < 300;
+    return done({
+      statusCode: res.statusCode,
+      ok,
+      error: ok ? null : `HTTP ${res.statusCode}`,
+      responseBody,
+    });
+  } catch (err) {
+    return done({ statusCode: null, ok: false, error: describeError(err, opts.timeoutMs), responseBody: null });
+  }
+}
+
+/** Reads at most RESPONSE_EXCERPT_BYTES of a body, then drops the rest (a huge body is not read). */
+async function readExcerpt(body: AsyncIterable<Buffer> & { destroy(): void }): Promise<string | null> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  try {
+    for await (const chunk of body) {
+      chunks.push(chunk);
+      size += chunk.length;
+      if (size >= RESPONSE_EXCERPT_BYTES) break;
+    }
+  } catch {
+    // A body cut short still leaves the status code; keep what arrived.
+  } finally {
+    body.destroy();
+  }
+  if (size === 0) return null;
+  return Buffer.concat(chunks).subarray(0, RESPONSE_EXCERPT_BYTES).toString('utf8');
+}
+
+function describeError(err: unknown, timeoutMs: number): string {
+  if (err instanceof Error) {
+    if (err.name === 'TimeoutError' || err.name === 'AbortError' || /timeout/i.test(err.name)) {
+      return `timeout after ${timeoutMs} ms`;
+    }
+    const code = (err as { code?: unknown }).code;
+    const cause = (err as { cause?: { code?: unknown; message?: string } }).cause;
+    const detail = typeof code === 'string' ? code : typeof cause?.code === 'string' ? cause.code : err.name;
+    return `${detail}: ${err.message}`.slice(0, 500);
+  }
+  return String(err).slice(0, 500);
+}

@@ -1,0 +1,23 @@
+import { EventEmitter } from 'node:events';
+import type { AttemptOutcome, ClaimedExecution } from '../domain/types.js';
+
+/** A finished attempt whose outcome is already stored. */
+export interface DeliveredEvent {
+  claim: ClaimedExecution;
+  outcome: AttemptOutcome;
+}
+
+/**
+ * The dispatcher's typed events. Tests await these instead of sleeping (design.md, "Habits").
+ * - `dispatch:claimed`: a claim returned work (emitted before any call of it starts);
+ * - `dispatch:delivered`: an attempt finished and its outcome was written to the store;
+ * - `dispatch:error`: the store failed during a claim or a write (the dispatcher retries).
+ */
+export interface DispatcherEventMap {
+  'dispatch:claimed': [claims: ClaimedExecution[]];
+  'dispatch:delivered': [event: DeliveredEvent];
+  'dispatch:error': [error: unknown];
+}
+
+/** EventEmitter typed by {@link DispatcherEventMap}. */
+export class DispatcherEvents extends EventEmitter<DispatcherEventMap> {}

@@ -1,0 +1,68 @@
+/**
+ * Which attempts are retried, and when (issue #3 §2).
+ *
+ * Retried: no answer (connection or DNS error, timeout), a 3xx (redirects are not followed),
+ * 408, 429 and every 5xx. Any other 4xx means the receiver refused the call: the execution fails
+ * at once. Delays grow exponentially with "full jitter" (AWS Architecture Blog, "Exponential
+ * Backoff and Jitter", 2015): `random(0, min(maxDelay, initialDelay · 2^(n−1)))` before retry n,
+ * and a `Retry-After` answer (RFC 9110 §10.2.3) is honoured up to `maxDelayMs`.
+ */
+
+/** Retry settings of a job. Delays in ms. */
+export interface RetryPolicy {
+  /** Attempts in all, first included (1–20). */
+  maxAttempts: number;
+  /** Upper bound of the first retry's delay. */
+  initialDelayMs: number;
+  /** Cap of any delay, `Retry-After` included. */
+  maxDelayMs: number;
+}
+
+/** The defaults: 5 attempts, first retry within about 1 s, delays capped at 1 h. */
+export const DEFAULT_RETRY_POLICY: RetryPolicy = { maxAttempts: 5, initialDelayMs: 1_000, maxDelayMs: 3_600_000 };
+
+/** What to do after an attempt. */
+export type AttemptVerdict = 'succeeded' | 'retry' | 'failed';
+
+/**
+ * Classifies an attempt by its HTTP status (`null`: no answer came).
+ * @returns `succeeded` for 2xx; `retry` for no answer, 3xx, 408, 429, 5xx; `failed` otherwise
+ */
+export function classifyAttempt(statusCode: number | null): AttemptVerdict {
+  if (statusCode === null) return 'retry';
+  if (statusCode >= 200 && statusCode < 300) return 'succeeded';
+  if (statusCode >= 300 && statusCode < 400) return 'retry';
+  if (statusCode === 408 || statusCode === 429 || statusCode >= 500) return 'retry';
+  return 'failed';
+}
+
+/**
+ * Delay before attempt `attempt + 1`, after attempt number `attempt` (1-based) failed.
+ * @param retryAfterMs delay asked by the receiver's `Retry-After`, or null
+ * @param random uniform in [0, 1); injectable for tests
+ * @returns ms to wait, in `[0, policy.maxDelayMs]`
+ */
+export function retryDelayMs(
+  attempt: number,
+  policy: RetryPolicy,
+  retryAfterMs: number | null = null,
+  random: () => number = Math.random,
+): number {
+  if (retryAfterMs !== null) return Math.min(Math.max(0, retryAfterMs), policy.maxDelayMs);
+  const ceiling = Math.min(policy.maxDelayMs, policy.initialDelayMs * 2 ** Math.min(attempt - 1, 52));
+  return Math.floor(random() * ceiling);
+}
+
+/**
+ * Parses a `Retry-After` header (RFC 9110 §10.2.3): delay-seconds or an HTTP-date.
+ * @param nowMs epoch ms (UTC) the date form is measured from
+ * @returns ms to wait (≥ 0), or null when absent or unparseable
+ */
+export function parseRetryAfter(value: string | string[] | undefined, nowMs: number): number | null {
+  const text = Array.isArray(value) ? value[0] : value;
+  if (text === undefined) return null;
+  const trimmed = text.trim();
+  if (/^\d+$/.test(trimmed)) return Number(trimmed) * 1000;
+  const at = Date.parse(trimmed);
+  return Number.isFinite(at) ? Math.max(0, at - nowMs) : null;
+}

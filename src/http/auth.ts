@@ -1,0 +1,57 @@
+/**
+ * Bearer authentication of the interface's endpoints (spec §5, issue #2 §3), as an `onRequest`
+ * hook so that nothing of an unauthenticated request is parsed or validated.
+ */
+import type { FastifyReply, FastifyRequest, onRequestAsyncHookHandler } from 'fastify';
+import type { Clock } from '../domain/clock.js';
+import { DomainError } from '../domain/errors.js';
+import type { ApiKey } from '../domain/types.js';
+import { authenticate } from '../service/api-keys.js';
+import type { LastUsedRecorder } from '../service/last-used.js';
+import type { Store } from '../store/store.js';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** The key that authenticated the request (set by the auth hook; null on open routes). */
+    apiKey: ApiKey | null;
+  }
+}
+
+/**
+ * The token of an `Authorization` header value, or null when the header is missing, not the
+ * Bearer scheme, or has no credentials.
+ */
+export function bearerToken(header: string | string[] | undefined): string | null {
+  if (typeof header !== 'string') return null;
+  // `Bearer <token>`: the scheme is case-insensitive (RFC 9110 §11.1); spaces around are dropped.
+  // Parsed by hand rather than by a backtracking regular expression.
+  const value = header.trim();
+  const space = value.indexOf(' ');
+  if (space < 0 || value.slice(0, space).toLowerCase() !== 'bearer') return null;
+  const token = value.slice(space + 1).trim();
+  return token === '' ? null : token;
+}
+
+/**
+ * The hook: 401 (with `WWW-Authenticate: Bearer`) when the token is missing, malformed or
+ * unknown, 403 when its key is `Disabled`; otherwise notes the use in `recorder` and sets
+ * `request.apiKey`. The key is looked up on every request (no cache), so disabling or deleting
+ * it applies to the next request.
+ */
+export function authHook(store: Store, clock: Clock, recorder: LastUsedRecorder): onRequestAsyncHookHandler {
+  return async function bearerAuth(request: FastifyRequest, reply: FastifyReply): Promise<void> {
+    const token = bearerToken(request.headers.authorization);
+    if (token === null) {
+      throw new DomainError('unauthenticated', 'Send an API key in the header Authorization: Bearer <token>.');
+    }
+    try {
+      request.apiKey = await authenticate(store, token);
+    } catch (err) {
+      if (err instanceof DomainError && err.code === 'unauthenticated') {
+        reply.header('www-authenticate', 'Bearer realm="punctual", error="invalid_token"');
+      }
+      throw err;
+    }
+    recorder.record(request.apiKey.id, clock.now());
+  };
+}

@@ -1,0 +1,74 @@
+/** Wire schemas of API keys (spec §2 "API key", §4 /api-keys). */
+import { Type, type Static } from 'typebox';
+import { toIso, toIsoOrNull } from '../../domain/time.js';
+import type { ApiKey } from '../../domain/types.js';
+import { Id, Nullable, RuleString, StringEnum, Timestamp } from './common.js';
+
+const Status = StringEnum(['Enabled', 'Disabled'], 'Enabled keys authorise requests; Disabled ones are refused (403).');
+
+const fields = {
+  id: Id,
+  name: Type.String({ description: 'Name given at creation.' }),
+  status: Status,
+  createdAt: Timestamp('When the key was created (ISO 8601, UTC).'),
+  lastUsed: Nullable(Timestamp('Last authenticated request (to within 5 s); null when never used.')),
+};
+
+/** An API key as listed and read: never with its token. */
+export const ApiKeySchema = Type.Object(fields, { additionalProperties: false, description: 'An API key, without its token.' });
+export type ApiKeyWire = Static<typeof ApiKeySchema>;
+
+/** The answer to POST /api-keys: the key with its token, shown this once. */
+export const ApiKeyCreatedSchema = Type.Object(
+  {
+    ...fields,
+    token: Type.String({ description: 'The secret, `pk_…`. Shown only in this response: store it now.' }),
+  },
+  { additionalProperties: false, description: 'The new API key, with its token (shown only once).' },
+);
+export type ApiKeyCreatedWire = Static<typeof ApiKeyCreatedSchema>;
+
+/** GET /api-keys. */
+export const ApiKeyListSchema = Type.Object(
+  {
+    size: Type.Integer({ description: 'Length of `apiKeys`.' }),
+    apiKeys: Type.Array(ApiKeySchema, { description: 'Every API key, oldest first, without tokens.' }),
+  },
+  { additionalProperties: false },
+);
+
+/** GET /api-keys/{id}: the key or null. */
+export const ApiKeyOrNullSchema = Nullable(ApiKeySchema);
+
+const KeyName = RuleString('name', 'Name of the key (not blank).');
+
+/** Body of POST /api-keys. */
+export const ApiKeyCreateBody = Type.Object(
+  {
+    name: KeyName,
+    status: Type.Optional(Nullable(StringEnum(['Enabled', 'Disabled'], 'Initial state; null or absent: Enabled.'))),
+  },
+  { additionalProperties: false, description: 'A new API key.' },
+);
+export type ApiKeyCreateBody = Static<typeof ApiKeyCreateBody>;
+
+/** Body of PATCH /api-keys/{id}: absent fields keep their values. */
+export const ApiKeyPatchBody = Type.Object(
+  {
+    name: Type.Optional(KeyName),
+    status: Type.Optional(StringEnum(['Enabled', 'Disabled'], 'Disabled refuses the key from the next request on.')),
+  },
+  { additionalProperties: false, description: 'Partial update of an API key.' },
+);
+export type ApiKeyPatchBody = Static<typeof ApiKeyPatchBody>;
+
+/** The wire form of a key (no token). */
+export function apiKeyToWire(key: ApiKey): ApiKeyWire {
+  return {
+    id: key.id,
+    name: key.name,
+    status: key.status,
+    createdAt: toIso(key.createdAt),
+    lastUsed: toIsoOrNull(key.lastUsed),
+  };
+}

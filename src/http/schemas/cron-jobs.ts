@@ -1,0 +1,119 @@
+/** Wire schemas of cron jobs (spec §2 "Cron job", §4 /cron) and of the occurrence preview. */
+import { Type, type Static } from 'typebox';
+import { toIso } from '../../domain/time.js';
+import type { CronJob } from '../../domain/types.js';
+import { Endpoint, Id, JsonObjectInput, JsonObjectSchema, Nullable, RuleString, StringEnum, Timestamp } from './common.js';
+
+const EXPRESSION_DESCRIPTION =
+  'Cron expression: 5 fields (minute hour day-of-month month day-of-week), or 6 with leading seconds; ' +
+  '@yearly @annually @monthly @weekly @daily @midnight @hourly; month and weekday names; lists, ranges, steps.';
+const TIMEZONE_DESCRIPTION = 'IANA time zone in which the expression is evaluated; null: UTC.';
+
+/** A cron job on the wire. */
+export const CronJobSchema = Type.Object(
+  {
+    id: Id,
+    expression: Type.String({ description: EXPRESSION_DESCRIPTION }),
+    name: Nullable(Type.String({ description: 'Name of the job, or null.' })),
+    invocations: Type.Integer({ description: 'Executions so far; 0 on a new job.' }),
+    timezone: Nullable(Type.String({ description: TIMEZONE_DESCRIPTION })),
+    status: StringEnum(['Active', 'Paused'], 'Active jobs run on their schedule; Paused ones never run.'),
+    endpoint: Type.String({ description: 'URL called on each execution.' }),
+    data: Nullable(JsonObjectSchema('JSON object sent as the body of each call, or null (then `{}` is sent).')),
+    createdAt: Timestamp('When the job was created (ISO 8601, UTC).'),
+    nextInvocation: Timestamp(
+      'Next execution (ISO 8601, UTC). For a Paused job: the occurrence it would run next if resumed now.',
+    ),
+  },
+  { additionalProperties: false, description: 'A recurring job.' },
+);
+export type CronJobWire = Static<typeof CronJobSchema>;
+
+/** GET /cron. */
+export const CronJobListSchema = Type.Object(
+  {
+    size: Type.Integer({ description: 'Length of `cronJobs`.' }),
+    cronJobs: Type.Array(CronJobSchema, { description: 'Every cron job, oldest first.' }),
+  },
+  { additionalProperties: false },
+);
+
+/** GET /cron/{id}: the job or null. */
+export const CronJobOrNullSchema = Nullable(CronJobSchema);
+
+const requestFields = {
+  expression: RuleString('cron-expression', EXPRESSION_DESCRIPTION),
+  name: Nullable(RuleString('name', 'Name of the job (not blank), or null.')),
+  timezone: Nullable(RuleString('time-zone', TIMEZONE_DESCRIPTION)),
+  endpoint: Endpoint,
+  data: Nullable(JsonObjectInput('JSON object sent as the body of each call, or null.')),
+};
+
+/** Body of POST /cron. */
+export const CronCreateBody = Type.Object(
+  {
+    expression: requestFields.expression,
+    name: Type.Optional(requestFields.name),
+    timezone: Type.Optional(requestFields.timezone),
+    endpoint: requestFields.endpoint,
+    data: Type.Optional(requestFields.data),
+  },
+  { additionalProperties: false, description: 'A new cron job (Active).' },
+);
+export type CronCreateBody = Static<typeof CronCreateBody>;
+
+/** Body of PATCH /cron/{id}: absent fields keep their values; null sets a nullable field to null. */
+export const CronPatchBody = Type.Object(
+  {
+    expression: Type.Optional(requestFields.expression),
+    name: Type.Optional(requestFields.name),
+    timezone: Type.Optional(requestFields.timezone),
+    status: Type.Optional(
+      StringEnum(['Active', 'Paused'], 'Paused stops the job; Active resumes it from the next occurrence after now.'),
+    ),
+    endpoint: Type.Optional(requestFields.endpoint),
+    data: Type.Optional(requestFields.data),
+  },
+  { additionalProperties: false, description: 'Partial update of a cron job.' },
+);
+export type CronPatchBody = Static<typeof CronPatchBody>;
+
+/** Query of GET /cron/preview. Numbers are digit strings: query strings are not coerced. */
+export const CronPreviewQuery = Type.Object(
+  {
+    expression: RuleString('cron-expression', EXPRESSION_DESCRIPTION),
+    timezone: Type.Optional(RuleString('time-zone', 'IANA time zone; default UTC.')),
+    from: Type.Optional(
+      RuleString('instant', 'ISO 8601 instant with `Z` or an offset; occurrences strictly after it. Default: now.'),
+    ),
+    count: Type.Optional(RuleString('preview-count', 'How many occurrences, 1 to 100 (default 5).')),
+  },
+  { additionalProperties: false },
+);
+export type CronPreviewQuery = Static<typeof CronPreviewQuery>;
+
+/** Answer of GET /cron/preview. */
+export const CronPreviewSchema = Type.Object(
+  {
+    occurrences: Type.Array(Timestamp('An occurrence (ISO 8601, UTC).'), {
+      description: 'The next occurrences strictly after `from`, earliest first.',
+    }),
+  },
+  { additionalProperties: false },
+);
+
+/** The wire form of a cron job. */
+export function cronJobToWire(j: CronJob): CronJobWire {
+  return {
+    id: j.id,
+    expression: j.expression,
+    name: j.name,
+    invocations: j.invocations,
+    timezone: j.timezone,
+    status: j.status,
+    endpoint: j.endpoint,
+    data: j.data,
+    createdAt: toIso(j.createdAt),
+    nextInvocation: toIso(j.nextInvocation),
+  };
+}

@@ -1,0 +1,87 @@
+/** Wire schemas of schedules (spec §2 "Schedule", §4 /schedules). */
+import { Type, type Static } from 'typebox';
+import { toIso } from '../../domain/time.js';
+import type { Schedule } from '../../domain/types.js';
+import { Endpoint, Id, JsonObjectInput, JsonObjectSchema, Nullable, RuleString, StringEnum, Timestamp } from './common.js';
+
+/** A schedule on the wire. */
+export const ScheduleSchema = Type.Object(
+  {
+    id: Id,
+    name: Type.String({ description: 'Name of the schedule.' }),
+    scheduledAt: Timestamp('Instant at which the endpoint is called (ISO 8601, UTC).'),
+    status: StringEnum(
+      ['Pending', 'Running', 'Succeeded', 'Failed'],
+      'Pending until its instant; Running while the call is in flight; then Succeeded (2xx answer) or Failed.',
+    ),
+    endpoint: Type.String({ description: 'URL called on execution.' }),
+    data: JsonObjectSchema('JSON object sent as the body of the call; `{}` when none was given.'),
+    tags: Type.Array(Type.String(), { description: 'Labels for organising schedules.' }),
+    createdAt: Timestamp('When the schedule was created (ISO 8601, UTC).'),
+  },
+  { additionalProperties: false, description: 'A one-time job.' },
+);
+export type ScheduleWire = Static<typeof ScheduleSchema>;
+
+/** GET /schedules. */
+export const ScheduleListSchema = Type.Object(
+  {
+    size: Type.Integer({ description: 'Length of `schedules`.' }),
+    schedules: Type.Array(ScheduleSchema, { description: 'Every schedule, oldest first.' }),
+  },
+  { additionalProperties: false },
+);
+
+/** GET /schedules/{id}: the schedule or null. */
+export const ScheduleOrNullSchema = Nullable(ScheduleSchema);
+
+const requestFields = {
+  name: RuleString('name', 'Name of the schedule (not blank).'),
+  scheduledAt: RuleString(
+    'instant',
+    'ISO 8601 date-time with `Z` or an offset, e.g. `2026-11-21T10:00:00Z` or `2026-11-21T11:00:00+01:00`; stored as that instant. A past instant runs at once.',
+  ),
+  endpoint: Endpoint,
+  data: JsonObjectInput('JSON object sent as the body of the call (default `{}`).'),
+  tags: Type.Array(Type.String(), { description: 'Labels (default `[]`).' }),
+};
+
+/** Body of POST /schedules. */
+export const ScheduleCreateBody = Type.Object(
+  {
+    name: requestFields.name,
+    scheduledAt: requestFields.scheduledAt,
+    endpoint: requestFields.endpoint,
+    data: Type.Optional(requestFields.data),
+    tags: Type.Optional(requestFields.tags),
+  },
+  { additionalProperties: false, description: 'A new schedule.' },
+);
+export type ScheduleCreateBody = Static<typeof ScheduleCreateBody>;
+
+/** Body of PATCH /schedules/{id}: absent fields keep their values. Only a Pending schedule can change. */
+export const SchedulePatchBody = Type.Object(
+  {
+    name: Type.Optional(requestFields.name),
+    scheduledAt: Type.Optional(requestFields.scheduledAt),
+    endpoint: Type.Optional(requestFields.endpoint),
+    data: Type.Optional(requestFields.data),
+    tags: Type.Optional(requestFields.tags),
+  },
+  { additionalProperties: false, description: 'Partial update of a Pending schedule.' },
+);
+export type SchedulePatchBody = Static<typeof SchedulePatchBody>;
+
+/** The wire form of a schedule. */
+export function scheduleToWire(s: Schedule): ScheduleWire {
+  return {
+    id: s.id,
+    name: s.name,
+    scheduledAt: toIso(s.scheduledAt),
+    status: s.status,
+    endpoint: s.endpoint,
+    data: s.data,
+    tags: s.tags,
+    createdAt: toIso(s.createdAt),
+  };
+}

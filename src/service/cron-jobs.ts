@@ -1,0 +1,182 @@
+/**
+ * Cron job use cases (spec §4 /cron; issue #2 §2, §5) and the occurrence preview.
+ *
+ * `nextInvocation` is always the next occurrence strictly after "now" when it is (re)computed:
+ * at create; at a patch that changes `expression` or `timezone`; at a patch that moves a job from
+ * `Paused` to `Active` (so the occurrences missed while paused are not run). A `Paused` job is
+ * shown with the occurrence it would run next if resumed now, computed when it is read.
+ */
+import { nextOccurrence, nextOccurrences, parseCronExpression } from '../cron/index.js';
+import { cronJobNext } from '../dispatch/cron-next.js';
+import { InvalidInputError, NotFoundError } from '../domain/errors.js';
+import { isUuid, newId } from '../domain/ids.js';
+import { parseIsoInstant } from '../domain/time.js';
+import type { CronJob, CronJobStatus, JsonObject } from '../domain/types.js';
+import type { CronUpdateParams } from '../store/store.js';
+import type { JobServiceContext } from './context.js';
+import { Checks, PREVIEW_COUNT_MAX, PREVIEW_COUNT_MIN } from './rules.js';
+
+/** Zone in which an expression is evaluated when the job has none (issue #2 §5). */
+export const DEFAULT_TIME_ZONE = 'UTC';
+
+/** Occurrences answered by a preview when no count is given. */
+export const PREVIEW_COUNT_DEFAULT = 5;
+
+const STATUSES: readonly CronJobStatus[] = ['Active', 'Paused'];
+const NO_OCCURRENCE = 'has no occurrence after now';
+
+/** Input of {@link createCronJob} (spec §4 POST /cron). Absent nullable fields are stored as null. */
+export interface CronCreateInput {
+  expression: string;
+  name?: string | null;
+  /** IANA zone; null or absent: the expression is evaluated in UTC (the job shows null). */
+  timezone?: string | null;
+  endpoint: string;
+  data?: JsonObject | null;
+}
+
+/** Input of {@link updateCronJob}: absent fields keep their values, null sets a nullable field to null. */
+export interface CronPatch {
+  expression?: string;
+  name?: string | null;
+  timezone?: string | null;
+  status?: CronJobStatus;
+  endpoint?: string;
+  data?: JsonObject | null;
+}
+
+/** Input of {@link previewCron} (`GET /cron/preview`). */
+export interface CronPreviewInput {
+  expression: string;
+  timezone?: string | null;
+  /** ISO 8601 instant with `Z` or an offset; default: now. */
+  from?: string;
+  /** 1–100; default 5. */
+  count?: number;
+}
+
+/**
+ * Stores a new `Active` job with `invocations` 0 and `nextInvocation` = its next occurrence after
+ * now, and wakes the dispatcher for it.
+ * @throws InvalidInputError naming every faulty field (also when the expression has no occurrence
+ *   after now)
+ */
+export async function createCronJob(ctx: JobServiceContext, input: CronCreateInput): Promise<CronJob> {
+  const checks = new Checks().required('/expression', input.expression).required('/endpoint', input.endpoint);
+  checkFields(checks, input);
+  checks.throwIfAny();
+  const now = ctx.clock.now();
+  const next = nextOccurrence(parseCronExpression(input.expression), input.timezone ?? DEFAULT_TIME_ZONE, now);
+  if (next === null) throw InvalidInputError.field('/expression', NO_OCCURRENCE);
+  const job = await ctx.store.cronCreate({
+    id: newId(),
+    expression: input.expression,
+    name: input.name ?? null,
+    timezone: input.timezone ?? null,
+    endpoint: input.endpoint,
+    data: input.data ?? null,
+    nextInvocation: next,
+    now,
+  });
+  ctx.wake(job.nextInvocation);
+  return job;
+}
+
+/** The job with this id, or null (also for ids that are not UUIDs); a `Paused` job as described above. */
+export async function getCronJob(ctx: JobServiceContext, id: string): Promise<CronJob | null> {
+  if (!isUuid(id)) return null;
+  const job = await ctx.store.cronGet({ id });
+  return job && present(job, ctx.clock.now());
+}
+
+/** Every job, oldest first, `Paused` ones as described above. */
+export async function listCronJobs(ctx: JobServiceContext): Promise<CronJob[]> {
+  const jobs = await ctx.store.cronList();
+  const now = ctx.clock.now();
+  return jobs.map((j) => present(j, now));
+}
+
+/**
+ * Partial update. Recomputes `nextInvocation` (strictly after now, in the store's transaction)
+ * when `expression` or `timezone` change or the job goes from `Paused` to `Active`; wakes the
+ * dispatcher when the job is `Active` afterwards.
+ * @throws InvalidInputError naming every faulty field (checked first, whatever the id);
+ *   NotFoundError for an unknown id
+ */
+export async function updateCronJob(ctx: JobServiceContext, id: string, patch: CronPatch): Promise<CronJob> {
+  const checks = new Checks();
+  checkFields(checks, patch);
+  checks.oneOf('/status', patch.status, STATUSES);
+  checks.throwIfAny();
+  if (!isUuid(id)) throw new NotFoundError('No cron job has this id.');
+
+  // Whether to recompute depends on the job before the patch, which `recompute` does not see: it
+  // is read first. A patch racing another patch of the same job may then recompute once too
+  // often or too rarely; either leaves a valid future occurrence. Recomputing when nothing changed
+  // is avoided on purpose: it would skip an occurrence that is due but not yet claimed.
+  const before = await ctx.store.cronGet({ id });
+  if (before === null) throw new NotFoundError('No cron job has this id.');
+  const changes =
+    (patch.expression !== undefined && patch.expression !== before.expression) ||
+    (patch.timezone !== undefined && patch.timezone !== before.timezone) ||
+    (patch.status === 'Active' && before.status === 'Paused');
+
+  const now = ctx.clock.now();
+  const params: CronUpdateParams = { id, ...patch };
+  if (changes) {
+    params.recompute = (job) => {
+      const next = cronJobNext(job, now);
+      if (next === null) throw InvalidInputError.field('/expression', NO_OCCURRENCE);
+      return next;
+    };
+  }
+  const job = await ctx.store.cronUpdate(params);
+  if (job === null) throw new NotFoundError('No cron job has this id.');
+  if (job.status === 'Active') ctx.wake(job.nextInvocation);
+  return present(job, now);
+}
+
+/**
+ * Deletes a job; it never fires afterwards.
+ * @throws NotFoundError for an unknown id
+ */
+export async function deleteCronJob(ctx: JobServiceContext, id: string): Promise<void> {
+  if (!isUuid(id) || !(await ctx.store.cronDelete({ id }))) throw new NotFoundError('No cron job has this id.');
+}
+
+/**
+ * The next `count` occurrences of `expression` in `timezone` (UTC when null) strictly after
+ * `from` (now when absent), as epoch ms (UTC), computed by the cron module that advances jobs.
+ * @param pathPrefix prefixed to the field paths of errors (`/query` for a query string)
+ * @throws InvalidInputError naming every faulty field
+ */
+export function previewCron(ctx: Pick<JobServiceContext, 'clock'>, input: CronPreviewInput, pathPrefix = ''): number[] {
+  const count = input.count ?? PREVIEW_COUNT_DEFAULT;
+  const checks = new Checks()
+    .required(`${pathPrefix}/expression`, input.expression)
+    .rule(`${pathPrefix}/expression`, 'cron-expression', input.expression)
+    .rule(`${pathPrefix}/timezone`, 'time-zone', input.timezone, true)
+    .rule(`${pathPrefix}/from`, 'instant', input.from);
+  if (!Number.isInteger(count) || count < PREVIEW_COUNT_MIN || count > PREVIEW_COUNT_MAX) {
+    checks.add(`${pathPrefix}/count`, `must be a whole number from ${PREVIEW_COUNT_MIN} to ${PREVIEW_COUNT_MAX}`);
+  }
+  checks.throwIfAny();
+  const from = input.from === undefined ? ctx.clock.now() : parseIsoInstant(input.from)!;
+  return nextOccurrences(parseCronExpression(input.expression), input.timezone ?? DEFAULT_TIME_ZONE, from, count);
+}
+
+function checkFields(checks: Checks, input: CronPatch): void {
+  checks
+    .rule('/expression', 'cron-expression', input.expression)
+    .rule('/name', 'name', input.name, true)
+    .rule('/timezone', 'time-zone', input.timezone, true)
+    .rule('/endpoint', 'endpoint', input.endpoint)
+    .object('/data', input.data, true);
+}
+
+/** A `Paused` job shows the occurrence it would run next if resumed at `now`. */
+function present(job: CronJob, now: number): CronJob {
+  if (job.status !== 'Paused') return job;
+  const next = cronJobNext(job, now);
+  return next === null ? job : { ...job, nextInvocation: next };
+}

@@ -1,0 +1,159 @@
+/**
+ * The field rules of the interface that JSON Schema alone cannot state (issue #2 §4), in one
+ * place. The service checks them before it writes anything, and the HTTP layer runs the same
+ * functions inside schema validation (the `x-rule` keyword, see `http/ajv.ts`), so that a request
+ * gets every problem reported at once.
+ */
+import { parseCronExpression, validateTimeZone } from '../cron/index.js';
+import { DomainError, InvalidInputError, type FieldProblem } from '../domain/errors.js';
+import { parseIsoInstant } from '../domain/time.js';
+import type { JsonObject } from '../domain/types.js';
+
+/** A rule: returns why `value` breaks it, or null when it holds. Never throws. */
+export type Rule = (value: string) => string | null;
+
+/**
+ * Deepest nesting of objects and arrays accepted in `data` (the object itself is level 1).
+ * Deeper values break serialisers (`JSON.stringify` overflows its stack near 10,000 levels) and
+ * many receivers' parsers (serde_json stops at 128); webhook payloads need far less.
+ */
+export const MAX_DATA_DEPTH = 64;
+
+/** Smallest and largest `count` of `GET /cron/preview` (issue #2 §5). */
+export const PREVIEW_COUNT_MIN = 1;
+export const PREVIEW_COUNT_MAX = 100;
+
+const INSTANT_MESSAGE = 'must be an ISO 8601 date-time with Z or an offset, e.g. 2026-11-21T10:00:00Z';
+const URL_MESSAGE = 'must be an absolute http or https URL';
+
+/** The rules by name. Names are referenced by the HTTP schemas (`'x-rule': 'endpoint'`). */
+export const RULES = {
+  /** Names are not empty or blank. */
+  name: (value) => (value.trim().length === 0 ? 'must not be empty' : null),
+
+  /** Absolute `http:`/`https:` URL with a host, as the WHATWG URL parser (and undici) reads it. */
+  endpoint: (value) => {
+    if (!/^https?:\/\//i.test(value)) return URL_MESSAGE;
+    let url: URL;
+    try {
+      url = new URL(value);
+    } catch {
+      return URL_MESSAGE;
+    }
+    if ((url.protocol !== 'http:' && url.protocol !== 'https:') || url.hostname === '') return URL_MESSAGE;
+    return null;
+  },
+
+  /** RFC 3339 instant with `Z` or a numeric offset (`parseIsoInstant`). */
+  instant: (value) => (parseIsoInstant(value) === null ? INSTANT_MESSAGE : null),
+
+  /** A cron expression the cron module accepts (syntax and "has a next occurrence"). */
+  'cron-expression': (value) => messageOf(() => parseCronExpression(value), 'must be a valid cron expression'),
+
+  /** An IANA time zone name the runtime knows. */
+  'time-zone': (value) => messageOf(() => validateTimeZone(value), 'must be a valid IANA time zone name'),
+
+  /** A whole number from 1 to 100, written in decimal digits (a query parameter, so a string). */
+  'preview-count': (value) => {
+    const n = /^[0-9]{1,3}$/.test(value) ? Number(value) : NaN;
+    return n >= PREVIEW_COUNT_MIN && n <= PREVIEW_COUNT_MAX
+      ? null
+      : `must be a whole number from ${PREVIEW_COUNT_MIN} to ${PREVIEW_COUNT_MAX}`;
+  },
+} satisfies Record<string, Rule>;
+
+/** Names of {@link RULES}. */
+export type RuleName = keyof typeof RULES;
+
+/** The rule names, for the schema of the `x-rule` keyword. */
+export const RULE_NAMES = Object.keys(RULES) as RuleName[];
+
+/** Runs `fn`; returns null when it succeeds, else the message of the field problem it raised. */
+function messageOf(fn: () => unknown, fallback: string): string | null {
+  try {
+    fn();
+    return null;
+  } catch (err) {
+    if (err instanceof DomainError && err.errors[0] !== undefined) return err.errors[0].message;
+    return fallback;
+  }
+}
+
+/**
+ * Collects field problems, then throws them all at once. Checks skip absent (`undefined`) fields,
+ * so one set of calls serves creates (after {@link Checks.required}) and partial updates.
+ * @example
+ *   new Checks().required('/name', input.name).rule('/name', 'name', input.name).throwIfAny();
+ */
+export class Checks {
+  readonly problems: FieldProblem[] = [];
+
+  /** Records `is required` when `value` is `undefined` or `null`. */
+  required(path: string, value: unknown): this {
+    if (value === undefined || value === null) this.add(path, 'is required');
+    return this;
+  }
+
+  /**
+   * Checks a present `value` against `rule`: it must be a string that keeps the rule; `null` is
+   * accepted only for a `nullable` field.
+   */
+  rule(path: string, rule: RuleName, value: unknown, nullable = false): this {
+    if (value === undefined || (value === null && nullable)) return this;
+    if (typeof value !== 'string') return this.add(path, nullable ? 'must be a string or null' : 'must be a string');
+    const message = RULES[rule](value);
+    return message === null ? this : this.add(path, message);
+  }
+
+  /**
+   * Checks that a present `value` is a JSON object (or `null` for a `nullable` field) nested at
+   * most {@link MAX_DATA_DEPTH} levels deep.
+   */
+  object(path: string, value: unknown, nullable = false): this {
+    if (value === undefined || (value === null && nullable)) return this;
+    if (!isJsonObject(value)) return this.add(path, nullable ? 'must be a JSON object or null' : 'must be a JSON object');
+    return exceedsDepth(value, MAX_DATA_DEPTH) ? this.add(path, depthMessage(MAX_DATA_DEPTH)) : this;
+  }
+
+  /** Checks that a present `value` is one of `allowed`. */
+  oneOf(path: string, value: unknown, allowed: readonly string[]): this {
+    if (value === undefined || allowed.includes(value as string)) return this;
+    return this.add(path, `must be one of ${allowed.join(', ')}`);
+  }
+
+  /** Records a problem found by other means. */
+  add(path: string, message: string): this {
+    this.problems.push({ path, message });
+    return this;
+  }
+
+  /** @throws InvalidInputError with every problem collected, when there is one. */
+  throwIfAny(): void {
+    if (this.problems.length > 0) throw new InvalidInputError(this.problems);
+  }
+}
+
+/** True for a JSON object: not null, not an array. */
+export function isJsonObject(value: unknown): value is JsonObject {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/**
+ * True when objects and arrays in `value` nest deeper than `max` levels (`value` itself, when an
+ * object or array, is level 1). Iterative, so any depth is safe to inspect.
+ */
+export function exceedsDepth(value: unknown, max: number): boolean {
+  const stack: Array<[unknown, number]> = [[value, 1]];
+  while (stack.length > 0) {
+    const [v, depth] = stack.pop()!;
+    if (typeof v !== 'object' || v === null) continue;
+    if (depth > max) return true;
+    for (const child of Object.values(v)) stack.push([child, depth + 1]);
+  }
+  return false;
+}
+
+/** The message for a value nested deeper than `max`. */
+export function depthMessage(max: number): string {
+  return `must not nest objects and arrays more than ${max} levels deep`;
+}

@@ -1,0 +1,95 @@
+import { mkdirSync } from 'node:fs';
+import { dirname, isAbsolute, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { StoreUnavailableError } from '../domain/errors.js';
+import { SqliteStore } from './sqlite/index.js';
+import type { Store } from './store.js';
+
+/** The forms of `DATABASE_URL` this version accepts, for error messages and docs. */
+export const ACCEPTED_DATABASE_URLS =
+  'file:./data/punctual.db, file:relative/path.db, file:/absolute/path.db, file:///absolute/path.db, ' +
+  'or a plain file path (SQLite); postgres:// or postgresql:// (PostgreSQL)';
+
+/** What a `DATABASE_URL` selects. */
+export type DatabaseTarget =
+  | { kind: 'sqlite'; /** Absolute path of the database file. */ path: string }
+  | { kind: 'postgres'; url: string };
+
+/** A scheme of two or more characters: `C:\db` (a Windows drive) stays a plain path. */
+const SCHEME = /^([a-z][a-z0-9+.-]+):/i;
+
+/**
+ * Reads a `DATABASE_URL` (issue #2 §7, issue #4 §1). SQLite: `file:<path>` with the path taken
+ * literally (relative to the working directory unless absolute), `file://<absolute path>`
+ * (percent-decoded, as a URL), or a plain path. PostgreSQL: `postgres://` or `postgresql://`.
+ * @throws Error naming the accepted forms for anything else (an empty string, another scheme,
+ *   SQLite URI parameters such as `?mode=ro`, which this build does not interpret).
+ */
+export function parseDatabaseUrl(databaseUrl: string): DatabaseTarget {
+  const url = databaseUrl.trim();
+  const fail = (why: string): never => {
+    throw new Error(`Invalid DATABASE_URL (${why}). Accepted: ${ACCEPTED_DATABASE_URLS}.`);
+  };
+  if (url === '') return fail('empty');
+  const scheme = SCHEME.exec(url)?.[1]?.toLowerCase();
+  if (scheme === 'postgres' || scheme === 'postgresql') return { kind: 'postgres', url };
+  if (scheme === undefined) return { kind: 'sqlite', path: resolve(url) };
+  if (scheme !== 'file') return fail(`unsupported scheme "${scheme}:"`);
+  const rest = url.slice('file:'.length);
+  if (/[?#]/.test(rest)) return fail('query or fragment in a file: URL');
+  if (rest.startsWith('//')) {
+    try {
+      return { kind: 'sqlite', path: fileURLToPath(url) };
+    } catch {
+      return fail('a file:// URL must name an absolute local path, e.g. file:///var/lib/punctual.db');
+    }
+  }
+  if (rest === '') return fail('no path after file:');
+  return { kind: 'sqlite', path: isAbsolute(rest) ? rest : resolve(rest) };
+}
+
+/**
+ * A description of the database safe to log: the SQLite file path, or the PostgreSQL URL with
+ * its password and query parameters (which may carry credentials) removed. Never throws.
+ */
+export function describeDatabaseUrl(databaseUrl: string): string {
+  let target: DatabaseTarget;
+  try {
+    target = parseDatabaseUrl(databaseUrl);
+  } catch {
+    const scheme = SCHEME.exec(databaseUrl.trim())?.[1];
+    return scheme ? `unsupported database URL (${scheme}:…)` : 'invalid database URL';
+  }
+  if (target.kind === 'sqlite') return `SQLite file ${target.path}`;
+  try {
+    const u = new URL(target.url);
+    const user = u.username ? `${u.username}@` : '';
+    return `PostgreSQL ${u.protocol}//${user}${u.host}${u.pathname}`;
+  } catch {
+    return 'PostgreSQL (unparseable URL)';
+  }
+}
+
+/**
+ * Opens the store `databaseUrl` selects (see {@link parseDatabaseUrl}); for SQLite, creates the
+ * file's directory when missing. Does not migrate: call `store.migrate()`.
+ * @param opts.logger receives warnings (e.g. a database that cannot use WAL, a cron job paused
+ *   by a claim); pino's logger fits.
+ * @throws Error for an unsupported URL, or "PostgreSQL store not available yet" (issue #4).
+ * @throws StoreUnavailableError when the database cannot be opened.
+ */
+export async function openStore(
+  databaseUrl: string,
+  opts: { logger?: { warn(obj: object, msg?: string): void } } = {},
+): Promise<Store> {
+  const target = parseDatabaseUrl(databaseUrl);
+  if (target.kind === 'postgres') {
+    throw new Error('PostgreSQL store not available yet (issue #4); use a file: DATABASE_URL.');
+  }
+  try {
+    mkdirSync(dirname(target.path), { recursive: true });
+  } catch (err) {
+    throw new StoreUnavailableError(`Cannot create the directory of the SQLite database ${target.path}.`, err);
+  }
+  return SqliteStore.open(target.path, opts);
+}

@@ -1,0 +1,210 @@
+import { StoreUnavailableError } from '../../domain/errors.js';
+import type { ApiKey, ApiKeyStatus, AttemptOutcome, ClaimedExecution, CronJob, Schedule } from '../../domain/types.js';
+import type {
+  ApiKeyCreateParams,
+  ClaimDueParams,
+  CronCreateParams,
+  CronUpdateParams,
+  ScheduleCreateParams,
+  ScheduleUpdateParams,
+  Store,
+} from '../store.js';
+import { ApiKeyQueries } from './api-keys.js';
+import { ClaimQueries } from './claim.js';
+import {
+  openConnection,
+  readSettings,
+  toStoreError,
+  type ConnectionOptions,
+  type ConnectionSettings,
+  type Db,
+} from './connection.js';
+import { CronJobQueries } from './cron-jobs.js';
+import { ExecutionQueries } from './executions.js';
+import { migrate } from './migrations.js';
+import { ScheduleQueries } from './schedules.js';
+
+export type { ConnectionSettings } from './connection.js';
+
+/** Options of {@link SqliteStore.open}. */
+export type SqliteStoreOptions = ConnectionOptions;
+
+/** Every prepared statement of the store, built once, on first use after the schema exists. */
+interface Queries {
+  apiKeys: ApiKeyQueries;
+  schedules: ScheduleQueries;
+  cron: CronJobQueries;
+  claim: ClaimQueries;
+  executions: ExecutionQueries;
+}
+
+/**
+ * The embedded store: one better-sqlite3 connection to one database file (see connection.ts for
+ * the durability settings and claim.ts for the dispatcher's queries).
+ *
+ * better-sqlite3 is synchronous; every method still returns a promise, as the `Store` contract
+ * demands, so nothing above the store depends on a synchronous API. A statement runs to its end
+ * before the event loop continues, so the methods of one instance never interleave.
+ */
+export class SqliteStore implements Store {
+  private queries: Queries | undefined;
+  private readonly pingStatement;
+
+  private constructor(
+    private readonly db: Db,
+    private readonly logger: ConnectionOptions['logger'],
+  ) {
+    // Reads the schema page: touches the file, not only the connection object.
+    this.pingStatement = db.prepare('SELECT count(*) FROM sqlite_schema');
+  }
+
+  /**
+   * Opens (creating when missing) the database file at `path`. Does not migrate.
+   * @throws StoreUnavailableError when the file cannot be opened as a database.
+   */
+  static open(path: string, opts: SqliteStoreOptions = {}): SqliteStore {
+    const db = openConnection(path, opts);
+    try {
+      return new SqliteStore(db, opts.logger);
+    } catch (err) {
+      db.close();
+      throw toStoreError(err);
+    }
+  }
+
+  /** The connection's durability and locking settings, as SQLite reports them (for logs and tests). */
+  settings(): ConnectionSettings {
+    return this.guard(() => readSettings(this.db));
+  }
+
+  async migrate(): Promise<void> {
+    this.guard(() => migrate(this.db));
+    this.queries = undefined; // prepare again against the migrated schema
+  }
+
+  /** Idempotent. */
+  async close(): Promise<void> {
+    if (this.db.open) this.db.close();
+    this.queries = undefined;
+  }
+
+  async ping(): Promise<void> {
+    this.guard(() => this.pingStatement.get());
+  }
+
+  // ---- API keys ----------------------------------------------------------------------------
+  async apiKeyCreate(p: ApiKeyCreateParams): Promise<ApiKey> {
+    return this.run((q) => q.apiKeys.create(p));
+  }
+  async apiKeyGet(p: { id: string }): Promise<ApiKey | null> {
+    return this.run((q) => q.apiKeys.get(p.id));
+  }
+  async apiKeyList(): Promise<ApiKey[]> {
+    return this.run((q) => q.apiKeys.list());
+  }
+  async apiKeyUpdate(p: { id: string; name?: string; status?: ApiKeyStatus }): Promise<ApiKey | null> {
+    return this.run((q) => q.apiKeys.update(p));
+  }
+  async apiKeyDelete(p: { id: string }): Promise<boolean> {
+    return this.run((q) => q.apiKeys.delete(p.id));
+  }
+  async apiKeyFindByDigest(p: { digest: string }): Promise<ApiKey | null> {
+    return this.run((q) => q.apiKeys.findByDigest(p.digest));
+  }
+  async apiKeyTouch(p: { lastUsed: ReadonlyMap<string, number> }): Promise<void> {
+    this.run((q) => q.apiKeys.touch(p.lastUsed));
+  }
+  async apiKeyEnsure(p: ApiKeyCreateParams): Promise<ApiKey> {
+    return this.run((q) => q.apiKeys.ensure(p));
+  }
+
+  // ---- Schedules ---------------------------------------------------------------------------
+  async scheduleCreate(p: ScheduleCreateParams): Promise<Schedule> {
+    return this.run((q) => q.schedules.create(p));
+  }
+  async scheduleGet(p: { id: string }): Promise<Schedule | null> {
+    return this.run((q) => q.schedules.get(p.id));
+  }
+  async scheduleList(): Promise<Schedule[]> {
+    return this.run((q) => q.schedules.list());
+  }
+  async scheduleUpdate(p: ScheduleUpdateParams): Promise<Schedule | 'not_found' | 'not_pending'> {
+    return this.run((q) => q.schedules.update(p));
+  }
+  async scheduleDelete(p: { id: string }): Promise<boolean> {
+    return this.run((q) => q.schedules.delete(p.id));
+  }
+
+  // ---- Cron jobs ---------------------------------------------------------------------------
+  async cronCreate(p: CronCreateParams): Promise<CronJob> {
+    return this.run((q) => q.cron.create(p));
+  }
+  async cronGet(p: { id: string }): Promise<CronJob | null> {
+    return this.run((q) => q.cron.get(p.id));
+  }
+  async cronList(): Promise<CronJob[]> {
+    return this.run((q) => q.cron.list());
+  }
+  async cronUpdate(p: CronUpdateParams): Promise<CronJob | null> {
+    return this.run((q) => q.cron.update(p));
+  }
+  async cronDelete(p: { id: string }): Promise<boolean> {
+    return this.run((q) => q.cron.delete(p.id));
+  }
+
+  // ---- Dispatch ----------------------------------------------------------------------------
+  async claimDue(p: ClaimDueParams): Promise<ClaimedExecution[]> {
+    const { claimed, paused } = this.run((q) => q.claim.claim(p));
+    for (const { id, next, error } of paused) {
+      this.logger?.warn(
+        { cronJobId: id, nextOccurrence: next, ...(error !== undefined && { err: error }) },
+        'cron job has no occurrence after now; paused',
+      );
+    }
+    return claimed;
+  }
+  async executionsFinish(p: { nodeId: string; outcomes: AttemptOutcome[] }): Promise<void> {
+    this.run((q) => q.executions.finish(p.nodeId, p.outcomes));
+  }
+  async nextDueAt(): Promise<number | null> {
+    return this.run((q) => q.claim.nextDueAt());
+  }
+
+  /**
+   * Runs `fn` against the prepared statements, translating SQLite's availability errors into
+   * `StoreUnavailableError` (connection.ts). Statements are prepared on first use, since they
+   * need the tables that `migrate` creates.
+   */
+  private run<T>(fn: (q: Queries) => T): T {
+    return this.guard(() => fn((this.queries ??= prepare(this.db))));
+  }
+
+  /** Like {@link run}, without the prepared statements (for what runs before `migrate`). */
+  private guard<T>(fn: () => T): T {
+    if (!this.db.open) throw new StoreUnavailableError('The store is closed.');
+    try {
+      return fn();
+    } catch (err) {
+      throw toStoreError(err);
+    }
+  }
+}
+
+function prepare(db: Db): Queries {
+  try {
+    return {
+      apiKeys: new ApiKeyQueries(db),
+      schedules: new ScheduleQueries(db),
+      cron: new CronJobQueries(db),
+      claim: new ClaimQueries(db),
+      executions: new ExecutionQueries(db),
+    };
+  } catch (err) {
+    if (err instanceof Error && /no such table/.test(err.message)) {
+      throw new Error('The SQLite database has no Punctual schema yet: migrate it first (`punctual migrate`).', {
+        cause: err,
+      });
+    }
+    throw err;
+  }
+}

@@ -1,0 +1,206 @@
+/**
+ * The reference comparison (issue #2, "Done when"): nextOccurrence against the brute-force
+ * evaluator of ./reference.ts on at least 10,000 random expression × zone × start cases, about
+ * half of them starting shortly before (or inside) a real offset transition of the zone.
+ *
+ * Reproducible: every case derives from (seed, index). Re-run with CRON_REF_SEED=<n> to explore
+ * other seeds, CRON_REF_CASES=<n> to change the number of compared cases.
+ */
+import { describe, expect, it } from 'vitest';
+import { InvalidInputError } from '../../src/domain/errors.js';
+import { nextOccurrence, parseCronExpression, type ParsedCron } from '../../src/cron/index.js';
+import {
+  findTransitions,
+  genExpression,
+  mayFireWithin,
+  REFERENCE_LOOKBACK_MS,
+  prng,
+  referenceNext,
+  wallCalls,
+  wallOf,
+  type GenExpr,
+  type Rng,
+  type Transition,
+} from './reference.js';
+
+const SEED = Number(process.env.CRON_REF_SEED ?? 20_260_308);
+const TARGET = Number(process.env.CRON_REF_CASES ?? 10_000);
+
+const ZONES = [
+  'America/New_York',
+  'Europe/London',
+  'Europe/Dublin', // negative DST in tzdata (GMT in winter is the "DST")
+  'Australia/Lord_Howe', // 30-minute DST
+  'Pacific/Chatham', // transitions at 2:45 local, offsets +12:45/+13:45
+  'America/Santiago', // transitions at midnight (24:00)
+  'Asia/Kolkata', // no DST, +05:30
+  'UTC',
+  'Pacific/Apia', // skipped 2011-12-30 entirely; DST until 2021
+  'America/Havana', // transitions at midnight / 1:00
+  'America/Asuncion', // midnight transitions
+  'Asia/Beirut', // midnight transitions
+  'America/Sao_Paulo', // midnight transitions until 2019
+  'Asia/Tehran', // midnight transitions until 2022
+  'Africa/Casablanca', // DST suspended each Ramadan
+  'Antarctica/Troll', // 2-hour DST
+  'America/St_Johns', // -03:30
+  'Europe/Moscow', // permanent shifts in 2011 and 2014
+  'Australia/Sydney', // southern hemisphere
+  'Asia/Gaza', // irregular dates
+  'US/Eastern', // an alias
+];
+const FROM_YEAR = 2000;
+const TO_YEAR = 2033;
+const HOUR = 3_600_000;
+const MINUTE_CAP = 36 * HOUR; // walk at most 36 hours of minutes
+const SECOND_CAP = 1 * HOUR; // or 1 hour of seconds
+
+const iso = (ms: number | null | undefined): string => (ms == null ? String(ms) : new Date(ms).toISOString());
+
+function describeWall(zone: string, ms: number | null | undefined): string {
+  if (ms == null) return String(ms);
+  const w = wallOf(zone, ms);
+  const p = (n: number): string => String(n).padStart(2, '0');
+  return `${iso(ms)} (${w.y}-${p(w.mo)}-${p(w.d)} ${p(w.h)}:${p(w.mi)}:${p(w.s)} local)`;
+}
+
+/** True when no allowed month has an allowed day (the AND rule); such expressions must be refused. */
+function impossible(e: GenExpr): boolean {
+  if (e.dayOr) return false;
+  const maxDays = [0, 31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
+  for (const m of e.mon) for (const d of e.dom) if (d <= maxDays[m]!) return false;
+  return true;
+}
+
+interface Case {
+  index: number;
+  zone: string;
+  expr: GenExpr;
+  afterMs: number;
+  near: boolean;
+}
+
+/** Builds case `index` of the seed: zone, expression and start, from its own PRNG stream. */
+function makeCase(index: number, transitions: Map<string, Transition[]>): Case {
+  const rng: Rng = prng((SEED * 2_654_435_761 + index * 40_503) >>> 0);
+  const zone = ZONES[Math.floor(rng() * ZONES.length)]!;
+  const ts = transitions.get(zone)!;
+  const near = ts.length > 0 && rng() < 0.55;
+  if (!near) {
+    let afterMs = Date.UTC(FROM_YEAR, 0, 1) + Math.floor(rng() * (Date.UTC(TO_YEAR, 0, 1) - Date.UTC(FROM_YEAR, 0, 1)));
+    if (rng() < 0.2) afterMs -= afterMs % 60_000;
+    // Favour the start's own hours and dates, so that most expressions fire within the walk cap.
+    const w = wallOf(zone, afterMs);
+    const expr = genExpression(rng, {
+      seconds: false,
+      hours: [w.h, (w.h + 1) % 24, (w.h + 2) % 24, (w.h + 5) % 24],
+      doms: [w.d, (w.d % 28) + 1],
+      months: [w.mo],
+      dows: [w.dow, (w.dow + 1) % 7],
+    });
+    return { index, zone, near, afterMs, expr };
+  }
+  const tr = ts[Math.floor(rng() * ts.length)]!;
+  // Wall hours and minutes on both sides of the transition (and inside a gap), to aim at it.
+  const before = wallOf(zone, tr.at - 60_000);
+  const after = wallOf(zone, tr.at);
+  const hours = new Set([before.h, after.h, (before.h + 1) % 24, (before.h + 23) % 24]);
+  for (let h = before.h; h !== after.h && hours.size < 30; h = (h + 1) % 24) hours.add(h);
+  const minutes = [0, before.mi, after.mi, (after.mi + 15) % 60, (before.mi + 45) % 60, 30, 59];
+  const seconds = rng() < 0.03;
+  const expr = genExpression(rng, {
+    seconds,
+    hours: [...hours],
+    minutes,
+    doms: [before.d, after.d, (after.d % 28) + 1],
+    months: [before.mo, after.mo],
+    dows: [before.dow, after.dow, (after.dow + 1) % 7],
+  });
+  let afterMs: number;
+  if (seconds) {
+    afterMs = tr.at + Math.floor((rng() * 30 - 20) * 60_000) + Math.floor(rng() * 1000);
+  } else {
+    const r = rng();
+    if (r < 0.05) afterMs = tr.at - (rng() < 0.5 ? 0 : 60_000); // exactly at / just before
+    else afterMs = tr.at + Math.floor((rng() * 5.5 - 4) * HOUR) + (r < 0.25 ? 0 : Math.floor(rng() * 60_000));
+  }
+  return { index, zone, near, afterMs, expr };
+}
+
+describe('nextOccurrence against the brute-force reference', () => {
+  it(`agrees on at least ${TARGET} random expression × zone × start cases`, () => {
+    const t0 = performance.now();
+    const transitions = new Map(ZONES.map((z) => [z, findTransitions(z, FROM_YEAR, TO_YEAR)]));
+    // The scan itself must find what we know is there.
+    expect(transitions.get('America/New_York')!.length).toBeGreaterThanOrEqual(60);
+    expect(transitions.get('Asia/Kolkata')).toEqual([]);
+    expect(transitions.get('Pacific/Apia')!.some((t) => t.after - t.before === 24 * 60)).toBe(true);
+    // The reference's look-back must cover the largest overlap (clock set back) it meets.
+    const largestOverlap = Math.max(...[...transitions.values()].flat().map((t) => t.before - t.after)) * 60_000;
+    expect(largestOverlap).toBeLessThan(REFERENCE_LOOKBACK_MS.seconds - 5 * 60_000);
+
+    let compared = 0;
+    let near = 0;
+    let seconds = 0;
+    let fixedNear = 0;
+    let capped = 0;
+    let refused = 0;
+    let unlikely = 0;
+    const failures: string[] = [];
+    const report = (c: Case, what: string): void => {
+      if (failures.length < 15) {
+        failures.push(
+          `seed=${SEED} case=${c.index} zone=${c.zone} expr='${c.expr.text}' fixed=${c.expr.fixed} after=${describeWall(c.zone, c.afterMs)}: ${what}`,
+        );
+      }
+    };
+
+    for (let i = 0; compared < TARGET; i++) {
+      const c = makeCase(i, transitions);
+      let parsed: ParsedCron;
+      try {
+        parsed = parseCronExpression(c.expr.text);
+      } catch (err) {
+        if (err instanceof InvalidInputError && impossible(c.expr)) {
+          refused++;
+          continue;
+        }
+        report(c, `parse failed: ${String(err)}`);
+        continue;
+      }
+      if (impossible(c.expr)) report(c, 'accepted an expression that never fires');
+      if (parsed.fixedTime !== c.expr.fixed) report(c, `fixedTime ${parsed.fixedTime}, expected ${c.expr.fixed}`);
+
+      const cap = c.expr.seconds ? SECOND_CAP : MINUTE_CAP;
+      if (!mayFireWithin(c.expr, c.zone, c.afterMs, Math.ceil(cap / (24 * HOUR)))) {
+        unlikely++;
+        continue;
+      }
+      const expected = referenceNext(c.expr, c.zone, c.afterMs, cap);
+      const actual = nextOccurrence(parsed, c.zone, c.afterMs);
+      if (expected === undefined) {
+        // The reference gave up: at least the implementation must not have found anything earlier.
+        capped++;
+        if (process.env.CRON_REF_DEBUG) console.log("CAPPED", c.zone, c.near, JSON.stringify(c.expr.text), iso(c.afterMs));
+        const walkEnd = Math.floor(c.afterMs / 1000) * 1000 + cap;
+        if (actual !== null && actual < walkEnd) report(c, `reference found nothing before ${iso(walkEnd)}, got ${describeWall(c.zone, actual)}`);
+        continue;
+      }
+      compared++;
+      if (c.near) near++;
+      if (c.near && c.expr.fixed) fixedNear++;
+      if (c.expr.seconds) seconds++;
+      if (actual !== expected) report(c, `expected ${describeWall(c.zone, expected)}, got ${describeWall(c.zone, actual)}`);
+    }
+
+    const seconds_ = ((performance.now() - t0) / 1000).toFixed(1);
+    console.info(
+      `cron reference: seed ${SEED}: ${compared} compared (${near} near a transition, ${fixedNear} of them fixed-time; ` +
+        `${seconds} with seconds), ${capped} beyond the walk cap, ${refused} impossible expressions refused, ${unlikely} skipped by the date pre-check, ` +
+        `${wallCalls} reference steps, ${seconds_} s`,
+    );
+    expect(failures, failures.join('\n')).toEqual([]);
+    expect(compared).toBeGreaterThanOrEqual(TARGET);
+    expect(near).toBeGreaterThanOrEqual(TARGET * 0.4);
+  });
+});

@@ -1,0 +1,93 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startReceiver, type Receiver } from '../support/receiver.js';
+import { quantile, startTestServer, type TestServer } from '../support/server.js';
+
+/**
+ * The dispatcher end to end, over real sockets: jobs created through the HTTP API, calls
+ * arriving at a real receiver on 127.0.0.1 (issue #2, "Done when").
+ */
+describe('dispatch over real HTTP', () => {
+  let server: TestServer;
+  let receiver: Receiver;
+
+  beforeAll(async () => {
+    receiver = await startReceiver();
+    server = await startTestServer();
+  });
+  afterAll(async () => {
+    await server?.stop();
+    await receiver?.close();
+  });
+
+  it('delivers 50 schedules due within one second: each once, none early, p99 lateness < 50 ms', async () => {
+    const base = Date.now() + 1_500;
+    const due = new Map<string, number>();
+    for (let i = 0; i < 50; i++) {
+      const at = base + Math.floor((i * 1000) / 50);
+      const res = await server.api('POST', '/schedules', {
+        name: `burst-${i}`,
+        scheduledAt: new Date(at).toISOString(),
+        endpoint: `${receiver.url}/burst/${i}`,
+        data: { i },
+      });
+      expect(res.status).toBe(201);
+      due.set(`/burst/${i}`, at);
+    }
+    const arrivals = await receiver.waitFor((a) => a.filter((x) => x.path.startsWith('/burst/')).length >= 50);
+    // Give a straggler duplicate the chance to show itself before counting.
+    await server.api('GET', '/schedules');
+    const burst = arrivals.filter((x) => x.path.startsWith('/burst/'));
+    expect(new Set(burst.map((x) => x.path)).size).toBe(50);
+    expect(burst).toHaveLength(50);
+    const lateness = burst.map((x) => x.at - due.get(x.path)!);
+    expect(Math.min(...lateness)).toBeGreaterThanOrEqual(0);
+    const p99 = quantile(lateness, 0.99);
+    console.log(`50 schedules: lateness p50 ${quantile(lateness, 0.5)} ms, p99 ${p99} ms, max ${Math.max(...lateness)} ms`);
+    expect(p99).toBeLessThan(50);
+    // Each call carries the job's data as its JSON body, with the documented headers.
+    const first = burst.find((x) => x.path === '/burst/7')!;
+    expect(JSON.parse(first.body)).toEqual({ i: 7 });
+    expect(first.method).toBe('POST');
+    expect(first.headers['content-type']).toBe('application/json');
+    expect(first.headers['user-agent']).toMatch(/^Punctual\/\d+\.\d+\.\d+/);
+    // Each schedule ends Succeeded.
+    const list = (await server.api('GET', '/schedules')).body as { schedules: { name: string; status: string }[] };
+    const burstStatuses = list.schedules.filter((s) => s.name.startsWith('burst-')).map((s) => s.status);
+    await expect.poll(async () => {
+      const l = (await server.api('GET', '/schedules')).body as { schedules: { name: string; status: string }[] };
+      return l.schedules.filter((s) => s.name.startsWith('burst-') && s.status === 'Succeeded').length;
+    }).toBe(50);
+    expect(burstStatuses).toHaveLength(50);
+  });
+
+  it('fires an every-second cron job every second, never early, and a Paused job never', async () => {
+    const active = await server.api('POST', '/cron', {
+      expression: '* * * * * *',
+      name: 'every-second',
+      endpoint: `${receiver.url}/tick`,
+    });
+    expect(active.status).toBe(201);
+    const paused = await server.api('POST', '/cron', {
+      expression: '* * * * * *',
+      name: 'paused',
+      endpoint: `${receiver.url}/paused`,
+    });
+    const pausedId = (paused.body as { id: string }).id;
+    const patched = await server.api('PATCH', `/cron/${pausedId}`, { status: 'Paused' });
+    expect(patched.status).toBe(200);
+    const pausedAt = Date.now();
+
+    const arrivals = await receiver.waitFor((a) => a.filter((x) => x.path === '/tick').length >= 4, 10_000);
+    const ticks = arrivals.filter((x) => x.path === '/tick').map((x) => x.at);
+    // One call per second: each arrival in its own second, consecutive seconds, none early.
+    const seconds = ticks.map((t) => Math.floor(t / 1000));
+    expect(new Set(seconds).size).toBe(ticks.length);
+    for (let i = 1; i < seconds.length; i++) expect(seconds[i]! - seconds[i - 1]!).toBe(1);
+    for (const t of ticks) expect(t % 1000).toBeLessThan(200);
+    // Nothing for the paused job after the PATCH answered (one call may have been in flight before).
+    const pausedCalls = receiver.arrivals.filter((x) => x.path === '/paused' && x.at > pausedAt + 50);
+    expect(pausedCalls).toHaveLength(0);
+    const job = (await server.api('GET', `/cron/${(active.body as { id: string }).id}`)).body as { invocations: number };
+    expect(job.invocations).toBeGreaterThanOrEqual(4);
+  });
+});

@@ -1,0 +1,281 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { FastifyInstance } from 'fastify';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { cronJobNext } from '../../src/dispatch/cron-next.js';
+import { newId } from '../../src/domain/ids.js';
+import { buildApp } from '../../src/http/app.js';
+import { createApiKey } from '../../src/service/api-keys.js';
+import { openStore } from '../../src/store/open.js';
+import type { Store } from '../../src/store/store.js';
+
+/** A Saturday. */
+const T0 = Date.parse('2026-11-21T10:00:00.000Z');
+const clock = { t: T0, now() { return this.t; } };
+const iso = (s: string) => new Date(s).toISOString();
+
+let dir: string;
+let store: Store;
+let app: FastifyInstance;
+let headers: Record<string, string>;
+let woken: number[];
+
+beforeEach(async () => {
+  clock.t = T0;
+  woken = [];
+  dir = await mkdtemp(join(tmpdir(), 'punctual-http-cron-'));
+  store = await openStore('file:' + join(dir, 'test.db'));
+  await store.migrate();
+  app = await buildApp({ store, clock, wake: (at) => woken.push(at) });
+  headers = { authorization: `Bearer ${(await createApiKey(store, clock, { name: 't' })).token}` };
+});
+
+afterEach(async () => {
+  await app.close();
+  await store.close();
+  await rm(dir, { recursive: true, force: true });
+});
+
+const hourly = { expression: '0 * * * *', endpoint: 'https://example.com/tick' };
+
+async function create(body: object = hourly) {
+  return app.inject({ method: 'POST', url: '/cron', headers, payload: body });
+}
+async function get(id: string) {
+  return (await app.inject({ method: 'GET', url: `/cron/${id}`, headers })).json();
+}
+async function patch(id: string, body: object) {
+  return app.inject({ method: 'PATCH', url: `/cron/${id}`, headers, payload: body });
+}
+function claim() {
+  return store.claimDue({ now: clock.now(), limit: 10, nodeId: 'test', leaseMs: 60_000, nextOccurrence: cronJobNext });
+}
+
+describe('POST /cron', () => {
+  it('creates an Active job: invocations 0, nullable fields null, nextInvocation strictly after now in UTC', async () => {
+    const res = await create({ expression: '*/15 * * * *', endpoint: 'http://example.com/x' });
+    expect(res.statusCode).toBe(201);
+    const body = res.json();
+    expect(Object.keys(body).sort()).toEqual(
+      ['createdAt', 'data', 'endpoint', 'expression', 'id', 'invocations', 'name', 'nextInvocation', 'status', 'timezone'].sort(),
+    );
+    expect(body).toMatchObject({
+      expression: '*/15 * * * *',
+      name: null,
+      invocations: 0,
+      timezone: null,
+      status: 'Active',
+      endpoint: 'http://example.com/x',
+      data: null,
+      createdAt: '2026-11-21T10:00:00.000Z',
+      nextInvocation: '2026-11-21T10:15:00.000Z',
+    });
+    expect(woken).toEqual([Date.parse('2026-11-21T10:15:00Z')]);
+  });
+
+  it('evaluates the expression in the time zone given', async () => {
+    const res = await create({
+      expression: '0 9 * * MON-FRI',
+      timezone: 'Europe/Berlin',
+      name: 'standup',
+      endpoint: 'https://example.com/x',
+      data: { room: 1 },
+    });
+    expect(res.statusCode).toBe(201);
+    expect(res.json()).toMatchObject({
+      name: 'standup',
+      timezone: 'Europe/Berlin',
+      data: { room: 1 },
+      nextInvocation: '2026-11-23T08:00:00.000Z',
+    });
+  });
+
+  it('takes explicit nulls for name, timezone and data', async () => {
+    const res = await create({ ...hourly, name: null, timezone: null, data: null });
+    expect(res.statusCode).toBe(201);
+    expect(res.json()).toMatchObject({ name: null, timezone: null, data: null, nextInvocation: '2026-11-21T11:00:00.000Z' });
+  });
+
+  it.each([
+    ['expression', { expression: 'every monday' }],
+    ['expression', { expression: '0 0 31 2 *' }],
+    ['expression', { expression: '61 * * * *' }],
+    ['expression', { expression: '' }],
+    ['timezone', { timezone: 'Mars/Olympus_Mons' }],
+    ['timezone', { timezone: '' }],
+    ['endpoint', { endpoint: 'mailto:a@example.com' }],
+    ['name', { name: '' }],
+    ['data', { data: [] }],
+  ])('rejects a bad %s (%j) naming the field and storing nothing', async (field, p) => {
+    const res = await create({ ...hourly, ...p });
+    expect(res.statusCode).toBe(400);
+    const errors = res.json().errors as { path: string; message: string }[];
+    expect(errors.map((e) => e.path)).toEqual([`/${field}`]);
+    expect(errors[0]!.message.length).toBeGreaterThan(0);
+    expect((await store.cronList()).length).toBe(0);
+  });
+
+  it('reports every problem at once', async () => {
+    const res = await create({ expression: '* * *', timezone: 'Nowhere/City', endpoint: 'x', status: 'Paused' });
+    expect(res.statusCode).toBe(400);
+    expect(res.json().errors.map((e: { path: string }) => e.path).sort()).toEqual(['/endpoint', '/expression', '/status', '/timezone']);
+  });
+});
+
+describe('GET /cron and /cron/{id}', () => {
+  it('lists as {size, cronJobs}, oldest first', async () => {
+    const a = (await create()).json();
+    clock.t += 1;
+    const b = (await create({ ...hourly, name: 'b' })).json();
+    expect((await app.inject({ method: 'GET', url: '/cron', headers })).json()).toEqual({ size: 2, cronJobs: [a, b] });
+  });
+
+  it('answers 200 null for an unknown id (UUID or not)', async () => {
+    for (const id of [newId(), 'x']) {
+      const res = await app.inject({ method: 'GET', url: `/cron/${id}`, headers });
+      expect(res.statusCode).toBe(200);
+      expect(res.body).toBe('null');
+    }
+  });
+});
+
+describe('PATCH /cron/{id}', () => {
+  it('is a partial update; null sets a nullable field to null', async () => {
+    const job = (await create({ ...hourly, name: 'n', data: { a: 1 }, timezone: 'UTC' })).json();
+    const res = await patch(job.id, { name: null, data: null });
+    expect(res.statusCode).toBe(200);
+    expect(res.json()).toEqual({ ...job, name: null, data: null });
+    const res2 = await patch(job.id, { endpoint: 'https://example.org/', data: { b: [] } });
+    expect(res2.json()).toEqual({ ...job, name: null, endpoint: 'https://example.org/', data: { b: [] } });
+  });
+
+  it('recomputes nextInvocation from now when the expression or the time zone changes', async () => {
+    const job = (await create()).json();
+    clock.t = T0 + 90 * 60_000; // 11:30 — the 11:00 occurrence is due and unclaimed
+    const res = await patch(job.id, { expression: '45 * * * *' });
+    expect(res.json().nextInvocation).toBe('2026-11-21T11:45:00.000Z');
+    expect((await store.cronGet({ id: job.id }))?.nextInvocation).toBe(Date.parse('2026-11-21T11:45:00Z'));
+
+    const res2 = await patch(job.id, { timezone: 'Asia/Kolkata' }); // +05:30: :45 local is :15 UTC
+    expect(res2.json()).toMatchObject({ timezone: 'Asia/Kolkata', nextInvocation: '2026-11-21T12:15:00.000Z' });
+
+    const res3 = await patch(job.id, { timezone: null });
+    expect(res3.json()).toMatchObject({ timezone: null, nextInvocation: '2026-11-21T11:45:00.000Z' });
+  });
+
+  it('does not recompute when nothing of the timing changes, so a due occurrence still runs', async () => {
+    const job = (await create()).json();
+    clock.t = Date.parse('2026-11-21T11:00:00.500Z'); // due, not yet claimed
+    const res = await patch(job.id, { name: 'renamed', expression: '0 * * * *', status: 'Active' });
+    expect(res.json()).toMatchObject({ name: 'renamed', nextInvocation: '2026-11-21T11:00:00.000Z' });
+    const claimed = await claim();
+    expect(claimed.map((c) => [c.jobId, c.scheduledFor])).toEqual([[job.id, Date.parse('2026-11-21T11:00:00Z')]]);
+  });
+
+  it('pausing stops the job; a Paused job shows the occurrence it would run next; resuming skips missed ones', async () => {
+    const job = (await create()).json();
+    const paused = await patch(job.id, { status: 'Paused' });
+    expect(paused.json()).toMatchObject({ status: 'Paused', nextInvocation: '2026-11-21T11:00:00.000Z' });
+
+    clock.t = Date.parse('2026-11-21T13:30:00Z');
+    expect(await claim()).toEqual([]); // a Paused job never fires
+    expect(await get(job.id)).toMatchObject({ status: 'Paused', nextInvocation: '2026-11-21T14:00:00.000Z' });
+    const listed = (await app.inject({ method: 'GET', url: '/cron', headers })).json();
+    expect(listed.cronJobs[0].nextInvocation).toBe('2026-11-21T14:00:00.000Z');
+
+    woken = [];
+    const resumed = await patch(job.id, { status: 'Active' });
+    expect(resumed.json()).toMatchObject({ status: 'Active', invocations: 0, nextInvocation: '2026-11-21T14:00:00.000Z' });
+    expect(woken).toEqual([Date.parse('2026-11-21T14:00:00Z')]);
+    expect(await claim()).toEqual([]); // 11:00, 12:00, 13:00 were missed while paused: not run
+
+    clock.t = Date.parse('2026-11-21T14:00:00Z');
+    expect((await claim()).map((c) => c.scheduledFor)).toEqual([Date.parse('2026-11-21T14:00:00Z')]);
+    expect(await get(job.id)).toMatchObject({ invocations: 1, nextInvocation: '2026-11-21T15:00:00.000Z' });
+  });
+
+  it('answers 404 for an unknown id; 400 naming fields for a bad body; nothing changes', async () => {
+    expect((await patch(newId(), { name: 'x' })).statusCode).toBe(404);
+    expect((await patch('nope', { name: 'x' })).statusCode).toBe(404);
+    const job = (await create()).json();
+    const bad = await patch(job.id, { status: 'Stopped', expression: '0 0 30 2 *', invocations: 5, name: 'ok' });
+    expect(bad.statusCode).toBe(400);
+    expect(bad.json().errors.map((e: { path: string }) => e.path).sort()).toEqual(['/expression', '/invocations', '/status']);
+    expect(await get(job.id)).toEqual(job);
+  });
+});
+
+describe('DELETE /cron/{id}', () => {
+  it('deletes (204); GET is then null; the job never fires', async () => {
+    const job = (await create()).json();
+    expect((await app.inject({ method: 'DELETE', url: `/cron/${job.id}`, headers })).statusCode).toBe(204);
+    expect((await app.inject({ method: 'GET', url: `/cron/${job.id}`, headers })).body).toBe('null');
+    expect((await app.inject({ method: 'DELETE', url: `/cron/${job.id}`, headers })).statusCode).toBe(404);
+    clock.t = T0 + 3 * 3_600_000;
+    expect(await claim()).toEqual([]);
+  });
+});
+
+describe('GET /cron/preview', () => {
+  const preview = (query: string) => app.inject({ method: 'GET', url: `/cron/preview?${query}`, headers });
+
+  it('answers the next occurrences after now (default 5) in the zone', async () => {
+    const res = await preview(`expression=${encodeURIComponent('0 9 * * MON-FRI')}&timezone=Europe/Berlin`);
+    expect(res.statusCode).toBe(200);
+    expect(res.json()).toEqual({
+      occurrences: [
+        iso('2026-11-23T08:00:00Z'),
+        iso('2026-11-24T08:00:00Z'),
+        iso('2026-11-25T08:00:00Z'),
+        iso('2026-11-26T08:00:00Z'),
+        iso('2026-11-27T08:00:00Z'),
+      ],
+    });
+  });
+
+  it('follows DST and starts strictly after `from`', async () => {
+    const res = await preview(
+      `expression=${encodeURIComponent('0 9 * * MON-FRI')}&timezone=Europe/Berlin&from=${encodeURIComponent('2027-03-25T09:00:00+01:00')}&count=3`,
+    );
+    // Berlin moves to CEST on Sunday 2027-03-28: 09:00 is 08:00Z before, 07:00Z after.
+    expect(res.json().occurrences).toEqual([iso('2027-03-26T08:00:00Z'), iso('2027-03-29T07:00:00Z'), iso('2027-03-30T07:00:00Z')]);
+  });
+
+  it('evaluates in UTC without a time zone and takes count up to 100', async () => {
+    const res = await preview(`expression=${encodeURIComponent('@hourly')}&count=100`);
+    expect(res.statusCode).toBe(200);
+    const occ = res.json().occurrences as string[];
+    expect(occ).toHaveLength(100);
+    expect(occ[0]).toBe('2026-11-21T11:00:00.000Z');
+    expect(occ[99]).toBe(iso('2026-11-25T14:00:00Z'));
+  });
+
+  it.each([
+    ['count=0', '/query/count'],
+    ['count=101', '/query/count'],
+    ['count=abc', '/query/count'],
+    ['count=5.0', '/query/count'],
+    ['count=1&count=2', '/query/count'],
+    ['timezone=Not/AZone', '/query/timezone'],
+    ['from=2026-11-21', '/query/from'],
+    ['expression=x', '/query/expression'],
+    ['unknown=1', '/query/unknown'],
+  ])('rejects %s (400 naming %s)', async (q, path) => {
+    const query = q.startsWith('expression=') ? q : `expression=${encodeURIComponent('* * * * *')}&${q}`;
+    const res = await preview(query);
+    expect(res.statusCode).toBe(400);
+    expect(res.headers['content-type']).toMatch(/^application\/problem\+json/);
+    expect(res.json().errors.map((e: { path: string }) => e.path)).toEqual([path]);
+  });
+
+  it('requires an expression and is not taken for /cron/{id}', async () => {
+    const res = await app.inject({ method: 'GET', url: '/cron/preview', headers });
+    expect(res.statusCode).toBe(400);
+    expect(res.json().errors).toEqual([{ path: '/query/expression', message: 'is required' }]);
+  });
+
+  it('needs authentication like the rest', async () => {
+    expect((await app.inject({ method: 'GET', url: '/cron/preview?expression=*%20*%20*%20*%20*' })).statusCode).toBe(401);
+  });
+});

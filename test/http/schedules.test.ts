@@ -1,0 +1,201 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { FastifyInstance } from 'fastify';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { newId } from '../../src/domain/ids.js';
+import { buildApp } from '../../src/http/app.js';
+import { createApiKey } from '../../src/service/api-keys.js';
+import { openStore } from '../../src/store/open.js';
+import type { Store } from '../../src/store/store.js';
+
+const T0 = Date.parse('2026-11-21T10:00:00.000Z');
+const clock = { t: T0, now() { return this.t; } };
+
+let dir: string;
+let store: Store;
+let app: FastifyInstance;
+let headers: Record<string, string>;
+let woken: number[];
+
+beforeEach(async () => {
+  clock.t = T0;
+  woken = [];
+  dir = await mkdtemp(join(tmpdir(), 'punctual-http-schedules-'));
+  store = await openStore('file:' + join(dir, 'test.db'));
+  await store.migrate();
+  app = await buildApp({ store, clock, wake: (at) => woken.push(at) });
+  headers = { authorization: `Bearer ${(await createApiKey(store, clock, { name: 't' })).token}` };
+});
+
+afterEach(async () => {
+  await app.close();
+  await store.close();
+  await rm(dir, { recursive: true, force: true });
+});
+
+const valid = { name: 'invoice', scheduledAt: '2026-11-22T09:00:00Z', endpoint: 'https://example.com/hook' };
+
+async function create(body: object = valid) {
+  return app.inject({ method: 'POST', url: '/schedules', headers, payload: body });
+}
+
+describe('POST /schedules', () => {
+  it('creates a Pending schedule (201) with defaults data {} and tags [] and wakes the dispatcher', async () => {
+    clock.t = T0 + 7;
+    const res = await create();
+    expect(res.statusCode).toBe(201);
+    const body = res.json();
+    expect(Object.keys(body).sort()).toEqual(['createdAt', 'data', 'endpoint', 'id', 'name', 'scheduledAt', 'status', 'tags']);
+    expect(body).toMatchObject({
+      name: 'invoice',
+      scheduledAt: '2026-11-22T09:00:00.000Z',
+      status: 'Pending',
+      endpoint: 'https://example.com/hook',
+      data: {},
+      tags: [],
+      createdAt: '2026-11-21T10:00:00.007Z',
+    });
+    expect(woken).toEqual([Date.parse('2026-11-22T09:00:00Z')]);
+  });
+
+  it('stores a scheduledAt given with an offset as the same instant', async () => {
+    const res = await create({ ...valid, scheduledAt: '2026-11-22T10:30:00.5+01:30', data: { a: [1, { b: null }] }, tags: ['x', 'y'] });
+    expect(res.statusCode).toBe(201);
+    expect(res.json()).toMatchObject({ scheduledAt: '2026-11-22T09:00:00.500Z', data: { a: [1, { b: null }] }, tags: ['x', 'y'] });
+    const got = await app.inject({ method: 'GET', url: `/schedules/${res.json().id}`, headers });
+    expect(got.json()).toEqual(res.json());
+  });
+
+  it.each([
+    ['scheduledAt', { scheduledAt: '2026-11-22T09:00:00' }, 'must be an ISO 8601 date-time with Z or an offset, e.g. 2026-11-21T10:00:00Z'],
+    ['scheduledAt', { scheduledAt: '2026-02-30T09:00:00Z' }, 'must be an ISO 8601 date-time with Z or an offset, e.g. 2026-11-21T10:00:00Z'],
+    ['scheduledAt', { scheduledAt: 1767000000000 }, 'must be a string'],
+    ['endpoint', { endpoint: 'ftp://example.com/x' }, 'must be an absolute http or https URL'],
+    ['endpoint', { endpoint: '/relative/path' }, 'must be an absolute http or https URL'],
+    ['endpoint', { endpoint: 'http://' }, 'must be an absolute http or https URL'],
+    ['name', { name: '' }, 'must not be empty'],
+    ['data', { data: [1, 2] }, 'must be a JSON object'],
+    ['data', { data: null }, 'must be a JSON object'],
+    ['data', { data: 'x' }, 'must be a JSON object'],
+    ['tags', { tags: 'x' }, 'must be an array'],
+  ])('rejects a bad %s (%j) naming the field', async (field, patch, message) => {
+    const res = await create({ ...valid, ...patch });
+    expect(res.statusCode).toBe(400);
+    expect(res.headers['content-type']).toMatch(/^application\/problem\+json/);
+    expect(res.json().errors).toEqual([{ path: `/${field}`, message }]);
+    expect((await store.scheduleList()).length).toBe(0);
+  });
+
+  it('names the element of tags that is not a string', async () => {
+    const res = await create({ ...valid, tags: ['ok', 3] });
+    expect(res.json().errors).toEqual([{ path: '/tags/1', message: 'must be a string' }]);
+  });
+
+  it('reports every problem at once, missing fields included', async () => {
+    const res = await create({ name: '', scheduledAt: 'tomorrow', colour: 'red' });
+    expect(res.statusCode).toBe(400);
+    const body = res.json();
+    expect(body).toMatchObject({ type: expect.any(String), title: 'Invalid input', status: 400, detail: expect.any(String) });
+    expect(body.errors).toEqual(
+      expect.arrayContaining([
+        { path: '/endpoint', message: 'is required' },
+        { path: '/colour', message: 'is not an allowed field' },
+        { path: '/name', message: 'must not be empty' },
+        { path: '/scheduledAt', message: expect.stringContaining('ISO 8601') },
+      ]),
+    );
+    expect(body.errors).toHaveLength(4);
+    expect((await store.scheduleList()).length).toBe(0);
+    expect(woken).toEqual([]);
+  });
+});
+
+describe('GET /schedules and /schedules/{id}', () => {
+  it('lists as {size, schedules}, oldest first', async () => {
+    expect((await app.inject({ method: 'GET', url: '/schedules', headers })).json()).toEqual({ size: 0, schedules: [] });
+    const a = (await create({ ...valid, name: 'a' })).json();
+    clock.t += 1;
+    const b = (await create({ ...valid, name: 'b' })).json();
+    const res = await app.inject({ method: 'GET', url: '/schedules', headers });
+    expect(res.statusCode).toBe(200);
+    expect(res.json()).toEqual({ size: 2, schedules: [a, b] });
+  });
+
+  it('answers 200 null for an unknown id (UUID or not)', async () => {
+    for (const id of [newId(), 'not-a-uuid', '%20']) {
+      const res = await app.inject({ method: 'GET', url: `/schedules/${id}`, headers });
+      expect(res.statusCode).toBe(200);
+      expect(res.body).toBe('null');
+    }
+  });
+});
+
+describe('PATCH /schedules/{id}', () => {
+  it('changes only the fields given', async () => {
+    const s = (await create({ ...valid, data: { k: 1 }, tags: ['a'] })).json();
+    woken = [];
+    const res = await app.inject({
+      method: 'PATCH',
+      url: `/schedules/${s.id}`,
+      headers,
+      payload: { scheduledAt: '2026-11-21T12:00:00-05:00', tags: [] },
+    });
+    expect(res.statusCode).toBe(200);
+    expect(res.json()).toEqual({ ...s, scheduledAt: '2026-11-21T17:00:00.000Z', tags: [] });
+    expect(woken).toEqual([Date.parse('2026-11-21T17:00:00Z')]);
+
+    const res2 = await app.inject({ method: 'PATCH', url: `/schedules/${s.id}`, headers, payload: { name: 'n2', data: {} } });
+    expect(res2.json()).toEqual({ ...s, name: 'n2', data: {}, scheduledAt: '2026-11-21T17:00:00.000Z', tags: [] });
+
+    const empty = await app.inject({ method: 'PATCH', url: `/schedules/${s.id}`, headers, payload: {} });
+    expect(empty.statusCode).toBe(200);
+    expect(empty.json()).toEqual(res2.json());
+  });
+
+  it('answers 404 for an unknown id and 400 (not 404) for a bad body', async () => {
+    const unknown = await app.inject({ method: 'PATCH', url: `/schedules/${newId()}`, headers, payload: { name: 'x' } });
+    expect(unknown.statusCode).toBe(404);
+    expect(unknown.json()).toMatchObject({ status: 404, title: 'Not found' });
+    const bad = await app.inject({ method: 'PATCH', url: `/schedules/${newId()}`, headers, payload: { data: null, id: 'x' } });
+    expect(bad.statusCode).toBe(400);
+    expect(bad.json().errors.map((e: { path: string }) => e.path).sort()).toEqual(['/data', '/id']);
+  });
+
+  it('leaves the schedule as it was when the patch is rejected', async () => {
+    const s = (await create()).json();
+    const bad = await app.inject({ method: 'PATCH', url: `/schedules/${s.id}`, headers, payload: { name: 'new', endpoint: 'nope' } });
+    expect(bad.statusCode).toBe(400);
+    expect((await app.inject({ method: 'GET', url: `/schedules/${s.id}`, headers })).json()).toEqual(s);
+  });
+
+  it('answers 409 for a schedule that is no longer Pending', async () => {
+    const s = (await create({ ...valid, scheduledAt: '2026-11-21T09:00:00Z' })).json();
+    const claimed = await store.claimDue({
+      now: clock.now(),
+      limit: 10,
+      nodeId: 'test',
+      leaseMs: 60_000,
+      nextOccurrence: () => null,
+    });
+    expect(claimed.map((c) => c.jobId)).toEqual([s.id]);
+    const res = await app.inject({ method: 'PATCH', url: `/schedules/${s.id}`, headers, payload: { name: 'late' } });
+    expect(res.statusCode).toBe(409);
+    expect(res.headers['content-type']).toMatch(/^application\/problem\+json/);
+    expect(res.json()).toMatchObject({ status: 409, title: 'Conflict' });
+    const got = (await app.inject({ method: 'GET', url: `/schedules/${s.id}`, headers })).json();
+    expect(got).toMatchObject({ name: 'invoice', status: 'Running' });
+  });
+});
+
+describe('DELETE /schedules/{id}', () => {
+  it('deletes (204); GET is then null, DELETE again 404; the schedule is no longer due', async () => {
+    const s = (await create({ ...valid, scheduledAt: '2026-11-21T09:00:00Z' })).json();
+    const res = await app.inject({ method: 'DELETE', url: `/schedules/${s.id}`, headers });
+    expect(res.statusCode).toBe(204);
+    expect(res.body).toBe('');
+    expect((await app.inject({ method: 'GET', url: `/schedules/${s.id}`, headers })).body).toBe('null');
+    expect((await app.inject({ method: 'DELETE', url: `/schedules/${s.id}`, headers })).statusCode).toBe(404);
+    expect(await store.claimDue({ now: clock.now(), limit: 10, nodeId: 'n', leaseMs: 1000, nextOccurrence: () => null })).toEqual([]);
+  });
+});

@@ -1,0 +1,28 @@
+import { Webhook } from 'standardwebhooks';
+import { describe, expect, it } from 'vitest';
+import { generateSigningSecret, parseSigningSecrets, WebhookSigner } from '../../src/dispatch/signing.js';
+
+describe('Standard Webhooks signing', () => {
+  it('produces headers the standardwebhooks package verifies, with every secret', () => {
+    const [a, b] = [generateSigningSecret(), generateSigningSecret()];
+    const signer = new WebhookSigner([a, b]);
+    const body = JSON.stringify({ hello: 'world' });
+    const headers = signer.headers('0193e0a0-0000-7000-8000-000000000001', Date.now(), body);
+    expect(headers['webhook-signature']!.split(' ')).toHaveLength(2);
+    expect(new Webhook(a).verify(body, headers)).toEqual({ hello: 'world' });
+    expect(new Webhook(b).verify(body, headers)).toEqual({ hello: 'world' });
+    expect(() => new Webhook(generateSigningSecret()).verify(body, headers)).toThrow();
+    expect(() => new Webhook(a).verify(body.replace('world', 'WORLD'), headers)).toThrow();
+  });
+
+  it('parses several secrets and refuses malformed ones without echoing them', () => {
+    const s = generateSigningSecret();
+    expect(parseSigningSecrets(`  ${s}   ${s} `)).toEqual([s, s]);
+    expect(() => parseSigningSecrets(`${s} whsec_c2hvcnQ=`)).toThrow(/secret #2/);
+    try {
+      parseSigningSecrets('not-a-secret-value');
+    } catch (err) {
+      expect((err as Error).message).not.toContain('not-a-secret-value');
+    }
+  });
+});
