@@ -9,19 +9,20 @@ import type { CronTables } from './parse.js';
 const scratch: CivilDate = { y: 0, m: 0, d: 0, dow: 0 };
 
 /**
- * Smallest wall time `w` with `from ≤ w < limit` (whole seconds) whose fields all match, or -1.
+ * Smallest wall time `w` with `from ≤ w < limit` (whole seconds) whose fields all match, or null.
+ * (Wall times before 1970 are negative numbers, hence null rather than a negative sentinel.)
  * Day of month and day of week combine by {@link CronTables.dayOr} (Vixie cron).
  * Cost is proportional to the days scanned between `from` and the answer (months not allowed
  * are skipped whole), so callers bound `limit`.
  */
-export function nextWallMatch(t: CronTables, from: number, limit: number): number {
+export function nextWallMatch(t: CronTables, from: number, limit: number): number | null {
   const start = Math.ceil(from / 1000) * 1000;
   let day = Math.floor(start / DAY_MS);
   let secOfDay = (start - day * DAY_MS) / 1000;
   civilFromDays(day, scratch);
   let { y, m, d, dow } = scratch;
   for (;;) {
-    if (day * DAY_MS >= limit) return -1;
+    if (day * DAY_MS >= limit) return null;
     const dim = daysInMonth(y, m);
     if (!((t.monthMask >>> m) & 1)) {
       // Skip to the 1st of the next month.
@@ -41,7 +42,7 @@ export function nextWallMatch(t: CronTables, from: number, limit: number): numbe
       const tod = timeOfDayMatch(t, secOfDay);
       if (tod >= 0) {
         const w = day * DAY_MS + tod * 1000;
-        return w < limit ? w : -1;
+        return w < limit ? w : null;
       }
     }
     day++;

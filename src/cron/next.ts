@@ -21,6 +21,9 @@ import { SegmentCursor, zoneRules } from './zone.js';
 /** Search horizon: an expression with no occurrence within this much real time yields null. */
 export const HORIZON_MS = 50 * 365.2425 * 86_400_000;
 
+/** More than any UTC offset ever used (tzdata's extremes, local mean times included, are < 16 h). */
+const JUMP_MARGIN_MS = 2 * 86_400_000;
+
 /** Largest `afterMs` accepted: the horizon must stay inside the range of Date (±8.64e15 ms). */
 const MAX_AFTER_MS = 8.64e15 - HORIZON_MS - 86_400_000 * 366;
 
@@ -53,15 +56,27 @@ export function nextOccurrence(cron: ParsedCron, zone: string, afterMs: number):
       const startWall = seg.start + o;
       // A forward jump at seg.start: wall times [hw, startWall) were skipped. The run they owe
       // happens at seg.start, if seg.start is still in the future (> afterMs).
-      if (hw < startWall && seg.start >= from && nextWallMatch(t, hw, startWall) >= 0) return seg.start;
+      if (hw < startWall && seg.start >= from && nextWallMatch(t, hw, startWall) !== null) return seg.start;
       // A backward jump: wall times below hw were shown before; their second pass is excluded.
       if (hw > lo) lo = hw;
     }
     const w = nextWallMatch(t, lo, seg.end + o);
-    if (w >= 0) return w - o;
+    if (w !== null) return w - o;
     if (seg.end > stop) return null;
-    from = seg.end;
-    rules.advance(seg);
+    // Nothing in this segment. Rare expressions (`0 0 29 2 */7`) may be years away, and each
+    // year of a zone costs a table to build, so skip ahead: take the first matching wall time
+    // from 2 days below the segment's end. As |offset| < 1 day, an instant earlier than that
+    // candidate − 2 days can neither show a matching wall time nor skip one in a gap.
+    const candidate = nextWallMatch(t, seg.end - JUMP_MARGIN_MS, stop + JUMP_MARGIN_MS);
+    if (candidate === null) return null;
+    const jumpTo = candidate - JUMP_MARGIN_MS;
+    if (jumpTo > seg.end) {
+      from = jumpTo;
+      rules.seek(seg, from);
+    } else {
+      from = seg.end;
+      rules.advance(seg);
+    }
   }
 }
 

@@ -6,7 +6,7 @@
  * The only source of zone data is `Intl.DateTimeFormat` (the tzdata compiled into Node's ICU).
  * Transitions are found once per zone and UTC year, lazily, by sampling the offset once a day and
  * binary-searching each change to the second (tzdata transitions fall on whole seconds), then
- * cached for the life of the process (a year table costs ~0.5 ms to build and a few entries to keep).
+ * cached (a year table costs about 1 ms to build and a few numbers to keep).
  * Limitation: two transitions less than a day apart that return to the same offset would be
  * missed. When this was written (Node 20, its ICU tzdata), sampling all 418 zones every 6 hours
  * from 1800 to 2100 found no two transitions less than 7 days apart, and sampling yearly found
@@ -23,6 +23,9 @@ const FIRST_TABLE_YEAR = 1800;
 const FIRST_TABLE_START = daysFromCivil(FIRST_TABLE_YEAR, 1, 1) * DAY_MS;
 /** Start of the constant pre-1800 segment: before any representable Date. */
 const MIN_INSTANT = -1e16;
+
+/** Year tables kept per zone before the cache is emptied (a table is a few small arrays). */
+const MAX_CACHED_YEARS = 1000;
 
 /** One UTC year (or the pre-1800 era) of a zone's timeline. */
 interface Chunk {
@@ -114,6 +117,8 @@ export class ZoneRules {
     let c = this.chunks.get(year);
     if (c === undefined) {
       c = this.buildChunk(year);
+      // Bounded memory whatever years callers ask about (previews accept any `from`).
+      if (this.chunks.size >= MAX_CACHED_YEARS) this.chunks.clear();
       this.chunks.set(year, c);
     }
     this.lastChunk = c;

@@ -260,11 +260,9 @@ export function mayFireWithin(e: GenExpr, zone: string, instant: number, days: n
   return false;
 }
 
+/** Every field of `e` matches wall time `w`. */
 export function matches(e: GenExpr, w: Wall): boolean {
-  if (!e.sec.has(w.s) || !e.min.has(w.mi) || !e.hour.has(w.h) || !e.mon.has(w.mo)) return false;
-  const domOk = e.dom.has(w.d);
-  const dowOk = e.dow.has(w.dow);
-  return e.dayOr ? domOk || dowOk : domOk && dowOk;
+  return e.sec.has(w.s) && e.min.has(w.mi) && e.hour.has(w.h) && dayMatches(e, w);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -324,8 +322,10 @@ export function offsetMinutes(zone: string, instant: number): number {
     f = new Intl.DateTimeFormat('en-US', { timeZone: zone, timeZoneName: 'longOffset' });
     offsetFormats.set(zone, f);
   }
-  const m = /GMT(?:([+-])(\d{2}):(\d{2}))?/.exec(f.format(instant));
-  if (!m || m[1] === undefined) return 0;
+  const text = f.format(instant);
+  const m = /, GMT(?:([+-])(\d{2}):(\d{2}))?$/.exec(text);
+  if (!m) throw new Error(`not a whole-minute offset: '${text}'`); // e.g. local mean time, GMT-04:56:02
+  if (m[1] === undefined) return 0;
   return (m[1] === '-' ? -1 : 1) * (Number(m[2]) * 60 + Number(m[3]));
 }
 
