@@ -9,7 +9,7 @@ export default tseslint.config(
   {
     // Plain Node scripts (examples): Node's globals.
     files: ['examples/**/*.mjs'],
-    languageOptions: { globals: { process: 'readonly', console: 'readonly' } },
+    languageOptions: { globals: { process: 'readonly', console: 'readonly', Buffer: 'readonly' } },
   },
   {
     rules: {

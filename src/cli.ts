@@ -1,10 +1,11 @@
 #!/usr/bin/env node
 /**
- * The `punctual` command: `serve | migrate | keys create <name> | keys list`.
+ * The `punctual` command: `serve | migrate | signing-secret | keys create <name> | keys list`.
  * Configuration comes from the environment (see config.ts and the README).
  */
 import { Command } from 'commander';
 import { ConfigError, loadConfig, type Config } from './config.js';
+import { resolveSigningSecrets } from './dispatch/signing.js';
 import { systemClock } from './domain/clock.js';
 import { toIso, toIsoOrNull } from './domain/time.js';
 import { createLogger } from './logger.js';
@@ -73,6 +74,18 @@ program
     const config = configOrExit();
     await withStore(async () => undefined);
     process.stdout.write(`migrations applied to ${describeDatabaseUrl(config.databaseUrl)}\n`);
+  });
+
+program
+  .command('signing-secret')
+  .description(
+    'print the secret(s) calls are signed with (Standard Webhooks, whsec_…): PUNCTUAL_SIGNING_SECRET, ' +
+      'or the one generated and kept in the store',
+  )
+  .action(async () => {
+    const config = configOrExit();
+    const secrets = await withStore((store) => resolveSigningSecrets(store, config.signingSecrets));
+    process.stdout.write(`${secrets.join('\n')}\n`);
   });
 
 const keys = program.command('keys').description('manage API keys directly in the configured store');

@@ -4,6 +4,8 @@
  * accepted form. Secrets (PUNCTUAL_BOOTSTRAP_TOKEN) are never echoed back.
  */
 
+import { parseSigningSecrets } from './dispatch/signing.js';
+
 /** pino's level names. */
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
@@ -20,10 +22,32 @@ export interface Config {
   bootstrapToken: string | null;
   /** pino level (`LOG_LEVEL`, default `info`). */
   logLevel: LogLevel;
-  /** Timeout of one outgoing call (`PUNCTUAL_REQUEST_TIMEOUT_MS`, default 30,000; 1,000–900,000). */
+  /** Default timeout of one outgoing call, for jobs that set none (`PUNCTUAL_REQUEST_TIMEOUT_MS`, default 30,000; 1,000–900,000). */
   requestTimeoutMs: number;
   /** Longest wait for calls in flight at SIGTERM (`PUNCTUAL_SHUTDOWN_GRACE_MS`, default 10,000). */
   shutdownGraceMs: number;
+  /**
+   * Signing secrets (`PUNCTUAL_SIGNING_SECRET`, space-separated `whsec_…`, newest first), or null:
+   * then one is generated at first start and kept in the store.
+   */
+  signingSecrets: string[] | null;
+  /** Finished executions are deleted after this long (`PUNCTUAL_EXECUTION_RETENTION`, default `7d`). */
+  executionRetentionMs: number;
+  /** A cron occurrence claimed later than this is a misfire (`PUNCTUAL_MISFIRE_THRESHOLD_MS`, default 60,000). */
+  misfireThresholdMs: number;
+  /** Calls in flight at most (`PUNCTUAL_MAX_IN_FLIGHT`, default 512). */
+  maxInFlight: number;
+}
+
+const UNIT_MS: Record<string, number> = { ms: 1, s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000 };
+
+/**
+ * Parses a duration with a unit: `500ms`, `30s`, `15m`, `12h`, `7d`.
+ * @returns ms, or null when the text is not such a duration
+ */
+export function parseDuration(text: string): number | null {
+  const m = /^(\d+)(ms|s|m|h|d)$/.exec(text.trim());
+  return m ? Number(m[1]) * UNIT_MS[m[2]!]! : null;
 }
 
 /** Thrown by {@link loadConfig}; `problems` has one line per faulty variable. */
@@ -54,6 +78,28 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const port = int('PORT', 8080, 0, 65535);
   const requestTimeoutMs = int('PUNCTUAL_REQUEST_TIMEOUT_MS', 30_000, 1_000, 900_000);
   const shutdownGraceMs = int('PUNCTUAL_SHUTDOWN_GRACE_MS', 10_000, 0, 900_000);
+  const misfireThresholdMs = int('PUNCTUAL_MISFIRE_THRESHOLD_MS', 60_000, 1_000, 86_400_000);
+  const maxInFlight = int('PUNCTUAL_MAX_IN_FLIGHT', 512, 1, 100_000);
+
+  let executionRetentionMs = 7 * 86_400_000;
+  const retention = env.PUNCTUAL_EXECUTION_RETENTION?.trim();
+  if (retention) {
+    const ms = parseDuration(retention);
+    if (ms === null || ms < 60_000) {
+      problems.push(
+        `PUNCTUAL_EXECUTION_RETENTION=${JSON.stringify(retention)} must be a duration of at least 1m, like 90m, 36h or 7d`,
+      );
+    } else executionRetentionMs = ms;
+  }
+
+  let signingSecrets: string[] | null = null;
+  if (env.PUNCTUAL_SIGNING_SECRET?.trim()) {
+    try {
+      signingSecrets = parseSigningSecrets(env.PUNCTUAL_SIGNING_SECRET);
+    } catch (err) {
+      problems.push(`PUNCTUAL_SIGNING_SECRET: ${(err as Error).message}`);
+    }
+  }
 
   const host = env.HOST?.trim() || '127.0.0.1';
   if (/\s/.test(host)) problems.push(`HOST=${JSON.stringify(host)} must be a host name or address`);
@@ -72,5 +118,17 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   }
 
   if (problems.length > 0) throw new ConfigError(problems);
-  return { port, host, databaseUrl, bootstrapToken, logLevel, requestTimeoutMs, shutdownGraceMs };
+  return {
+    port,
+    host,
+    databaseUrl,
+    bootstrapToken,
+    logLevel,
+    requestTimeoutMs,
+    shutdownGraceMs,
+    signingSecrets,
+    executionRetentionMs,
+    misfireThresholdMs,
+    maxInFlight,
+  };
 }

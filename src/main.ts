@@ -2,6 +2,9 @@ import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import type { Config } from './config.js';
 import { Dispatcher } from './dispatch/dispatcher.js';
+import { ExecutionPruner } from './dispatch/pruner.js';
+import { DEFAULT_RETRY_POLICY } from './dispatch/retry.js';
+import { resolveSigningSecrets, WebhookSigner } from './dispatch/signing.js';
 import { systemClock, type Clock } from './domain/clock.js';
 import { buildApp } from './http/app.js';
 import { createLogger } from './logger.js';
@@ -40,12 +43,14 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
   const clock = opts.clock ?? systemClock;
   const logger = opts.logger ?? createLogger(config.logLevel);
   const store = await openStore(config.databaseUrl, { logger });
+  let signer: WebhookSigner;
   try {
     await store.migrate();
     if (config.bootstrapToken !== null) {
       await ensureBootstrapKey(store, clock, config.bootstrapToken);
       logger.info({}, 'bootstrap key is in place');
     }
+    signer = new WebhookSigner(await resolveSigningSecrets(store, config.signingSecrets));
   } catch (err) {
     await store.close();
     throw err;
@@ -56,7 +61,15 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     clock,
     logger: logger.child({ component: 'dispatch' }),
     userAgent: `Punctual/${VERSION}`,
-    timeoutMs: config.requestTimeoutMs,
+    signer,
+    misfireThresholdMs: config.misfireThresholdMs,
+    maxInFlight: config.maxInFlight,
+  });
+  const pruner = new ExecutionPruner({
+    store,
+    clock,
+    logger: logger.child({ component: 'prune' }),
+    retentionMs: config.executionRetentionMs,
   });
   let draining = false;
   const app = await buildApp({
@@ -65,6 +78,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     logger,
     wake: (dueAt) => dispatcher.wake(dueAt),
     isReady: () => !draining,
+    defaults: { retry: DEFAULT_RETRY_POLICY, timeoutMs: config.requestTimeoutMs },
   });
   try {
     await app.listen({ port: config.port, host: config.host });
@@ -74,6 +88,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     throw err;
   }
   dispatcher.start();
+  pruner.start();
   const address = app.server.address();
   const port = typeof address === 'object' && address !== null ? address.port : config.port;
   const host = config.host.includes(':') ? `[${config.host}]` : config.host;
@@ -85,6 +100,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     closing ??= (async () => {
       draining = true;
       await app.close();
+      await pruner.stop();
       const { unfinished } = await dispatcher.stop(config.shutdownGraceMs);
       if (unfinished > 0) logger.warn({ unfinished }, 'calls still in flight at shutdown; they will be attempted again');
       await store.close();

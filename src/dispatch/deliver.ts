@@ -1,5 +1,8 @@
 import { request, type Dispatcher } from 'undici';
+import { toIso } from '../domain/time.js';
 import type { ClaimedExecution } from '../domain/types.js';
+import { parseRetryAfter } from './retry.js';
+import type { WebhookSigner } from './signing.js';
 
 /** Bytes of the response body kept with an attempt (issue #3: "first 1 KiB"). */
 export const RESPONSE_EXCERPT_BYTES = 1024;
@@ -14,6 +17,8 @@ export interface AttemptResult {
   error: string | null;
   /** First {@link RESPONSE_EXCERPT_BYTES} bytes of the body, decoded as UTF-8, or null. */
   responseBody: string | null;
+  /** Delay asked by a `Retry-After` header (ms), or null. */
+  retryAfterMs: number | null;
   ok: boolean;
 }
 
@@ -21,8 +26,8 @@ export interface AttemptResult {
 export interface DeliverOptions {
   /** undici dispatcher (an `Agent`: connection pools per origin, keep-alive). */
   dispatcher: Dispatcher;
-  /** Whole-attempt timeout in ms: connect, headers and the body excerpt. */
-  timeoutMs: number;
+  /** Signs each call (Standard Webhooks). */
+  signer: WebhookSigner;
   /** `User-Agent` header, e.g. `Punctual/0.1.0`. */
   userAgent: string;
   /** Clock reading epoch ms, for `startedAt`. */
@@ -30,32 +35,56 @@ export interface DeliverOptions {
 }
 
 /**
- * Makes one attempt of a claimed execution: `POST` of the job's `data` as JSON to its endpoint
- * (issue #2 §6). Redirects are never followed (undici's `request` follows none unless a redirect
+ * The headers of one attempt: JSON, the user agent, the Standard Webhooks trio (`webhook-id` is
+ * the execution id, identical on every attempt so receivers can deduplicate) and Punctual's own
+ * `Punctual-Job-Type`, `Punctual-Job-Id`, `Punctual-Scheduled-For` (ISO 8601, UTC; stable across
+ * retries) and `Punctual-Attempt` (1-based).
+ */
+export function attemptHeaders(
+  claim: ClaimedExecution,
+  body: string,
+  nowMs: number,
+  opts: Pick<DeliverOptions, 'signer' | 'userAgent'>,
+): Record<string, string> {
+  return {
+    'content-type': 'application/json',
+    'user-agent': opts.userAgent,
+    ...opts.signer.headers(claim.executionId, nowMs, body),
+    'punctual-job-type': claim.jobType,
+    'punctual-job-id': claim.jobId,
+    'punctual-scheduled-for': toIso(claim.scheduledFor),
+    'punctual-attempt': String(claim.attempt),
+  };
+}
+
+/**
+ * Makes one attempt of a claimed execution: a signed `POST` of the job's `data` as JSON to its
+ * endpoint (issue #2 §6, issue #3 §3), within the job's `timeoutMs` (connect, headers and the
+ * body excerpt). Redirects are never followed (undici's `request` follows none unless a redirect
  * interceptor is installed), so a 3xx is a failed attempt. Never throws: every failure is
  * described in the result.
  */
 export async function deliver(claim: ClaimedExecution, opts: DeliverOptions): Promise<AttemptResult> {
   const startedAt = opts.now();
   const t0 = performance.now();
+  const timeoutMs = claim.timeoutMs;
   const done = (r: Omit<AttemptResult, 'startedAt' | 'durationMs'>): AttemptResult => ({
     startedAt,
     durationMs: Math.round(performance.now() - t0),
     ...r,
   });
   try {
+    const body = JSON.stringify(claim.data);
     const res = await request(claim.endpoint, {
       method: 'POST',
       dispatcher: opts.dispatcher,
-      headers: {
-        'content-type': 'application/json',
-        'user-agent': opts.userAgent,
-      },
-      body: JSON.stringify(claim.data),
-      signal: AbortSignal.timeout(opts.timeoutMs),
-      headersTimeout: opts.timeoutMs,
-      bodyTimeout: opts.timeoutMs,
+      headers: attemptHeaders(claim, body, startedAt, opts),
+      body,
+      signal: AbortSignal.timeout(timeoutMs),
+      headersTimeout: timeoutMs,
+      bodyTimeout: timeoutMs,
     });
+    const retryAfterMs = parseRetryAfter(res.headers['retry-after'], opts.now());
     const responseBody = await readExcerpt(res.body);
     const ok = res.statusCode >= 200 && res.statusCode < 300;
     return done({
@@ -63,9 +92,16 @@ export async function deliver(claim: ClaimedExecution, opts: DeliverOptions): Pr
       ok,
       error: ok ? null : `HTTP ${res.statusCode}`,
       responseBody,
+      retryAfterMs,
     });
   } catch (err) {
-    return done({ statusCode: null, ok: false, error: describeError(err, opts.timeoutMs), responseBody: null });
+    return done({
+      statusCode: null,
+      ok: false,
+      error: describeError(err, timeoutMs),
+      responseBody: null,
+      retryAfterMs: null,
+    });
   }
 }
 

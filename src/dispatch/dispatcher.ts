@@ -4,8 +4,10 @@ import { newId } from '../domain/ids.js';
 import type { AttemptOutcome, ClaimedExecution } from '../domain/types.js';
 import type { Store } from '../store/store.js';
 import { cronJobNext } from './cron-next.js';
-import { deliver } from './deliver.js';
+import { deliver, type AttemptResult } from './deliver.js';
 import { DispatcherEvents } from './events.js';
+import { classifyAttempt, retryDelayMs } from './retry.js';
+import type { WebhookSigner } from './signing.js';
 
 /** The few logger methods the dispatcher uses (pino's signature). */
 export interface DispatchLogger {
@@ -22,10 +24,16 @@ export interface DispatcherOptions {
   logger: DispatchLogger;
   /** `User-Agent` of outgoing calls, `Punctual/<version>`. */
   userAgent: string;
+  /** Signs every call (Standard Webhooks). */
+  signer: WebhookSigner;
   /** Identifies this process in leases; a fresh UUID by default. */
   nodeId?: string;
-  /** Timeout of one outgoing call (default 30,000). */
-  timeoutMs?: number;
+  /** TCP connect timeout of outgoing calls (default 10,000; a job's `timeoutMs` bounds the whole call). */
+  connectTimeoutMs?: number;
+  /** A cron occurrence claimed later than this is a misfire (default 60,000; see Store.claimDue). */
+  misfireThresholdMs?: number;
+  /** Uniform random numbers in [0, 1) for backoff jitter; injectable for tests. */
+  random?: () => number;
   /** Calls in flight at most (default 512). */
   maxInFlight?: number;
   /** Items per claim at most (default 256). */
@@ -41,12 +49,13 @@ export interface DispatcherOptions {
 
 /** Delay before the loop tries again after the store failed (ms). */
 const STORE_RETRY_MS = 1_000;
-/** Extra lease time beyond the call timeout, to write the outcome (ms). */
-const LEASE_MARGIN_MS = 10_000;
+/** Extra lease time beyond a job's call timeout, to write the outcome (ms). */
+const LEASE_MARGIN_MS = 5_000;
 
 /**
  * The dispatcher: sleeps until the earliest due instant, claims due work in batches, calls the
- * endpoints concurrently and records each outcome.
+ * endpoints concurrently (signed, Standard Webhooks), and records each outcome: success, a retry
+ * at a later instant (exponential backoff with full jitter), or failure.
  *
  * Timing (issue #2 §6): it is timer-driven, not polling. `wake(dueAt)` (called after a create or
  * a patch) re-arms the timer when new work is due earlier. A call is never early: the claim asks
@@ -62,7 +71,9 @@ export class Dispatcher {
   private readonly clock: Clock;
   private readonly log: DispatchLogger;
   private readonly userAgent: string;
-  private readonly timeoutMs: number;
+  private readonly signer: WebhookSigner;
+  private readonly misfireThresholdMs: number;
+  private readonly random: () => number;
   private readonly maxInFlight: number;
   private readonly batchSize: number;
   private readonly maxSleepMs: number;
@@ -85,12 +96,14 @@ export class Dispatcher {
     this.log = opts.logger;
     this.userAgent = opts.userAgent;
     this.nodeId = opts.nodeId ?? newId();
-    this.timeoutMs = opts.timeoutMs ?? 30_000;
+    this.signer = opts.signer;
+    this.misfireThresholdMs = opts.misfireThresholdMs ?? 60_000;
+    this.random = opts.random ?? Math.random;
     this.maxInFlight = opts.maxInFlight ?? 512;
     this.batchSize = opts.batchSize ?? 256;
     this.maxSleepMs = opts.maxSleepMs ?? 5_000;
     this.ownsHttp = opts.http === undefined;
-    this.http = opts.http ?? new Agent({ keepAliveTimeout: 10_000, connect: { timeout: this.timeoutMs } });
+    this.http = opts.http ?? new Agent({ keepAliveTimeout: 10_000, connect: { timeout: opts.connectTimeoutMs ?? 10_000 } });
   }
 
   /** Calls in flight now. */
@@ -172,8 +185,9 @@ export class Dispatcher {
           now: this.clock.now(),
           limit,
           nodeId: this.nodeId,
-          leaseMs: this.timeoutMs + LEASE_MARGIN_MS,
+          leaseMs: LEASE_MARGIN_MS,
           nextOccurrence: cronJobNext,
+          misfireThresholdMs: this.misfireThresholdMs,
         });
         if (claims.length > 0) {
           this.events.emit('dispatch:claimed', claims);
@@ -199,19 +213,11 @@ export class Dispatcher {
     const call = (async () => {
       const result = await deliver(claim, {
         dispatcher: this.http,
-        timeoutMs: this.timeoutMs,
+        signer: this.signer,
         userAgent: this.userAgent,
         now: () => this.clock.now(),
       });
-      const outcome: AttemptOutcome = {
-        executionId: claim.executionId,
-        status: result.ok ? 'Succeeded' : 'Failed',
-        startedAt: result.startedAt,
-        durationMs: result.durationMs,
-        statusCode: result.statusCode,
-        error: result.error,
-        responseBody: result.responseBody,
-      };
+      const outcome = this.outcomeOf(claim, result);
       this.log.debug(
         { executionId: claim.executionId, jobId: claim.jobId, statusCode: result.statusCode, lateMs: result.startedAt - claim.scheduledFor },
         'dispatch: attempt finished',
@@ -227,6 +233,30 @@ export class Dispatcher {
     });
   }
 
+  /**
+   * What an attempt's result means for its execution (issue #3 §2): `Succeeded` on a 2xx;
+   * `Retrying` after a retryable failure with attempts left, with its next attempt after a
+   * full-jitter backoff (or the receiver's `Retry-After`, capped); `Failed` otherwise.
+   */
+  private outcomeOf(claim: ClaimedExecution, result: AttemptResult): AttemptOutcome {
+    const verdict = classifyAttempt(result.statusCode);
+    const retry = verdict === 'retry' && claim.attempt < claim.retry.maxAttempts;
+    const finishedAt = result.startedAt + result.durationMs;
+    return {
+      executionId: claim.executionId,
+      attempt: claim.attempt,
+      status: verdict === 'succeeded' ? 'Succeeded' : retry ? 'Retrying' : 'Failed',
+      nextAttemptAt: retry
+        ? finishedAt + retryDelayMs(claim.attempt, claim.retry, result.retryAfterMs, this.random)
+        : null,
+      startedAt: result.startedAt,
+      durationMs: result.durationMs,
+      statusCode: result.statusCode,
+      error: result.error,
+      responseBody: result.responseBody,
+    };
+  }
+
   /** Outcomes that finish close together are written in one transaction. */
   private scheduleFlush(): void {
     if (this.flushing) return;
@@ -239,7 +269,10 @@ export class Dispatcher {
       this.outcomes = [];
       try {
         await this.store.executionsFinish({ nodeId: this.nodeId, outcomes: batch.map((b) => b.outcome) });
-        for (const item of batch) this.events.emit('dispatch:delivered', item);
+        for (const item of batch) {
+          if (item.outcome.nextAttemptAt !== null) this.wake(item.outcome.nextAttemptAt);
+          this.events.emit('dispatch:delivered', item);
+        }
       } catch (err) {
         // Keep them; the lease holds the executions until we manage to write (or it expires).
         this.outcomes = batch.concat(this.outcomes);

@@ -8,15 +8,7 @@
  * and a `Retry-After` answer (RFC 9110 §10.2.3) is honoured up to `maxDelayMs`.
  */
 
-/** Retry settings of a job. Delays in ms. */
-export interface RetryPolicy {
-  /** Attempts in all, first included (1–20). */
-  maxAttempts: number;
-  /** Upper bound of the first retry's delay. */
-  initialDelayMs: number;
-  /** Cap of any delay, `Retry-After` included. */
-  maxDelayMs: number;
-}
+import type { RetryPolicy } from '../domain/types.js';
 
 /** The defaults: 5 attempts, first retry within about 1 s, delays capped at 1 h. */
 export const DEFAULT_RETRY_POLICY: RetryPolicy = { maxAttempts: 5, initialDelayMs: 1_000, maxDelayMs: 3_600_000 };

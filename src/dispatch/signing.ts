@@ -1,5 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import { Webhook } from 'standardwebhooks';
+import type { Store } from '../store/store.js';
+
+/** Key of the generated signing secret in the store's settings. */
+export const SIGNING_SECRET_SETTING = 'signing_secret';
 
 /**
  * Standard Webhooks signatures (standardwebhooks.com, "Verifying webhooks"): each call carries
@@ -62,4 +66,14 @@ function assertSecret(secret: string): void {
   if (!m || Buffer.from(m[1]!, 'base64').length < 24) {
     throw new Error('a signing secret must be whsec_ followed by base64 of at least 24 bytes');
   }
+}
+
+/**
+ * The secrets calls are signed with: `configured` (from `PUNCTUAL_SIGNING_SECRET`) when given;
+ * otherwise the secret kept in the store, generated at the first start (so every node of one
+ * store signs alike, and a restart keeps it).
+ */
+export async function resolveSigningSecrets(store: Store, configured: string[] | null): Promise<string[]> {
+  if (configured !== null && configured.length > 0) return configured;
+  return [await store.settingGetOrCreate({ key: SIGNING_SECRET_SETTING, create: generateSigningSecret })];
 }

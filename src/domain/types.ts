@@ -26,8 +26,40 @@ export interface ApiKey {
  */
 export type ScheduleStatus = 'Pending' | 'Running' | 'Succeeded' | 'Failed';
 
+/**
+ * Retry settings of a job (issue #3 §2). Delays in ms. Stored with the job, defaults filled in at
+ * creation: 5 attempts, 1,000 ms, 3,600,000 ms.
+ */
+export interface RetryPolicy {
+  /** Attempts in all, the first included (1–20). */
+  maxAttempts: number;
+  /** Upper bound of the first retry's delay (full jitter). */
+  initialDelayMs: number;
+  /** Cap of any delay, `Retry-After` included. */
+  maxDelayMs: number;
+}
+
+/** How a job's calls are made (issue #3 §2): its retry policy and the timeout of one attempt (ms). */
+export interface DeliverySettings {
+  retry: RetryPolicy;
+  /** Timeout of one attempt in ms (1,000–900,000; default 30,000). */
+  timeoutMs: number;
+}
+
+/**
+ * What happens to cron occurrences missed while the service was down (issue #3 §4):
+ * `skip` none run, `once` one run for all of them (default), `all` each, oldest first (≤ 1,000).
+ */
+export type MisfirePolicy = 'skip' | 'once' | 'all';
+
+/**
+ * `allow` (default): occurrences run whatever the previous execution does; `skip`: an occurrence
+ * is recorded as `Skipped` while the job's previous execution is still pending, running or retrying.
+ */
+export type OverlapPolicy = 'allow' | 'skip';
+
 /** A one-time job (spec §2 "Schedule"). */
-export interface Schedule {
+export interface Schedule extends DeliverySettings {
   id: string;
   name: string;
   /** Epoch ms (UTC) at which the endpoint is called. */
@@ -45,7 +77,7 @@ export interface Schedule {
 export type CronJobStatus = 'Active' | 'Paused';
 
 /** A recurring job (spec §2 "Cron job"). */
-export interface CronJob {
+export interface CronJob extends DeliverySettings {
   id: string;
   expression: string;
   name: string | null;
@@ -64,13 +96,57 @@ export interface CronJob {
    * the value stored when it was paused; the HTTP layer shows the occurrence it would run next.
    */
   nextInvocation: number;
+  misfire: MisfirePolicy;
+  overlap: OverlapPolicy;
+  /** Epoch ms (UTC): `scheduledFor` of the job's latest execution, or null when it has none. */
+  lastInvocation: number | null;
+  /** Status of that execution, or null. */
+  lastStatus: ExecutionStatus | null;
 }
 
 /** Kinds of job an execution belongs to. */
 export type JobType = 'schedule' | 'cron';
 
-/** Execution states (issue #3 adds `Retrying`). */
-export type ExecutionStatus = 'Pending' | 'Running' | 'Retrying' | 'Succeeded' | 'Failed';
+/**
+ * Execution states (issue #3 §1): `Pending` (created, e.g. by a trigger, not yet claimed) →
+ * `Running` (an attempt in flight, leased) → `Succeeded` | `Failed` | `Retrying` (waiting for its
+ * next attempt) → `Running` … `Skipped`: an occurrence that did not run (overlap or misfire `skip`).
+ */
+export type ExecutionStatus = 'Pending' | 'Running' | 'Retrying' | 'Succeeded' | 'Failed' | 'Skipped';
+
+/** One attempt of an execution. Times: epoch ms (UTC) and ms. */
+export interface Attempt {
+  /** 1 for the first attempt. */
+  number: number;
+  startedAt: number;
+  durationMs: number;
+  /** HTTP status, or null when no answer came. */
+  statusCode: number | null;
+  error: string | null;
+  /** First 1 KiB of the response body, as text, or null. */
+  responseBody: string | null;
+}
+
+/** Every firing of a schedule and every occurrence of a cron job (issue #3 §1). */
+export interface Execution {
+  id: string;
+  jobType: JobType;
+  jobId: string;
+  /** Epoch ms (UTC): the occurrence (for a trigger: the instant of the trigger). */
+  scheduledFor: number;
+  status: ExecutionStatus;
+  /** True when made by `POST …/trigger` rather than by the job's time. */
+  triggered: boolean;
+  createdAt: number;
+  /** First attempt's start, or null before it. */
+  startedAt: number | null;
+  /** When it reached `Succeeded`, `Failed` or `Skipped`, or null. */
+  finishedAt: number | null;
+  /** First attempt's start minus `scheduledFor` (ms), or null before it. */
+  lateMs: number | null;
+  /** Oldest first. */
+  attempts: Attempt[];
+}
 
 /**
  * Work handed to the dispatcher by a claim: one attempt of one execution, with a snapshot of what
@@ -86,6 +162,9 @@ export interface ClaimedExecution {
   attempt: number;
   endpoint: string;
   data: JsonObject;
+  /** The job's retry policy and timeout, as they were when claimed. */
+  retry: RetryPolicy;
+  timeoutMs: number;
   /** Epoch ms (UTC). */
   leaseExpiresAt: number;
 }
@@ -93,8 +172,12 @@ export interface ClaimedExecution {
 /** The outcome of one attempt, as recorded by the dispatcher. */
 export interface AttemptOutcome {
   executionId: string;
-  /** `Succeeded` on a 2xx answer, `Failed` otherwise (issue #3 adds retries). */
-  status: 'Succeeded' | 'Failed';
+  /** The attempt's number (1-based), as claimed. */
+  attempt: number;
+  /** `Succeeded` (2xx), `Retrying` (a retryable failure with attempts left), `Failed`. */
+  status: 'Succeeded' | 'Failed' | 'Retrying';
+  /** Epoch ms (UTC) of the next attempt when `status` is `Retrying`, else null. */
+  nextAttemptAt: number | null;
   /** Epoch ms (UTC) when the attempt started. */
   startedAt: number;
   durationMs: number;

@@ -5,17 +5,25 @@
  *  - nothing is changed silently: no type coercion (also not for query strings: numbers there are
  *    declared as digit strings and read by the route), no removal of unknown fields (bodies say
  *    `additionalProperties: false`, so unknown fields are errors), no defaults filled in;
- *  - the rules JSON Schema cannot state (cron expression, time zone, instant, URL, non-blank name)
- *    run inside validation through the `x-rule` keyword, with the same functions the service uses
- *    (`service/rules.ts`), so their messages come in the same `errors` list.
+ *  - the rules JSON Schema cannot state (cron expression, time zone, instant, URL, non-blank name,
+ *    the order of a retry policy's delays) run inside validation through the `x-rule` and
+ *    `x-retry-delays` keywords, with the same functions the service uses (`service/rules.ts`), so
+ *    their messages come in the same `errors` list.
  */
-import { depthMessage, exceedsDepth, RULE_NAMES, RULES, type RuleName } from '../service/rules.js';
+import { RETRY_LIMITS } from '../service/delivery.js';
+import { depthMessage, exceedsDepth, isJsonObject, retryDelaysMessage, RULE_NAMES, RULES, type RuleName } from '../service/rules.js';
 
 /** Name of the schema keyword that applies a rule of `service/rules.ts` to a string. */
 export const RULE_KEYWORD = 'x-rule';
 
 /** Name of the schema keyword that bounds the nesting depth of an object or array. */
 export const MAX_DEPTH_KEYWORD = 'x-max-depth';
+
+/**
+ * Name of the schema keyword (`'x-retry-delays': true` on a retry policy object) that checks
+ * `maxDelayMs ≥ initialDelayMs` when the object gives both, valid, and reports it on `maxDelayMs`.
+ */
+export const RETRY_DELAYS_KEYWORD = 'x-retry-delays';
 
 /** Ajv options, passed as Fastify's `ajv.customOptions`. */
 export const AJV_OPTIONS = {
@@ -36,11 +44,13 @@ interface RuleError {
   keyword: string;
   message: string;
   params: Record<string, unknown>;
+  /** Set only to point below the value the keyword is on (Ajv fills it in otherwise). */
+  instancePath?: string;
 }
 
 /**
- * Ajv plugin adding the keywords `x-rule` (`{ type: 'string', 'x-rule': 'endpoint' }`) and
- * `x-max-depth` (`{ type: 'object', 'x-max-depth': 64 }`).
+ * Ajv plugin adding the keywords `x-rule` (`{ type: 'string', 'x-rule': 'endpoint' }`),
+ * `x-max-depth` (`{ type: 'object', 'x-max-depth': 64 }`) and `x-retry-delays`.
  */
 export function ruleKeywordPlugin<A extends AjvLike>(ajv: A): A {
   const validate = function (rule: RuleName, data: string): boolean {
@@ -70,6 +80,28 @@ export function ruleKeywordPlugin<A extends AjvLike>(ajv: A): A {
     schemaType: 'number',
     errors: true,
     validate: validateDepth,
+  });
+
+  const inRange = (value: unknown, limits: { min: number; max: number }): value is number =>
+    typeof value === 'number' && Number.isInteger(value) && value >= limits.min && value <= limits.max;
+  const validateDelays = function (enabled: boolean, data: unknown, _parent: unknown, cxt?: { instancePath: string }): boolean {
+    if (!enabled || !isJsonObject(data)) return true;
+    const { initialDelayMs, maxDelayMs } = data;
+    // Out-of-range values get their own errors; comparing them would add noise.
+    if (!inRange(initialDelayMs, RETRY_LIMITS.initialDelayMs) || !inRange(maxDelayMs, RETRY_LIMITS.maxDelayMs)) return true;
+    const message = retryDelaysMessage(initialDelayMs, maxDelayMs);
+    if (message === null) return true;
+    validateDelays.errors = [
+      { keyword: RETRY_DELAYS_KEYWORD, message, params: {}, instancePath: `${cxt?.instancePath ?? ''}/maxDelayMs` },
+    ];
+    return false;
+  } as ((enabled: boolean, data: unknown, parent: unknown, cxt?: { instancePath: string }) => boolean) & { errors?: RuleError[] };
+  ajv.addKeyword({
+    keyword: RETRY_DELAYS_KEYWORD,
+    type: 'object',
+    schemaType: 'boolean',
+    errors: true,
+    validate: validateDelays,
   });
   return ajv;
 }

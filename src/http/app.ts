@@ -6,7 +6,9 @@
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { pino, type Logger } from 'pino';
 import type { Clock } from '../domain/clock.js';
+import type { DeliverySettings } from '../domain/types.js';
 import type { JobServiceContext } from '../service/context.js';
+import { DEFAULT_DELIVERY } from '../service/delivery.js';
 import { LastUsedRecorder } from '../service/last-used.js';
 import type { Store } from '../store/store.js';
 import { AJV_OPTIONS, ruleKeywordPlugin } from './ajv.js';
@@ -15,6 +17,7 @@ import { errorHandler, notFoundHandler } from './problem.js';
 import { apiKeyRoutes } from './routes/api-keys.js';
 import { cronJobRoutes } from './routes/cron-jobs.js';
 import type { RouteDeps } from './routes/deps.js';
+import { executionRoutes } from './routes/executions.js';
 import { healthRoutes } from './routes/health.js';
 import { scheduleRoutes } from './routes/schedules.js';
 
@@ -28,6 +31,11 @@ export interface AppDeps {
   wake?: (dueAtMs: number) => void;
   /** False while the node drains; `GET /readyz` then answers 503. Default: always true. */
   isReady?: () => boolean;
+  /**
+   * Delivery settings of new jobs for the fields they do not give (issue #3 §2; the timeout from
+   * `PUNCTUAL_REQUEST_TIMEOUT_MS`). Default: 5 attempts, 1,000 ms, 3,600,000 ms; 30,000 ms.
+   */
+  defaults?: DeliverySettings;
 }
 
 /** The app with its `LastUsedRecorder`, exposed for tests (flush instead of sleeping). */
@@ -46,7 +54,7 @@ declare module 'fastify' {
  * Builds the HTTP API, ready for `inject` or `listen`. Closing the app (`app.close()`) writes the
  * pending `lastUsed` updates; it does not close the store.
  *
- * Interface routes (spec §4 and the additions of issue #2 §2) require `Authorization: Bearer`;
+ * Interface routes (spec §4 and the additions of issues #2 §2 and #3) require `Authorization: Bearer`;
  * `GET /healthz` and `GET /readyz` are open.
  */
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
@@ -90,6 +98,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const ctx: JobServiceContext = {
     store,
     clock,
+    defaults: deps.defaults ?? DEFAULT_DELIVERY,
     wake: (dueAtMs) => {
       try {
         wake?.(dueAtMs);
@@ -104,6 +113,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     await api.register(apiKeyRoutes, routeDeps);
     await api.register(scheduleRoutes, routeDeps);
     await api.register(cronJobRoutes, routeDeps);
+    await api.register(executionRoutes, routeDeps);
   });
 
   await app.ready();

@@ -161,6 +161,12 @@ export function validationProblems(errors: ReadonlyArray<object>, context: strin
       case 'minLength':
         if (e.params.limit === 1) message = 'must not be empty';
         break;
+      case 'minimum':
+        message = `must be at least ${String(e.params.limit)}`;
+        break;
+      case 'maximum':
+        message = `must be at most ${String(e.params.limit)}`;
+        break;
     }
     const key = `${path}\u0000${message}`;
     if (seen.has(key)) continue;

@@ -1,14 +1,21 @@
 import type { Clock } from '../domain/clock.js';
+import type { DeliverySettings } from '../domain/types.js';
 import type { Store } from '../store/store.js';
 
 /**
- * What the job use cases (schedules, cron jobs) work with.
- * `wake(dueAtMs)` is called after a create or patch with the instant (epoch ms, UTC) at which the
- * job is next due, so the dispatcher can re-arm its timer earlier (issue #2 §6); it must be cheap
- * and must not throw.
+ * What the job use cases (schedules, cron jobs, executions) work with.
+ * `wake(dueAtMs)` is called after a create, patch or trigger with the instant (epoch ms, UTC) at
+ * which the job is next due, so the dispatcher can re-arm its timer earlier (issue #2 §6); it
+ * must be cheap and must not throw.
  */
 export interface JobServiceContext {
   store: Store;
   clock: Clock;
   wake: (dueAtMs: number) => void;
+  /**
+   * Delivery settings a new job takes for the fields it does not give (issue #3 §2): the timeout
+   * comes from `PUNCTUAL_REQUEST_TIMEOUT_MS`. Absent: `DEFAULT_DELIVERY` of `delivery.ts`
+   * (5 attempts, 1,000 ms, 3,600,000 ms; 30,000 ms).
+   */
+  defaults?: DeliverySettings;
 }

@@ -11,10 +11,11 @@ import { cronJobNext } from '../dispatch/cron-next.js';
 import { InvalidInputError, NotFoundError } from '../domain/errors.js';
 import { isUuid, newId } from '../domain/ids.js';
 import { parseIsoInstant } from '../domain/time.js';
-import type { CronJob, CronJobStatus, JsonObject } from '../domain/types.js';
+import type { CronJob, CronJobStatus, JsonObject, MisfirePolicy, OverlapPolicy } from '../domain/types.js';
 import type { CronUpdateParams } from '../store/store.js';
 import type { JobServiceContext } from './context.js';
-import { Checks, PREVIEW_COUNT_MAX, PREVIEW_COUNT_MIN } from './rules.js';
+import { checkDelivery, checkRetryDelays, deliveryDefaults, mergeRetry, type RetryInput } from './delivery.js';
+import { Checks, PREVIEW_COUNT_MAX, PREVIEW_COUNT_MIN, wholeNumberMessage } from './rules.js';
 
 /** Zone in which an expression is evaluated when the job has none (issue #2 §5). */
 export const DEFAULT_TIME_ZONE = 'UTC';
@@ -22,10 +23,23 @@ export const DEFAULT_TIME_ZONE = 'UTC';
 /** Occurrences answered by a preview when no count is given. */
 export const PREVIEW_COUNT_DEFAULT = 5;
 
+/** What a new job does with occurrences missed during downtime, when it does not say (issue #3 §4). */
+export const DEFAULT_MISFIRE: MisfirePolicy = 'once';
+
+/** Whether a new job's occurrences may overlap, when it does not say (issue #3 §4). */
+export const DEFAULT_OVERLAP: OverlapPolicy = 'allow';
+
 const STATUSES: readonly CronJobStatus[] = ['Active', 'Paused'];
+/** The values of {@link MisfirePolicy}. */
+export const MISFIRE_POLICIES: readonly MisfirePolicy[] = ['skip', 'once', 'all'];
+/** The values of {@link OverlapPolicy}. */
+export const OVERLAP_POLICIES: readonly OverlapPolicy[] = ['allow', 'skip'];
 const NO_OCCURRENCE = 'has no occurrence after now';
 
-/** Input of {@link createCronJob} (spec §4 POST /cron). Absent nullable fields are stored as null. */
+/**
+ * Input of {@link createCronJob} (spec §4 POST /cron). Absent nullable fields are stored as null;
+ * absent delivery settings take the context's defaults, `misfire` is `once`, `overlap` `allow`.
+ */
 export interface CronCreateInput {
   expression: string;
   name?: string | null;
@@ -33,9 +47,18 @@ export interface CronCreateInput {
   timezone?: string | null;
   endpoint: string;
   data?: JsonObject | null;
+  /** Any fields of a retry policy (issue #3 §2); the others take the defaults. */
+  retry?: RetryInput;
+  /** Timeout of one attempt, ms (1,000–900,000). */
+  timeoutMs?: number;
+  misfire?: MisfirePolicy;
+  overlap?: OverlapPolicy;
 }
 
-/** Input of {@link updateCronJob}: absent fields keep their values, null sets a nullable field to null. */
+/**
+ * Input of {@link updateCronJob}: absent fields keep their values, null sets a nullable field to
+ * null; the fields of a partial `retry` replace those of the stored policy.
+ */
 export interface CronPatch {
   expression?: string;
   name?: string | null;
@@ -43,6 +66,10 @@ export interface CronPatch {
   status?: CronJobStatus;
   endpoint?: string;
   data?: JsonObject | null;
+  retry?: RetryInput;
+  timeoutMs?: number;
+  misfire?: MisfirePolicy;
+  overlap?: OverlapPolicy;
 }
 
 /** Input of {@link previewCron} (`GET /cron/preview`). */
@@ -62,8 +89,10 @@ export interface CronPreviewInput {
  *   after now)
  */
 export async function createCronJob(ctx: JobServiceContext, input: CronCreateInput): Promise<CronJob> {
+  const defaults = deliveryDefaults(ctx);
   const checks = new Checks().required('/expression', input.expression).required('/endpoint', input.endpoint);
   checkFields(checks, input);
+  checkDelivery(checks, input, defaults.retry);
   checks.throwIfAny();
   const now = ctx.clock.now();
   const next = nextOccurrence(parseCronExpression(input.expression), input.timezone ?? DEFAULT_TIME_ZONE, now);
@@ -76,6 +105,10 @@ export async function createCronJob(ctx: JobServiceContext, input: CronCreateInp
     endpoint: input.endpoint,
     data: input.data ?? null,
     nextInvocation: next,
+    retry: mergeRetry(defaults.retry, input.retry),
+    timeoutMs: input.timeoutMs ?? defaults.timeoutMs,
+    misfire: input.misfire ?? DEFAULT_MISFIRE,
+    overlap: input.overlap ?? DEFAULT_OVERLAP,
     now,
   });
   ctx.wake(job.nextInvocation);
@@ -99,14 +132,17 @@ export async function listCronJobs(ctx: JobServiceContext): Promise<CronJob[]> {
 /**
  * Partial update. Recomputes `nextInvocation` (strictly after now, in the store's transaction)
  * when `expression` or `timezone` change or the job goes from `Paused` to `Active`; wakes the
- * dispatcher when the job is `Active` afterwards.
- * @throws InvalidInputError naming every faulty field (checked first, whatever the id);
+ * dispatcher when the job is `Active` afterwards. A partial `retry` is merged into the policy
+ * read before the update (two patches racing on different fields of `retry` may lose one).
+ * @throws InvalidInputError naming every faulty field (checked first, whatever the id; the rule
+ *   `maxDelayMs ≥ initialDelayMs` against the stored policy after the 404 check);
  *   NotFoundError for an unknown id
  */
 export async function updateCronJob(ctx: JobServiceContext, id: string, patch: CronPatch): Promise<CronJob> {
   const checks = new Checks();
   checkFields(checks, patch);
   checks.oneOf('/status', patch.status, STATUSES);
+  checkDelivery(checks, patch, null);
   checks.throwIfAny();
   if (!isUuid(id)) throw new NotFoundError('No cron job has this id.');
 
@@ -121,8 +157,23 @@ export async function updateCronJob(ctx: JobServiceContext, id: string, patch: C
     (patch.timezone !== undefined && patch.timezone !== before.timezone) ||
     (patch.status === 'Active' && before.status === 'Paused');
 
+  const retry = patch.retry === undefined ? undefined : mergeRetry(before.retry, patch.retry);
+  if (retry !== undefined) checkRetryDelays(new Checks(), retry, patch.retry).throwIfAny();
+
   const now = ctx.clock.now();
-  const params: CronUpdateParams = { id, ...patch };
+  const params: CronUpdateParams = {
+    id,
+    expression: patch.expression,
+    name: patch.name,
+    timezone: patch.timezone,
+    status: patch.status,
+    endpoint: patch.endpoint,
+    data: patch.data,
+    retry,
+    timeoutMs: patch.timeoutMs,
+    misfire: patch.misfire,
+    overlap: patch.overlap,
+  };
   if (changes) {
     params.recompute = (job) => {
       const next = cronJobNext(job, now);
@@ -158,7 +209,7 @@ export function previewCron(ctx: Pick<JobServiceContext, 'clock'>, input: CronPr
     .rule(`${pathPrefix}/timezone`, 'time-zone', input.timezone, true)
     .rule(`${pathPrefix}/from`, 'instant', input.from);
   if (!Number.isInteger(count) || count < PREVIEW_COUNT_MIN || count > PREVIEW_COUNT_MAX) {
-    checks.add(`${pathPrefix}/count`, `must be a whole number from ${PREVIEW_COUNT_MIN} to ${PREVIEW_COUNT_MAX}`);
+    checks.add(`${pathPrefix}/count`, wholeNumberMessage(PREVIEW_COUNT_MIN, PREVIEW_COUNT_MAX));
   }
   checks.throwIfAny();
   const from = input.from === undefined ? ctx.clock.now() : parseIsoInstant(input.from)!;
@@ -171,7 +222,9 @@ function checkFields(checks: Checks, input: CronPatch): void {
     .rule('/name', 'name', input.name, true)
     .rule('/timezone', 'time-zone', input.timezone, true)
     .rule('/endpoint', 'endpoint', input.endpoint)
-    .object('/data', input.data, true);
+    .object('/data', input.data, true)
+    .oneOf('/misfire', input.misfire, MISFIRE_POLICIES)
+    .oneOf('/overlap', input.overlap, OVERLAP_POLICIES);
 }
 
 /** A `Paused` job shows the occurrence it would run next if resumed at `now`. */

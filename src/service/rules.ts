@@ -23,6 +23,10 @@ export const MAX_DATA_DEPTH = 64;
 export const PREVIEW_COUNT_MIN = 1;
 export const PREVIEW_COUNT_MAX = 100;
 
+/** Smallest and largest `limit` of a page of executions (issue #3 §1). */
+export const PAGE_LIMIT_MIN = 1;
+export const PAGE_LIMIT_MAX = 100;
+
 const INSTANT_MESSAGE = 'must be an ISO 8601 date-time with Z or an offset, e.g. 2026-11-21T10:00:00Z';
 const URL_MESSAGE = 'must be an absolute http or https URL';
 
@@ -54,19 +58,41 @@ export const RULES = {
   'time-zone': (value) => messageOf(() => validateTimeZone(value), 'must be a valid IANA time zone name'),
 
   /** A whole number from 1 to 100, written in decimal digits (a query parameter, so a string). */
-  'preview-count': (value) => {
-    const n = /^[0-9]{1,3}$/.test(value) ? Number(value) : NaN;
-    return n >= PREVIEW_COUNT_MIN && n <= PREVIEW_COUNT_MAX
-      ? null
-      : `must be a whole number from ${PREVIEW_COUNT_MIN} to ${PREVIEW_COUNT_MAX}`;
-  },
+  'preview-count': (value) => digitsInRange(value, PREVIEW_COUNT_MIN, PREVIEW_COUNT_MAX),
+
+  /** `limit` of a page: a whole number from 1 to 100 in decimal digits (a query parameter). */
+  'page-limit': (value) => digitsInRange(value, PAGE_LIMIT_MIN, PAGE_LIMIT_MAX),
 } satisfies Record<string, Rule>;
+
+/** The message for a number outside `[min, max]` or not whole. */
+export function wholeNumberMessage(min: number, max: number): string {
+  return `must be a whole number from ${min} to ${max}`;
+}
+
+/** Null when `value` is 1 to 3 decimal digits naming a number in `[min, max]` (`max` ≤ 999). */
+function digitsInRange(value: string, min: number, max: number): string | null {
+  const n = /^[0-9]{1,3}$/.test(value) ? Number(value) : NaN;
+  return n >= min && n <= max ? null : wholeNumberMessage(min, max);
+}
 
 /** Names of {@link RULES}. */
 export type RuleName = keyof typeof RULES;
 
 /** The rule names, for the schema of the `x-rule` keyword. */
 export const RULE_NAMES = Object.keys(RULES) as RuleName[];
+
+/**
+ * The rule between the two delays of a retry policy (issue #3 §2): `maxDelayMs` caps every delay,
+ * so it must be at least `initialDelayMs`. Reported on `maxDelayMs`.
+ * @param maxGiven whether the request sent `maxDelayMs` (else it is the job's or the default)
+ * @returns why the pair breaks the rule, or null
+ */
+export function retryDelaysMessage(initialDelayMs: number, maxDelayMs: number, maxGiven = true): string | null {
+  if (maxDelayMs >= initialDelayMs) return null;
+  return maxGiven
+    ? `must be at least initialDelayMs (${initialDelayMs})`
+    : `is ${maxDelayMs}, less than initialDelayMs (${initialDelayMs}): send a maxDelayMs of at least ${initialDelayMs} too`;
+}
 
 /** Runs `fn`; returns null when it succeeds, else the message of the field problem it raised. */
 function messageOf(fn: () => unknown, fallback: string): string | null {
@@ -113,6 +139,19 @@ export class Checks {
     if (value === undefined || (value === null && nullable)) return this;
     if (!isJsonObject(value)) return this.add(path, nullable ? 'must be a JSON object or null' : 'must be a JSON object');
     return exceedsDepth(value, MAX_DATA_DEPTH) ? this.add(path, depthMessage(MAX_DATA_DEPTH)) : this;
+  }
+
+  /**
+   * Checks that a present `value` is an integer (a JSON number without fraction) from `min` to
+   * `max`. Messages as the HTTP layer words the same schema errors (`must be an integer`,
+   * `must be at least N`, `must be at most N`).
+   */
+  integer(path: string, value: unknown, min: number, max: number): this {
+    if (value === undefined) return this;
+    if (typeof value !== 'number' || !Number.isInteger(value)) return this.add(path, 'must be an integer');
+    if (value < min) return this.add(path, `must be at least ${min}`);
+    if (value > max) return this.add(path, `must be at most ${max}`);
+    return this;
   }
 
   /** Checks that a present `value` is one of `allowed`. */

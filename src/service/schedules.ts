@@ -1,12 +1,16 @@
-/** One-time schedule use cases (spec §4 /schedules; issue #2 §2). */
+/** One-time schedule use cases (spec §4 /schedules; issue #2 §2; delivery settings: issue #3 §2). */
 import { ConflictError, NotFoundError } from '../domain/errors.js';
 import { isUuid, newId } from '../domain/ids.js';
 import { parseIsoInstant } from '../domain/time.js';
-import type { JsonObject, Schedule } from '../domain/types.js';
+import type { JsonObject, RetryPolicy, Schedule } from '../domain/types.js';
 import type { JobServiceContext } from './context.js';
+import { checkDelivery, checkRetryDelays, deliveryDefaults, mergeRetry, type RetryInput } from './delivery.js';
 import { Checks } from './rules.js';
 
-/** Input of {@link createSchedule} (spec §4 POST /schedules). `data` defaults to `{}`, `tags` to `[]`. */
+/**
+ * Input of {@link createSchedule} (spec §4 POST /schedules). `data` defaults to `{}`, `tags` to
+ * `[]`; `retry` fields and `timeoutMs` to the context's defaults.
+ */
 export interface ScheduleCreateInput {
   name: string;
   /** ISO 8601 with `Z` or an offset; stored as the same instant. */
@@ -14,10 +18,20 @@ export interface ScheduleCreateInput {
   endpoint: string;
   data?: JsonObject;
   tags?: string[];
+  /** Any fields of a retry policy (issue #3 §2); the others take the defaults. */
+  retry?: RetryInput;
+  /** Timeout of one attempt, ms (1,000–900,000). */
+  timeoutMs?: number;
 }
 
-/** Input of {@link updateSchedule}: absent fields keep their values (spec §4 PATCH /schedules/{id}). */
+/**
+ * Input of {@link updateSchedule}: absent fields keep their values (spec §4 PATCH /schedules/{id});
+ * the fields of a partial `retry` replace those of the stored policy.
+ */
 export type SchedulePatch = Partial<ScheduleCreateInput>;
+
+const NOT_FOUND = 'No schedule has this id.';
+const NOT_PENDING = 'The schedule is no longer Pending (it ran, is running or was triggered) and cannot be changed.';
 
 /**
  * Stores a new `Pending` schedule and wakes the dispatcher for its `scheduledAt` (a past instant
@@ -25,7 +39,8 @@ export type SchedulePatch = Partial<ScheduleCreateInput>;
  * @throws InvalidInputError naming every faulty field
  */
 export async function createSchedule(ctx: JobServiceContext, input: ScheduleCreateInput): Promise<Schedule> {
-  const scheduledAt = check(input, true);
+  const defaults = deliveryDefaults(ctx);
+  const scheduledAt = check(input, true, defaults.retry);
   const schedule = await ctx.store.scheduleCreate({
     id: newId(),
     name: input.name,
@@ -33,6 +48,8 @@ export async function createSchedule(ctx: JobServiceContext, input: ScheduleCrea
     endpoint: input.endpoint,
     data: input.data ?? {},
     tags: input.tags ?? [],
+    retry: mergeRetry(defaults.retry, input.retry),
+    timeoutMs: input.timeoutMs ?? defaults.timeoutMs,
     now: ctx.clock.now(),
   });
   ctx.wake(schedule.scheduledAt);
@@ -51,12 +68,24 @@ export async function listSchedules(ctx: JobServiceContext): Promise<Schedule[]>
 
 /**
  * Partial update of a `Pending` schedule; wakes the dispatcher for its (new) `scheduledAt`.
- * @throws InvalidInputError naming every faulty field (checked first, whatever the id);
+ * A partial `retry` is merged into the stored policy, read first: two patches racing on different
+ * fields of `retry` may lose one of them (each writes a whole policy); neither can store an
+ * invalid one.
+ * @throws InvalidInputError naming every faulty field (checked first, whatever the id; the rule
+ *   `maxDelayMs ≥ initialDelayMs` against the stored policy after the 404 and 409 checks);
  *   NotFoundError for an unknown id; ConflictError when the schedule is no longer `Pending`
  */
 export async function updateSchedule(ctx: JobServiceContext, id: string, patch: SchedulePatch): Promise<Schedule> {
-  const scheduledAt = check(patch, false);
-  if (!isUuid(id)) throw new NotFoundError('No schedule has this id.');
+  const scheduledAt = check(patch, false, null);
+  if (!isUuid(id)) throw new NotFoundError(NOT_FOUND);
+  let retry: RetryPolicy | undefined;
+  if (patch.retry !== undefined) {
+    const stored = await ctx.store.scheduleGet({ id });
+    if (stored === null) throw new NotFoundError(NOT_FOUND);
+    if (stored.status !== 'Pending') throw new ConflictError(NOT_PENDING);
+    retry = mergeRetry(stored.retry, patch.retry);
+    checkRetryDelays(new Checks(), retry, patch.retry).throwIfAny();
+  }
   const result = await ctx.store.scheduleUpdate({
     id,
     name: patch.name,
@@ -64,11 +93,11 @@ export async function updateSchedule(ctx: JobServiceContext, id: string, patch: 
     endpoint: patch.endpoint,
     data: patch.data,
     tags: patch.tags,
+    retry,
+    timeoutMs: patch.timeoutMs,
   });
-  if (result === 'not_found') throw new NotFoundError('No schedule has this id.');
-  if (result === 'not_pending') {
-    throw new ConflictError('The schedule is no longer Pending (it ran or is running) and cannot be changed.');
-  }
+  if (result === 'not_found') throw new NotFoundError(NOT_FOUND);
+  if (result === 'not_pending') throw new ConflictError(NOT_PENDING);
   ctx.wake(result.scheduledAt);
   return result;
 }
@@ -78,11 +107,15 @@ export async function updateSchedule(ctx: JobServiceContext, id: string, patch: 
  * @throws NotFoundError for an unknown id
  */
 export async function deleteSchedule(ctx: JobServiceContext, id: string): Promise<void> {
-  if (!isUuid(id) || !(await ctx.store.scheduleDelete({ id }))) throw new NotFoundError('No schedule has this id.');
+  if (!isUuid(id) || !(await ctx.store.scheduleDelete({ id }))) throw new NotFoundError(NOT_FOUND);
 }
 
-/** Checks the present fields (all required ones on `create`); returns `scheduledAt` as epoch ms (UTC) when given. */
-function check(input: SchedulePatch, create: boolean): number | undefined {
+/**
+ * Checks the present fields (all required ones on `create`); returns `scheduledAt` as epoch ms
+ * (UTC) when given.
+ * @param retryBase the policy a partial `retry` completes (null: not known yet, see {@link checkDelivery})
+ */
+function check(input: SchedulePatch, create: boolean, retryBase: RetryPolicy | null): number | undefined {
   const checks = new Checks();
   if (create) checks.required('/name', input.name).required('/scheduledAt', input.scheduledAt).required('/endpoint', input.endpoint);
   checks
@@ -93,6 +126,7 @@ function check(input: SchedulePatch, create: boolean): number | undefined {
   if (input.tags !== undefined && !(Array.isArray(input.tags) && input.tags.every((t) => typeof t === 'string'))) {
     checks.add('/tags', 'must be an array of strings');
   }
+  checkDelivery(checks, input, retryBase);
   checks.throwIfAny();
   return input.scheduledAt === undefined ? undefined : (parseIsoInstant(input.scheduledAt) ?? undefined);
 }

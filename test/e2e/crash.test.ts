@@ -99,4 +99,90 @@ describe('crash and restart (real child processes, SIGKILL)', () => {
     second.proc.kill('SIGTERM');
     expect(await second.exited).toEqual({ code: 0, signal: null });
   }, 60_000);
+
+  it('applies each misfire policy to occurrences missed while down', async () => {
+    const env = { DATABASE_URL: `file:${join(dir, 'misfire.db')}`, PUNCTUAL_BOOTSTRAP_TOKEN: TOKEN };
+    const first = await spawnServer(env);
+    children.push(first);
+    const ids: Record<string, string> = {};
+    for (const misfire of ['all', 'once', 'skip'] as const) {
+      const res = await call(first.url, TOKEN, 'POST', '/cron', {
+        expression: '* * * * * *',
+        endpoint: `${receiver.url}/misfire-${misfire}`,
+        misfire,
+      });
+      expect(res.status).toBe(201);
+      ids[misfire] = (res.body as { id: string }).id;
+    }
+    first.proc.kill('SIGKILL');
+    await first.exited;
+    const downAt = Date.now();
+    await until(downAt + 4_200); // at least four occurrences of each job are missed
+
+    const spawnAt = Date.now();
+    const second = await spawnServer(env);
+    children.push(second);
+    const sf = (a: { headers: Record<string, unknown> }) => Date.parse(a.headers['punctual-scheduled-for'] as string);
+    // Wait until each job has had a regular occurrence well after the restart: the catch-up is over.
+    await receiver.waitFor((a) =>
+      ['all', 'once', 'skip'].every((m) => a.some((x) => x.path === `/misfire-${m}` && sf(x) >= spawnAt + 2_000)),
+    );
+    // Calls made by the second process for occurrences that fell while no process ran.
+    const caughtUp = (m: string) =>
+      receiver.arrivals.filter((a) => a.path === `/misfire-${m}` && a.at >= downAt && sf(a) < spawnAt);
+    const missed = Math.floor((spawnAt - 1) / 1000) - Math.ceil(downAt / 1000) + 1;
+    expect(missed).toBeGreaterThanOrEqual(4);
+    const all = caughtUp('all');
+    expect(all.length).toBeGreaterThanOrEqual(missed);
+    expect(new Set(all.map(sf)).size).toBe(all.length);
+    const order = all.map(sf);
+    expect([...order].sort((x, y) => x - y)).toEqual(order); // oldest first
+    expect(caughtUp('once')).toHaveLength(1);
+    expect(caughtUp('skip')).toHaveLength(0);
+    const page = (await call(second.url, TOKEN, 'GET', `/cron/${ids.skip}/executions?limit=100`)).body as {
+      executions: { status: string }[];
+    };
+    expect(page.executions.some((e) => e.status === 'Skipped')).toBe(true);
+    second.proc.kill('SIGTERM');
+    await second.exited;
+  }, 60_000);
+
+  it('attempts a call that was in flight at SIGKILL again after restart, as the same execution', async () => {
+    const env = { DATABASE_URL: `file:${join(dir, 'inflight.db')}`, PUNCTUAL_BOOTSTRAP_TOKEN: TOKEN };
+    receiver.respond('/inflight', [{ hang: true }, { status: 200 }]);
+    const first = await spawnServer(env);
+    children.push(first);
+    const res = await call(first.url, TOKEN, 'POST', '/schedules', {
+      name: 'inflight',
+      scheduledAt: new Date(Date.now() + 200).toISOString(),
+      endpoint: `${receiver.url}/inflight`,
+      timeoutMs: 1_000,
+    });
+    const id = (res.body as { id: string }).id;
+    const [inFlight] = await receiver.waitFor((a) => a.some((x) => x.path === '/inflight'));
+    expect(inFlight).toBeDefined();
+    first.proc.kill('SIGKILL');
+    await first.exited;
+
+    const second = await spawnServer(env);
+    children.push(second);
+    // The lease (timeout + margin) of the dead node expires, then the same execution is attempted again.
+    const calls = await receiver
+      .waitFor((a) => a.filter((x) => x.path === '/inflight').length >= 2, 20_000)
+      .then((a) => a.filter((x) => x.path === '/inflight'));
+    expect(calls[1]!.headers['webhook-id']).toBe(calls[0]!.headers['webhook-id']);
+    expect(calls[1]!.headers['punctual-attempt']).toBe('2');
+    await expect
+      .poll(async () => ((await call(second.url, TOKEN, 'GET', `/schedules/${id}`)).body as { status: string }).status, {
+        timeout: 5_000,
+      })
+      .toBe('Succeeded');
+    const page = (await call(second.url, TOKEN, 'GET', `/schedules/${id}/executions`)).body as {
+      executions: { id: string; status: string; lateMs: number }[];
+    };
+    expect(page.executions).toHaveLength(1);
+    expect(page.executions[0]!.id).toBe(calls[0]!.headers['webhook-id']);
+    second.proc.kill('SIGTERM');
+    await second.exited;
+  }, 60_000);
 });

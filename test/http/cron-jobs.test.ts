@@ -49,7 +49,7 @@ async function patch(id: string, body: object) {
   return app.inject({ method: 'PATCH', url: `/cron/${id}`, headers, payload: body });
 }
 function claim() {
-  return store.claimDue({ now: clock.now(), limit: 10, nodeId: 'test', leaseMs: 60_000, nextOccurrence: cronJobNext });
+  return store.claimDue({ now: clock.now(), limit: 10, nodeId: 'test', leaseMs: 60_000, nextOccurrence: cronJobNext, misfireThresholdMs: 60_000 });
 }
 
 describe('POST /cron', () => {
@@ -58,7 +58,10 @@ describe('POST /cron', () => {
     expect(res.statusCode).toBe(201);
     const body = res.json();
     expect(Object.keys(body).sort()).toEqual(
-      ['createdAt', 'data', 'endpoint', 'expression', 'id', 'invocations', 'name', 'nextInvocation', 'status', 'timezone'].sort(),
+      [
+        'createdAt', 'data', 'endpoint', 'expression', 'id', 'invocations', 'name', 'nextInvocation', 'status', 'timezone',
+        'retry', 'timeoutMs', 'misfire', 'overlap', 'lastInvocation', 'lastStatus',
+      ].sort(),
     );
     expect(body).toMatchObject({
       expression: '*/15 * * * *',
@@ -70,6 +73,12 @@ describe('POST /cron', () => {
       data: null,
       createdAt: '2026-11-21T10:00:00.000Z',
       nextInvocation: '2026-11-21T10:15:00.000Z',
+      retry: { maxAttempts: 5, initialDelayMs: 1_000, maxDelayMs: 3_600_000 },
+      timeoutMs: 30_000,
+      misfire: 'once',
+      overlap: 'allow',
+      lastInvocation: null,
+      lastStatus: null,
     });
     expect(woken).toEqual([Date.parse('2026-11-21T10:15:00Z')]);
   });
@@ -277,5 +286,111 @@ describe('GET /cron/preview', () => {
 
   it('needs authentication like the rest', async () => {
     expect((await app.inject({ method: 'GET', url: '/cron/preview?expression=*%20*%20*%20*%20*' })).statusCode).toBe(401);
+  });
+});
+
+describe('delivery settings and policies of cron jobs', () => {
+  it('takes retry, timeoutMs, misfire and overlap at create', async () => {
+    const res = await create({ ...hourly, retry: { maxAttempts: 1 }, timeoutMs: 900_000, misfire: 'all', overlap: 'skip' });
+    expect(res.statusCode).toBe(201);
+    expect(res.json()).toMatchObject({
+      retry: { maxAttempts: 1, initialDelayMs: 1_000, maxDelayMs: 3_600_000 },
+      timeoutMs: 900_000,
+      misfire: 'all',
+      overlap: 'skip',
+    });
+    expect(await get(res.json().id)).toEqual(res.json());
+    expect(await store.cronGet({ id: res.json().id })).toMatchObject({ misfire: 'all', overlap: 'skip', timeoutMs: 900_000 });
+  });
+
+  it('patches misfire and overlap, each alone, keeping the rest', async () => {
+    const job = (await create()).json();
+    const r1 = await patch(job.id, { misfire: 'skip' });
+    expect(r1.statusCode).toBe(200);
+    expect(r1.json()).toEqual({ ...job, misfire: 'skip' });
+    const r2 = await patch(job.id, { overlap: 'skip' });
+    expect(r2.json()).toEqual({ ...job, misfire: 'skip', overlap: 'skip' });
+    const r3 = await patch(job.id, { misfire: 'all', overlap: 'allow' });
+    expect(r3.json()).toEqual({ ...job, misfire: 'all', overlap: 'allow' });
+    expect(await get(job.id)).toEqual(r3.json());
+  });
+
+  it('merges a partial retry on PATCH and checks it against the stored delays', async () => {
+    const job = (await create({ ...hourly, retry: { initialDelayMs: 500, maxDelayMs: 60_000 }, timeoutMs: 5_000 })).json();
+    const r1 = await patch(job.id, { retry: { maxAttempts: 12 } });
+    expect(r1.json()).toEqual({ ...job, retry: { maxAttempts: 12, initialDelayMs: 500, maxDelayMs: 60_000 } });
+    const bad = await patch(job.id, { retry: { initialDelayMs: 120_000 }, name: 'x' });
+    expect(bad.statusCode).toBe(400);
+    expect(bad.json().errors.map((e: { path: string }) => e.path)).toEqual(['/retry/maxDelayMs']);
+    expect(await get(job.id)).toEqual(r1.json());
+    const r2 = await patch(job.id, { retry: { maxDelayMs: 1_000 }, timeoutMs: 1_000 });
+    expect(r2.json()).toEqual({ ...job, retry: { maxAttempts: 12, initialDelayMs: 500, maxDelayMs: 1_000 }, timeoutMs: 1_000 });
+  });
+
+  it.each([
+    ['/misfire', { misfire: 'never' }, 'must be one of skip, once, all'],
+    ['/misfire', { misfire: null }, 'must be a string'],
+    ['/misfire', { misfire: 'ONCE' }, 'must be one of skip, once, all'],
+    ['/overlap', { overlap: 'deny' }, 'must be one of allow, skip'],
+    ['/overlap', { overlap: true }, 'must be a string'],
+    ['/retry/maxAttempts', { retry: { maxAttempts: 0 } }, 'must be at least 1'],
+    ['/retry/maxDelayMs', { retry: { initialDelayMs: 2_000, maxDelayMs: 1_000 } }, 'must be at least initialDelayMs (2000)'],
+    ['/retry/backoff', { retry: { backoff: 'linear' } }, 'is not an allowed field'],
+    ['/timeoutMs', { timeoutMs: 1_000_000 }, 'must be at most 900000'],
+  ])('rejects %s in %j at create and on PATCH', async (path, p, message) => {
+    const res = await create({ ...hourly, ...p });
+    expect(res.statusCode).toBe(400);
+    expect(res.json().errors).toEqual([{ path, message }]);
+    expect(await store.cronList()).toEqual([]);
+    const job = (await create()).json();
+    const patched = await patch(job.id, p);
+    expect(patched.statusCode).toBe(400);
+    expect(patched.json().errors).toEqual([{ path, message }]);
+    expect(await get(job.id)).toEqual(job);
+  });
+
+  it('refuses the read-only lastInvocation and lastStatus (and invocations, nextInvocation) in bodies', async () => {
+    const res = await create({ ...hourly, lastInvocation: null, lastStatus: 'Succeeded' });
+    expect(res.statusCode).toBe(400);
+    expect(res.json().errors).toEqual(
+      expect.arrayContaining([
+        { path: '/lastInvocation', message: 'is not an allowed field' },
+        { path: '/lastStatus', message: 'is not an allowed field' },
+      ]),
+    );
+    const job = (await create()).json();
+    for (const field of ['lastInvocation', 'lastStatus', 'invocations', 'nextInvocation']) {
+      const bad = await patch(job.id, { [field]: null });
+      expect(bad.statusCode).toBe(400);
+      expect(bad.json().errors).toEqual([{ path: `/${field}`, message: 'is not an allowed field' }]);
+    }
+    expect(await get(job.id)).toEqual(job);
+  });
+
+  it('shows lastInvocation and lastStatus of the newest execution', async () => {
+    const job = (await create()).json();
+    expect(job).toMatchObject({ lastInvocation: null, lastStatus: null });
+    clock.t = Date.parse('2026-11-21T11:00:00.250Z');
+    const [claimed] = await claim();
+    expect(claimed?.jobId).toBe(job.id);
+    expect(await get(job.id)).toMatchObject({ invocations: 1, lastInvocation: '2026-11-21T11:00:00.000Z', lastStatus: 'Running' });
+    await store.executionsFinish({
+      nodeId: 'test',
+      outcomes: [
+        {
+          executionId: claimed!.executionId,
+          attempt: claimed!.attempt,
+          status: 'Succeeded',
+          nextAttemptAt: null,
+          startedAt: clock.t,
+          durationMs: 12,
+          statusCode: 204,
+          error: null,
+          responseBody: '',
+        },
+      ],
+    });
+    const listed = (await app.inject({ method: 'GET', url: '/cron', headers })).json();
+    expect(listed.cronJobs[0]).toMatchObject({ lastInvocation: '2026-11-21T11:00:00.000Z', lastStatus: 'Succeeded' });
   });
 });

@@ -46,7 +46,9 @@ describe('POST /schedules', () => {
     const res = await create();
     expect(res.statusCode).toBe(201);
     const body = res.json();
-    expect(Object.keys(body).sort()).toEqual(['createdAt', 'data', 'endpoint', 'id', 'name', 'scheduledAt', 'status', 'tags']);
+    expect(Object.keys(body).sort()).toEqual(
+      ['createdAt', 'data', 'endpoint', 'id', 'name', 'retry', 'scheduledAt', 'status', 'tags', 'timeoutMs'],
+    );
     expect(body).toMatchObject({
       name: 'invoice',
       scheduledAt: '2026-11-22T09:00:00.000Z',
@@ -55,6 +57,8 @@ describe('POST /schedules', () => {
       data: {},
       tags: [],
       createdAt: '2026-11-21T10:00:00.007Z',
+      retry: { maxAttempts: 5, initialDelayMs: 1_000, maxDelayMs: 3_600_000 },
+      timeoutMs: 30_000,
     });
     expect(woken).toEqual([Date.parse('2026-11-22T09:00:00Z')]);
   });
@@ -177,6 +181,7 @@ describe('PATCH /schedules/{id}', () => {
       nodeId: 'test',
       leaseMs: 60_000,
       nextOccurrence: () => null,
+      misfireThresholdMs: 60_000,
     });
     expect(claimed.map((c) => c.jobId)).toEqual([s.id]);
     const res = await app.inject({ method: 'PATCH', url: `/schedules/${s.id}`, headers, payload: { name: 'late' } });
@@ -196,6 +201,137 @@ describe('DELETE /schedules/{id}', () => {
     expect(res.body).toBe('');
     expect((await app.inject({ method: 'GET', url: `/schedules/${s.id}`, headers })).body).toBe('null');
     expect((await app.inject({ method: 'DELETE', url: `/schedules/${s.id}`, headers })).statusCode).toBe(404);
-    expect(await store.claimDue({ now: clock.now(), limit: 10, nodeId: 'n', leaseMs: 1000, nextOccurrence: () => null })).toEqual([]);
+    expect(await store.claimDue({ now: clock.now(), limit: 10, nodeId: 'n', leaseMs: 1000, nextOccurrence: () => null, misfireThresholdMs: 60_000 })).toEqual([]);
+  });
+});
+
+describe('delivery settings (retry, timeoutMs)', () => {
+  const DEFAULT_RETRY = { maxAttempts: 5, initialDelayMs: 1_000, maxDelayMs: 3_600_000 };
+
+  it('fills the fields not given from the defaults, and GET shows them', async () => {
+    const res = await create({ ...valid, retry: { maxAttempts: 3 }, timeoutMs: 1_000 });
+    expect(res.statusCode).toBe(201);
+    expect(res.json()).toMatchObject({ retry: { ...DEFAULT_RETRY, maxAttempts: 3 }, timeoutMs: 1_000 });
+    const got = (await app.inject({ method: 'GET', url: `/schedules/${res.json().id}`, headers })).json();
+    expect(got.retry).toEqual({ ...DEFAULT_RETRY, maxAttempts: 3 });
+    expect(got.timeoutMs).toBe(1_000);
+    const stored = await store.scheduleGet({ id: res.json().id });
+    expect(stored).toMatchObject({ retry: { ...DEFAULT_RETRY, maxAttempts: 3 }, timeoutMs: 1_000 });
+  });
+
+  it('takes the bounds of every field', async () => {
+    const low = await create({ ...valid, retry: { maxAttempts: 1, initialDelayMs: 100, maxDelayMs: 1_000 }, timeoutMs: 1_000 });
+    expect(low.statusCode).toBe(201);
+    const high = await create({ ...valid, retry: { maxAttempts: 20, initialDelayMs: 3_600_000, maxDelayMs: 86_400_000 }, timeoutMs: 900_000 });
+    expect(high.statusCode).toBe(201);
+    expect(high.json()).toMatchObject({ retry: { maxAttempts: 20, initialDelayMs: 3_600_000, maxDelayMs: 86_400_000 }, timeoutMs: 900_000 });
+    const equal = await create({ ...valid, retry: { initialDelayMs: 5_000, maxDelayMs: 5_000 } });
+    expect(equal.statusCode).toBe(201);
+  });
+
+  it('uses the defaults the app is built with (PUNCTUAL_REQUEST_TIMEOUT_MS)', async () => {
+    const other = await buildApp({
+      store,
+      clock,
+      defaults: { retry: { maxAttempts: 2, initialDelayMs: 500, maxDelayMs: 60_000 }, timeoutMs: 7_000 },
+    });
+    try {
+      const res = await other.inject({ method: 'POST', url: '/schedules', headers, payload: { ...valid, retry: { maxDelayMs: 90_000 } } });
+      expect(res.statusCode).toBe(201);
+      expect(res.json()).toMatchObject({ retry: { maxAttempts: 2, initialDelayMs: 500, maxDelayMs: 90_000 }, timeoutMs: 7_000 });
+    } finally {
+      await other.close();
+    }
+  });
+
+  it.each([
+    ['/retry/maxAttempts', { retry: { maxAttempts: 0 } }, 'must be at least 1'],
+    ['/retry/maxAttempts', { retry: { maxAttempts: 21 } }, 'must be at most 20'],
+    ['/retry/maxAttempts', { retry: { maxAttempts: 2.5 } }, 'must be an integer'],
+    ['/retry/maxAttempts', { retry: { maxAttempts: '5' } }, 'must be an integer'],
+    ['/retry/maxAttempts', { retry: { maxAttempts: null } }, 'must be an integer'],
+    ['/retry/initialDelayMs', { retry: { initialDelayMs: 99 } }, 'must be at least 100'],
+    ['/retry/initialDelayMs', { retry: { initialDelayMs: 3_600_001 } }, 'must be at most 3600000'],
+    ['/retry/maxDelayMs', { retry: { maxDelayMs: 999 } }, 'must be at least 1000'],
+    ['/retry/maxDelayMs', { retry: { maxDelayMs: 86_400_001 } }, 'must be at most 86400000'],
+    ['/retry/maxDelayMs', { retry: { initialDelayMs: 5_000, maxDelayMs: 4_999 } }, 'must be at least initialDelayMs (5000)'],
+    ['/retry/jitter', { retry: { jitter: true } }, 'is not an allowed field'],
+    ['/retry', { retry: null }, 'must be a JSON object'],
+    ['/retry', { retry: [] }, 'must be a JSON object'],
+    ['/retry', { retry: 5 }, 'must be a JSON object'],
+    ['/timeoutMs', { timeoutMs: 999 }, 'must be at least 1000'],
+    ['/timeoutMs', { timeoutMs: 900_001 }, 'must be at most 900000'],
+    ['/timeoutMs', { timeoutMs: '30000' }, 'must be an integer'],
+    ['/timeoutMs', { timeoutMs: 1_500.5 }, 'must be an integer'],
+  ])('rejects %s in %j, storing nothing', async (path, p, message) => {
+    const res = await create({ ...valid, ...p });
+    expect(res.statusCode).toBe(400);
+    expect(res.json().errors).toEqual([{ path, message }]);
+    expect(await store.scheduleList()).toEqual([]);
+  });
+
+  it('reports the order of the delays together with the other problems', async () => {
+    const res = await create({ ...valid, name: '', retry: { initialDelayMs: 10_000, maxDelayMs: 2_000, extra: 1 }, timeoutMs: 0 });
+    expect(res.statusCode).toBe(400);
+    expect(res.json().errors).toEqual(
+      expect.arrayContaining([
+        { path: '/name', message: 'must not be empty' },
+        { path: '/retry/extra', message: 'is not an allowed field' },
+        { path: '/retry/maxDelayMs', message: 'must be at least initialDelayMs (10000)' },
+        { path: '/timeoutMs', message: 'must be at least 1000' },
+      ]),
+    );
+    expect(res.json().errors).toHaveLength(4);
+  });
+
+  it('PATCH merges a partial retry into the stored one and changes timeoutMs alone', async () => {
+    const s = (await create({ ...valid, retry: { maxAttempts: 3, initialDelayMs: 2_000 } })).json();
+    expect(s.retry).toEqual({ maxAttempts: 3, initialDelayMs: 2_000, maxDelayMs: 3_600_000 });
+
+    const r1 = await app.inject({ method: 'PATCH', url: `/schedules/${s.id}`, headers, payload: { retry: { maxDelayMs: 10_000 } } });
+    expect(r1.statusCode).toBe(200);
+    expect(r1.json()).toEqual({ ...s, retry: { maxAttempts: 3, initialDelayMs: 2_000, maxDelayMs: 10_000 } });
+
+    const r2 = await app.inject({ method: 'PATCH', url: `/schedules/${s.id}`, headers, payload: { timeoutMs: 60_000 } });
+    expect(r2.json()).toEqual({ ...s, retry: { maxAttempts: 3, initialDelayMs: 2_000, maxDelayMs: 10_000 }, timeoutMs: 60_000 });
+
+    const r3 = await app.inject({ method: 'PATCH', url: `/schedules/${s.id}`, headers, payload: { retry: {} } });
+    expect(r3.json()).toEqual(r2.json());
+    expect(await store.scheduleGet({ id: s.id })).toMatchObject({
+      retry: { maxAttempts: 3, initialDelayMs: 2_000, maxDelayMs: 10_000 },
+      timeoutMs: 60_000,
+    });
+  });
+
+  it('PATCH refuses an initialDelayMs above the stored maxDelayMs, naming /retry/maxDelayMs, and changes nothing', async () => {
+    const s = (await create({ ...valid, retry: { maxDelayMs: 10_000 } })).json();
+    const res = await app.inject({
+      method: 'PATCH',
+      url: `/schedules/${s.id}`,
+      headers,
+      payload: { name: 'renamed', retry: { initialDelayMs: 20_000 } },
+    });
+    expect(res.statusCode).toBe(400);
+    expect(res.json().errors).toEqual([
+      { path: '/retry/maxDelayMs', message: expect.stringContaining('less than initialDelayMs (20000)') },
+    ]);
+    expect((await app.inject({ method: 'GET', url: `/schedules/${s.id}`, headers })).json()).toEqual(s);
+
+    const both = await app.inject({
+      method: 'PATCH',
+      url: `/schedules/${s.id}`,
+      headers,
+      payload: { retry: { initialDelayMs: 20_000, maxDelayMs: 30_000 } },
+    });
+    expect(both.statusCode).toBe(200);
+    expect(both.json().retry).toEqual({ maxAttempts: 5, initialDelayMs: 20_000, maxDelayMs: 30_000 });
+  });
+
+  it('PATCH with retry: 404 for an unknown id, 409 for a schedule no longer Pending', async () => {
+    expect((await app.inject({ method: 'PATCH', url: `/schedules/${newId()}`, headers, payload: { retry: { maxAttempts: 2 } } })).statusCode).toBe(404);
+    const s = (await create({ ...valid, scheduledAt: '2026-11-21T09:00:00Z' })).json();
+    await store.claimDue({ now: clock.now(), limit: 10, nodeId: 'n', leaseMs: 60_000, nextOccurrence: () => null, misfireThresholdMs: 60_000 });
+    const res = await app.inject({ method: 'PATCH', url: `/schedules/${s.id}`, headers, payload: { retry: { initialDelayMs: 3_000_000 } } });
+    expect(res.statusCode).toBe(409);
   });
 });

@@ -94,6 +94,21 @@ describe('over a real socket', () => {
     expect((await call('GET', '/cron', undefined, second.token)).status).toBe(401);
   });
 
+  it('triggers a cron job with a bodyless POST and reads its execution and history', async () => {
+    const c = await call('POST', '/cron', { expression: '0 0 1 1 *', endpoint: 'https://example.com/yearly' });
+    const job = (await c.json()) as { id: string };
+    const t = await call('POST', `/cron/${job.id}/trigger`);
+    expect(t.status).toBe(202);
+    const execution = (await t.json()) as { id: string; jobId: string; triggered: boolean };
+    expect(execution).toMatchObject({ jobId: job.id, triggered: true });
+    const got = await call('GET', `/executions/${execution.id}`);
+    expect(await got.json()).toEqual(execution);
+    const list = await call('GET', `/cron/${job.id}/executions?limit=5`);
+    expect(await list.json()).toEqual({ size: 1, executions: [execution], nextCursor: null });
+    expect((await call('POST', `/cron/${job.id}/trigger`, undefined, null)).status).toBe(401);
+    expect((await call('DELETE', `/cron/${job.id}`)).status).toBe(204);
+  });
+
   it('answers malformed JSON and a wrong media type with problems', async () => {
     const bad = await fetch(base + '/schedules', {
       method: 'POST',

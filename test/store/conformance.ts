@@ -9,9 +9,17 @@
  */
 import { createHash } from 'node:crypto';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { StoreUnavailableError } from '../../src/domain/errors.js';
+import { InvalidInputError, StoreUnavailableError } from '../../src/domain/errors.js';
 import { newId } from '../../src/domain/ids.js';
-import type { AttemptOutcome, ClaimedExecution, CronJob } from '../../src/domain/types.js';
+import type {
+  AttemptOutcome,
+  ClaimedExecution,
+  CronJob,
+  Execution,
+  MisfirePolicy,
+  OverlapPolicy,
+  RetryPolicy,
+} from '../../src/domain/types.js';
 import type { ClaimDueParams, Store } from '../../src/store/store.js';
 
 /** 2030-01-01T00:00:00.000Z: the suite's "now". */
@@ -40,6 +48,19 @@ const LONG_LEASE = 30 * 86_400_000;
 /** The trivial cron engine of these tests: one occurrence a minute after `after`. */
 const everyMinute = (_job: CronJob, after: number): number => after + 60_000;
 
+/** A cron engine of occurrences at T0 + k·period (k whole), as a real expression gives. */
+const every =
+  (period: number) =>
+  (_job: CronJob, after: number): number =>
+    T0 + (Math.floor((after - T0) / period) + 1) * period;
+
+/** Misfire threshold of the tests' claims (the service's default). */
+const THRESHOLD = 60_000;
+
+/** Retry policy and call timeout of the tests' jobs. A lease runs to now + TIMEOUT + leaseMs. */
+const RETRY: RetryPolicy = { maxAttempts: 5, initialDelayMs: 1000, maxDelayMs: 3_600_000 };
+const TIMEOUT = 1_000;
+
 /**
  * Registers the conformance tests of the `Store` contract (src/store/store.ts) for one store.
  * @param name shown in the describe block, e.g. `sqlite`
@@ -60,9 +81,19 @@ export function exerciseStore(name: string, factory: () => Promise<StoreUnderTes
 
     // ---- helpers -------------------------------------------------------------------------
     const claim = (now: number, o: Partial<ClaimDueParams> = {}): Promise<ClaimedExecution[]> =>
-      store.claimDue({ now, limit: 100, nodeId: 'node-a', leaseMs: LONG_LEASE, nextOccurrence: everyMinute, ...o });
+      store.claimDue({
+        now,
+        limit: 100,
+        nodeId: 'node-a',
+        leaseMs: LONG_LEASE,
+        nextOccurrence: everyMinute,
+        misfireThresholdMs: THRESHOLD,
+        ...o,
+      });
 
-    const newSchedule = (o: { scheduledAt?: number; now?: number; id?: string; data?: object; tags?: string[] } = {}) =>
+    const newSchedule = (
+      o: { scheduledAt?: number; now?: number; id?: string; data?: object; tags?: string[]; retry?: RetryPolicy; timeoutMs?: number } = {},
+    ) =>
       store.scheduleCreate({
         id: o.id ?? newId(),
         name: 'job',
@@ -70,10 +101,23 @@ export function exerciseStore(name: string, factory: () => Promise<StoreUnderTes
         endpoint: 'https://example.com/hook',
         data: (o.data ?? { n: 1 }) as Record<string, unknown>,
         tags: o.tags ?? ['a'],
+        retry: o.retry ?? RETRY,
+        timeoutMs: o.timeoutMs ?? TIMEOUT,
         now: o.now ?? T0 - 60_000,
       });
 
-    const newCron = (o: { nextInvocation?: number; now?: number; id?: string; data?: object | null } = {}) =>
+    const newCron = (
+      o: {
+        nextInvocation?: number;
+        now?: number;
+        id?: string;
+        data?: object | null;
+        misfire?: MisfirePolicy;
+        overlap?: OverlapPolicy;
+        retry?: RetryPolicy;
+        timeoutMs?: number;
+      } = {},
+    ) =>
       store.cronCreate({
         id: o.id ?? newId(),
         expression: '* * * * *',
@@ -82,12 +126,18 @@ export function exerciseStore(name: string, factory: () => Promise<StoreUnderTes
         endpoint: 'https://example.com/cron',
         data: (o.data === undefined ? { c: 1 } : o.data) as Record<string, unknown> | null,
         nextInvocation: o.nextInvocation ?? T0,
+        retry: o.retry ?? RETRY,
+        timeoutMs: o.timeoutMs ?? TIMEOUT,
+        misfire: o.misfire ?? 'once',
+        overlap: o.overlap ?? 'allow',
         now: o.now ?? T0 - 60_000,
       });
 
     const outcome = (c: ClaimedExecution, o: Partial<AttemptOutcome> = {}): AttemptOutcome => ({
       executionId: c.executionId,
+      attempt: c.attempt,
       status: 'Succeeded',
+      nextAttemptAt: null,
       startedAt: c.scheduledFor + 3,
       durationMs: 12,
       statusCode: 200,
@@ -95,6 +145,26 @@ export function exerciseStore(name: string, factory: () => Promise<StoreUnderTes
       responseBody: 'ok',
       ...o,
     });
+
+    /** Records one outcome for `c`, held by `c`'s claimer (`node-a` unless told). */
+    const finish = (c: ClaimedExecution, o: Partial<AttemptOutcome> = {}, nodeId = 'node-a') =>
+      store.executionsFinish({ nodeId, outcomes: [outcome(c, o)] });
+
+    /** A retryable failure of `c`, next attempt at `at`. */
+    const retryAt = (c: ClaimedExecution, at: number, nodeId = 'node-a') =>
+      finish(c, { status: 'Retrying', nextAttemptAt: at, statusCode: 503, error: 'HTTP 503', responseBody: 'busy' }, nodeId);
+
+    /** Every execution of a job, newest first, walking all pages. */
+    const history = async (jobType: 'schedule' | 'cron', jobId: string): Promise<Execution[]> => {
+      const all: Execution[] = [];
+      let cursor: string | null = null;
+      do {
+        const page: { executions: Execution[]; nextCursor: string | null } = await store.executionList({ jobType, jobId, limit: 100, cursor });
+        all.push(...page.executions);
+        cursor = page.nextCursor;
+      } while (cursor !== null);
+      return all;
+    };
 
     // ---- lifecycle -------------------------------------------------------------------------
     describe('migrate, ping, close', () => {
@@ -216,6 +286,8 @@ export function exerciseStore(name: string, factory: () => Promise<StoreUnderTes
           endpoint: 'https://example.com/r?q=1',
           data,
           tags: ['x', 'y'],
+          retry: { maxAttempts: 7, initialDelayMs: 250, maxDelayMs: 90_000 },
+          timeoutMs: 4_500,
           now: T0,
         });
         expect(s).toEqual({
@@ -227,6 +299,8 @@ export function exerciseStore(name: string, factory: () => Promise<StoreUnderTes
           data,
           tags: ['x', 'y'],
           createdAt: T0,
+          retry: { maxAttempts: 7, initialDelayMs: 250, maxDelayMs: 90_000 },
+          timeoutMs: 4_500,
         });
         expect(await store.scheduleGet({ id })).toEqual(s);
       });
@@ -260,6 +334,10 @@ export function exerciseStore(name: string, factory: () => Promise<StoreUnderTes
         expect(await store.scheduleUpdate({ id: s.id, data: { replaced: true } })).toEqual(expected);
         expected = { ...expected, tags: [] };
         expect(await store.scheduleUpdate({ id: s.id, tags: [] })).toEqual(expected);
+        expected = { ...expected, retry: { maxAttempts: 1, initialDelayMs: 2000, maxDelayMs: 2000 } };
+        expect(await store.scheduleUpdate({ id: s.id, retry: { maxAttempts: 1, initialDelayMs: 2000, maxDelayMs: 2000 } })).toEqual(expected);
+        expected = { ...expected, timeoutMs: 900_000 };
+        expect(await store.scheduleUpdate({ id: s.id, timeoutMs: 900_000 })).toEqual(expected);
         expect(await store.scheduleUpdate({ id: s.id })).toEqual(expected);
         expect(await store.scheduleGet({ id: s.id })).toEqual(expected);
       });
@@ -299,6 +377,10 @@ export function exerciseStore(name: string, factory: () => Promise<StoreUnderTes
           endpoint: 'https://example.com/c',
           data: { k: [1, { v: 'w' }] },
           nextInvocation: T0 + 3_600_000,
+          retry: { maxAttempts: 20, initialDelayMs: 10, maxDelayMs: 20 },
+          timeoutMs: 1000,
+          misfire: 'all',
+          overlap: 'skip',
           now: T0,
         });
         expect(c).toEqual({
@@ -312,6 +394,12 @@ export function exerciseStore(name: string, factory: () => Promise<StoreUnderTes
           data: { k: [1, { v: 'w' }] },
           createdAt: T0,
           nextInvocation: T0 + 3_600_000,
+          retry: { maxAttempts: 20, initialDelayMs: 10, maxDelayMs: 20 },
+          timeoutMs: 1000,
+          misfire: 'all',
+          overlap: 'skip',
+          lastInvocation: null,
+          lastStatus: null,
         });
         expect(await store.cronGet({ id })).toEqual(c);
       });
@@ -325,9 +413,13 @@ export function exerciseStore(name: string, factory: () => Promise<StoreUnderTes
           endpoint: 'https://example.com/c',
           data: null,
           nextInvocation: T0,
+          retry: RETRY,
+          timeoutMs: TIMEOUT,
+          misfire: 'skip',
+          overlap: 'allow',
           now: T0,
         });
-        expect(await store.cronGet({ id: c.id })).toMatchObject({ name: null, timezone: null, data: null });
+        expect(await store.cronGet({ id: c.id })).toMatchObject({ name: null, timezone: null, data: null, misfire: 'skip' });
       });
 
       it('get of an unknown id is null', async () => {
@@ -354,6 +446,12 @@ export function exerciseStore(name: string, factory: () => Promise<StoreUnderTes
         expect(
           await store.cronUpdate({ id: c.id, data: { again: 1 }, name: 'n', timezone: 'Asia/Tokyo', endpoint: 'http://e.example/' }),
         ).toEqual(expected);
+        expected = { ...expected, retry: { maxAttempts: 2, initialDelayMs: 5, maxDelayMs: 6 }, timeoutMs: 2500 };
+        expect(await store.cronUpdate({ id: c.id, retry: { maxAttempts: 2, initialDelayMs: 5, maxDelayMs: 6 }, timeoutMs: 2500 })).toEqual(expected);
+        expected = { ...expected, misfire: 'all' };
+        expect(await store.cronUpdate({ id: c.id, misfire: 'all' })).toEqual(expected);
+        expected = { ...expected, overlap: 'skip' };
+        expect(await store.cronUpdate({ id: c.id, overlap: 'skip' })).toEqual(expected);
         expect(await store.cronUpdate({ id: c.id })).toEqual(expected);
         expect(await store.cronGet({ id: c.id })).toEqual(expected);
       });
@@ -428,8 +526,9 @@ export function exerciseStore(name: string, factory: () => Promise<StoreUnderTes
 
     // ---- claimDue ----------------------------------------------------------------------------
     describe('claimDue', () => {
-      it('claims a schedule due now, leases it, and marks it Running', async () => {
-        const s = await newSchedule({ scheduledAt: T0, data: { hello: 'world' } });
+      it("claims a schedule due now, leases it for its timeout plus the margin, marks it Running", async () => {
+        const retry = { maxAttempts: 3, initialDelayMs: 10, maxDelayMs: 99 };
+        const s = await newSchedule({ scheduledAt: T0, data: { hello: 'world' }, retry, timeoutMs: 2500 });
         const claimed = await claim(T0, { nodeId: 'n1', leaseMs: 15_000 });
         expect(claimed).toEqual([
           {
@@ -440,11 +539,26 @@ export function exerciseStore(name: string, factory: () => Promise<StoreUnderTes
             attempt: 1,
             endpoint: s.endpoint,
             data: { hello: 'world' },
-            leaseExpiresAt: T0 + 15_000,
+            retry,
+            timeoutMs: 2500,
+            leaseExpiresAt: T0 + 2500 + 15_000,
           },
         ]);
         expect(claimed[0]!.executionId).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i);
         expect((await store.scheduleGet({ id: s.id }))?.status).toBe('Running');
+        expect(await store.executionGet({ id: claimed[0]!.executionId })).toEqual({
+          id: claimed[0]!.executionId,
+          jobType: 'schedule',
+          jobId: s.id,
+          scheduledFor: T0,
+          status: 'Running',
+          triggered: false,
+          createdAt: T0,
+          startedAt: T0,
+          finishedAt: null,
+          lateMs: 0,
+          attempts: [],
+        });
       });
 
       it('never early: a schedule due at now + 1 ms waits for that instant', async () => {
@@ -464,7 +578,7 @@ export function exerciseStore(name: string, factory: () => Promise<StoreUnderTes
         expect((await claim(T0))[0]?.data).toEqual({});
       });
 
-      it('claims a due cron occurrence, advances nextInvocation with nextOccurrence(job, now), counts it', async () => {
+      it('claims a due cron occurrence, counts it, and advances nextInvocation from that occurrence', async () => {
         const c = await newCron({ nextInvocation: T0 - 500 });
         const calls: [CronJob, number][] = [];
         const claimed = await claim(T0, {
@@ -483,11 +597,19 @@ export function exerciseStore(name: string, factory: () => Promise<StoreUnderTes
             attempt: 1,
             endpoint: c.endpoint,
             data: { c: 1 },
-            leaseExpiresAt: T0 + 1000,
+            retry: RETRY,
+            timeoutMs: TIMEOUT,
+            leaseExpiresAt: T0 + TIMEOUT + 1000,
           },
         ]);
-        expect(calls).toEqual([[c, T0]]);
-        expect(await store.cronGet({ id: c.id })).toEqual({ ...c, invocations: 1, nextInvocation: T0 + 60_000 });
+        expect(calls).toEqual([[c, T0 - 500]]);
+        expect(await store.cronGet({ id: c.id })).toEqual({
+          ...c,
+          invocations: 1,
+          nextInvocation: T0 + 59_500,
+          lastInvocation: T0 - 500,
+          lastStatus: 'Running',
+        });
       });
 
       it('never early: a cron occurrence at now + 1 ms waits for that instant', async () => {
@@ -497,7 +619,7 @@ export function exerciseStore(name: string, factory: () => Promise<StoreUnderTes
         expect((await claim(T0 + 1)).map((x) => x.scheduledFor)).toEqual([T0 + 1]);
       });
 
-      it('occurrences missed while down run once, then the job continues after now', async () => {
+      it('occurrences missed while down run once (the default), then the job continues after now', async () => {
         const c = await newCron({ nextInvocation: T0 - 10 * 60_000 });
         const claimed = await claim(T0);
         expect(claimed.map((x) => x.scheduledFor)).toEqual([T0 - 10 * 60_000]);
@@ -523,7 +645,14 @@ export function exerciseStore(name: string, factory: () => Promise<StoreUnderTes
       it('a cron job with no occurrence after now runs its last occurrence and is Paused', async () => {
         const c = await newCron({ nextInvocation: T0 });
         expect((await claim(T0, { nextOccurrence: () => null })).map((x) => x.jobId)).toEqual([c.id]);
-        expect(await store.cronGet({ id: c.id })).toEqual({ ...c, status: 'Paused', invocations: 1, nextInvocation: T0 });
+        expect(await store.cronGet({ id: c.id })).toEqual({
+          ...c,
+          status: 'Paused',
+          invocations: 1,
+          nextInvocation: T0,
+          lastInvocation: T0,
+          lastStatus: 'Running',
+        });
         expect(await claim(T0 + 3_600_000)).toEqual([]);
       });
 
@@ -542,7 +671,8 @@ export function exerciseStore(name: string, factory: () => Promise<StoreUnderTes
         await store.cronUpdate({ id: c.id, status: 'Paused' });
         await store.cronUpdate({ id: c.id, status: 'Active', recompute: () => T0 });
         expect(await claim(T0 + 1)).toEqual([]);
-        expect(await store.cronGet({ id: c.id })).toMatchObject({ invocations: 1, nextInvocation: T0 + 60_001 });
+        expect(await store.cronGet({ id: c.id })).toMatchObject({ invocations: 1, nextInvocation: T0 + 60_000 });
+        expect(await history('cron', c.id)).toHaveLength(1);
       });
 
       it('two claims at the same now: one execution per occurrence', async () => {
@@ -558,19 +688,21 @@ export function exerciseStore(name: string, factory: () => Promise<StoreUnderTes
         const ids = new Set<string>();
         for (let i = 0; i < 20; i++) ids.add((await newSchedule({ scheduledAt: T0 - i })).id);
         for (let i = 0; i < 5; i++) ids.add((await newCron({ nextInvocation: T0 - i })).id);
-        const batches = await Promise.all(
-          ['n1', 'n2', 'n3'].map((nodeId) => claim(T0, { nodeId, limit: 10 })),
-        );
+        const batches = await Promise.all(['n1', 'n2', 'n3'].map((nodeId) => claim(T0, { nodeId, limit: 10 })));
         const rest = await claim(T0, { limit: 100 });
         const all = [...batches.flat(), ...rest];
         expect(all.map((c) => c.jobId).sort()).toEqual([...ids].sort());
         expect(new Set(all.map((c) => c.executionId)).size).toBe(25);
       });
 
-      it('returns at most limit items, the earliest due first across schedules, cron jobs and leases', async () => {
-        // A lease that expires at T0 - 45: claimed at T0 - 1000 with a 955 ms lease, never finished.
+      it('returns at most limit items, the earliest due first across schedules, cron jobs, retries and leases', async () => {
+        // A retry due at T0 - 25.
+        const retried = await newSchedule({ scheduledAt: T0 - 3000 });
+        const [r] = await claim(T0 - 3000);
+        await retryAt(r!, T0 - 25);
+        // A lease that expires at T0 - 45: claimed at T0 - 2000 (timeout 1000, margin 955), never finished.
         const stale = await newSchedule({ scheduledAt: T0 - 2000 });
-        expect(await claim(T0 - 1000, { leaseMs: 955 })).toHaveLength(1);
+        expect(await claim(T0 - 2000, { leaseMs: 955 })).toHaveLength(1);
         const s50 = await newSchedule({ scheduledAt: T0 - 50 });
         const s30 = await newSchedule({ scheduledAt: T0 - 30 });
         const s10 = await newSchedule({ scheduledAt: T0 - 10 });
@@ -580,51 +712,75 @@ export function exerciseStore(name: string, factory: () => Promise<StoreUnderTes
         const first = await claim(T0, { limit: 3 });
         expect(first.map((c) => c.jobId)).toEqual([s50.id, stale.id, c40.id]);
         const second = await claim(T0, { limit: 3 });
-        expect(second.map((c) => c.jobId)).toEqual([s30.id, c20.id, s10.id]);
+        expect(second.map((c) => c.jobId)).toEqual([s30.id, retried.id, c20.id]);
+        expect((await claim(T0, { limit: 3 })).map((c) => c.jobId)).toEqual([s10.id]);
         expect(await claim(T0, { limit: 3 })).toEqual([]);
       });
 
       it('an expired lease is claimed again as the same execution with attempt + 1, not before expiry', async () => {
         const s = await newSchedule({ scheduledAt: T0 });
         const [a] = await claim(T0, { nodeId: 'node-a', leaseMs: 1000 });
-        expect(await claim(T0 + 999, { nodeId: 'node-b' })).toEqual([]);
-        const [b] = await claim(T0 + 1000, { nodeId: 'node-b', leaseMs: 2000 });
-        expect(b).toEqual({ ...a, attempt: 2, leaseExpiresAt: T0 + 3000 });
-        const [c] = await claim(T0 + 3000, { nodeId: 'node-c', leaseMs: 2000 });
-        expect(c).toEqual({ ...a, attempt: 3, leaseExpiresAt: T0 + 5000 });
+        expect(a?.leaseExpiresAt).toBe(T0 + TIMEOUT + 1000);
+        expect(await claim(T0 + TIMEOUT + 999, { nodeId: 'node-b' })).toEqual([]);
+        const [b] = await claim(T0 + 2000, { nodeId: 'node-b', leaseMs: 2000 });
+        expect(b).toEqual({ ...a, attempt: 2, leaseExpiresAt: T0 + 2000 + TIMEOUT + 2000 });
+        const [c] = await claim(T0 + 5000, { nodeId: 'node-c', leaseMs: 2000 });
+        expect(c).toEqual({ ...a, attempt: 3, leaseExpiresAt: T0 + 5000 + TIMEOUT + 2000 });
         expect((await store.scheduleGet({ id: s.id }))?.status).toBe('Running');
       });
 
       it('an expired lease of a cron occurrence is claimed again without advancing the job', async () => {
         const c = await newCron({ nextInvocation: T0 });
         const [a] = await claim(T0, { leaseMs: 1000 });
-        const [b] = await claim(T0 + 1000, { nodeId: 'node-b' });
+        const [b] = await claim(T0 + 2000, { nodeId: 'node-b' });
         expect(b).toMatchObject({ executionId: a!.executionId, scheduledFor: T0, attempt: 2 });
         expect(await store.cronGet({ id: c.id })).toMatchObject({ invocations: 1, nextInvocation: T0 + 60_000 });
       });
 
-      it('the lease of a deleted schedule is not claimed again and no longer due', async () => {
+      it("a re-leased or retried execution is sent with its job's current endpoint, data, retry and timeout", async () => {
+        const c = await newCron({ nextInvocation: T0 });
+        const [a] = await claim(T0, { leaseMs: 1000 });
+        const retry = { maxAttempts: 9, initialDelayMs: 3, maxDelayMs: 4 };
+        await store.cronUpdate({ id: c.id, endpoint: 'https://fixed.example/', data: { v: 2 }, retry, timeoutMs: 7000 });
+        const [b] = await claim(T0 + 2000, { nodeId: 'node-b', leaseMs: 10 });
+        expect(b).toEqual({
+          ...a,
+          attempt: 2,
+          endpoint: 'https://fixed.example/',
+          data: { v: 2 },
+          retry,
+          timeoutMs: 7000,
+          leaseExpiresAt: T0 + 2000 + 7000 + 10,
+        });
+        await retryAt(b!, T0 + 3000, 'node-b');
+        await store.cronUpdate({ id: c.id, timeoutMs: 8000 });
+        const [d] = await claim(T0 + 3000, { leaseMs: 10 });
+        expect(d).toMatchObject({ executionId: a!.executionId, attempt: 3, timeoutMs: 8000, leaseExpiresAt: T0 + 3000 + 8000 + 10 });
+      });
+
+      it('the lease of a deleted schedule is not claimed again and no longer due; its execution is Failed', async () => {
         const s = await newSchedule({ scheduledAt: T0 });
-        await claim(T0, { leaseMs: 1000 });
+        const [a] = await claim(T0, { leaseMs: 1000 });
         await store.scheduleDelete({ id: s.id });
-        expect(await store.nextDueAt()).toBe(T0 + 1000);
-        expect(await claim(T0 + 1000)).toEqual([]);
+        expect(await store.nextDueAt()).toBe(T0 + 2000);
+        expect(await claim(T0 + 2000)).toEqual([]);
         expect(await store.nextDueAt()).toBeNull();
         expect(await claim(T0 + 100_000)).toEqual([]);
+        expect(await store.executionGet({ id: a!.executionId })).toMatchObject({ status: 'Failed', finishedAt: T0 + 2000, attempts: [] });
       });
 
       it('the lease of a deleted cron job is not claimed again', async () => {
         const c = await newCron({ nextInvocation: T0 });
         await claim(T0, { leaseMs: 1000 });
         await store.cronDelete({ id: c.id });
-        expect(await claim(T0 + 1000)).toEqual([]);
+        expect(await claim(T0 + 2000)).toEqual([]);
         expect(await store.nextDueAt()).toBeNull();
       });
 
       it('a finished execution is not claimed again when its lease time passes', async () => {
         await newSchedule({ scheduledAt: T0 });
         const [a] = await claim(T0, { leaseMs: 1000 });
-        await store.executionsFinish({ nodeId: 'node-a', outcomes: [outcome(a!)] });
+        await finish(a!);
         expect(await claim(T0 + 1_000_000)).toEqual([]);
       });
 
@@ -632,6 +788,558 @@ export function exerciseStore(name: string, factory: () => Promise<StoreUnderTes
         await newSchedule({ scheduledAt: T0 });
         expect(await claim(T0, { limit: 0 })).toEqual([]);
         expect(await claim(T0, { limit: 1 })).toHaveLength(1);
+      });
+    });
+
+    // ---- retries ---------------------------------------------------------------------------------
+    describe('retries', () => {
+      it('a Retrying execution is claimed again at nextAttemptAt, not before, as attempt + 1', async () => {
+        const s = await newSchedule({ scheduledAt: T0 });
+        const [a] = await claim(T0);
+        await retryAt(a!, T0 + 5000);
+        expect(await store.nextDueAt()).toBe(T0 + 5000);
+        expect((await store.scheduleGet({ id: s.id }))?.status).toBe('Running');
+        expect(await store.executionGet({ id: a!.executionId })).toMatchObject({ status: 'Retrying', finishedAt: null });
+        expect(await claim(T0 + 4999, { nodeId: 'node-b' })).toEqual([]);
+        const [b] = await claim(T0 + 5000, { nodeId: 'node-b', leaseMs: 100 });
+        expect(b).toEqual({ ...a, attempt: 2, leaseExpiresAt: T0 + 5000 + TIMEOUT + 100 });
+        expect(await store.executionGet({ id: a!.executionId })).toMatchObject({ status: 'Running' });
+        expect(await claim(T0 + 5000)).toEqual([]);
+      });
+
+      it('Retrying, Retrying, then Succeeded: the schedule follows, and every attempt is kept in order', async () => {
+        const s = await newSchedule({ scheduledAt: T0 });
+        const [a1] = await claim(T0);
+        await finish(a1!, {
+          status: 'Retrying',
+          nextAttemptAt: T0 + 1000,
+          startedAt: T0 + 2,
+          durationMs: 10,
+          statusCode: 503,
+          error: 'HTTP 503',
+          responseBody: 'busy',
+        });
+        const [a2] = await claim(T0 + 1000);
+        expect(a2?.attempt).toBe(2);
+        await finish(a2!, {
+          status: 'Retrying',
+          nextAttemptAt: T0 + 3000,
+          startedAt: T0 + 1001,
+          durationMs: 20,
+          statusCode: null,
+          error: 'timeout',
+          responseBody: null,
+        });
+        expect((await store.scheduleGet({ id: s.id }))?.status).toBe('Running');
+        const [a3] = await claim(T0 + 3000);
+        expect(a3?.attempt).toBe(3);
+        await finish(a3!, { startedAt: T0 + 3002, durationMs: 7 });
+        expect((await store.scheduleGet({ id: s.id }))?.status).toBe('Succeeded');
+        expect(await store.executionGet({ id: a1!.executionId })).toEqual({
+          id: a1!.executionId,
+          jobType: 'schedule',
+          jobId: s.id,
+          scheduledFor: T0,
+          status: 'Succeeded',
+          triggered: false,
+          createdAt: T0,
+          startedAt: T0 + 2,
+          finishedAt: T0 + 3009,
+          lateMs: 2,
+          attempts: [
+            { number: 1, startedAt: T0 + 2, durationMs: 10, statusCode: 503, error: 'HTTP 503', responseBody: 'busy' },
+            { number: 2, startedAt: T0 + 1001, durationMs: 20, statusCode: null, error: 'timeout', responseBody: null },
+            { number: 3, startedAt: T0 + 3002, durationMs: 7, statusCode: 200, error: null, responseBody: 'ok' },
+          ],
+        });
+        expect(await store.nextDueAt()).toBeNull();
+      });
+
+      it('a retried execution can end Failed; the schedule takes that status', async () => {
+        const s = await newSchedule({ scheduledAt: T0 });
+        const [a1] = await claim(T0);
+        await retryAt(a1!, T0 + 100);
+        const [a2] = await claim(T0 + 100);
+        await finish(a2!, { status: 'Failed', statusCode: 500, error: 'HTTP 500' });
+        expect((await store.scheduleGet({ id: s.id }))?.status).toBe('Failed');
+        expect(await store.executionGet({ id: a1!.executionId })).toMatchObject({ status: 'Failed', attempts: [{ number: 1 }, { number: 2 }] });
+      });
+
+      it('a cron occurrence retries without holding its job back: the next occurrence runs meanwhile', async () => {
+        const c = await newCron({ nextInvocation: T0 });
+        const [a] = await claim(T0);
+        await retryAt(a!, T0 + 90_000);
+        const next = await claim(T0 + 60_000);
+        expect(next.map((x) => x.scheduledFor)).toEqual([T0 + 60_000]);
+        expect((await claim(T0 + 90_000)).map((x) => [x.executionId, x.attempt])).toEqual([[a!.executionId, 2]]);
+        expect((await store.cronGet({ id: c.id }))?.invocations).toBe(2);
+      });
+
+      it('a Retrying execution whose job was deleted is Failed at its next attempt, not claimed', async () => {
+        const s = await newSchedule({ scheduledAt: T0 });
+        const [a] = await claim(T0);
+        await retryAt(a!, T0 + 1000);
+        await store.scheduleDelete({ id: s.id });
+        expect(await claim(T0 + 1000)).toEqual([]);
+        expect(await store.executionGet({ id: a!.executionId })).toMatchObject({ status: 'Failed', finishedAt: T0 + 1000 });
+        expect(await store.nextDueAt()).toBeNull();
+      });
+
+      it("started_at and lateMs are attempt 1's, even when attempt 1's node died", async () => {
+        await newSchedule({ scheduledAt: T0 });
+        const [a] = await claim(T0 + 5, { leaseMs: 100 }); // node-a dies with the call in flight
+        expect(await store.executionGet({ id: a!.executionId })).toMatchObject({ status: 'Running', startedAt: T0 + 5, lateMs: 5 });
+        const [b] = await claim(T0 + 2000, { nodeId: 'node-b' });
+        await finish(b!, { startedAt: T0 + 2001 }, 'node-b');
+        expect(await store.executionGet({ id: a!.executionId })).toMatchObject({
+          status: 'Succeeded',
+          startedAt: T0 + 5,
+          lateMs: 5,
+          finishedAt: T0 + 2013,
+          attempts: [{ number: 2, startedAt: T0 + 2001 }],
+        });
+      });
+
+      it("attempt 1's own start replaces the claim instant; later attempts never move it", async () => {
+        await newSchedule({ scheduledAt: T0 });
+        const [a] = await claim(T0 + 5);
+        await retryAt(a!, T0 + 100); // startedAt: scheduledFor + 3
+        expect(await store.executionGet({ id: a!.executionId })).toMatchObject({ startedAt: T0 + 3, lateMs: 3 });
+        const [b] = await claim(T0 + 100);
+        await finish(b!, { startedAt: T0 + 101 });
+        expect(await store.executionGet({ id: a!.executionId })).toMatchObject({ startedAt: T0 + 3, lateMs: 3 });
+      });
+
+      it('an outcome for another attempt than the one leased is ignored, even from the same node', async () => {
+        const s = await newSchedule({ scheduledAt: T0 });
+        const [a1] = await claim(T0, { leaseMs: 1000 });
+        const [a2] = await claim(T0 + 2000); // the same node takes its own expired lease again
+        expect(a2).toMatchObject({ executionId: a1!.executionId, attempt: 2 });
+        await finish(a1!, { status: 'Failed', statusCode: 500 }); // attempt 1's late outcome
+        expect(await store.executionGet({ id: a1!.executionId })).toMatchObject({ status: 'Running', attempts: [] });
+        await finish(a2!);
+        expect((await store.scheduleGet({ id: s.id }))?.status).toBe('Succeeded');
+        expect((await store.executionGet({ id: a1!.executionId }))?.attempts.map((x) => x.number)).toEqual([2]);
+      });
+
+      it('an outcome for a Retrying execution (its lease released) is ignored', async () => {
+        await newSchedule({ scheduledAt: T0 });
+        const [a] = await claim(T0);
+        await retryAt(a!, T0 + 1000);
+        await finish(a!); // the same outcome again, or a stray one
+        expect(await store.executionGet({ id: a!.executionId })).toMatchObject({ status: 'Retrying', attempts: [{ number: 1 }] });
+      });
+    });
+
+    // ---- cron policies -------------------------------------------------------------------------
+    describe('cron misfire and overlap', () => {
+      const perSecond = every(1000);
+      const perMinute = every(60_000);
+
+      it('no misfire: the next occurrence follows the one claimed, so a claim late by less than a period drops none', async () => {
+        const c = await newCron({ nextInvocation: T0 });
+        expect((await claim(T0 + 800, { nextOccurrence: perSecond })).map((x) => x.scheduledFor)).toEqual([T0]);
+        expect((await store.cronGet({ id: c.id }))?.nextInvocation).toBe(T0 + 1000);
+        expect((await claim(T0 + 1000, { nextOccurrence: perSecond })).map((x) => x.scheduledFor)).toEqual([T0 + 1000]);
+      });
+
+      it("a claim late by more than a period is a misfire: with 'once', the missed occurrences collapse into the first", async () => {
+        const c = await newCron({ nextInvocation: T0 });
+        expect((await claim(T0 + 2500, { nextOccurrence: perSecond })).map((x) => x.scheduledFor)).toEqual([T0]);
+        expect(await store.cronGet({ id: c.id })).toMatchObject({ invocations: 1, nextInvocation: T0 + 3000 });
+        expect(await claim(T0 + 2999, { nextOccurrence: perSecond })).toEqual([]);
+      });
+
+      it('an occurrence exactly misfireThresholdMs late is no misfire; one ms more is', async () => {
+        const hourly = every(3_600_000);
+        const a = await newCron({ nextInvocation: T0, misfire: 'skip' });
+        expect((await claim(T0 + THRESHOLD, { nextOccurrence: hourly })).map((x) => x.jobId)).toEqual([a.id]);
+        const b = await newCron({ nextInvocation: T0, misfire: 'skip' });
+        expect(await claim(T0 + THRESHOLD + 1, { nextOccurrence: hourly })).toEqual([]);
+        expect(await history('cron', b.id)).toMatchObject([{ scheduledFor: T0, status: 'Skipped' }]);
+        const d = await newCron({ nextInvocation: T0, misfire: 'skip' });
+        expect(await claim(T0 + 11, { nextOccurrence: hourly, misfireThresholdMs: 10 })).toEqual([]);
+        expect(await history('cron', d.id)).toMatchObject([{ status: 'Skipped' }]);
+      });
+
+      it("misfire 'skip' records the first missed occurrence as Skipped, calls nothing, and goes on after now", async () => {
+        const c = await newCron({ nextInvocation: T0 - 10 * 60_000, misfire: 'skip' });
+        expect(await claim(T0, { nextOccurrence: perMinute })).toEqual([]);
+        const [skipped] = await history('cron', c.id);
+        expect(skipped).toEqual({
+          id: expect.any(String),
+          jobType: 'cron',
+          jobId: c.id,
+          scheduledFor: T0 - 10 * 60_000,
+          status: 'Skipped',
+          triggered: false,
+          createdAt: T0,
+          startedAt: null,
+          finishedAt: T0,
+          lateMs: null,
+          attempts: [],
+        });
+        expect(await store.cronGet({ id: c.id })).toMatchObject({
+          invocations: 1,
+          nextInvocation: T0 + 60_000,
+          lastInvocation: T0 - 10 * 60_000,
+          lastStatus: 'Skipped',
+        });
+        expect(await store.nextDueAt()).toBe(T0 + 60_000);
+        expect((await claim(T0 + 60_000, { nextOccurrence: perMinute })).map((x) => x.scheduledFor)).toEqual([T0 + 60_000]);
+      });
+
+      it("misfire 'all' runs every missed occurrence, oldest first", async () => {
+        const c = await newCron({ nextInvocation: T0 - 4 * 60_000, misfire: 'all' });
+        const claimed = await claim(T0 + 1, { nextOccurrence: perMinute });
+        expect(claimed.map((x) => [x.scheduledFor, x.attempt])).toEqual([
+          [T0 - 240_000, 1],
+          [T0 - 180_000, 1],
+          [T0 - 120_000, 1],
+          [T0 - 60_000, 1],
+          [T0, 1],
+        ]);
+        expect(await store.cronGet({ id: c.id })).toMatchObject({ invocations: 5, nextInvocation: T0 + 60_000, lastInvocation: T0 });
+      });
+
+      it("misfire 'all' beyond the limit: the rest wait as Pending and later claims take them, oldest first", async () => {
+        const c = await newCron({ nextInvocation: T0 - 4 * 60_000, misfire: 'all' });
+        const first = await claim(T0, { limit: 2, nextOccurrence: perMinute });
+        expect(first.map((x) => x.scheduledFor)).toEqual([T0 - 240_000, T0 - 180_000]);
+        expect(await store.cronGet({ id: c.id })).toMatchObject({ invocations: 5, nextInvocation: T0 + 60_000, lastStatus: 'Pending' });
+        expect((await history('cron', c.id)).map((e) => e.status)).toEqual(['Pending', 'Pending', 'Pending', 'Running', 'Running']);
+        expect(await store.nextDueAt()).toBe(T0 - 120_000);
+        const second = await claim(T0, { limit: 2, nextOccurrence: perMinute });
+        expect(second.map((x) => [x.scheduledFor, x.attempt])).toEqual([
+          [T0 - 120_000, 1],
+          [T0 - 60_000, 1],
+        ]);
+        expect((await claim(T0, { limit: 2, nextOccurrence: perMinute })).map((x) => x.scheduledFor)).toEqual([T0]);
+        expect(await claim(T0, { limit: 2, nextOccurrence: perMinute })).toEqual([]);
+        expect(await store.executionGet({ id: second[0]!.executionId })).toMatchObject({ startedAt: T0, lateMs: 120_000 });
+      });
+
+      it("misfire 'all' creates at most 1,000 executions: the oldest missed ones", async () => {
+        const o1 = T0 - 1500 * 60_000;
+        const c = await newCron({ nextInvocation: o1, misfire: 'all' });
+        const got: ClaimedExecution[] = [];
+        for (;;) {
+          const batch = await claim(T0, { limit: 100, nextOccurrence: perMinute });
+          expect(batch.length).toBeLessThanOrEqual(100);
+          if (batch.length === 0) break;
+          got.push(...batch);
+        }
+        expect(got.map((x) => x.scheduledFor)).toEqual(Array.from({ length: 1000 }, (_, i) => o1 + i * 60_000));
+        expect(await store.cronGet({ id: c.id })).toMatchObject({ invocations: 1000, nextInvocation: T0 + 60_000 });
+      });
+
+      it("misfire 'all' with overlap 'skip': the first runs, the others are Skipped", async () => {
+        const c = await newCron({ nextInvocation: T0 - 2 * 60_000, misfire: 'all', overlap: 'skip' });
+        expect((await claim(T0, { nextOccurrence: perMinute })).map((x) => x.scheduledFor)).toEqual([T0 - 120_000]);
+        expect((await history('cron', c.id)).map((e) => e.status)).toEqual(['Skipped', 'Skipped', 'Running']);
+        expect((await store.cronGet({ id: c.id }))?.invocations).toBe(3);
+      });
+
+      it("overlap 'skip': an occurrence due while the previous one is Running or Retrying is Skipped", async () => {
+        const c = await newCron({ nextInvocation: T0, overlap: 'skip' });
+        const [a] = await claim(T0);
+        expect(await claim(T0 + 60_000)).toEqual([]);
+        expect(await store.cronGet({ id: c.id })).toMatchObject({
+          invocations: 2,
+          nextInvocation: T0 + 120_000,
+          lastInvocation: T0 + 60_000,
+          lastStatus: 'Skipped',
+        });
+        await retryAt(a!, T0 + 130_000);
+        expect(await claim(T0 + 120_000)).toEqual([]);
+        expect((await history('cron', c.id)).map((e) => [e.scheduledFor - T0, e.status])).toEqual([
+          [120_000, 'Skipped'],
+          [60_000, 'Skipped'],
+          [0, 'Retrying'],
+        ]);
+        const [a2] = await claim(T0 + 130_000);
+        expect(a2).toMatchObject({ executionId: a!.executionId, attempt: 2 });
+        await finish(a2!);
+        expect((await claim(T0 + 180_000)).map((x) => x.scheduledFor)).toEqual([T0 + 180_000]);
+        expect(await store.cronGet({ id: c.id })).toMatchObject({ invocations: 4, lastInvocation: T0 + 180_000, lastStatus: 'Running' });
+      });
+
+      it("overlap 'skip' also counts a triggered execution not yet claimed", async () => {
+        const c = await newCron({ nextInvocation: T0, overlap: 'skip' });
+        const t = await store.jobTrigger({ jobType: 'cron', jobId: c.id, id: newId(), now: T0 - 1 });
+        expect(t).not.toBe('not_found');
+        // The trigger is due first (T0 - 1), so it runs, and the occurrence at T0 finds it Running.
+        expect((await claim(T0)).map((x) => x.executionId)).toEqual([(t as Execution).id]);
+        expect((await history('cron', c.id)).map((e) => [e.scheduledFor - T0, e.status])).toEqual([
+          [0, 'Skipped'],
+          [-1, 'Running'],
+        ]);
+      });
+
+      it("overlap 'allow' (the default): occurrences run side by side", async () => {
+        await newCron({ nextInvocation: T0 });
+        const [a] = await claim(T0);
+        const [b] = await claim(T0 + 60_000);
+        expect(b?.scheduledFor).toBe(T0 + 60_000);
+        expect(b?.executionId).not.toBe(a?.executionId);
+      });
+
+      it('lastInvocation and lastStatus follow the newest execution, by scheduledFor', async () => {
+        const c = await newCron({ nextInvocation: T0 });
+        expect(await store.cronGet({ id: c.id })).toMatchObject({ lastInvocation: null, lastStatus: null });
+        const tid = newId();
+        await store.jobTrigger({ jobType: 'cron', jobId: c.id, id: tid, now: T0 + 5 });
+        expect(await store.cronGet({ id: c.id })).toMatchObject({ lastInvocation: T0 + 5, lastStatus: 'Pending' });
+        // The occurrence at T0 is made after the trigger but is older: the trigger stays the newest.
+        const claimed = await claim(T0 + 10);
+        expect(claimed.map((x) => x.scheduledFor)).toEqual([T0, T0 + 5]);
+        expect(await store.cronGet({ id: c.id })).toMatchObject({ lastInvocation: T0 + 5, lastStatus: 'Running' });
+        await finish(claimed.find((x) => x.executionId === tid)!, { status: 'Failed', statusCode: 410 });
+        expect(await store.cronGet({ id: c.id })).toMatchObject({ lastInvocation: T0 + 5, lastStatus: 'Failed' });
+        await claim(T0 + 60_000);
+        expect(await store.cronGet({ id: c.id })).toMatchObject({ invocations: 3, lastInvocation: T0 + 60_000, lastStatus: 'Running' });
+        expect((await store.cronList())[0]).toMatchObject({ lastInvocation: T0 + 60_000, lastStatus: 'Running' });
+        // A trigger stamped earlier than the newest occurrence (another node's clock lags) does not take its place.
+        await store.jobTrigger({ jobType: 'cron', jobId: c.id, id: newId(), now: T0 + 30_000 });
+        expect(await store.cronGet({ id: c.id })).toMatchObject({ invocations: 4, lastInvocation: T0 + 60_000, lastStatus: 'Running' });
+      });
+    });
+
+    // ---- trigger -------------------------------------------------------------------------------
+    describe('jobTrigger', () => {
+      it('a Pending schedule: a Pending triggered execution due now; the schedule is Running and never fires at its time', async () => {
+        const s = await newSchedule({ scheduledAt: T0 + 3_600_000 });
+        const id = newId();
+        const e = await store.jobTrigger({ jobType: 'schedule', jobId: s.id, id, now: T0 });
+        expect(e).toEqual({
+          id,
+          jobType: 'schedule',
+          jobId: s.id,
+          scheduledFor: T0,
+          status: 'Pending',
+          triggered: true,
+          createdAt: T0,
+          startedAt: null,
+          finishedAt: null,
+          lateMs: null,
+          attempts: [],
+        });
+        expect(await store.executionGet({ id })).toEqual(e);
+        expect((await store.scheduleGet({ id: s.id }))?.status).toBe('Running');
+        expect(await store.nextDueAt()).toBe(T0);
+        const claimed = await claim(T0, { leaseMs: 50 });
+        expect(claimed).toEqual([
+          {
+            executionId: id,
+            jobType: 'schedule',
+            jobId: s.id,
+            scheduledFor: T0,
+            attempt: 1,
+            endpoint: s.endpoint,
+            data: s.data,
+            retry: RETRY,
+            timeoutMs: TIMEOUT,
+            leaseExpiresAt: T0 + TIMEOUT + 50,
+          },
+        ]);
+        expect(await store.executionGet({ id })).toMatchObject({ status: 'Running', startedAt: T0, lateMs: 0 });
+        expect(await store.jobTrigger({ jobType: 'schedule', jobId: s.id, id: newId(), now: T0 + 1 })).toBe('not_pending');
+        await finish(claimed[0]!);
+        expect(await claim(T0 + 3_600_000)).toEqual([]);
+        expect((await store.scheduleGet({ id: s.id }))?.status).toBe('Succeeded');
+        expect(await store.jobTrigger({ jobType: 'schedule', jobId: s.id, id: newId(), now: T0 + 2 })).toBe('not_pending');
+        expect(await history('schedule', s.id)).toHaveLength(1);
+      });
+
+      it("an unknown job is 'not_found' (also a job of the other type)", async () => {
+        const s = await newSchedule();
+        const c = await newCron();
+        expect(await store.jobTrigger({ jobType: 'schedule', jobId: newId(), id: newId(), now: T0 })).toBe('not_found');
+        expect(await store.jobTrigger({ jobType: 'cron', jobId: newId(), id: newId(), now: T0 })).toBe('not_found');
+        expect(await store.jobTrigger({ jobType: 'cron', jobId: s.id, id: newId(), now: T0 })).toBe('not_found');
+        expect(await store.jobTrigger({ jobType: 'schedule', jobId: c.id, id: newId(), now: T0 })).toBe('not_found');
+        expect(await store.nextDueAt()).toBe(T0);
+      });
+
+      it('a cron job triggered twice in the same ms gets two executions, Paused or not, and keeps its schedule', async () => {
+        const c = await newCron({ nextInvocation: T0 + 3_600_000 });
+        await store.cronUpdate({ id: c.id, status: 'Paused' });
+        const [id1, id2] = [newId(), newId()];
+        const e1 = await store.jobTrigger({ jobType: 'cron', jobId: c.id, id: id1, now: T0 });
+        const e2 = await store.jobTrigger({ jobType: 'cron', jobId: c.id, id: id2, now: T0 });
+        for (const e of [e1, e2]) expect(e).toMatchObject({ jobType: 'cron', jobId: c.id, scheduledFor: T0, status: 'Pending', triggered: true });
+        expect(await store.cronGet({ id: c.id })).toMatchObject({
+          status: 'Paused',
+          invocations: 2,
+          nextInvocation: T0 + 3_600_000,
+          lastInvocation: T0,
+          lastStatus: 'Pending',
+        });
+        const claimed = await claim(T0);
+        expect(claimed.map((x) => [x.executionId, x.attempt, x.scheduledFor]).sort()).toEqual(
+          [
+            [id1, 1, T0],
+            [id2, 1, T0],
+          ].sort(),
+        );
+        expect((await history('cron', c.id)).map((e) => e.id).sort()).toEqual([id1, id2].sort());
+      });
+
+      it('a triggered execution whose job was deleted before its claim is Failed, not called', async () => {
+        const c = await newCron({ nextInvocation: T0 + 3_600_000 });
+        const id = newId();
+        await store.jobTrigger({ jobType: 'cron', jobId: c.id, id, now: T0 });
+        await store.cronDelete({ id: c.id });
+        expect(await claim(T0)).toEqual([]);
+        expect(await store.executionGet({ id })).toMatchObject({ status: 'Failed', finishedAt: T0, startedAt: null });
+      });
+    });
+
+    // ---- executionGet / executionList ------------------------------------------------------------
+    describe('executionGet and executionList', () => {
+      it('get of an unknown id is null', async () => {
+        expect(await store.executionGet({ id: newId() })).toBeNull();
+      });
+
+      it('pages newest first (scheduledFor, then id) with an opaque cursor; nextCursor is null on the last page', async () => {
+        const c = await newCron({ nextInvocation: T0 });
+        const occurrences: string[] = [];
+        for (let i = 0; i < 5; i++) {
+          const [x] = await claim(T0 + i * 60_000);
+          occurrences.push(x!.executionId);
+          await finish(x!, { startedAt: T0 + i * 60_000 + 1, responseBody: `r${i}` });
+        }
+        // Two triggers at the instant of the 5th occurrence: ties broken by id, descending.
+        for (const n of [1, 2]) await store.jobTrigger({ jobType: 'cron', jobId: c.id, id: uuid(n), now: T0 + 240_000 });
+        const expected = [occurrences[4]!, uuid(2), uuid(1), occurrences[3]!, occurrences[2]!, occurrences[1]!, occurrences[0]!];
+
+        const p1 = await store.executionList({ jobType: 'cron', jobId: c.id, limit: 3, cursor: null });
+        const p2 = await store.executionList({ jobType: 'cron', jobId: c.id, limit: 3, cursor: p1.nextCursor });
+        const p3 = await store.executionList({ jobType: 'cron', jobId: c.id, limit: 3, cursor: p2.nextCursor });
+        expect([p1, p2, p3].map((p) => p.executions.length)).toEqual([3, 3, 1]);
+        expect(typeof p1.nextCursor).toBe('string');
+        expect(typeof p2.nextCursor).toBe('string');
+        expect(p3.nextCursor).toBeNull();
+        expect([...p1.executions, ...p2.executions, ...p3.executions].map((e) => e.id)).toEqual(expected);
+        // Attempts come with the page.
+        expect(p1.executions[0]).toMatchObject({ status: 'Succeeded', attempts: [{ number: 1, responseBody: 'r4' }] });
+        expect(p1.executions[1]).toMatchObject({ status: 'Pending', triggered: true, attempts: [] });
+        expect(p3.executions[0]).toEqual(await store.executionGet({ id: occurrences[0]! }));
+        // A page that ends exactly at the last execution has no next page.
+        expect((await store.executionList({ jobType: 'cron', jobId: c.id, limit: 7, cursor: null })).nextCursor).toBeNull();
+        expect((await store.executionList({ jobType: 'cron', jobId: c.id, limit: 6, cursor: null })).nextCursor).not.toBeNull();
+      });
+
+      it("a cursor this store did not make is InvalidInputError on '/query/cursor'", async () => {
+        const c = await newCron();
+        const b64 = (v: unknown) => Buffer.from(JSON.stringify(v)).toString('base64url');
+        for (const cursor of ['', 'not a cursor!', 'AAAA', b64({}), b64([1]), b64(['x', 'y']), b64([1.5, 'a']), b64([1, '']), b64([1, 'a', 2])]) {
+          const err = await store.executionList({ jobType: 'cron', jobId: c.id, limit: 10, cursor }).catch((e: unknown) => e);
+          expect(err, cursor).toBeInstanceOf(InvalidInputError);
+          expect((err as InvalidInputError).errors.map((e) => e.path)).toEqual(['/query/cursor']);
+        }
+      });
+
+      it('a job without executions, or unknown, gives an empty page', async () => {
+        const s = await newSchedule({ scheduledAt: T0 + 1000 });
+        expect(await store.executionList({ jobType: 'schedule', jobId: s.id, limit: 20, cursor: null })).toEqual({ executions: [], nextCursor: null });
+        expect(await store.executionList({ jobType: 'cron', jobId: newId(), limit: 20, cursor: null })).toEqual({ executions: [], nextCursor: null });
+      });
+
+      it("lists only that job's executions", async () => {
+        const a = await newSchedule({ scheduledAt: T0 });
+        const b = await newSchedule({ scheduledAt: T0 });
+        const claimed = await claim(T0);
+        const ofA = await store.executionList({ jobType: 'schedule', jobId: a.id, limit: 20, cursor: null });
+        expect(ofA.executions.map((e) => e.id)).toEqual([claimed.find((x) => x.jobId === a.id)!.executionId]);
+        expect((await store.executionList({ jobType: 'cron', jobId: b.id, limit: 20, cursor: null })).executions).toEqual([]);
+      });
+    });
+
+    // ---- pruning -------------------------------------------------------------------------------
+    describe('executionsPrune', () => {
+      it('deletes only finished executions older than `before`, oldest first, at most `limit`, with their attempts', async () => {
+        const done = async (at: number, o: Partial<AttemptOutcome> = {}) => {
+          await newSchedule({ scheduledAt: at });
+          const [x] = await claim(at);
+          await finish(x!, { startedAt: at, durationMs: 10, ...o });
+          return x!.executionId;
+        };
+        const old1 = await done(T0); // finished T0 + 10
+        const old2 = await done(T0 + 100, { status: 'Failed', statusCode: 404 }); // T0 + 110
+        const recent = await done(T0 + 10_000);
+        await newSchedule({ scheduledAt: T0 + 200 });
+        const [running] = await claim(T0 + 200);
+        await newSchedule({ scheduledAt: T0 + 300 });
+        const [retrying] = await claim(T0 + 300);
+        await retryAt(retrying!, T0 + 1_000_000);
+        // A cron job: its older execution goes, its newest (lastInvocation) stays.
+        const c = await newCron({ nextInvocation: T0 });
+        const [c1] = await claim(T0);
+        await finish(c1!, { startedAt: T0, durationMs: 50 }); // finished T0 + 50
+        const [c2] = await claim(T0 + 60_000);
+        await finish(c2!, { startedAt: T0 + 60_000, durationMs: 1 });
+
+        expect(await store.executionsPrune({ before: T0 + 5000, limit: 1 })).toBe(1);
+        expect(await store.executionGet({ id: old1 })).toBeNull();
+        expect(await store.executionGet({ id: old2 })).not.toBeNull();
+        expect(await store.executionsPrune({ before: T0 + 5000, limit: 100 })).toBe(2); // old2, c1
+        expect(await store.executionsPrune({ before: T0 + 5000, limit: 100 })).toBe(0);
+        for (const id of [old1, old2, c1!.executionId]) expect(await store.executionGet({ id })).toBeNull();
+        for (const id of [recent, running!.executionId, retrying!.executionId, c2!.executionId]) expect(await store.executionGet({ id })).not.toBeNull();
+        expect(await store.cronGet({ id: c.id })).toMatchObject({ lastInvocation: T0 + 60_000, lastStatus: 'Succeeded' });
+        // Far in the future every finished one is old, except each cron job's newest.
+        expect(await store.executionsPrune({ before: T0 + 86_400_000, limit: 100 })).toBe(1); // recent
+        expect((await history('cron', c.id)).map((e) => e.id)).toEqual([c2!.executionId]);
+        expect(await store.executionsPrune({ before: T0 + 86_400_000, limit: 100 })).toBe(0);
+        // Once the cron job is gone, its last execution may go too.
+        await store.cronDelete({ id: c.id });
+        expect(await store.executionsPrune({ before: T0 + 86_400_000, limit: 100 })).toBe(1);
+      });
+
+      it('a limit of 0, or nothing to prune, deletes nothing', async () => {
+        await newSchedule({ scheduledAt: T0 });
+        const [x] = await claim(T0);
+        await finish(x!);
+        expect(await store.executionsPrune({ before: T0 + 1000, limit: 0 })).toBe(0);
+        expect(await store.executionsPrune({ before: T0, limit: 10 })).toBe(0);
+        expect(await store.executionsPrune({ before: T0 + 1000, limit: 10 })).toBe(1);
+      });
+    });
+
+    // ---- settings ------------------------------------------------------------------------------
+    describe('settingGetOrCreate', () => {
+      it('creates the value once; later calls read it without calling create', async () => {
+        let calls = 0;
+        const create = (v: string) => () => {
+          calls++;
+          return v;
+        };
+        expect(await store.settingGetOrCreate({ key: 'signing-secret', create: create('first') })).toBe('first');
+        expect(await store.settingGetOrCreate({ key: 'signing-secret', create: create('second') })).toBe('first');
+        expect(calls).toBe(1);
+        expect(await store.settingGetOrCreate({ key: 'other', create: create('x') })).toBe('x');
+      });
+
+      it('concurrent calls agree on one value', async () => {
+        const values = await Promise.all(
+          ['a', 'b', 'c', 'd'].map((v) => store.settingGetOrCreate({ key: 'k', create: () => `value-${v}` })),
+        );
+        expect(new Set(values).size).toBe(1);
+        expect(await store.settingGetOrCreate({ key: 'k', create: () => 'late' })).toBe(values[0]);
+      });
+
+      it('a create that throws stores nothing and rejects with its error', async () => {
+        const boom = new Error('no entropy');
+        await expect(
+          store.settingGetOrCreate({
+            key: 'k',
+            create: () => {
+              throw boom;
+            },
+          }),
+        ).rejects.toBe(boom);
+        expect(await store.settingGetOrCreate({ key: 'k', create: () => 'v' })).toBe('v');
       });
     });
 
@@ -652,15 +1360,21 @@ export function exerciseStore(name: string, factory: () => Promise<StoreUnderTes
         expect((await store.scheduleGet({ id: ok.id }))?.status).toBe('Succeeded');
         expect((await store.scheduleGet({ id: ko.id }))?.status).toBe('Failed');
         expect(await store.nextDueAt()).toBeNull();
+        expect(await store.executionGet({ id: byJob.get(ko.id)!.executionId })).toMatchObject({
+          status: 'Failed',
+          finishedAt: T0 + 1 + 3 + 12,
+          attempts: [{ number: 1, startedAt: T0 + 4, durationMs: 12, statusCode: null, error: 'timeout', responseBody: null }],
+        });
       });
 
       it('an outcome for a lease that was lost is ignored; the new holder decides', async () => {
         const s = await newSchedule({ scheduledAt: T0 });
         const [a] = await claim(T0, { nodeId: 'node-a', leaseMs: 1000 });
-        const [b] = await claim(T0 + 1000, { nodeId: 'node-b', leaseMs: 1000 });
+        const [b] = await claim(T0 + 2000, { nodeId: 'node-b', leaseMs: 1000 });
         await store.executionsFinish({ nodeId: 'node-a', outcomes: [outcome(a!)] });
         expect((await store.scheduleGet({ id: s.id }))?.status).toBe('Running');
-        expect(await store.nextDueAt()).toBe(T0 + 2000);
+        expect(await store.executionGet({ id: a!.executionId })).toMatchObject({ status: 'Running', attempts: [] });
+        expect(await store.nextDueAt()).toBe(T0 + 2000 + TIMEOUT + 1000);
         await store.executionsFinish({ nodeId: 'node-b', outcomes: [outcome(b!, { status: 'Failed', statusCode: 500 })] });
         expect((await store.scheduleGet({ id: s.id }))?.status).toBe('Failed');
       });
@@ -678,6 +1392,7 @@ export function exerciseStore(name: string, factory: () => Promise<StoreUnderTes
         await store.executionsFinish({ nodeId: 'node-a', outcomes: [outcome(a!, { status: 'Failed', statusCode: 503 })] });
         await store.executionsFinish({ nodeId: 'node-a', outcomes: [outcome(a!)] });
         expect((await store.scheduleGet({ id: s.id }))?.status).toBe('Failed');
+        expect((await store.executionGet({ id: a!.executionId }))?.attempts).toHaveLength(1);
       });
 
       it('outcomes for a deleted schedule or an unknown execution, and an empty batch, are harmless', async () => {
@@ -691,20 +1406,34 @@ export function exerciseStore(name: string, factory: () => Promise<StoreUnderTes
         await store.executionsFinish({ nodeId: 'node-a', outcomes: [] });
         expect(await store.scheduleGet({ id: s.id })).toBeNull();
         expect(await store.nextDueAt()).toBeNull();
+        expect(await store.executionGet({ id: a!.executionId })).toMatchObject({ status: 'Succeeded' });
       });
 
       it('a cron outcome ends the lease and leaves the job Active on its schedule', async () => {
         const c = await newCron({ nextInvocation: T0 });
         const [a] = await claim(T0, { leaseMs: 1000 });
         await store.executionsFinish({ nodeId: 'node-a', outcomes: [outcome(a!, { status: 'Failed', statusCode: 404 })] });
-        expect(await store.cronGet({ id: c.id })).toEqual({ ...c, invocations: 1, nextInvocation: T0 + 60_000 });
+        expect(await store.cronGet({ id: c.id })).toEqual({
+          ...c,
+          invocations: 1,
+          nextInvocation: T0 + 60_000,
+          lastInvocation: T0,
+          lastStatus: 'Failed',
+        });
         expect(await store.nextDueAt()).toBe(T0 + 60_000);
       });
 
-      it('accepts a fractional duration (a performance.now() difference)', async () => {
+      it('accepts fractional instants and durations (performance.now() differences); a retry is never early', async () => {
         await newSchedule({ scheduledAt: T0 });
         const [a] = await claim(T0);
-        await store.executionsFinish({ nodeId: 'node-a', outcomes: [outcome(a!, { durationMs: 12.3456 })] });
+        await finish(a!, { status: 'Retrying', nextAttemptAt: T0 + 100.2, startedAt: T0 + 3.7, durationMs: 12.3456 });
+        expect(await store.nextDueAt()).toBe(T0 + 101);
+        expect((await store.executionGet({ id: a!.executionId }))?.attempts).toEqual([
+          { number: 1, startedAt: T0 + 3, durationMs: 12, statusCode: 200, error: null, responseBody: 'ok' },
+        ]);
+        expect(await claim(T0 + 100)).toEqual([]);
+        const [b] = await claim(T0 + 101);
+        await finish(b!, { durationMs: 0.4 });
         expect(await store.nextDueAt()).toBeNull();
       });
     });
@@ -738,19 +1467,24 @@ export function exerciseStore(name: string, factory: () => Promise<StoreUnderTes
       it('counts the lease of a running execution until it finishes', async () => {
         await newSchedule({ scheduledAt: T0 });
         const [a] = await claim(T0, { leaseMs: 5000 });
-        expect(await store.nextDueAt()).toBe(T0 + 5000);
-        await store.executionsFinish({ nodeId: 'node-a', outcomes: [outcome(a!)] });
+        expect(await store.nextDueAt()).toBe(T0 + TIMEOUT + 5000);
+        await finish(a!);
         expect(await store.nextDueAt()).toBeNull();
       });
 
-      it('is the minimum across the three kinds', async () => {
+      it('is the minimum across the four kinds', async () => {
         await newSchedule({ scheduledAt: T0 });
-        await claim(T0, { leaseMs: 300 }); // lease due at T0 + 300
-        await newSchedule({ scheduledAt: T0 + 400 });
+        await claim(T0, { leaseMs: 300 }); // lease due at T0 + 1300
+        await newSchedule({ scheduledAt: T0 + 1400 });
         const c = await newCron({ nextInvocation: T0 + 200 });
+        await newSchedule({ scheduledAt: T0 + 1 });
+        const [r] = await claim(T0 + 1);
+        await retryAt(r!, T0 + 250); // waiting, due at T0 + 250
         expect(await store.nextDueAt()).toBe(T0 + 200);
         await store.cronDelete({ id: c.id });
-        expect(await store.nextDueAt()).toBe(T0 + 300);
+        expect(await store.nextDueAt()).toBe(T0 + 250);
+        await claim(T0 + 250, { leaseMs: 10_000 });
+        expect(await store.nextDueAt()).toBe(T0 + 1300);
       });
 
       it('reports a past instant while due work waits (claim is then worth calling at once)', async () => {

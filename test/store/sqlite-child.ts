@@ -23,6 +23,8 @@ function createSchedule(store: Store, i: number) {
     endpoint: 'https://example.com/hook',
     data: { i },
     tags: [],
+    retry: { maxAttempts: 5, initialDelayMs: 1000, maxDelayMs: 3_600_000 },
+    timeoutMs: 30_000,
     now: T0,
   });
 }
@@ -53,6 +55,7 @@ async function main(): Promise<void> {
         nodeId: arg ?? 'child',
         leaseMs: 600_000,
         nextOccurrence: (_job, after) => after + 60_000,
+        misfireThresholdMs: 60_000,
       });
       empty = claimed.length === 0 ? empty + 1 : 0;
       ids.push(...claimed.map((c) => c.jobId));

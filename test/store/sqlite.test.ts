@@ -14,10 +14,11 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { StoreUnavailableError } from '../../src/domain/errors.js';
 import { newId } from '../../src/domain/ids.js';
 import { describeDatabaseUrl, openStore, parseDatabaseUrl } from '../../src/store/open.js';
-import { CANDIDATES_SQL, NEXT_DUE_SQL } from '../../src/store/sqlite/claim.js';
+import { CANDIDATES_SQL, IN_PROGRESS_SQL, NEXT_DUE_SQL } from '../../src/store/sqlite/claim.js';
+import { ATTEMPTS_OF_SQL, ExecutionQueries, LIST_AFTER_SQL, LIST_FIRST_SQL, PRUNABLE_SQL } from '../../src/store/sqlite/executions.js';
 import { SqliteStore } from '../../src/store/sqlite/index.js';
-import { LATEST_VERSION, MIGRATIONS } from '../../src/store/sqlite/migrations.js';
-import type { Store } from '../../src/store/store.js';
+import { LATEST_VERSION, migrate, MIGRATIONS } from '../../src/store/sqlite/migrations.js';
+import type { ClaimDueParams, Store } from '../../src/store/store.js';
 import { exerciseStore, T0 } from './conformance.js';
 
 const CHILD = fileURLToPath(new URL('./sqlite-child.ts', import.meta.url));
@@ -47,8 +48,15 @@ function schedule(store: Store, scheduledAt = T0) {
     endpoint: 'https://example.com/',
     data: {},
     tags: [],
+    retry: { maxAttempts: 5, initialDelayMs: 1000, maxDelayMs: 3_600_000 },
+    timeoutMs: 1000,
     now: T0,
   });
+}
+
+/** claimDue params of the SQLite-only tests. */
+function claimAt(now: number, o: Partial<ClaimDueParams> = {}): ClaimDueParams {
+  return { now, limit: 10, nodeId: 'n', leaseMs: 10, nextOccurrence: () => null, misfireThresholdMs: 60_000, ...o };
 }
 
 /** Runs sqlite-child.ts in its own Node process (tsx compiles it). */
@@ -167,9 +175,7 @@ describe('SQLite store', () => {
         expect(err).toBeInstanceOf(StoreUnavailableError);
         expect((err as Error).message).toMatch(/SQLITE_BUSY/);
         expect((err as Error).message).not.toMatch(/INSERT|schedules/i);
-        await expect(s.claimDue({ now: T0, limit: 1, nodeId: 'n', leaseMs: 1, nextOccurrence: () => null })).rejects.toBeInstanceOf(
-          StoreUnavailableError,
-        );
+        await expect(s.claimDue(claimAt(T0))).rejects.toBeInstanceOf(StoreUnavailableError);
       } finally {
         other.exec('ROLLBACK');
         other.close();
@@ -202,6 +208,121 @@ describe('SQLite store', () => {
       );
     });
 
+    it('migration 2 upgrades an issue-#2 database: data intact, defaults filled, history kept', async () => {
+      // A database at version 1, holding what the issue-#2 store wrote.
+      const ids = { key: newId(), pending: newId(), done: newId(), running: newId(), cron: newId(), idle: newId() };
+      const ex = { done: newId(), running: newId(), cronOld: newId(), cronNew: newId(), deleted: newId() };
+      const v1 = new Database(path);
+      migrate(v1, MIGRATIONS.slice(0, 1));
+      v1.prepare(`INSERT INTO api_keys (id, name, status, digest, created_at, last_used) VALUES (?, 'k', 'Enabled', 'abc', ?, ?)`).run(ids.key, T0, T0 + 9);
+      const sch = v1.prepare(
+        `INSERT INTO schedules (id, name, scheduled_at, status, endpoint, data, tags, created_at) VALUES (?, ?, ?, ?, 'https://e.example/s', '{"a":1}', '["t"]', ?)`,
+      );
+      sch.run(ids.pending, 'p', T0 + 3_600_000, 'Pending', T0 - 1);
+      sch.run(ids.done, 'd', T0, 'Succeeded', T0 - 1);
+      sch.run(ids.running, 'r', T0 + 100, 'Running', T0 - 1);
+      const cron = v1.prepare(
+        `INSERT INTO cron_jobs (id, expression, name, timezone, status, endpoint, data, invocations, next_invocation, created_at)
+         VALUES (?, '* * * * *', NULL, 'UTC', 'Active', 'https://e.example/c', NULL, ?, ?, ?)`,
+      );
+      cron.run(ids.cron, 2, T0 + 120_000, T0 - 1);
+      cron.run(ids.idle, 0, T0 + 60_000, T0 - 1);
+      const exe = v1.prepare(
+        `INSERT INTO executions (id, job_type, job_id, scheduled_for, status, attempt, created_at, started_at, finished_at,
+           lease_owner, lease_expires_at, last_status_code, last_error, last_duration_ms, last_response_body)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      );
+      exe.run(ex.done, 'schedule', ids.done, T0, 'Succeeded', 1, T0 + 1, T0 + 3, T0 + 15, 'old', null, 200, null, 12, 'ok');
+      // Attempt 1 crashed; attempt 2 in flight (the issue-#2 store had no start for it yet).
+      exe.run(ex.running, 'schedule', ids.running, T0 + 100, 'Running', 2, T0 + 100, null, null, 'old', T0 + 5000, null, null, null, null);
+      // Attempt 2 finished after attempt 1 crashed: migration 1 kept attempt 2's start.
+      exe.run(ex.cronOld, 'cron', ids.cron, T0, 'Failed', 2, T0, T0 + 2000, T0 + 2010, 'old', null, 500, 'HTTP 500', 10, 'oops');
+      exe.run(ex.cronNew, 'cron', ids.cron, T0 + 60_000, 'Running', 1, T0 + 60_000, null, null, 'old', T0 + 90_000, null, null, null, null);
+      exe.run(ex.deleted, 'schedule', newId(), T0, 'Failed', 1, T0, null, T0 + 40, 'old', null, null, 'job deleted', null, null);
+      v1.close();
+
+      const s = await open(); // migrates to the latest version
+      const defaults = { retry: { maxAttempts: 5, initialDelayMs: 1000, maxDelayMs: 3_600_000 }, timeoutMs: 30_000 };
+      expect(await s.apiKeyGet({ id: ids.key })).toEqual({ id: ids.key, name: 'k', status: 'Enabled', createdAt: T0, lastUsed: T0 + 9 });
+      expect(await s.scheduleGet({ id: ids.pending })).toEqual({
+        id: ids.pending,
+        name: 'p',
+        scheduledAt: T0 + 3_600_000,
+        status: 'Pending',
+        endpoint: 'https://e.example/s',
+        data: { a: 1 },
+        tags: ['t'],
+        createdAt: T0 - 1,
+        ...defaults,
+      });
+      expect(await s.cronGet({ id: ids.cron })).toEqual({
+        id: ids.cron,
+        expression: '* * * * *',
+        name: null,
+        invocations: 2,
+        timezone: 'UTC',
+        status: 'Active',
+        endpoint: 'https://e.example/c',
+        data: null,
+        createdAt: T0 - 1,
+        nextInvocation: T0 + 120_000,
+        ...defaults,
+        misfire: 'once',
+        overlap: 'allow',
+        lastInvocation: T0 + 60_000,
+        lastStatus: 'Running',
+      });
+      expect(await s.cronGet({ id: ids.idle })).toMatchObject({ lastInvocation: null, lastStatus: null, misfire: 'once', overlap: 'allow' });
+      expect(await s.executionGet({ id: ex.done })).toEqual({
+        id: ex.done,
+        jobType: 'schedule',
+        jobId: ids.done,
+        scheduledFor: T0,
+        status: 'Succeeded',
+        triggered: false,
+        createdAt: T0 + 1,
+        startedAt: T0 + 3,
+        finishedAt: T0 + 15,
+        lateMs: 3,
+        attempts: [{ number: 1, startedAt: T0 + 3, durationMs: 12, statusCode: 200, error: null, responseBody: 'ok' }],
+      });
+      // started_at is the first attempt's start: for attempt > 1, the claim of attempt 1 (created_at).
+      expect(await s.executionGet({ id: ex.cronOld })).toMatchObject({
+        status: 'Failed',
+        startedAt: T0,
+        lateMs: 0,
+        attempts: [{ number: 2, startedAt: T0 + 2000, durationMs: 10, statusCode: 500, error: 'HTTP 500', responseBody: 'oops' }],
+      });
+      expect(await s.executionGet({ id: ex.running })).toMatchObject({ status: 'Running', startedAt: T0 + 100, lateMs: 0, attempts: [] });
+      expect(await s.executionGet({ id: ex.deleted })).toMatchObject({ status: 'Failed', startedAt: T0, attempts: [] });
+      expect((await s.executionList({ jobType: 'cron', jobId: ids.cron, limit: 10, cursor: null })).executions.map((e) => e.id)).toEqual([
+        ex.cronNew,
+        ex.cronOld,
+      ]);
+
+      // It works on: the in-flight call is attempted again after its lease, with the default timeout.
+      const [again] = await s.claimDue(claimAt(T0 + 5000, { leaseMs: 5 }));
+      expect(again).toMatchObject({ executionId: ex.running, attempt: 3, timeoutMs: 30_000, leaseExpiresAt: T0 + 5000 + 30_000 + 5 });
+      // Occurrences stay unique; triggers in one ms are two executions.
+      await s.cronUpdate({ id: ids.cron, recompute: () => T0 + 60_000 });
+      const claimed = await s.claimDue(claimAt(T0 + 60_001, { nextOccurrence: (_j, after) => after + 60_000, leaseMs: 1_000_000 }));
+      expect(claimed.filter((c) => c.jobId === ids.cron)).toEqual([]);
+      for (let i = 0; i < 2; i++) expect(await s.jobTrigger({ jobType: 'cron', jobId: ids.cron, id: newId(), now: T0 + 70_000 })).toMatchObject({ triggered: true });
+      expect((await s.cronGet({ id: ids.cron }))?.invocations).toBe(4);
+      await s.close();
+
+      const db = new Database(path, { readonly: true });
+      try {
+        expect(db.prepare('SELECT version FROM schema_migrations ORDER BY version').pluck().all()).toEqual([1, 2]);
+        expect(db.prepare(`SELECT error FROM executions WHERE id = ?`).pluck().get(ex.deleted)).toBe('job deleted');
+        expect(db.prepare(`SELECT name FROM sqlite_schema WHERE name = 'executions_v1'`).all()).toEqual([]);
+        expect(db.pragma('foreign_key_check')).toEqual([]);
+        expect(db.pragma('integrity_check', { simple: true })).toBe('ok');
+      } finally {
+        db.close();
+      }
+    });
+
     it('using a store before migrate says so', async () => {
       store = SqliteStore.open(path);
       await expect(store.scheduleList()).rejects.toThrow(/no Punctual schema yet: migrate it first/);
@@ -216,33 +337,133 @@ describe('SQLite store', () => {
   });
 
   describe('query plans', () => {
-    const plan = (sql: string): string => {
+    const plan = (sql: string, params: unknown = { now: T0, limit: 10 }): string => {
       const db = new Database(path, { readonly: true });
       try {
-        const rows = db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all({ now: T0, limit: 10 }) as { detail: string }[];
+        const rows = db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(params) as { detail: string }[];
         return rows.map((r) => r.detail).join('\n');
       } finally {
         db.close();
       }
     };
+    const FULL_SCAN = /SCAN (schedules|cron_jobs|executions|execution_attempts|e|c)$/m;
 
     it('nextDueAt reads the first entry of each partial index: no table scan, no sort', async () => {
       (await open()).close();
       const p = plan(NEXT_DUE_SQL);
       expect(p).toMatch(/schedules USING (COVERING )?INDEX schedules_pending_due/);
       expect(p).toMatch(/cron_jobs USING (COVERING )?INDEX cron_jobs_active_due/);
+      expect(p).toMatch(/executions USING (COVERING )?INDEX executions_waiting/);
       expect(p).toMatch(/executions USING (COVERING )?INDEX executions_running_lease/);
       expect(p).not.toMatch(/TEMP B-TREE/);
-      expect(p).not.toMatch(/SCAN (schedules|cron_jobs|executions)$/m);
+      expect(p).not.toMatch(FULL_SCAN);
     });
 
-    it('the claim candidates are range searches on the same indexes; only the merged ≤ 3×limit rows are sorted', async () => {
+    it('the claim candidates are range searches on the same indexes; only the merged ≤ 4×limit rows are sorted', async () => {
       (await open()).close();
       const p = plan(CANDIDATES_SQL);
       expect(p).toMatch(/SEARCH schedules USING (COVERING )?INDEX schedules_pending_due \(scheduled_at<\?\)/);
       expect(p).toMatch(/SEARCH cron_jobs USING (COVERING )?INDEX cron_jobs_active_due \(next_invocation<\?\)/);
+      expect(p).toMatch(/SEARCH executions USING (COVERING )?INDEX executions_waiting \(next_attempt_at<\?\)/);
       expect(p).toMatch(/SEARCH executions USING (COVERING )?INDEX executions_running_lease \(lease_expires_at<\?\)/);
-      expect(p).not.toMatch(/SCAN (schedules|cron_jobs|executions)$/m);
+      expect(p).not.toMatch(FULL_SCAN);
+    });
+
+    it('the overlap check is one descent of executions_in_progress', async () => {
+      (await open()).close();
+      const p = plan(IN_PROGRESS_SQL, ['x']);
+      expect(p).toMatch(/SEARCH executions USING (COVERING )?INDEX executions_in_progress \(job_id=\?\)/);
+      expect(p).not.toMatch(FULL_SCAN);
+    });
+
+    it('a page of executions walks executions_by_job backwards, from the cursor on: no sort', async () => {
+      (await open()).close();
+      const q = { jobType: 'cron', jobId: 'x', limit: 21, sf: T0, id: 'y' };
+      const first = plan(LIST_FIRST_SQL, { jobType: 'cron', jobId: 'x', limit: 21 });
+      expect(first).toMatch(/SEARCH executions USING INDEX executions_by_job \(job_type=\? AND job_id=\?\)/);
+      const after = plan(LIST_AFTER_SQL, q);
+      expect(after).toMatch(/SEARCH executions USING INDEX executions_by_job \(job_type=\? AND job_id=\? AND \(scheduled_for,id\)<\(\?,\?\)\)/);
+      for (const p of [first, after]) {
+        expect(p).not.toMatch(/TEMP B-TREE/);
+        expect(p).not.toMatch(FULL_SCAN);
+      }
+    });
+
+    it("a page's attempts are primary-key lookups; pruning reads executions_finished", async () => {
+      (await open()).close();
+      expect(plan(ATTEMPTS_OF_SQL, { ids: '[]' })).toMatch(/SEARCH execution_attempts USING INDEX sqlite_autoindex_execution_attempts_1 \(execution_id=\?\)/);
+      const prune = plan(PRUNABLE_SQL, { before: T0, limit: 10 });
+      expect(prune).toMatch(/SEARCH e USING INDEX executions_finished \(finished_at<\?\)/);
+      expect(prune).toMatch(/SEARCH c USING INDEX sqlite_autoindex_cron_jobs_1 \(id=\?\)/);
+      expect(prune).not.toMatch(/TEMP B-TREE/);
+      expect(prune).not.toMatch(FULL_SCAN);
+    });
+  });
+
+  describe('executions', () => {
+    it('pruning deletes the attempt rows with their executions', async () => {
+      const s = await open();
+      await schedule(s, T0);
+      const [a] = await s.claimDue(claimAt(T0));
+      await s.executionsFinish({
+        nodeId: 'n',
+        outcomes: [{ executionId: a!.executionId, attempt: 1, status: 'Retrying', nextAttemptAt: T0 + 1, startedAt: T0, durationMs: 1, statusCode: 503, error: 'HTTP 503', responseBody: null }],
+      });
+      const [b] = await s.claimDue(claimAt(T0 + 1));
+      await s.executionsFinish({
+        nodeId: 'n',
+        outcomes: [{ executionId: b!.executionId, attempt: 2, status: 'Succeeded', nextAttemptAt: null, startedAt: T0 + 1, durationMs: 1, statusCode: 200, error: null, responseBody: 'ok' }],
+      });
+      const count = () => {
+        const db = new Database(path, { readonly: true });
+        try {
+          return db.prepare('SELECT (SELECT count(*) FROM executions) AS e, (SELECT count(*) FROM execution_attempts) AS a').get();
+        } finally {
+          db.close();
+        }
+      };
+      expect(count()).toEqual({ e: 1, a: 2 });
+      expect(await s.executionsPrune({ before: T0 + 1000, limit: 10 })).toBe(1);
+      expect(count()).toEqual({ e: 0, a: 0 });
+    });
+
+    it('a page of executions loads its attempts with one query, not one per execution', async () => {
+      const s = await open();
+      const c = await s.cronCreate({
+        id: newId(),
+        expression: '* * * * *',
+        name: null,
+        timezone: null,
+        endpoint: 'https://e.example/',
+        data: null,
+        nextInvocation: T0,
+        retry: { maxAttempts: 5, initialDelayMs: 1000, maxDelayMs: 3_600_000 },
+        timeoutMs: 1000,
+        misfire: 'once',
+        overlap: 'allow',
+        now: T0,
+      });
+      for (let i = 0; i < 5; i++) {
+        const [x] = await s.claimDue(claimAt(T0 + i * 60_000, { nextOccurrence: (_j, after) => after + 60_000 }));
+        await s.executionsFinish({
+          nodeId: 'n',
+          outcomes: [{ executionId: x!.executionId, attempt: 1, status: 'Succeeded', nextAttemptAt: null, startedAt: T0, durationMs: 1, statusCode: 200, error: null, responseBody: 'ok' }],
+        });
+      }
+      await s.close();
+      // The same queries on a connection that logs every statement it runs.
+      const seen: string[] = [];
+      const db = new Database(path, { verbose: (sql) => seen.push(String(sql)) });
+      try {
+        const q = new ExecutionQueries(db);
+        seen.length = 0;
+        const page = q.list({ jobType: 'cron', jobId: c.id, limit: 5, cursor: null });
+        expect(page.executions.map((e) => e.attempts.length)).toEqual([1, 1, 1, 1, 1]);
+        expect(seen.filter((sql) => /FROM execution_attempts/.test(sql))).toHaveLength(1);
+        expect(seen).toHaveLength(2);
+      } finally {
+        db.close();
+      }
     });
   });
 
@@ -250,34 +471,45 @@ describe('SQLite store', () => {
     it("marks the execution of a deleted job's expired lease Failed with 'job deleted'", async () => {
       const s = await open();
       const sch = await schedule(s);
-      const [c] = await s.claimDue({ now: T0, limit: 1, nodeId: 'n', leaseMs: 10, nextOccurrence: () => null });
+      const [c] = await s.claimDue(claimAt(T0));
       await s.scheduleDelete({ id: sch.id });
-      expect(await s.claimDue({ now: T0 + 10, limit: 1, nodeId: 'n', leaseMs: 10, nextOccurrence: () => null })).toEqual([]);
+      expect(await s.claimDue(claimAt(T0 + 1010))).toEqual([]);
       await s.close();
       const db = new Database(path, { readonly: true });
-      const row = db.prepare('SELECT status, last_error, finished_at FROM executions WHERE id = ?').get(c!.executionId);
+      const row = db.prepare('SELECT status, error, finished_at, lease_expires_at FROM executions WHERE id = ?').get(c!.executionId);
       db.close();
-      expect(row).toEqual({ status: 'Failed', last_error: 'job deleted', finished_at: T0 + 10 });
+      expect(row).toEqual({ status: 'Failed', error: 'job deleted', finished_at: T0 + 1010, lease_expires_at: null });
     });
 
     it('tells the logger when a claim pauses a cron job, and when the engine throws', async () => {
       const warnings: [object, string | undefined][] = [];
       const s = await open({ logger: { warn: (obj, msg) => warnings.push([obj, msg]) } });
       const mk = (id: string) =>
-        s.cronCreate({ id, expression: '0 0 1 1 *', name: null, timezone: null, endpoint: 'https://e.example/', data: null, nextInvocation: T0, now: T0 });
+        s.cronCreate({
+          id,
+          expression: '0 0 1 1 *',
+          name: null,
+          timezone: null,
+          endpoint: 'https://e.example/',
+          data: null,
+          nextInvocation: T0,
+          retry: { maxAttempts: 5, initialDelayMs: 1000, maxDelayMs: 3_600_000 },
+          timeoutMs: 1000,
+          misfire: 'once',
+          overlap: 'allow',
+          now: T0,
+        });
       const a = await mk(newId());
       const b = await mk(newId());
       const boom = new Error('engine broke');
-      const claimed = await s.claimDue({
-        now: T0,
-        limit: 10,
-        nodeId: 'n',
-        leaseMs: 1000,
-        nextOccurrence: (job) => {
-          if (job.id === b.id) throw boom;
-          return null;
-        },
-      });
+      const claimed = await s.claimDue(
+        claimAt(T0, {
+          nextOccurrence: (job) => {
+            if (job.id === b.id) throw boom;
+            return null;
+          },
+        }),
+      );
       expect(claimed).toHaveLength(2);
       expect(warnings).toEqual(
         expect.arrayContaining([

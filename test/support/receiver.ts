@@ -10,13 +10,28 @@ export interface Arrival {
   body: string;
 }
 
+/** How the receiver answers one request. */
+export interface Answer {
+  /** Default 200. */
+  status?: number;
+  /** Wait before answering (ms). */
+  delayMs?: number;
+  body?: string;
+  headers?: Record<string, string>;
+  /** Never answer (the connection stays open until the client gives up). */
+  hang?: boolean;
+}
+
 /** A real HTTP server on 127.0.0.1 that records every request and answers `status` (default 200). */
 export interface Receiver {
   /** Base URL, e.g. `http://127.0.0.1:41234`. */
   url: string;
   arrivals: Arrival[];
-  /** Sets the answer for later requests to `path` (status, and delay in ms before answering). */
-  respond(path: string, answer: { status?: number; delayMs?: number; body?: string }): void;
+  /**
+   * Sets the answers for later requests to `path`: one answer for all, or a sequence used one
+   * request after another (the last one repeats).
+   */
+  respond(path: string, answer: Answer | Answer[]): void;
   /** Resolves when `pred` holds for the arrivals so far, checked on each arrival; rejects after `timeoutMs`. */
   waitFor(pred: (arrivals: Arrival[]) => boolean, timeoutMs?: number): Promise<Arrival[]>;
   close(): Promise<void>;
@@ -25,7 +40,8 @@ export interface Receiver {
 /** Starts a {@link Receiver} on an ephemeral port of 127.0.0.1. */
 export async function startReceiver(): Promise<Receiver> {
   const arrivals: Arrival[] = [];
-  const answers = new Map<string, { status?: number; delayMs?: number; body?: string }>();
+  const answers = new Map<string, Answer[]>();
+  const served = new Map<string, number>();
   const waiters = new Set<() => void>();
   const server: Server = createServer((req, res) => {
     const at = Date.now();
@@ -35,9 +51,15 @@ export async function startReceiver(): Promise<Receiver> {
       const path = req.url ?? '/';
       arrivals.push({ at, path, method: req.method ?? '', headers: req.headers, body: Buffer.concat(chunks).toString('utf8') });
       for (const w of [...waiters]) w();
-      const answer = answers.get(path) ?? {};
+      const list = answers.get(path) ?? [{}];
+      const n = served.get(path) ?? 0;
+      served.set(path, n + 1);
+      const answer = list[Math.min(n, list.length - 1)]!;
+      if (answer.hang) return;
       const send = () => {
+        if (res.destroyed) return;
         res.statusCode = answer.status ?? 200;
+        for (const [k, v] of Object.entries(answer.headers ?? {})) res.setHeader(k, v);
         res.end(answer.body ?? 'ok');
       };
       if (answer.delayMs) setTimeout(send, answer.delayMs);
@@ -50,7 +72,10 @@ export async function startReceiver(): Promise<Receiver> {
   return {
     url: `http://127.0.0.1:${port}`,
     arrivals,
-    respond: (path, answer) => answers.set(path, answer),
+    respond: (path, answer) => {
+      answers.set(path, Array.isArray(answer) ? answer : [answer]);
+      served.set(path, 0);
+    },
     waitFor(pred, timeoutMs = 15_000) {
       return new Promise((resolve, reject) => {
         const check = () => {

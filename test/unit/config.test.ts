@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig } from '../../src/config.js';
+import { ConfigError, loadConfig, parseDuration } from '../../src/config.js';
 
 describe('loadConfig', () => {
   it('has the documented defaults', () => {
@@ -11,6 +11,10 @@ describe('loadConfig', () => {
       logLevel: 'info',
       requestTimeoutMs: 30_000,
       shutdownGraceMs: 10_000,
+      signingSecrets: null,
+      executionRetentionMs: 7 * 86_400_000,
+      misfireThresholdMs: 60_000,
+      maxInFlight: 512,
     });
   });
 
@@ -42,6 +46,25 @@ describe('loadConfig', () => {
     expect(e.message).toMatch(/LOG_LEVEL="loud"/);
     expect(e.message).toMatch(/PUNCTUAL_BOOTSTRAP_TOKEN must be at least 32/);
     expect(e.message).not.toContain(secret);
+  });
+
+  it('reads retention as a duration and signing secrets as a space-separated list', () => {
+    const a = `whsec_${Buffer.alloc(32, 1).toString('base64')}`;
+    const b = `whsec_${Buffer.alloc(32, 2).toString('base64')}`;
+    const c = loadConfig({ PUNCTUAL_EXECUTION_RETENTION: '36h', PUNCTUAL_SIGNING_SECRET: ` ${a}  ${b} ` });
+    expect(c.executionRetentionMs).toBe(36 * 3_600_000);
+    expect(c.signingSecrets).toEqual([a, b]);
+    expect(parseDuration('90m')).toBe(5_400_000);
+    expect(parseDuration('7')).toBeNull();
+    expect(() => loadConfig({ PUNCTUAL_EXECUTION_RETENTION: '7' })).toThrow(/PUNCTUAL_EXECUTION_RETENTION/);
+    let message = '';
+    try {
+      loadConfig({ PUNCTUAL_SIGNING_SECRET: `${a} whsec_not-a-secret` });
+    } catch (err) {
+      message = (err as Error).message;
+    }
+    expect(message).toMatch(/secret #2/);
+    expect(message).not.toContain(a);
   });
 
   it('treats empty values as unset', () => {

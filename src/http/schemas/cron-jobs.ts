@@ -1,13 +1,24 @@
-/** Wire schemas of cron jobs (spec §2 "Cron job", §4 /cron) and of the occurrence preview. */
+/**
+ * Wire schemas of cron jobs (spec §2 "Cron job", §4 /cron; delivery settings and policies: issue
+ * #3 §2, §4) and of the occurrence preview.
+ */
 import { Type, type Static } from 'typebox';
-import { toIso } from '../../domain/time.js';
+import { toIso, toIsoOrNull } from '../../domain/time.js';
 import type { CronJob } from '../../domain/types.js';
+import { MISFIRE_POLICIES, OVERLAP_POLICIES } from '../../service/cron-jobs.js';
 import { Endpoint, Id, JsonObjectInput, JsonObjectSchema, Nullable, RuleString, StringEnum, Timestamp } from './common.js';
+import { deliveryToWire, RetryInputSchema, RetryPolicySchema, TimeoutMsInput, TimeoutMsSchema } from './delivery.js';
+import { EXECUTION_STATUS_DESCRIPTION, EXECUTION_STATUSES } from './executions.js';
 
 const EXPRESSION_DESCRIPTION =
   'Cron expression: 5 fields (minute hour day-of-month month day-of-week), or 6 with leading seconds; ' +
   '@yearly @annually @monthly @weekly @daily @midnight @hourly; month and weekday names; lists, ranges, steps.';
 const TIMEZONE_DESCRIPTION = 'IANA time zone in which the expression is evaluated; null: UTC.';
+const MISFIRE_DESCRIPTION =
+  'Occurrences missed while the service was down: `skip` (none run, recorded as Skipped), `once` (one run for all of them), ' +
+  '`all` (each runs, oldest first, at most 1,000).';
+const OVERLAP_DESCRIPTION =
+  '`allow`: every occurrence runs; `skip`: an occurrence due while the previous execution is pending, running or retrying is recorded as Skipped.';
 
 /** A cron job on the wire. */
 export const CronJobSchema = Type.Object(
@@ -24,6 +35,14 @@ export const CronJobSchema = Type.Object(
     nextInvocation: Timestamp(
       'Next execution (ISO 8601, UTC). For a Paused job: the occurrence it would run next if resumed now.',
     ),
+    retry: RetryPolicySchema,
+    timeoutMs: TimeoutMsSchema,
+    misfire: StringEnum(MISFIRE_POLICIES, MISFIRE_DESCRIPTION),
+    overlap: StringEnum(OVERLAP_POLICIES, OVERLAP_DESCRIPTION),
+    lastInvocation: Nullable(
+      Timestamp('The occurrence of the latest execution (ISO 8601, UTC; for a trigger, its instant); null before the first. Read-only.'),
+    ),
+    lastStatus: Nullable(StringEnum(EXECUTION_STATUSES, `Status of the latest execution, or null. Read-only. ${EXECUTION_STATUS_DESCRIPTION}`)),
   },
   { additionalProperties: false, description: 'A recurring job.' },
 );
@@ -47,6 +66,10 @@ const requestFields = {
   timezone: Nullable(RuleString('time-zone', TIMEZONE_DESCRIPTION)),
   endpoint: Endpoint,
   data: Nullable(JsonObjectInput('JSON object sent as the body of each call, or null.')),
+  retry: RetryInputSchema,
+  timeoutMs: TimeoutMsInput,
+  misfire: StringEnum(MISFIRE_POLICIES, `${MISFIRE_DESCRIPTION} Default \`once\`.`),
+  overlap: StringEnum(OVERLAP_POLICIES, `${OVERLAP_DESCRIPTION} Default \`allow\`.`),
 };
 
 /** Body of POST /cron. */
@@ -57,6 +80,10 @@ export const CronCreateBody = Type.Object(
     timezone: Type.Optional(requestFields.timezone),
     endpoint: requestFields.endpoint,
     data: Type.Optional(requestFields.data),
+    retry: Type.Optional(requestFields.retry),
+    timeoutMs: Type.Optional(requestFields.timeoutMs),
+    misfire: Type.Optional(requestFields.misfire),
+    overlap: Type.Optional(requestFields.overlap),
   },
   { additionalProperties: false, description: 'A new cron job (Active).' },
 );
@@ -73,8 +100,15 @@ export const CronPatchBody = Type.Object(
     ),
     endpoint: Type.Optional(requestFields.endpoint),
     data: Type.Optional(requestFields.data),
+    retry: Type.Optional(requestFields.retry),
+    timeoutMs: Type.Optional(requestFields.timeoutMs),
+    misfire: Type.Optional(requestFields.misfire),
+    overlap: Type.Optional(requestFields.overlap),
   },
-  { additionalProperties: false, description: 'Partial update of a cron job.' },
+  {
+    additionalProperties: false,
+    description: 'Partial update of a cron job. The fields of `retry` given replace those of the stored policy.',
+  },
 );
 export type CronPatchBody = Static<typeof CronPatchBody>;
 
@@ -115,5 +149,10 @@ export function cronJobToWire(j: CronJob): CronJobWire {
     data: j.data,
     createdAt: toIso(j.createdAt),
     nextInvocation: toIso(j.nextInvocation),
+    ...deliveryToWire(j),
+    misfire: j.misfire,
+    overlap: j.overlap,
+    lastInvocation: toIsoOrNull(j.lastInvocation),
+    lastStatus: j.lastStatus,
   };
 }

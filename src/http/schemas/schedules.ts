@@ -1,8 +1,9 @@
-/** Wire schemas of schedules (spec §2 "Schedule", §4 /schedules). */
+/** Wire schemas of schedules (spec §2 "Schedule", §4 /schedules; delivery settings: issue #3 §2). */
 import { Type, type Static } from 'typebox';
 import { toIso } from '../../domain/time.js';
 import type { Schedule } from '../../domain/types.js';
 import { Endpoint, Id, JsonObjectInput, JsonObjectSchema, Nullable, RuleString, StringEnum, Timestamp } from './common.js';
+import { deliveryToWire, RetryInputSchema, RetryPolicySchema, TimeoutMsInput, TimeoutMsSchema } from './delivery.js';
 
 /** A schedule on the wire. */
 export const ScheduleSchema = Type.Object(
@@ -12,12 +13,14 @@ export const ScheduleSchema = Type.Object(
     scheduledAt: Timestamp('Instant at which the endpoint is called (ISO 8601, UTC).'),
     status: StringEnum(
       ['Pending', 'Running', 'Succeeded', 'Failed'],
-      'Pending until its instant; Running while the call is in flight; then Succeeded (2xx answer) or Failed.',
+      'Pending until its instant (or a trigger); Running while its execution is in progress, retries included; then Succeeded (a 2xx answer) or Failed.',
     ),
     endpoint: Type.String({ description: 'URL called on execution.' }),
     data: JsonObjectSchema('JSON object sent as the body of the call; `{}` when none was given.'),
     tags: Type.Array(Type.String(), { description: 'Labels for organising schedules.' }),
     createdAt: Timestamp('When the schedule was created (ISO 8601, UTC).'),
+    retry: RetryPolicySchema,
+    timeoutMs: TimeoutMsSchema,
   },
   { additionalProperties: false, description: 'A one-time job.' },
 );
@@ -44,6 +47,8 @@ const requestFields = {
   endpoint: Endpoint,
   data: JsonObjectInput('JSON object sent as the body of the call (default `{}`).'),
   tags: Type.Array(Type.String(), { description: 'Labels (default `[]`).' }),
+  retry: RetryInputSchema,
+  timeoutMs: TimeoutMsInput,
 };
 
 /** Body of POST /schedules. */
@@ -54,6 +59,8 @@ export const ScheduleCreateBody = Type.Object(
     endpoint: requestFields.endpoint,
     data: Type.Optional(requestFields.data),
     tags: Type.Optional(requestFields.tags),
+    retry: Type.Optional(requestFields.retry),
+    timeoutMs: Type.Optional(requestFields.timeoutMs),
   },
   { additionalProperties: false, description: 'A new schedule.' },
 );
@@ -67,8 +74,13 @@ export const SchedulePatchBody = Type.Object(
     endpoint: Type.Optional(requestFields.endpoint),
     data: Type.Optional(requestFields.data),
     tags: Type.Optional(requestFields.tags),
+    retry: Type.Optional(requestFields.retry),
+    timeoutMs: Type.Optional(requestFields.timeoutMs),
   },
-  { additionalProperties: false, description: 'Partial update of a Pending schedule.' },
+  {
+    additionalProperties: false,
+    description: 'Partial update of a Pending schedule. The fields of `retry` given replace those of the stored policy.',
+  },
 );
 export type SchedulePatchBody = Static<typeof SchedulePatchBody>;
 
@@ -83,5 +95,6 @@ export function scheduleToWire(s: Schedule): ScheduleWire {
     data: s.data,
     tags: s.tags,
     createdAt: toIso(s.createdAt),
+    ...deliveryToWire(s),
   };
 }

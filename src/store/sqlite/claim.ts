@@ -1,17 +1,26 @@
 /*
  * The claim: how due work leaves the database for the dispatcher. Read this before changing it.
  *
- * What is due at `now` comes from three sources, each read through its own partial index
+ * What is due at `now` comes from four sources, each read through its own partial index
  * (see migrations.ts), so each read is one B-tree descent plus the rows returned, whatever the
- * number of finished jobs:
- *   schedule  Pending schedules with scheduled_at <= now        (schedules_pending_due)
- *   cron      Active cron jobs with next_invocation <= now       (cron_jobs_active_due)
- *   lease     Running executions with lease_expires_at <= now    (executions_running_lease)
+ * number of finished jobs and executions:
+ *   schedule  Pending schedules with scheduled_at <= now                  (schedules_pending_due)
+ *   cron      Active cron jobs with next_invocation <= now                 (cron_jobs_active_due)
+ *   waiting   Pending/Retrying executions with next_attempt_at <= now      (executions_waiting)
+ *             — a retry after its backoff, a triggered run, a backlog occurrence of misfire `all`.
+ *   lease     Running executions with lease_expires_at <= now              (executions_running_lease)
  *             — their node died or stalled; the work is leased again, attempt + 1.
  *
  * CANDIDATES_SQL takes at most `limit` rows from each source (index order, so it never sorts a
  * whole table), merges them and keeps the `limit` earliest by due instant. The due instant of a
  * lease is its expiry, the moment it became claimable again, the same instant nextDueAt reports.
+ * Candidates are then handled in that order until `limit` items are claimed (a cron job with
+ * misfire `all` can yield several items; a candidate that yields nothing, e.g. a Skipped
+ * occurrence or a deleted job's execution, uses no room).
+ *
+ * The lease of each item runs to now + the job's timeoutMs + p.leaseMs: a call may take its whole
+ * timeout, and p.leaseMs is the margin to write its outcome. A lease of p.leaseMs alone would let
+ * any call slower than the margin be claimed again, and called twice, while still in flight.
  *
  * Why one IMMEDIATE transaction and no SKIP LOCKED: SQLite has one writer at a time. BEGIN
  * IMMEDIATE takes the write lock *before* reading the candidates, so no other connection (another
@@ -23,41 +32,78 @@
  * Why "select candidates, then update each row" rather than one UPDATE … RETURNING per kind:
  * the limit and the earliest-first order span three tables, and a cron occurrence needs
  * `nextOccurrence` (JavaScript, the cron engine) between read and write. Inside the transaction
- * the per-row statements are prepared once and cheap: measured with 100,000 pending schedules,
- * claims of 1,000 cost 13 µs per item (≈ 75,000 items/s, one fsync per batch), and nextDueAt
- * ≈ 15 µs with 300,000 rows.
+ * the per-row statements are prepared once and cheap (figures: test/store/burst.bench.ts).
  *
- * Never twice: every execution row is INSERT … ON CONFLICT (job_type, job_id, scheduled_for)
- * DO NOTHING. A schedule leaves Pending and a cron job's next_invocation advances in the same
- * transaction that inserts the execution, so a second claim at the same `now` finds nothing;
- * should an occurrence be claimed again anyway (a clock set back, a cron job resumed onto an
- * instant that already ran) the insert is a no-op and nothing is returned for it.
+ * Never twice: every occurrence's execution is INSERT … ON CONFLICT (job_type, job_id,
+ * scheduled_for) WHERE triggered = 0 DO NOTHING (the partial unique index executions_occurrence;
+ * triggered executions are outside it, so two triggers in one millisecond are two executions). A
+ * schedule leaves Pending and a cron job's next_invocation advances in the same transaction that
+ * inserts the execution, so a second claim at the same `now` finds nothing; should an occurrence
+ * be claimed again anyway (a clock set back, a cron job resumed onto an instant that already ran)
+ * the insert is a no-op and nothing is returned for it.
  *
  * Never early: every comparison is `<= now`, with `now` chosen by the caller (the clock is
- * injected; issue #4 moves it into the database).
+ * injected; issue #4 moves it into the database), and every instant from the cron engine is
+ * rounded up to the whole ms.
+ *
+ * Cron occurrences (issue #3 §4). Let o1 = next_invocation (<= now) and o2 = nextOccurrence(o1).
+ * - No misfire (now − o1 <= misfireThresholdMs and o2 > now): o1 runs, and next_invocation = o2.
+ *   The job advances from o1, never "from now": o2 is needed anyway to detect a misfire, and
+ *   every occurrence after o1 is either run or accounted for by the misfire rule below, so a
+ *   claim that comes a little late (a busy event loop, a GC pause, a long claim batch) never
+ *   silently drops one. (Issue #2 advanced from now, which hid such drops.)
+ * - Misfire (o1 more than the threshold late, or o2 also due: the service was down, or the claim
+ *   lagged by more than a period), by the job's `misfire`:
+ *     once  o1 runs (one run stands for all that were missed);
+ *     skip  o1 is recorded as a Skipped execution (visible in the history, never called);
+ *     all   o1, o2, o3 … <= now each get an execution, oldest first, at most MISFIRE_ALL_MAX
+ *           (the oldest ones: finding the newest would mean walking every missed occurrence,
+ *           unbounded after a long outage). As many as the claim has room for run now; the rest
+ *           are inserted Pending with next_attempt_at = their occurrence, so the following
+ *           claims take them through the `waiting` source, still oldest first, and `limit`
+ *           holds. All are created at once, so next_invocation can jump past now in this
+ *           transaction and the 1,000 cap needs no memory across claims.
+ *   then next_invocation = nextOccurrence(now) (the rest of the missed ones are dropped).
+ * - Overlap `skip`: an occurrence that would run while the job has an execution Pending, Running
+ *   or Retrying (executions_in_progress; an expired lease still counts: it will be re-leased) is
+ *   inserted Skipped instead (finished now). With misfire `all` this means the first runs and the
+ *   rest are Skipped.
+ * - `invocations` grows by the executions inserted (Skipped included); `last_execution_id` moves
+ *   to the newest execution by (scheduled_for, id), the order of the execution list, which a
+ *   trigger made at a later instant may keep.
  *
  * Decisions:
  * - A cron job whose `nextOccurrence` returns null (no further occurrence), an instant not
  *   after `now` (a broken engine: the job would be due again at once, forever), or throws (one
  *   broken job must not stop every claim), is set Paused with next_invocation left at the
- *   occurrence just claimed; that occurrence still runs. The store's logger is told. Resuming
- *   the job (PATCH status Active) recomputes next_invocation.
- * - An expired lease whose job was deleted meanwhile is not leased again: the execution becomes
- *   Failed with error 'job deleted' (a deleted job never fires again). It is not counted in the
- *   returned items, so a claim may return fewer than `limit` while more is due; nextDueAt then
- *   reports a past instant and the dispatcher claims again at once.
- * - An expired lease of a cron job that is now Paused is leased again: the occurrence was
- *   claimed while Active and is owed at least once. The endpoint and data sent are the job's
- *   current ones (a schedule cannot change once claimed; a cron job's fix of its URL applies).
+ *   (last) occurrence just claimed; that occurrence still runs. The store's logger is told.
+ *   Resuming the job (PATCH status Active) recomputes next_invocation.
+ * - A waiting execution or an expired lease whose job was deleted meanwhile is not leased again:
+ *   the execution becomes Failed with error 'job deleted' (a deleted job never fires again). It
+ *   is not counted in the returned items, so a claim may return fewer than `limit` while more is
+ *   due; nextDueAt then reports a past instant and the dispatcher claims again at once.
+ * - A waiting execution or an expired lease of a cron job that is now Paused is leased again: the
+ *   occurrence was created while Active (or by a trigger) and is owed. The endpoint, data, retry
+ *   policy and timeout sent are the job's current ones (a schedule cannot change once claimed; a
+ *   cron job's fix of its URL applies to its retries).
+ * - started_at (the first attempt's start, hence lateMs) is set when attempt 1 is claimed, and
+ *   replaced by attempt 1's own startedAt when its outcome is recorded (executions.ts). So a
+ *   first attempt whose node died still leaves its start, and a retry never overwrites it.
  */
 import { newId } from '../../domain/ids.js';
-import type { ClaimedExecution, JobType } from '../../domain/types.js';
+import type { ClaimedExecution, CronJob, JobType } from '../../domain/types.js';
 import type { ClaimDueParams } from '../store.js';
 import type { Db } from './connection.js';
-import { CRON_COLUMNS, cronFromRow, type CronRow } from './cron-jobs.js';
+import { CRON_SELECT, cronFromRow, type CronRow } from './cron-jobs.js';
 import { objectFromColumn } from './json.js';
 
-/** Up to `limit` due items across the three sources, earliest first. Bound: `:now`, `:limit`. */
+/** Most occurrences one claim creates for a job whose `misfire` is `all` (issue #3 §4). */
+export const MISFIRE_ALL_MAX = 1_000;
+
+/**
+ * Up to `limit` due items across the four sources, earliest first. Bound: `:now`, `:limit`.
+ * Each branch is a range search of its partial index (checked with EXPLAIN QUERY PLAN).
+ */
 export const CANDIDATES_SQL = `
 SELECT kind, id, due FROM (
   SELECT 'schedule' AS kind, id, scheduled_at AS due FROM schedules
@@ -68,13 +114,17 @@ SELECT kind, id, due FROM (
    WHERE status = 'Active' AND next_invocation <= :now ORDER BY next_invocation LIMIT :limit)
 UNION ALL
 SELECT kind, id, due FROM (
+  SELECT 'waiting' AS kind, id, next_attempt_at AS due FROM executions
+   WHERE status IN ('Pending', 'Retrying') AND next_attempt_at <= :now ORDER BY next_attempt_at LIMIT :limit)
+UNION ALL
+SELECT kind, id, due FROM (
   SELECT 'lease' AS kind, id, lease_expires_at AS due FROM executions
    WHERE status = 'Running' AND lease_expires_at <= :now ORDER BY lease_expires_at LIMIT :limit)
 ORDER BY due, kind, id
 LIMIT :limit`;
 
 /**
- * The earliest due instant of each source: three scalar subqueries, each reading the first entry
+ * The earliest due instant of each source: four scalar subqueries, each reading the first entry
  * of its partial index (ORDER BY … LIMIT 1 on the indexed column: O(log n), no scan, no sort —
  * checked with EXPLAIN QUERY PLAN in test/store/sqlite.test.ts).
  */
@@ -82,15 +132,54 @@ export const NEXT_DUE_SQL = `
 SELECT
   (SELECT scheduled_at FROM schedules WHERE status = 'Pending' ORDER BY scheduled_at LIMIT 1) AS schedule_due,
   (SELECT next_invocation FROM cron_jobs WHERE status = 'Active' ORDER BY next_invocation LIMIT 1) AS cron_due,
+  (SELECT next_attempt_at FROM executions WHERE status IN ('Pending', 'Retrying') ORDER BY next_attempt_at LIMIT 1) AS waiting_due,
   (SELECT lease_expires_at FROM executions WHERE status = 'Running' ORDER BY lease_expires_at LIMIT 1) AS lease_due`;
 
+/**
+ * Is an execution of this cron job in progress? One descent of `executions_in_progress`. INDEXED
+ * BY because, without statistics, the planner prefers `executions_by_job` (two equality terms
+ * instead of one) and would then walk the job's whole history.
+ */
+export const IN_PROGRESS_SQL = `SELECT 1 AS one FROM executions INDEXED BY executions_in_progress
+ WHERE job_type = 'cron' AND job_id = ? AND status IN ('Pending', 'Running', 'Retrying') LIMIT 1`;
+
+/**
+ * An existing execution with what is needed to call its job *now*: the job's current endpoint,
+ * data and delivery settings (NULL columns and `job_exists = 0` when the job was deleted).
+ */
+const EXECUTION_WITH_JOB = `SELECT e.id, e.job_type, e.job_id, e.scheduled_for,
+       coalesce(s.endpoint, c.endpoint) AS endpoint,
+       coalesce(s.data, c.data) AS data,
+       coalesce(s.retry_max_attempts, c.retry_max_attempts) AS retry_max_attempts,
+       coalesce(s.retry_initial_delay_ms, c.retry_initial_delay_ms) AS retry_initial_delay_ms,
+       coalesce(s.retry_max_delay_ms, c.retry_max_delay_ms) AS retry_max_delay_ms,
+       coalesce(s.timeout_ms, c.timeout_ms) AS timeout_ms,
+       (s.id IS NOT NULL OR c.id IS NOT NULL) AS job_exists
+  FROM executions e
+  LEFT JOIN schedules s ON e.job_type = 'schedule' AND s.id = e.job_id
+  LEFT JOIN cron_jobs c ON e.job_type = 'cron' AND c.id = e.job_id`;
+
 interface Candidate {
-  kind: 'schedule' | 'cron' | 'lease';
+  kind: 'schedule' | 'cron' | 'waiting' | 'lease';
   id: string;
   due: number;
 }
 
-interface ExpiredRow {
+/** Delivery columns of a job row. */
+interface DeliveryRow {
+  retry_max_attempts: number;
+  retry_initial_delay_ms: number;
+  retry_max_delay_ms: number;
+  timeout_ms: number;
+}
+
+interface ScheduleStartRow extends DeliveryRow {
+  endpoint: string;
+  data: string | null;
+  scheduled_at: number;
+}
+
+interface ExistingRow extends DeliveryRow {
   id: string;
   job_type: JobType;
   job_id: string;
@@ -100,11 +189,62 @@ interface ExpiredRow {
   job_exists: number;
 }
 
+/** Columns of one new execution row (see {@link ClaimQueries.insertExecution}). */
+interface NewExecution {
+  id: string;
+  jobType: JobType;
+  jobId: string;
+  scheduledFor: number;
+  status: 'Running' | 'Pending' | 'Skipped';
+  attempt: number;
+  now: number;
+  startedAt: number | null;
+  finishedAt: number | null;
+  nextAttemptAt: number | null;
+  leaseOwner: string | null;
+  leaseExpiresAt: number | null;
+}
+
 /** What a claim did: the work leased, and the cron jobs it paused (for the log). */
 export interface ClaimResult {
   claimed: ClaimedExecution[];
   /** Cron jobs set Paused because they had no occurrence after `now` (`error`: the engine threw). */
   paused: { id: string; next: number | null; error?: unknown }[];
+}
+
+/** The state of one claim transaction. */
+interface Claim {
+  p: ClaimDueParams;
+  /** `p.now`, floored to whole ms. */
+  now: number;
+  /** `p.leaseMs`, rounded up. */
+  leaseMs: number;
+  /** Items still allowed (`limit` minus those claimed). */
+  room: number;
+  result: ClaimResult;
+}
+
+/**
+ * Calls the cron engine for one job: results rounded up to whole ms (never early); a throw or a
+ * non-finite result is taken as "no further occurrence" and the first error kept for the log.
+ */
+class Occurrences {
+  error: unknown = undefined;
+
+  constructor(
+    private readonly job: CronJob,
+    private readonly fn: ClaimDueParams['nextOccurrence'],
+  ) {}
+
+  after(ms: number): number | null {
+    try {
+      const n = this.fn(this.job, ms);
+      return typeof n === 'number' && Number.isFinite(n) ? Math.ceil(n) : null;
+    } catch (err) {
+      this.error ??= err; // one broken job must not stop every claim: it is paused
+      return null;
+    }
+  }
 }
 
 /** The claim and the next-due query, prepared once. */
@@ -114,7 +254,9 @@ export class ClaimQueries {
   private readonly startSchedule;
   private readonly insertExecution;
   private readonly dueCron;
+  private readonly inProgress;
   private readonly advanceCron;
+  private readonly waiting;
   private readonly expired;
   private readonly relet;
   private readonly failDeleted;
@@ -122,88 +264,91 @@ export class ClaimQueries {
 
   constructor(db: Db) {
     this.candidates = db.prepare<[{ now: number; limit: number }], Candidate>(CANDIDATES_SQL);
-    this.nextDue = db.prepare<[], { schedule_due: number | null; cron_due: number | null; lease_due: number | null }>(
-      NEXT_DUE_SQL,
-    );
-    this.startSchedule = db.prepare<[string], { endpoint: string; data: string | null; scheduled_at: number }>(
+    this.nextDue = db.prepare<
+      [],
+      { schedule_due: number | null; cron_due: number | null; waiting_due: number | null; lease_due: number | null }
+    >(NEXT_DUE_SQL);
+    this.startSchedule = db.prepare<[string], ScheduleStartRow>(
       `UPDATE schedules SET status = 'Running' WHERE id = ? AND status = 'Pending'
-       RETURNING endpoint, data, scheduled_at`,
+       RETURNING endpoint, data, scheduled_at, retry_max_attempts, retry_initial_delay_ms, retry_max_delay_ms, timeout_ms`,
     );
-    this.insertExecution = db.prepare<[object], { id: string }>(
-      `INSERT INTO executions (id, job_type, job_id, scheduled_for, status, attempt, created_at, lease_owner, lease_expires_at)
-       VALUES (:id, :jobType, :jobId, :scheduledFor, 'Running', 1, :now, :nodeId, :leaseExpiresAt)
-       ON CONFLICT (job_type, job_id, scheduled_for) DO NOTHING
+    this.insertExecution = db.prepare<[NewExecution], { id: string }>(
+      `INSERT INTO executions (id, job_type, job_id, scheduled_for, triggered, status, attempt, created_at,
+         started_at, finished_at, next_attempt_at, lease_owner, lease_expires_at)
+       VALUES (:id, :jobType, :jobId, :scheduledFor, 0, :status, :attempt, :now,
+         :startedAt, :finishedAt, :nextAttemptAt, :leaseOwner, :leaseExpiresAt)
+       ON CONFLICT (job_type, job_id, scheduled_for) WHERE triggered = 0 DO NOTHING
        RETURNING id`,
     );
     this.dueCron = db.prepare<[string, number], CronRow>(
-      `SELECT ${CRON_COLUMNS} FROM cron_jobs WHERE id = ? AND status = 'Active' AND next_invocation <= ?`,
+      `${CRON_SELECT} WHERE c.id = ? AND c.status = 'Active' AND c.next_invocation <= ?`,
     );
+    this.inProgress = db.prepare<[string], { one: number }>(IN_PROGRESS_SQL);
     this.advanceCron = db.prepare<[object]>(
-      `UPDATE cron_jobs SET next_invocation = :next, status = :status, invocations = invocations + :added
+      `UPDATE cron_jobs SET next_invocation = :next, status = :status, invocations = invocations + :added,
+         last_execution_id = :lastExecutionId
        WHERE id = :id`,
     );
-    this.expired = db.prepare<[string, number], ExpiredRow>(
-      `SELECT e.id, e.job_type, e.job_id, e.scheduled_for,
-              coalesce(s.endpoint, c.endpoint) AS endpoint,
-              coalesce(s.data, c.data) AS data,
-              (s.id IS NOT NULL OR c.id IS NOT NULL) AS job_exists
-         FROM executions e
-         LEFT JOIN schedules s ON e.job_type = 'schedule' AND s.id = e.job_id
-         LEFT JOIN cron_jobs c ON e.job_type = 'cron' AND c.id = e.job_id
-        WHERE e.id = ? AND e.status = 'Running' AND e.lease_expires_at <= ?`,
+    this.waiting = db.prepare<[string, number], ExistingRow>(
+      `${EXECUTION_WITH_JOB} WHERE e.id = ? AND e.status IN ('Pending', 'Retrying') AND e.next_attempt_at <= ?`,
     );
+    this.expired = db.prepare<[string, number], ExistingRow>(
+      `${EXECUTION_WITH_JOB} WHERE e.id = ? AND e.status = 'Running' AND e.lease_expires_at <= ?`,
+    );
+    // started_at: kept when set (the claim of attempt 1 set it); a triggered or backlog execution
+    // gets it now, at its first attempt.
     this.relet = db.prepare<[object], { attempt: number }>(
-      `UPDATE executions SET attempt = attempt + 1, lease_owner = :nodeId, lease_expires_at = :leaseExpiresAt
+      `UPDATE executions SET status = 'Running', attempt = attempt + 1, started_at = coalesce(started_at, :now),
+         next_attempt_at = NULL, lease_owner = :nodeId, lease_expires_at = :leaseExpiresAt
        WHERE id = :id RETURNING attempt`,
     );
     this.failDeleted = db.prepare<[object]>(
-      `UPDATE executions SET status = 'Failed', finished_at = :now, last_error = 'job deleted', lease_expires_at = NULL
+      `UPDATE executions SET status = 'Failed', finished_at = :now, error = 'job deleted',
+         next_attempt_at = NULL, lease_owner = NULL, lease_expires_at = NULL
        WHERE id = :id`,
     );
-    this.claimTx = db.transaction((p: ClaimDueParams, limit: number) => this.claimIn(p, limit));
+    this.claimTx = db.transaction((c: Claim) => this.claimIn(c));
   }
 
   /** Claims due work in one IMMEDIATE transaction (see the comment at the top of this file). */
   claim(p: ClaimDueParams): ClaimResult {
     const limit = Math.floor(p.limit);
-    if (!(limit > 0)) return { claimed: [], paused: [] };
-    return this.claimTx.immediate(p, limit);
+    const result: ClaimResult = { claimed: [], paused: [] };
+    if (!(limit > 0)) return result;
+    // STRICT INTEGER columns: instants are whole ms. Flooring `now` can only make work due later.
+    this.claimTx.immediate({ p, now: Math.floor(p.now), leaseMs: Math.ceil(p.leaseMs), room: limit, result });
+    return result;
   }
 
   /** Earliest instant at which {@link claim} could return something, or null. */
   nextDueAt(): number | null {
     const r = this.nextDue.get();
-    const dues = [r?.schedule_due, r?.cron_due, r?.lease_due].filter((v): v is number => typeof v === 'number');
-    return dues.length === 0 ? null : Math.min(...dues);
-  }
-
-  private claimIn(p: ClaimDueParams, limit: number): ClaimResult {
-    // STRICT INTEGER columns: instants are whole ms. Flooring `now` can only make work due later.
-    const now = Math.floor(p.now);
-    const nodeId = p.nodeId;
-    const leaseExpiresAt = now + Math.ceil(p.leaseMs);
-    const result: ClaimResult = { claimed: [], paused: [] };
-    for (const c of this.candidates.all({ now, limit })) {
-      const item =
-        c.kind === 'schedule'
-          ? this.claimSchedule(c.id, now, nodeId, leaseExpiresAt)
-          : c.kind === 'cron'
-            ? this.claimCron(c.id, p, now, leaseExpiresAt, result.paused)
-            : this.reclaimLease(c.id, now, nodeId, leaseExpiresAt);
-      if (item) result.claimed.push(item);
+    let min: number | null = null;
+    for (const v of [r?.schedule_due, r?.cron_due, r?.waiting_due, r?.lease_due]) {
+      if (typeof v === 'number' && (min === null || v < min)) min = v;
     }
-    return result;
+    return min;
   }
 
-  private claimSchedule(id: string, now: number, nodeId: string, leaseExpiresAt: number): ClaimedExecution | null {
+  private claimIn(c: Claim): void {
+    for (const cand of this.candidates.all({ now: c.now, limit: c.room })) {
+      if (c.room <= 0) break; // a cron job with misfire `all` may have used the room up
+      if (cand.kind === 'schedule') this.claimSchedule(c, cand.id);
+      else if (cand.kind === 'cron') this.claimCron(c, cand.id);
+      else this.claimExisting(c, cand.id, cand.kind);
+    }
+  }
+
+  private claimSchedule(c: Claim, id: string): void {
     const s = this.startSchedule.get(id);
-    if (!s) return null;
-    const executionId = this.insertOccurrence('schedule', id, s.scheduled_at, now, nodeId, leaseExpiresAt);
+    if (!s) return;
+    const leaseExpiresAt = c.now + s.timeout_ms + c.leaseMs;
+    const executionId = this.insert(c, 'schedule', id, s.scheduled_at, 'Running', leaseExpiresAt);
     // No execution inserted: this occurrence already has one, which owns the schedule's status.
     // Unreachable through the Store contract (a schedule leaves Pending exactly when its execution
     // is inserted, and only a Pending schedule can be patched), kept harmless on purpose.
-    if (!executionId) return null;
-    return {
+    if (!executionId) return;
+    this.push(c, {
       executionId,
       jobType: 'schedule',
       jobId: id,
@@ -211,60 +356,95 @@ export class ClaimQueries {
       attempt: 1,
       endpoint: s.endpoint,
       data: objectFromColumn(s.data),
+      retry: retryOf(s),
+      timeoutMs: s.timeout_ms,
       leaseExpiresAt,
-    };
+    });
   }
 
-  private claimCron(
-    id: string,
-    p: ClaimDueParams,
-    now: number,
-    leaseExpiresAt: number,
-    paused: ClaimResult['paused'],
-  ): ClaimedExecution | null {
-    const row = this.dueCron.get(id, now);
-    if (!row) return null;
+  /** One due cron job: its occurrences by the misfire and overlap rules (top of this file). */
+  private claimCron(c: Claim, id: string): void {
+    const row = this.dueCron.get(id, c.now);
+    if (!row) return;
     const job = cronFromRow(row);
-    const occurrence = job.nextInvocation;
-    const executionId = this.insertOccurrence('cron', id, occurrence, now, p.nodeId, leaseExpiresAt);
-    let next: number | null = null;
-    let error: unknown;
-    try {
-      next = p.nextOccurrence(job, now);
-    } catch (err) {
-      error = err; // one broken job must not stop every claim: it is paused like a finished one
+    const engine = new Occurrences(job, c.p.nextOccurrence);
+    const now = c.now;
+    const o1 = job.nextInvocation;
+    const o2 = engine.after(o1);
+    const misfire = now - o1 > c.p.misfireThresholdMs || (o2 !== null && o2 <= now);
+
+    // Occurrences to record, oldest first, and the job's next occurrence after them.
+    const occurrences = [o1];
+    let next: number | null;
+    if (!misfire) {
+      next = o2; // > now: else it would be a misfire
+    } else if (job.misfire !== 'all') {
+      next = engine.after(now);
+    } else {
+      let o = o2;
+      while (o !== null && o <= now && occurrences.length < MISFIRE_ALL_MAX) {
+        if (o <= occurrences[occurrences.length - 1]!) {
+          o = null; // a broken engine (not increasing): stop here, and pause below
+          break;
+        }
+        occurrences.push(o);
+        o = engine.after(o);
+      }
+      next = o !== null && o > now ? o : engine.after(now);
     }
-    if (next !== null) next = Math.ceil(next); // whole ms, rounded up: never early
+    const last = occurrences[occurrences.length - 1]!;
     const advances = next !== null && next > now;
-    if (!advances) paused.push({ id, next, ...(error !== undefined && { error }) });
+    if (!advances) c.result.paused.push({ id, next, ...(engine.error !== undefined && { error: engine.error }) });
+
+    const skipAll = misfire && job.misfire === 'skip';
+    let busy = !skipAll && job.overlap === 'skip' && this.inProgress.get(id) !== undefined;
+    let added = 0;
+    let newest = row.last_execution_id === null ? null : { sf: row.last_invocation ?? -Infinity, id: row.last_execution_id };
+    for (const o of occurrences) {
+      const status = skipAll || busy ? 'Skipped' : c.room > 0 ? 'Running' : 'Pending';
+      const leaseExpiresAt = status === 'Running' ? now + job.timeoutMs + c.leaseMs : null;
+      const executionId = this.insert(c, 'cron', id, o, status, leaseExpiresAt);
+      if (!executionId) continue; // that occurrence already has its execution
+      added++;
+      if (newest === null || o > newest.sf || (o === newest.sf && executionId > newest.id)) {
+        newest = { sf: o, id: executionId };
+      }
+      if (status !== 'Skipped' && job.overlap === 'skip') busy = true;
+      if (status === 'Running') {
+        this.push(c, {
+          executionId,
+          jobType: 'cron',
+          jobId: id,
+          scheduledFor: o,
+          attempt: 1,
+          endpoint: job.endpoint,
+          data: job.data ?? {},
+          retry: { ...job.retry },
+          timeoutMs: job.timeoutMs,
+          leaseExpiresAt: leaseExpiresAt!,
+        });
+      }
+    }
     this.advanceCron.run({
       id,
-      next: advances ? next : occurrence,
+      next: advances ? next : last,
       status: advances ? 'Active' : 'Paused',
-      added: executionId ? 1 : 0,
+      added,
+      lastExecutionId: newest?.id ?? null,
     });
-    if (!executionId) return null;
-    return {
-      executionId,
-      jobType: 'cron',
-      jobId: id,
-      scheduledFor: occurrence,
-      attempt: 1,
-      endpoint: job.endpoint,
-      data: job.data ?? {},
-      leaseExpiresAt,
-    };
   }
 
-  private reclaimLease(id: string, now: number, nodeId: string, leaseExpiresAt: number): ClaimedExecution | null {
-    const e = this.expired.get(id, now);
-    if (!e) return null;
+  /** An execution waiting for its next attempt, or whose lease expired: leased again. */
+  private claimExisting(c: Claim, id: string, kind: 'waiting' | 'lease'): void {
+    const e = (kind === 'waiting' ? this.waiting : this.expired).get(id, c.now);
+    if (!e) return;
     if (!e.job_exists || e.endpoint === null) {
-      this.failDeleted.run({ id, now });
-      return null;
+      this.failDeleted.run({ id, now: c.now });
+      return;
     }
-    const { attempt } = this.relet.get({ id, nodeId, leaseExpiresAt })!;
-    return {
+    const leaseExpiresAt = c.now + e.timeout_ms + c.leaseMs;
+    const { attempt } = this.relet.get({ id, now: c.now, nodeId: c.p.nodeId, leaseExpiresAt })!;
+    this.push(c, {
       executionId: id,
       jobType: e.job_type,
       jobId: e.job_id,
@@ -272,20 +452,54 @@ export class ClaimQueries {
       attempt,
       endpoint: e.endpoint,
       data: objectFromColumn(e.data),
+      retry: retryOf(e),
+      timeoutMs: e.timeout_ms,
       leaseExpiresAt,
-    };
+    });
   }
 
-  /** Inserts the execution of one occurrence; returns its id, or null when it already existed. */
-  private insertOccurrence(
+  private push(c: Claim, item: ClaimedExecution): void {
+    c.result.claimed.push(item);
+    c.room--;
+  }
+
+  /**
+   * Inserts the execution of one occurrence, `Running` (attempt 1, leased, started now),
+   * `Pending` (due at its occurrence, for a later claim) or `Skipped` (finished now).
+   * @returns its id, or null when that occurrence already had an execution
+   */
+  private insert(
+    c: Claim,
     jobType: JobType,
     jobId: string,
     scheduledFor: number,
-    now: number,
-    nodeId: string,
-    leaseExpiresAt: number,
+    status: NewExecution['status'],
+    leaseExpiresAt: number | null,
   ): string | null {
-    const r = this.insertExecution.get({ id: newId(), jobType, jobId, scheduledFor, now, nodeId, leaseExpiresAt });
+    const running = status === 'Running';
+    const r = this.insertExecution.get({
+      id: newId(),
+      jobType,
+      jobId,
+      scheduledFor,
+      status,
+      attempt: running ? 1 : 0,
+      now: c.now,
+      startedAt: running ? c.now : null,
+      finishedAt: status === 'Skipped' ? c.now : null,
+      nextAttemptAt: status === 'Pending' ? scheduledFor : null,
+      leaseOwner: running ? c.p.nodeId : null,
+      leaseExpiresAt: running ? leaseExpiresAt : null,
+    });
     return r ? r.id : null;
   }
+}
+
+/** The retry policy of a job row. */
+function retryOf(r: DeliveryRow): ClaimedExecution['retry'] {
+  return {
+    maxAttempts: r.retry_max_attempts,
+    initialDelayMs: r.retry_initial_delay_ms,
+    maxDelayMs: r.retry_max_delay_ms,
+  };
 }

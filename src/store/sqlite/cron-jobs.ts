@@ -1,9 +1,9 @@
-import type { CronJob, CronJobStatus } from '../../domain/types.js';
+import type { CronJob, CronJobStatus, ExecutionStatus, MisfirePolicy, OverlapPolicy } from '../../domain/types.js';
 import type { CronCreateParams, CronUpdateParams } from '../store.js';
 import type { Db } from './connection.js';
 import { nullableObjectFromColumn } from './json.js';
 
-/** A row of `cron_jobs`, as selected with {@link CRON_COLUMNS}. */
+/** A row of `cron_jobs` joined with its newest execution, as selected by {@link CRON_SELECT}. */
 export interface CronRow {
   id: string;
   expression: string;
@@ -15,11 +15,29 @@ export interface CronRow {
   invocations: number;
   next_invocation: number;
   created_at: number;
+  retry_max_attempts: number;
+  retry_initial_delay_ms: number;
+  retry_max_delay_ms: number;
+  timeout_ms: number;
+  misfire: MisfirePolicy;
+  overlap: OverlapPolicy;
+  last_execution_id: string | null;
+  /** `scheduled_for` of the newest execution (LEFT JOIN), or null. */
+  last_invocation: number | null;
+  /** `status` of the newest execution (LEFT JOIN), or null. */
+  last_status: ExecutionStatus | null;
 }
 
-/** The columns of {@link CronRow}, for SELECT and RETURNING lists. */
-export const CRON_COLUMNS =
-  'id, expression, name, timezone, status, endpoint, data, invocations, next_invocation, created_at';
+/**
+ * `SELECT … FROM cron_jobs c LEFT JOIN executions l` giving {@link CronRow}s: the newest execution
+ * is one primary-key lookup through `last_execution_id`. Append a WHERE on `c.`.
+ */
+export const CRON_SELECT = `SELECT c.id, c.expression, c.name, c.timezone, c.status, c.endpoint, c.data,
+       c.invocations, c.next_invocation, c.created_at,
+       c.retry_max_attempts, c.retry_initial_delay_ms, c.retry_max_delay_ms, c.timeout_ms,
+       c.misfire, c.overlap, c.last_execution_id,
+       l.scheduled_for AS last_invocation, l.status AS last_status
+  FROM cron_jobs c LEFT JOIN executions l ON l.id = c.last_execution_id`;
 
 /** Row → domain object. */
 export function cronFromRow(r: CronRow): CronJob {
@@ -34,6 +52,16 @@ export function cronFromRow(r: CronRow): CronJob {
     data: nullableObjectFromColumn(r.data),
     createdAt: r.created_at,
     nextInvocation: r.next_invocation,
+    retry: {
+      maxAttempts: r.retry_max_attempts,
+      initialDelayMs: r.retry_initial_delay_ms,
+      maxDelayMs: r.retry_max_delay_ms,
+    },
+    timeoutMs: r.timeout_ms,
+    misfire: r.misfire,
+    overlap: r.overlap,
+    lastInvocation: r.last_invocation ?? null,
+    lastStatus: r.last_status ?? null,
   };
 }
 
@@ -47,17 +75,20 @@ export class CronJobQueries {
   private readonly updateTx;
 
   constructor(db: Db) {
-    this.insert = db.prepare<[object], CronRow>(
-      `INSERT INTO cron_jobs (id, expression, name, timezone, status, endpoint, data, invocations, next_invocation, created_at)
-       VALUES (:id, :expression, :name, :timezone, 'Active', :endpoint, :data, 0, :nextInvocation, :now)
-       RETURNING ${CRON_COLUMNS}`,
+    this.insert = db.prepare<[object]>(
+      `INSERT INTO cron_jobs (id, expression, name, timezone, status, endpoint, data, invocations, next_invocation, created_at,
+         retry_max_attempts, retry_initial_delay_ms, retry_max_delay_ms, timeout_ms, misfire, overlap)
+       VALUES (:id, :expression, :name, :timezone, 'Active', :endpoint, :data, 0, :nextInvocation, :now,
+         :maxAttempts, :initialDelayMs, :maxDelayMs, :timeoutMs, :misfire, :overlap)`,
     );
-    this.byId = db.prepare<[string], CronRow>(`SELECT ${CRON_COLUMNS} FROM cron_jobs WHERE id = ?`);
-    this.all = db.prepare<[], CronRow>(`SELECT ${CRON_COLUMNS} FROM cron_jobs ORDER BY created_at, rowid`);
-    this.write = db.prepare<[object], CronRow>(
+    this.byId = db.prepare<[string], CronRow>(`${CRON_SELECT} WHERE c.id = ?`);
+    this.all = db.prepare<[], CronRow>(`${CRON_SELECT} ORDER BY c.created_at, c.rowid`);
+    this.write = db.prepare<[object]>(
       `UPDATE cron_jobs SET expression = :expression, name = :name, timezone = :timezone, status = :status,
-         endpoint = :endpoint, data = :data, next_invocation = :nextInvocation
-       WHERE id = :id RETURNING ${CRON_COLUMNS}`,
+         endpoint = :endpoint, data = :data, next_invocation = :nextInvocation,
+         retry_max_attempts = :maxAttempts, retry_initial_delay_ms = :initialDelayMs,
+         retry_max_delay_ms = :maxDelayMs, timeout_ms = :timeoutMs, misfire = :misfire, overlap = :overlap
+       WHERE id = :id`,
     );
     this.remove = db.prepare<[string]>('DELETE FROM cron_jobs WHERE id = ?');
     // Read, patch, recompute, write in one IMMEDIATE transaction: no claim can advance the job
@@ -74,21 +105,33 @@ export class CronJobQueries {
         ...(p.status !== undefined && { status: p.status }),
         ...(p.endpoint !== undefined && { endpoint: p.endpoint }),
         ...(p.data !== undefined && { data: p.data }),
+        ...(p.retry !== undefined && { retry: { ...p.retry } }),
+        ...(p.timeoutMs !== undefined && { timeoutMs: p.timeoutMs }),
+        ...(p.misfire !== undefined && { misfire: p.misfire }),
+        ...(p.overlap !== undefined && { overlap: p.overlap }),
       };
       // Whole ms, rounded up: never early. (The object handed to recompute is not mutated.)
-      const nextInvocation = p.recompute ? Math.ceil(p.recompute({ ...patched })) : patched.nextInvocation;
-      return cronFromRow(
-        this.write.get({
-          ...patched,
-          nextInvocation,
-          data: patched.data === null ? null : JSON.stringify(patched.data),
-        })!,
-      );
+      const nextInvocation = p.recompute
+        ? Math.ceil(p.recompute({ ...patched, retry: { ...patched.retry } }))
+        : patched.nextInvocation;
+      this.write.run({
+        ...bindSettings(patched),
+        id: patched.id,
+        expression: patched.expression,
+        name: patched.name,
+        timezone: patched.timezone,
+        status: patched.status,
+        endpoint: patched.endpoint,
+        nextInvocation,
+        data: patched.data === null ? null : JSON.stringify(patched.data),
+      });
+      return cronFromRow(this.byId.get(p.id)!);
     });
   }
 
   create(p: CronCreateParams): CronJob {
-    const r = this.insert.get({
+    this.insert.run({
+      ...bindSettings(p),
       id: p.id,
       expression: p.expression,
       name: p.name ?? null,
@@ -98,7 +141,7 @@ export class CronJobQueries {
       nextInvocation: p.nextInvocation,
       now: p.now,
     });
-    return cronFromRow(r!);
+    return this.get(p.id)!;
   }
 
   get(id: string): CronJob | null {
@@ -117,4 +160,16 @@ export class CronJobQueries {
   delete(id: string): boolean {
     return this.remove.run(id).changes > 0;
   }
+}
+
+/** Named parameters of the delivery settings and policies of a job. */
+function bindSettings(j: Pick<CronJob, 'retry' | 'timeoutMs' | 'misfire' | 'overlap'>) {
+  return {
+    maxAttempts: j.retry.maxAttempts,
+    initialDelayMs: j.retry.initialDelayMs,
+    maxDelayMs: j.retry.maxDelayMs,
+    timeoutMs: j.timeoutMs,
+    misfire: j.misfire,
+    overlap: j.overlap,
+  };
 }

@@ -1,52 +1,305 @@
-import type { AttemptOutcome } from '../../domain/types.js';
+import { InvalidInputError } from '../../domain/errors.js';
+import type { Attempt, AttemptOutcome, Execution, ExecutionStatus, JobType } from '../../domain/types.js';
 import type { Db } from './connection.js';
 
-/** The `executions` table outside the claim: recording outcomes. Statements prepared once. */
+/** A row of `executions`, as selected with {@link EXECUTION_COLUMNS}. */
+interface ExecutionRow {
+  id: string;
+  job_type: JobType;
+  job_id: string;
+  scheduled_for: number;
+  status: ExecutionStatus;
+  triggered: number;
+  created_at: number;
+  started_at: number | null;
+  finished_at: number | null;
+}
+
+interface AttemptRow {
+  execution_id: string;
+  number: number;
+  started_at: number;
+  duration_ms: number;
+  status_code: number | null;
+  error: string | null;
+  response_body: string | null;
+}
+
+const EXECUTION_COLUMNS = 'id, job_type, job_id, scheduled_for, status, triggered, created_at, started_at, finished_at';
+const ATTEMPT_COLUMNS = 'execution_id, number, started_at, duration_ms, status_code, error, response_body';
+
+/**
+ * A job's executions, newest first: a backward walk of `executions_by_job` (job_type, job_id,
+ * scheduled_for, id), so a page costs one descent plus its rows, however long the history. The
+ * next page starts strictly after the last row of the previous one (keyset paging: stable while
+ * new executions arrive, unlike OFFSET).
+ */
+export const LIST_FIRST_SQL = `SELECT ${EXECUTION_COLUMNS} FROM executions
+ WHERE job_type = :jobType AND job_id = :jobId
+ ORDER BY scheduled_for DESC, id DESC LIMIT :limit`;
+/** {@link LIST_FIRST_SQL} after the cursor (`:sf`, `:id`). */
+export const LIST_AFTER_SQL = `SELECT ${EXECUTION_COLUMNS} FROM executions
+ WHERE job_type = :jobType AND job_id = :jobId AND (scheduled_for, id) < (:sf, :id)
+ ORDER BY scheduled_for DESC, id DESC LIMIT :limit`;
+/** The attempts of a page of executions (a JSON array of ids), in one query: PK lookups. */
+export const ATTEMPTS_OF_SQL = `SELECT ${ATTEMPT_COLUMNS} FROM execution_attempts
+ WHERE execution_id IN (SELECT value FROM json_each(:ids)) ORDER BY execution_id, number`;
+/**
+ * Up to `:limit` finished executions older than `:before`, oldest first (`executions_finished`).
+ * The newest execution of an existing cron job is kept: it backs the job's lastInvocation and
+ * lastStatus (a primary-key lookup of the job per row).
+ */
+export const PRUNABLE_SQL = `SELECT e.id FROM executions e
+ WHERE e.finished_at < :before AND e.status IN ('Succeeded', 'Failed', 'Skipped')
+   AND NOT (e.job_type = 'cron'
+            AND EXISTS (SELECT 1 FROM cron_jobs c WHERE c.id = e.job_id AND c.last_execution_id = e.id))
+ ORDER BY e.finished_at LIMIT :limit`;
+
+function executionFromRow(r: ExecutionRow, attempts: Attempt[]): Execution {
+  return {
+    id: r.id,
+    jobType: r.job_type,
+    jobId: r.job_id,
+    scheduledFor: r.scheduled_for,
+    status: r.status,
+    triggered: r.triggered === 1,
+    createdAt: r.created_at,
+    startedAt: r.started_at,
+    finishedAt: r.finished_at,
+    lateMs: r.started_at === null ? null : r.started_at - r.scheduled_for,
+    attempts,
+  };
+}
+
+function attemptFromRow(r: AttemptRow): Attempt {
+  return {
+    number: r.number,
+    startedAt: r.started_at,
+    durationMs: r.duration_ms,
+    statusCode: r.status_code,
+    error: r.error,
+    responseBody: r.response_body,
+  };
+}
+
+/** The opaque `nextCursor` after row `r`: base64url of the JSON `[scheduledFor, id]`. */
+function cursorAfter(r: ExecutionRow): string {
+  return Buffer.from(JSON.stringify([r.scheduled_for, r.id])).toString('base64url');
+}
+
+/**
+ * Reads a cursor made by {@link cursorAfter}.
+ * @throws InvalidInputError (path `/query/cursor`) for anything else
+ */
+function parseCursor(cursor: string): { sf: number; id: string } {
+  const bad = () => InvalidInputError.field('/query/cursor', 'must be a nextCursor returned by this list');
+  if (!/^[A-Za-z0-9_-]{1,400}$/.test(cursor)) throw bad();
+  let value: unknown;
+  try {
+    value = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
+  } catch {
+    throw bad();
+  }
+  if (!Array.isArray(value) || value.length !== 2) throw bad();
+  const [sf, id] = value as unknown[];
+  if (!Number.isSafeInteger(sf) || typeof id !== 'string' || id.length === 0) throw bad();
+  return { sf: sf as number, id };
+}
+
+/** The `executions` table outside the claim: outcomes, reads, triggers, pruning. */
 export class ExecutionQueries {
   private readonly finishOne;
+  private readonly insertAttempt;
   private readonly settleSchedule;
   private readonly finishTx;
+  private readonly byId;
+  private readonly attemptsOfOne;
+  private readonly attemptsOf;
+  private readonly listFirst;
+  private readonly listAfter;
+  private readonly startSchedule;
+  private readonly scheduleExists;
+  private readonly cronLast;
+  private readonly insertTriggered;
+  private readonly countTrigger;
+  private readonly triggerTx;
+  private readonly prunable;
+  private readonly deleteAttempts;
+  private readonly deleteExecutions;
+  private readonly pruneTx;
 
   constructor(db: Db) {
-    // Only a row still leased to this node changes. A lease that expired but was not yet taken
-    // over still counts as held: the call did finish, and recording it saves a duplicate call.
-    // finished_at is the end of the attempt (start + duration): the store reads no clock.
-    this.finishOne = db.prepare<[object], { job_type: string; job_id: string }>(
+    // Only a row still leased to this node for this very attempt changes: a lease taken over
+    // (by another node, or by this one as a later attempt) or an execution already finished
+    // ignores the outcome. A lease that expired but was not yet taken over still counts as held:
+    // the call did finish, and recording it saves a duplicate call.
+    // started_at: attempt 1's own start replaces the claim instant set when it was claimed.
+    // Positional parameters: this runs once per outcome on the hot path.
+    this.finishOne = db.prepare<
+      [string, number | null, number | null, number, number, number, string, string, number],
+      { job_type: JobType; job_id: string }
+    >(
       `UPDATE executions SET
-         status = :status,
-         started_at = coalesce(started_at, :startedAt),
-         finished_at = :startedAt + :durationMs,
-         lease_expires_at = NULL,
-         last_status_code = :statusCode,
-         last_error = :error,
-         last_duration_ms = :durationMs,
-         last_response_body = :responseBody
-       WHERE id = :executionId AND lease_owner = :nodeId AND status = 'Running'
+         status = ?,
+         finished_at = ?,
+         next_attempt_at = ?,
+         started_at = CASE WHEN ? = 1 THEN ? ELSE coalesce(started_at, ?) END,
+         lease_owner = NULL,
+         lease_expires_at = NULL
+       WHERE id = ? AND lease_owner = ? AND status = 'Running' AND attempt = ?
        RETURNING job_type, job_id`,
     );
+    this.insertAttempt = db.prepare<[string, number, number, number, number | null, string | null, string | null]>(
+      `INSERT INTO execution_attempts (execution_id, number, started_at, duration_ms, status_code, error, response_body)
+       VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (execution_id, number) DO NOTHING`,
+    );
     // A deleted schedule has no row to update: nothing happens.
-    this.settleSchedule = db.prepare<[{ id: string; status: string }]>(
-      `UPDATE schedules SET status = :status WHERE id = :id AND status = 'Running'`,
+    this.settleSchedule = db.prepare<[string, string]>(
+      `UPDATE schedules SET status = ? WHERE id = ? AND status = 'Running'`,
     );
     this.finishTx = db.transaction((nodeId: string, outcomes: readonly AttemptOutcome[]) => {
-      for (const o of outcomes) {
-        const e = this.finishOne.get({
-          executionId: o.executionId,
-          nodeId,
-          status: o.status,
-          startedAt: Math.floor(o.startedAt), // STRICT INTEGER columns: whole ms
-          durationMs: Math.round(o.durationMs),
-          statusCode: o.statusCode ?? null,
-          error: o.error ?? null,
-          responseBody: o.responseBody ?? null,
-        });
-        if (e?.job_type === 'schedule') this.settleSchedule.run({ id: e.job_id, status: o.status });
-      }
+      for (const o of outcomes) this.finishOutcome(nodeId, o);
+    });
+
+    this.byId = db.prepare<[string], ExecutionRow>(`SELECT ${EXECUTION_COLUMNS} FROM executions WHERE id = ?`);
+    this.attemptsOfOne = db.prepare<[string], AttemptRow>(
+      `SELECT ${ATTEMPT_COLUMNS} FROM execution_attempts WHERE execution_id = ? ORDER BY number`,
+    );
+    this.attemptsOf = db.prepare<[{ ids: string }], AttemptRow>(ATTEMPTS_OF_SQL);
+    this.listFirst = db.prepare<[{ jobType: JobType; jobId: string; limit: number }], ExecutionRow>(LIST_FIRST_SQL);
+    this.listAfter = db.prepare<
+      [{ jobType: JobType; jobId: string; limit: number; sf: number; id: string }],
+      ExecutionRow
+    >(LIST_AFTER_SQL);
+
+    this.startSchedule = db.prepare<[string], { id: string }>(
+      `UPDATE schedules SET status = 'Running' WHERE id = ? AND status = 'Pending' RETURNING id`,
+    );
+    this.scheduleExists = db.prepare<[string], { one: number }>('SELECT 1 AS one FROM schedules WHERE id = ?');
+    this.cronLast = db.prepare<[string], { last_execution_id: string | null; last_invocation: number | null }>(
+      `SELECT c.last_execution_id, l.scheduled_for AS last_invocation
+         FROM cron_jobs c LEFT JOIN executions l ON l.id = c.last_execution_id WHERE c.id = ?`,
+    );
+    this.insertTriggered = db.prepare<[{ id: string; jobType: JobType; jobId: string; now: number }]>(
+      `INSERT INTO executions (id, job_type, job_id, scheduled_for, triggered, status, attempt, created_at, next_attempt_at)
+       VALUES (:id, :jobType, :jobId, :now, 1, 'Pending', 0, :now, :now)`,
+    );
+    this.countTrigger = db.prepare<[{ id: string; lastExecutionId: string }]>(
+      `UPDATE cron_jobs SET invocations = invocations + 1, last_execution_id = :lastExecutionId WHERE id = :id`,
+    );
+    this.triggerTx = db.transaction((p: { jobType: JobType; jobId: string; id: string; now: number }) =>
+      this.triggerIn(p),
+    );
+
+    this.prunable = db.prepare<[{ before: number; limit: number }], { id: string }>(PRUNABLE_SQL);
+    this.deleteAttempts = db.prepare<[string]>(
+      'DELETE FROM execution_attempts WHERE execution_id IN (SELECT value FROM json_each(?))',
+    );
+    this.deleteExecutions = db.prepare<[string]>('DELETE FROM executions WHERE id IN (SELECT value FROM json_each(?))');
+    this.pruneTx = db.transaction((before: number, limit: number): number => {
+      const ids = this.prunable.all({ before, limit }).map((r) => r.id);
+      if (ids.length === 0) return 0;
+      const json = JSON.stringify(ids);
+      this.deleteAttempts.run(json); // first: the attempts reference their execution
+      return this.deleteExecutions.run(json).changes;
     });
   }
 
   /** Records a batch of outcomes in one IMMEDIATE transaction (one fsync for the batch). */
   finish(nodeId: string, outcomes: readonly AttemptOutcome[]): void {
     if (outcomes.length > 0) this.finishTx.immediate(nodeId, outcomes);
+  }
+
+  /** The execution with its attempts (oldest first), or null. */
+  get(id: string): Execution | null {
+    const r = this.byId.get(id);
+    return r ? executionFromRow(r, this.attemptsOfOne.all(id).map(attemptFromRow)) : null;
+  }
+
+  /** One page of a job's executions, newest first (see {@link LIST_FIRST_SQL}). */
+  list(p: { jobType: JobType; jobId: string; limit: number; cursor: string | null }): {
+    executions: Execution[];
+    nextCursor: string | null;
+  } {
+    const limit = Math.max(1, Math.floor(p.limit)); // the HTTP layer allows 1–100
+    const after = p.cursor === null ? null : parseCursor(p.cursor);
+    // One row more than the page tells whether another page follows.
+    const q = { jobType: p.jobType, jobId: p.jobId, limit: limit + 1 };
+    const rows = after === null ? this.listFirst.all(q) : this.listAfter.all({ ...q, ...after });
+    const page = rows.slice(0, limit);
+    const attempts = new Map<string, Attempt[]>();
+    if (page.length > 0) {
+      for (const a of this.attemptsOf.all({ ids: JSON.stringify(page.map((r) => r.id)) })) {
+        let list = attempts.get(a.execution_id);
+        if (!list) attempts.set(a.execution_id, (list = []));
+        list.push(attemptFromRow(a));
+      }
+    }
+    return {
+      executions: page.map((r) => executionFromRow(r, attempts.get(r.id) ?? [])),
+      nextCursor: rows.length > limit ? cursorAfter(page[page.length - 1]!) : null,
+    };
+  }
+
+  /** See `Store.jobTrigger`. One IMMEDIATE transaction. */
+  trigger(p: { jobType: JobType; jobId: string; id: string; now: number }): Execution | 'not_found' | 'not_pending' {
+    return this.triggerTx.immediate({ ...p, now: Math.floor(p.now) });
+  }
+
+  /** See `Store.executionsPrune`. One IMMEDIATE transaction per call. */
+  prune(before: number, limit: number): number {
+    const n = Math.floor(limit);
+    return n > 0 ? this.pruneTx.immediate(Math.floor(before), n) : 0;
+  }
+
+  private finishOutcome(nodeId: string, o: AttemptOutcome): void {
+    // STRICT INTEGER columns: whole ms. finished_at is the end of the attempt (start + duration):
+    // the store reads no clock. A retry is never early: its instant is rounded up.
+    const startedAt = Math.floor(o.startedAt);
+    const durationMs = Math.round(o.durationMs);
+    const retrying = o.status === 'Retrying';
+    const nextAttemptAt = retrying
+      ? Math.ceil(typeof o.nextAttemptAt === 'number' && Number.isFinite(o.nextAttemptAt) ? o.nextAttemptAt : startedAt + durationMs)
+      : null;
+    const e = this.finishOne.get(
+      o.status,
+      retrying ? null : startedAt + durationMs,
+      nextAttemptAt,
+      o.attempt,
+      startedAt,
+      startedAt,
+      o.executionId,
+      nodeId,
+      o.attempt,
+    );
+    if (!e) return; // the lease was lost: the new holder decides
+    this.insertAttempt.run(
+      o.executionId,
+      o.attempt,
+      startedAt,
+      durationMs,
+      o.statusCode ?? null,
+      o.error ?? null,
+      o.responseBody ?? null,
+    );
+    if (!retrying && e.job_type === 'schedule') this.settleSchedule.run(o.status, e.job_id);
+  }
+
+  private triggerIn(p: { jobType: JobType; jobId: string; id: string; now: number }): Execution | 'not_found' | 'not_pending' {
+    if (p.jobType === 'schedule') {
+      if (!this.startSchedule.get(p.jobId)) return this.scheduleExists.get(p.jobId) ? 'not_pending' : 'not_found';
+      this.insertTriggered.run(p);
+    } else {
+      const job = this.cronLast.get(p.jobId);
+      if (!job) return 'not_found';
+      this.insertTriggered.run(p);
+      // The pointer follows the newest execution by (scheduled_for, id), as the list orders them.
+      const keep =
+        job.last_execution_id !== null &&
+        job.last_invocation !== null &&
+        (job.last_invocation > p.now || (job.last_invocation === p.now && job.last_execution_id > p.id));
+      this.countTrigger.run({ id: p.jobId, lastExecutionId: keep ? job.last_execution_id! : p.id });
+    }
+    return this.get(p.id)!;
   }
 }

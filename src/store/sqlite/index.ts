@@ -1,5 +1,14 @@
 import { StoreUnavailableError } from '../../domain/errors.js';
-import type { ApiKey, ApiKeyStatus, AttemptOutcome, ClaimedExecution, CronJob, Schedule } from '../../domain/types.js';
+import type {
+  ApiKey,
+  ApiKeyStatus,
+  AttemptOutcome,
+  ClaimedExecution,
+  CronJob,
+  Execution,
+  JobType,
+  Schedule,
+} from '../../domain/types.js';
 import type {
   ApiKeyCreateParams,
   ClaimDueParams,
@@ -23,6 +32,7 @@ import { CronJobQueries } from './cron-jobs.js';
 import { ExecutionQueries } from './executions.js';
 import { migrate } from './migrations.js';
 import { ScheduleQueries } from './schedules.js';
+import { SettingQueries } from './settings.js';
 
 export type { ConnectionSettings } from './connection.js';
 
@@ -36,6 +46,7 @@ interface Queries {
   cron: CronJobQueries;
   claim: ClaimQueries;
   executions: ExecutionQueries;
+  settings: SettingQueries;
 }
 
 /**
@@ -170,6 +181,33 @@ export class SqliteStore implements Store {
     return this.run((q) => q.claim.nextDueAt());
   }
 
+  // ---- Executions --------------------------------------------------------------------------
+  async executionGet(p: { id: string }): Promise<Execution | null> {
+    return this.run((q) => q.executions.get(p.id));
+  }
+  async executionList(p: { jobType: JobType; jobId: string; limit: number; cursor: string | null }): Promise<{
+    executions: Execution[];
+    nextCursor: string | null;
+  }> {
+    return this.run((q) => q.executions.list(p));
+  }
+  async jobTrigger(p: {
+    jobType: JobType;
+    jobId: string;
+    id: string;
+    now: number;
+  }): Promise<Execution | 'not_found' | 'not_pending'> {
+    return this.run((q) => q.executions.trigger(p));
+  }
+  async executionsPrune(p: { before: number; limit: number }): Promise<number> {
+    return this.run((q) => q.executions.prune(p.before, p.limit));
+  }
+
+  // ---- Settings ----------------------------------------------------------------------------
+  async settingGetOrCreate(p: { key: string; create: () => string }): Promise<string> {
+    return this.run((q) => q.settings.getOrCreate(p.key, p.create));
+  }
+
   /**
    * Runs `fn` against the prepared statements, translating SQLite's availability errors into
    * `StoreUnavailableError` (connection.ts). Statements are prepared on first use, since they
@@ -198,6 +236,7 @@ function prepare(db: Db): Queries {
       cron: new CronJobQueries(db),
       claim: new ClaimQueries(db),
       executions: new ExecutionQueries(db),
+      settings: new SettingQueries(db),
     };
   } catch (err) {
     if (err instanceof Error && /no such table/.test(err.message)) {

@@ -12,9 +12,15 @@ interface ScheduleRow {
   data: string | null;
   tags: string | null;
   created_at: number;
+  retry_max_attempts: number;
+  retry_initial_delay_ms: number;
+  retry_max_delay_ms: number;
+  timeout_ms: number;
 }
 
-const COLUMNS = 'id, name, scheduled_at, status, endpoint, data, tags, created_at';
+const COLUMNS =
+  'id, name, scheduled_at, status, endpoint, data, tags, created_at, ' +
+  'retry_max_attempts, retry_initial_delay_ms, retry_max_delay_ms, timeout_ms';
 
 function fromRow(r: ScheduleRow): Schedule {
   return {
@@ -26,6 +32,12 @@ function fromRow(r: ScheduleRow): Schedule {
     data: objectFromColumn(r.data),
     tags: stringsFromColumn(r.tags),
     createdAt: r.created_at,
+    retry: {
+      maxAttempts: r.retry_max_attempts,
+      initialDelayMs: r.retry_initial_delay_ms,
+      maxDelayMs: r.retry_max_delay_ms,
+    },
+    timeoutMs: r.timeout_ms,
   };
 }
 
@@ -36,6 +48,10 @@ interface PatchBinding {
   endpoint: string | null;
   data: string | null;
   tags: string | null;
+  maxAttempts: number | null;
+  initialDelayMs: number | null;
+  maxDelayMs: number | null;
+  timeoutMs: number | null;
 }
 
 /** The `schedules` table: statements prepared once, synchronous methods (the store wraps them). */
@@ -50,8 +66,11 @@ export class ScheduleQueries {
 
   constructor(db: Db) {
     this.insert = db.prepare<[object], ScheduleRow>(
-      `INSERT INTO schedules (id, name, scheduled_at, status, endpoint, data, tags, created_at)
-       VALUES (:id, :name, :scheduledAt, 'Pending', :endpoint, :data, :tags, :now) RETURNING ${COLUMNS}`,
+      `INSERT INTO schedules (id, name, scheduled_at, status, endpoint, data, tags, created_at,
+         retry_max_attempts, retry_initial_delay_ms, retry_max_delay_ms, timeout_ms)
+       VALUES (:id, :name, :scheduledAt, 'Pending', :endpoint, :data, :tags, :now,
+         :maxAttempts, :initialDelayMs, :maxDelayMs, :timeoutMs)
+       RETURNING ${COLUMNS}`,
     );
     this.byId = db.prepare<[string], ScheduleRow>(`SELECT ${COLUMNS} FROM schedules WHERE id = ?`);
     this.all = db.prepare<[], ScheduleRow>(`SELECT ${COLUMNS} FROM schedules ORDER BY created_at, rowid`);
@@ -63,7 +82,11 @@ export class ScheduleQueries {
          scheduled_at = coalesce(:scheduledAt, scheduled_at),
          endpoint = coalesce(:endpoint, endpoint),
          data = coalesce(:data, data),
-         tags = coalesce(:tags, tags)
+         tags = coalesce(:tags, tags),
+         retry_max_attempts = coalesce(:maxAttempts, retry_max_attempts),
+         retry_initial_delay_ms = coalesce(:initialDelayMs, retry_initial_delay_ms),
+         retry_max_delay_ms = coalesce(:maxDelayMs, retry_max_delay_ms),
+         timeout_ms = coalesce(:timeoutMs, timeout_ms)
        WHERE id = :id AND status = 'Pending'
        RETURNING ${COLUMNS}`,
     );
@@ -84,6 +107,10 @@ export class ScheduleQueries {
       endpoint: p.endpoint,
       data: JSON.stringify(p.data ?? {}),
       tags: JSON.stringify(p.tags ?? []),
+      maxAttempts: p.retry.maxAttempts,
+      initialDelayMs: p.retry.initialDelayMs,
+      maxDelayMs: p.retry.maxDelayMs,
+      timeoutMs: p.timeoutMs,
       now: p.now,
     });
     return fromRow(r!);
@@ -106,6 +133,10 @@ export class ScheduleQueries {
       endpoint: p.endpoint ?? null,
       data: p.data == null ? null : JSON.stringify(p.data),
       tags: p.tags == null ? null : JSON.stringify(p.tags),
+      maxAttempts: p.retry?.maxAttempts ?? null,
+      initialDelayMs: p.retry?.initialDelayMs ?? null,
+      maxDelayMs: p.retry?.maxDelayMs ?? null,
+      timeoutMs: p.timeoutMs ?? null,
     });
   }
 

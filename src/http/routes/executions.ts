@@ -1,0 +1,108 @@
+/**
+ * Routes of executions (issue #3 §1, §4): the history of a schedule or cron job, one execution,
+ * and running a job now.
+ */
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
+import type { JobType } from '../../domain/types.js';
+import { getExecution, listExecutions, triggerJob } from '../../service/executions.js';
+import { IdParams, NoQuery } from '../schemas/common.js';
+import {
+  ExecutionOrNullSchema,
+  ExecutionPageQuery,
+  ExecutionPageSchema,
+  ExecutionSchema,
+  executionToWire,
+} from '../schemas/executions.js';
+import type { RouteDeps } from './deps.js';
+
+/**
+ * The body a trigger accepts: none at all, or an empty JSON object. Declared per media type, so
+ * that Fastify validates a JSON body and lets a request without one through; any other media
+ * type is refused (415) by the content type parser.
+ */
+const TriggerBody = {
+  content: {
+    'application/json': {
+      schema: Type.Object({}, { additionalProperties: false, description: 'An empty object; no fields are taken.' }),
+    },
+  },
+};
+
+const JOBS: ReadonlyArray<{ jobType: JobType; prefix: string; noun: string }> = [
+  { jobType: 'schedule', prefix: '/schedules', noun: 'schedule' },
+  { jobType: 'cron', prefix: '/cron', noun: 'cron job' },
+];
+
+/**
+ * GET /schedules/{id}/executions, GET /cron/{id}/executions, POST /schedules/{id}/trigger,
+ * POST /cron/{id}/trigger, GET /executions/{id}.
+ */
+export const executionRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app, { ctx }) => {
+  for (const { jobType, prefix, noun } of JOBS) {
+    app.get(
+      `${prefix}/:id/executions`,
+      {
+        schema: {
+          summary: `List the executions of a ${noun}`,
+          description:
+            `Newest first (by \`scheduledFor\`), \`limit\` at a time; pass \`nextCursor\` as \`cursor\` for the next page. ` +
+            `An unknown ${noun}, or one without executions, gives an empty page (not a 404), as a GET of an unknown id gives null. ` +
+            'A cursor that was not made by this service is a 400.',
+          params: IdParams,
+          querystring: ExecutionPageQuery,
+          response: { 200: ExecutionPageSchema },
+        },
+      },
+      async (req) => {
+        const { limit, cursor } = req.query;
+        const page = await listExecutions(
+          ctx,
+          jobType,
+          req.params.id,
+          { limit: limit === undefined ? undefined : Number(limit), cursor },
+          '/query',
+        );
+        return { size: page.executions.length, executions: page.executions.map(executionToWire), nextCursor: page.nextCursor };
+      },
+    );
+
+    app.post(
+      `${prefix}/:id/trigger`,
+      {
+        schema: {
+          summary: `Run a ${noun} now`,
+          description:
+            `Makes an execution due now, outside the ${noun}'s schedule (\`triggered: true\`), and answers it (202); ` +
+            'follow it with GET /executions/{id}. ' +
+            (jobType === 'schedule'
+              ? 'The schedule must be Pending (409 otherwise); it becomes Running and does not run again at `scheduledAt`. '
+              : 'A Paused job runs too; `nextInvocation` does not change. ') +
+            'Takes no body, or an empty JSON object. 404 for an unknown id.',
+          params: IdParams,
+          querystring: NoQuery,
+          body: TriggerBody,
+          response: { 202: ExecutionSchema },
+        },
+      },
+      async (req, reply) => reply.code(202).send(executionToWire(await triggerJob(ctx, jobType, req.params.id))),
+    );
+  }
+
+  app.get(
+    '/executions/:id',
+    {
+      schema: {
+        summary: 'Retrieve an execution',
+        description: 'The execution with its attempts; null when no execution has this id (or it was pruned).',
+        params: IdParams,
+        querystring: NoQuery,
+        response: { 200: ExecutionOrNullSchema },
+      },
+    },
+    async (req) => {
+      const execution = await getExecution(ctx, req.params.id);
+      return execution && executionToWire(execution);
+    },
+  );
+};

@@ -1,0 +1,118 @@
+/** Wire schemas of executions and their attempts (issue #3 §1, §4). */
+import { Type, type Static } from 'typebox';
+import { toIso, toIsoOrNull } from '../../domain/time.js';
+import type { Attempt, Execution, ExecutionStatus, JobType } from '../../domain/types.js';
+import { Id, Nullable, RuleString, StringEnum, Timestamp } from './common.js';
+
+// Records with every member as a key: the compiler refuses a status or job type left out or unknown.
+const STATUS_KEYS: Record<ExecutionStatus, true> = {
+  Pending: true,
+  Running: true,
+  Retrying: true,
+  Succeeded: true,
+  Failed: true,
+  Skipped: true,
+};
+const JOB_TYPE_KEYS: Record<JobType, true> = { schedule: true, cron: true };
+
+/** Every execution status, in the order an execution goes through them. */
+export const EXECUTION_STATUSES = Object.keys(STATUS_KEYS) as ExecutionStatus[];
+
+/** Describes the statuses, for `status` and for a cron job's `lastStatus`. */
+export const EXECUTION_STATUS_DESCRIPTION =
+  'Pending (made by a trigger, not yet started); Running (an attempt in flight); Retrying (waiting for its next attempt); ' +
+  'Succeeded (a 2xx answer); Failed (attempts exhausted, or a 4xx other than 408 and 429); Skipped (did not run: overlap or misfire policy).';
+
+const JOB_TYPES = Object.keys(JOB_TYPE_KEYS) as JobType[];
+
+/** One attempt on the wire. */
+export const AttemptSchema = Type.Object(
+  {
+    number: Type.Integer({ description: 'Number of the attempt, 1 for the first.' }),
+    startedAt: Timestamp('When the attempt started (ISO 8601, UTC).'),
+    durationMs: Type.Integer({ description: 'How long the attempt took, in ms.' }),
+    statusCode: Nullable(Type.Integer({ description: 'HTTP status of the answer; null when none came (connection error, timeout).' })),
+    error: Nullable(Type.String({ description: 'Why the attempt failed; null when it succeeded.' })),
+    responseBody: Nullable(Type.String({ description: 'The first 1 KiB of the answer body, as text; null when there was none.' })),
+  },
+  { additionalProperties: false, description: 'One call of an endpoint.' },
+);
+export type AttemptWire = Static<typeof AttemptSchema>;
+
+/** An execution on the wire. */
+export const ExecutionSchema = Type.Object(
+  {
+    id: Id,
+    jobType: StringEnum(JOB_TYPES, 'Kind of job: `schedule` or `cron`.'),
+    jobId: Type.String({ description: 'Id of the schedule or cron job.' }),
+    scheduledFor: Timestamp(
+      'The occurrence this execution is for (ISO 8601, UTC); for a triggered one, the instant of the trigger.',
+    ),
+    status: StringEnum(EXECUTION_STATUSES, EXECUTION_STATUS_DESCRIPTION),
+    triggered: Type.Boolean({ description: 'True when made by `POST …/trigger` rather than by the job\'s time.' }),
+    createdAt: Timestamp('When the execution was made (ISO 8601, UTC).'),
+    startedAt: Nullable(Timestamp('When its first attempt started (ISO 8601, UTC); null before.')),
+    finishedAt: Nullable(Timestamp('When it became Succeeded, Failed or Skipped (ISO 8601, UTC); null before.')),
+    lateMs: Nullable(Type.Integer({ description: 'Start of the first attempt minus `scheduledFor`, in ms; null before it.' })),
+    attempts: Type.Array(AttemptSchema, { description: 'Its attempts, oldest first.' }),
+  },
+  {
+    additionalProperties: false,
+    description: 'One firing of a schedule, or one occurrence of a cron job, with its attempts. Its id is the `webhook-id` of its calls.',
+  },
+);
+export type ExecutionWire = Static<typeof ExecutionSchema>;
+
+/** GET /executions/{id}: the execution or null. */
+export const ExecutionOrNullSchema = Nullable(ExecutionSchema);
+
+/** GET /schedules/{id}/executions and /cron/{id}/executions. */
+export const ExecutionPageSchema = Type.Object(
+  {
+    size: Type.Integer({ description: 'Length of `executions`.' }),
+    executions: Type.Array(ExecutionSchema, { description: 'The executions of this page, newest first.' }),
+    nextCursor: Nullable(Type.String({ description: 'Pass as `cursor` to get the next page; null on the last page.' })),
+  },
+  { additionalProperties: false, description: 'A page of a job\'s executions.' },
+);
+
+/** Query of the execution lists. Numbers are digit strings: query strings are not coerced. */
+export const ExecutionPageQuery = Type.Object(
+  {
+    limit: Type.Optional(RuleString('page-limit', 'Executions per page, 1 to 100 (default 20).')),
+    cursor: Type.Optional(
+      Type.String({ minLength: 1, description: 'The `nextCursor` of the previous page; absent for the first page.' }),
+    ),
+  },
+  { additionalProperties: false },
+);
+export type ExecutionPageQuery = Static<typeof ExecutionPageQuery>;
+
+/** The wire form of an attempt. */
+export function attemptToWire(a: Attempt): AttemptWire {
+  return {
+    number: a.number,
+    startedAt: toIso(a.startedAt),
+    durationMs: a.durationMs,
+    statusCode: a.statusCode,
+    error: a.error,
+    responseBody: a.responseBody,
+  };
+}
+
+/** The wire form of an execution. */
+export function executionToWire(e: Execution): ExecutionWire {
+  return {
+    id: e.id,
+    jobType: e.jobType,
+    jobId: e.jobId,
+    scheduledFor: toIso(e.scheduledFor),
+    status: e.status,
+    triggered: e.triggered,
+    createdAt: toIso(e.createdAt),
+    startedAt: toIsoOrNull(e.startedAt),
+    finishedAt: toIsoOrNull(e.finishedAt),
+    lateMs: e.lateMs,
+    attempts: e.attempts.map(attemptToWire),
+  };
+}
