@@ -3,6 +3,7 @@ import { toIso } from '../domain/time.js';
 import type { ClaimedExecution } from '../domain/types.js';
 import { parseRetryAfter } from './retry.js';
 import type { WebhookSigner } from './signing.js';
+import { literalHostProblem, SSRF_REFUSED, type EndpointPolicy } from './ssrf.js';
 
 /** Bytes of the response body kept with an attempt (issue #3: "first 1 KiB"). */
 export const RESPONSE_EXCERPT_BYTES = 1024;
@@ -20,6 +21,8 @@ export interface AttemptResult {
   /** Delay asked by a `Retry-After` header (ms), or null. */
   retryAfterMs: number | null;
   ok: boolean;
+  /** True when the SSRF guard refused the destination: such an attempt is never retried. */
+  refused: boolean;
 }
 
 /** Options of {@link deliver}. */
@@ -28,6 +31,11 @@ export interface DeliverOptions {
   dispatcher: Dispatcher;
   /** Signs each call (Standard Webhooks). */
   signer: WebhookSigner;
+  /**
+   * The SSRF guard's policy, for IP-literal hosts (which connect without a lookup); host names
+   * are checked by the dispatcher's lookup (see http-agent.ts). Absent: no check here.
+   */
+  policy?: EndpointPolicy;
   /** `User-Agent` header, e.g. `Punctual/0.1.0`. */
   userAgent: string;
   /** Clock reading epoch ms, for `startedAt`. */
@@ -73,6 +81,10 @@ export async function deliver(claim: ClaimedExecution, opts: DeliverOptions): Pr
     durationMs: Math.round(performance.now() - t0),
     ...r,
   });
+  const refusedBy = opts.policy ? literalHostProblem(claim.endpoint, opts.policy) : null;
+  if (refusedBy !== null) {
+    return done({ statusCode: null, ok: false, error: `refused: ${refusedBy}`, responseBody: null, retryAfterMs: null, refused: true });
+  }
   try {
     const body = JSON.stringify(claim.data);
     const res = await request(claim.endpoint, {
@@ -93,14 +105,17 @@ export async function deliver(claim: ClaimedExecution, opts: DeliverOptions): Pr
       error: ok ? null : `HTTP ${res.statusCode}`,
       responseBody,
       retryAfterMs,
+      refused: false,
     });
   } catch (err) {
+    const refused = errorCode(err) === SSRF_REFUSED;
     return done({
       statusCode: null,
       ok: false,
-      error: describeError(err, timeoutMs),
+      error: refused ? (err as Error).message : describeError(err, timeoutMs),
       responseBody: null,
       retryAfterMs: null,
+      refused,
     });
   }
 }
@@ -122,6 +137,13 @@ async function readExcerpt(body: AsyncIterable<Buffer> & { destroy(): void }): P
   }
   if (size === 0) return null;
   return Buffer.concat(chunks).subarray(0, RESPONSE_EXCERPT_BYTES).toString('utf8');
+}
+
+/** The `code` of an error or of its `cause` (undici wraps socket errors). */
+function errorCode(err: unknown): string | undefined {
+  const e = err as { code?: unknown; cause?: { code?: unknown } } | null;
+  if (typeof e?.code === 'string') return e.code;
+  return typeof e?.cause?.code === 'string' ? e.cause.code : undefined;
 }
 
 function describeError(err: unknown, timeoutMs: number): string {
