@@ -2,13 +2,14 @@ import { mkdirSync } from 'node:fs';
 import { dirname, isAbsolute, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { StoreUnavailableError } from '../domain/errors.js';
+import { PostgresStore } from './postgres/index.js';
 import { SqliteStore } from './sqlite/index.js';
 import type { Store } from './store.js';
 
 /** The forms of `DATABASE_URL` this version accepts, for error messages and docs. */
 export const ACCEPTED_DATABASE_URLS =
   'file:./data/punctual.db, file:relative/path.db, file:/absolute/path.db, file:///absolute/path.db, ' +
-  'or a plain file path (SQLite); postgres:// or postgresql:// (PostgreSQL)';
+  'or a plain file path (SQLite); postgres:// or postgresql:// (PostgreSQL, optionally with ?schema=<name>)';
 
 /** What a `DATABASE_URL` selects. */
 export type DatabaseTarget =
@@ -64,32 +65,58 @@ export function describeDatabaseUrl(databaseUrl: string): string {
   try {
     const u = new URL(target.url);
     const user = u.username ? `${u.username}@` : '';
-    return `PostgreSQL ${u.protocol}//${user}${u.host}${u.pathname}`;
+    // The schema tells apart two stores in one database (`schema=`, or `options=-c search_path=`);
+    // a schema name is no secret, unlike the rest of the query (passwords, key files).
+    const schema = u.searchParams.get('schema') ?? /(?:^|\s)-c\s*search_path=([^\s,]+)/.exec(u.searchParams.get('options') ?? '')?.[1];
+    const safeSchema = schema && /^[A-Za-z0-9_$"]{1,64}$/.test(schema) ? ` (schema ${schema})` : '';
+    return `PostgreSQL ${u.protocol}//${user}${u.host}${u.pathname}${safeSchema}`;
   } catch {
     return 'PostgreSQL (unparseable URL)';
   }
 }
 
+/** Options of {@link openStore}. */
+export interface OpenStoreOptions {
+  /**
+   * Receives warnings (e.g. a database that cannot use WAL, a cron job paused by a claim, a lost
+   * PostgreSQL LISTEN connection); pino's logger fits.
+   */
+  logger?: { warn(obj: object, msg?: string): void };
+  /**
+   * PostgreSQL only: which clock decides what is due — `database` (the default: the database's
+   * clock, so a node's skewed clock never fires early) or `caller` (the `now` given to
+   * `claimDue`, as SQLite does; for deterministic tests). Ignored by SQLite, which serves one
+   * node and always uses the caller's clock.
+   */
+  clock?: 'database' | 'caller';
+}
+
 /**
- * Opens the store `databaseUrl` selects (see {@link parseDatabaseUrl}); for SQLite, creates the
- * file's directory when missing. Does not migrate: call `store.migrate()`.
- * @param opts.logger receives warnings (e.g. a database that cannot use WAL, a cron job paused
- *   by a claim); pino's logger fits.
- * @throws Error for an unsupported URL, or "PostgreSQL store not available yet" (issue #4).
- * @throws StoreUnavailableError when the database cannot be opened.
+ * Opens the store `databaseUrl` selects (see {@link parseDatabaseUrl}). SQLite: creates the
+ * file's directory when missing. PostgreSQL: opens a pool (see `PostgresStore`; the URL may carry
+ * `schema=<name>`) and checks the server answers. Does not migrate: call `store.migrate()`.
+ * @throws Error for an unsupported URL (or an invalid PostgreSQL `schema` parameter).
+ * @throws StoreUnavailableError when the database cannot be opened or reached.
  */
-export async function openStore(
-  databaseUrl: string,
-  opts: { logger?: { warn(obj: object, msg?: string): void } } = {},
-): Promise<Store> {
+export async function openStore(databaseUrl: string, opts: OpenStoreOptions = {}): Promise<Store> {
   const target = parseDatabaseUrl(databaseUrl);
   if (target.kind === 'postgres') {
-    throw new Error('PostgreSQL store not available yet (issue #4); use a file: DATABASE_URL.');
+    const store = PostgresStore.open(target.url, {
+      ...(opts.logger && { logger: opts.logger }),
+      clock: opts.clock ?? 'database',
+    });
+    try {
+      await store.ping();
+    } catch (err) {
+      await store.close();
+      throw err;
+    }
+    return store;
   }
   try {
     mkdirSync(dirname(target.path), { recursive: true });
   } catch (err) {
     throw new StoreUnavailableError(`Cannot create the directory of the SQLite database ${target.path}.`, err);
   }
-  return SqliteStore.open(target.path, opts);
+  return SqliteStore.open(target.path, opts.logger ? { logger: opts.logger } : {});
 }

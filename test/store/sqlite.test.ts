@@ -547,9 +547,12 @@ describe('SQLite store', () => {
       expect(parseDatabaseUrl('file:./data/punctual.db')).toEqual({ kind: 'sqlite', path: join(process.cwd(), 'data', 'punctual.db') });
     });
 
-    it('postgres:// and postgresql:// are recognised but not available yet', async () => {
-      await expect(openStore('postgres://u:p@localhost/db')).rejects.toThrow('PostgreSQL store not available yet');
-      await expect(openStore('postgresql://localhost/db')).rejects.toThrow('PostgreSQL store not available yet');
+    it('postgres:// and postgresql:// select the PostgreSQL store (unreachable here: StoreUnavailableError)', async () => {
+      for (const url of ['postgres://u:p@127.0.0.1:1/db', 'postgresql://127.0.0.1:1/db']) {
+        const err: unknown = await openStore(url).catch((e: unknown) => e);
+        expect(err, url).toBeInstanceOf(StoreUnavailableError);
+        expect((err as Error).message, url).not.toContain(':p@');
+      }
     });
 
     it('anything else is refused with the accepted forms named', async () => {

@@ -1,0 +1,307 @@
+import { InvalidInputError } from '../../domain/errors.js';
+import type { Attempt, AttemptOutcome, Execution, ExecutionStatus, JobType } from '../../domain/types.js';
+import { lockKeySql, type Sql } from './connection.js';
+import { notifySql } from './notify.js';
+import type { NotifyContext } from './schedules.js';
+
+/** A row of `executions`, as selected with {@link EXECUTION_COLUMNS}. */
+interface ExecutionRow {
+  id: string;
+  job_type: JobType;
+  job_id: string;
+  scheduled_for: number;
+  status: ExecutionStatus;
+  triggered: boolean;
+  created_at: number;
+  started_at: number | null;
+  finished_at: number | null;
+}
+
+interface AttemptRow {
+  execution_id: string;
+  number: number;
+  started_at: number;
+  duration_ms: number;
+  status_code: number | null;
+  error: string | null;
+  response_body: string | null;
+}
+
+const EXECUTION_COLUMNS = 'id, job_type, job_id, scheduled_for, status, triggered, created_at, started_at, finished_at';
+const ATTEMPT_COLUMNS = 'execution_id, number, started_at, duration_ms, status_code, error, response_body';
+
+/**
+ * A job's executions, newest first: a backward walk of `executions_by_job` (job_type, job_id,
+ * scheduled_for, id), so a page costs one descent plus its rows. Keyset paging: the next page
+ * starts strictly after the last row of the previous one (`$4`, `$5`), a row comparison the
+ * B-tree reads as an index condition.
+ */
+export const LIST_FIRST_SQL = `SELECT ${EXECUTION_COLUMNS} FROM executions
+ WHERE job_type = $1 AND job_id = $2
+ ORDER BY scheduled_for DESC, id DESC LIMIT $3`;
+/** {@link LIST_FIRST_SQL} after the cursor (`$4` scheduled_for, `$5` id). */
+export const LIST_AFTER_SQL = `SELECT ${EXECUTION_COLUMNS} FROM executions
+ WHERE job_type = $1 AND job_id = $2 AND (scheduled_for, id) < ($4::bigint, $5::text)
+ ORDER BY scheduled_for DESC, id DESC LIMIT $3`;
+/** The attempts of a page of executions, in one query: primary-key lookups. */
+export const ATTEMPTS_OF_SQL = `SELECT ${ATTEMPT_COLUMNS} FROM execution_attempts
+ WHERE execution_id = ANY($1::text[]) ORDER BY execution_id, number`;
+/**
+ * Up to `$2` finished executions older than `$1`, oldest first (`executions_finished`). The
+ * newest execution of an existing cron job is kept: it backs the job's lastInvocation/lastStatus.
+ */
+export const PRUNABLE_SQL = `SELECT e.id FROM executions e
+ WHERE e.finished_at < $1 AND e.status IN ('Succeeded', 'Failed', 'Skipped')
+   AND NOT (e.job_type = 'cron'
+            AND EXISTS (SELECT 1 FROM cron_jobs c WHERE c.id = e.job_id AND c.last_execution_id = e.id))
+ ORDER BY e.finished_at LIMIT $2`;
+
+/**
+ * Records a batch of outcomes in ONE statement (one round trip, one commit, whatever the batch
+ * size): the outcomes travel as parallel arrays, `unnest` turns them into rows, and data-modifying
+ * CTEs do what SQLite does per outcome with prepared statements:
+ *   f  finishes each execution still leased to this node for this very attempt (a lease taken
+ *      over — by another node, or by this one as a later attempt — or an execution already
+ *      finished ignores its outcome; a lease that expired but was not yet taken over still
+ *      counts: the call did finish, and recording it saves a duplicate call). started_at: attempt
+ *      1's own start replaces the claim instant.
+ *   a  appends the attempt of each execution f changed;
+ *   s  gives a finished schedule its execution's status (a deleted schedule has no row: nothing);
+ *   and the earliest Retrying instant is announced (notify.ts).
+ * The row lock each UPDATE takes is re-checked on the newest row version (READ COMMITTED), so a
+ * takeover that commits meanwhile makes the outcome a no-op, as the contract says.
+ * The plan must be a primary-key probe per outcome, whatever the statistics say: a plan that
+ * walked executions_running_lease (every Running execution) per outcome was seen with stale
+ * statistics at the start of a burst — 2.4 s for 256 outcomes with 38,000 leases held. Hence
+ * `e.id = ANY($2)` (redundant with the join: it gives the primary key a direct condition), and
+ * `e.status = o.running` (the constant 'Running' carried by the MATERIALIZED rows of o): a
+ * comparison with another relation's column cannot prove a partial index's predicate, so
+ * executions_running_lease is not a candidate path at all.
+ */
+export function finishSql(clock: 'database' | 'caller'): string {
+  return `WITH o AS MATERIALIZED (
+  SELECT o.*, 'Running'::text AS running, $1::text AS node
+    FROM unnest($2::text[], $3::int[], $4::text[], $5::bigint[], $6::bigint[], $7::bigint[], $8::int[], $9::text[], $10::text[])
+      AS o(execution_id, attempt, status, next_attempt_at, started_at, duration_ms, status_code, error, response_body)),
+f AS (
+  UPDATE executions e SET
+    status = o.status,
+    finished_at = CASE WHEN o.status = 'Retrying' THEN NULL ELSE o.started_at + o.duration_ms END,
+    next_attempt_at = o.next_attempt_at,
+    started_at = CASE WHEN o.attempt = 1 THEN o.started_at ELSE coalesce(e.started_at, o.started_at) END,
+    lease_owner = NULL,
+    lease_expires_at = NULL
+  FROM o
+  WHERE e.id = o.execution_id AND e.lease_owner = o.node AND e.status = o.running AND e.attempt = o.attempt
+  RETURNING e.id, e.attempt, e.job_type, e.job_id, e.status, e.next_attempt_at),
+a AS (
+  INSERT INTO execution_attempts (execution_id, number, started_at, duration_ms, status_code, error, response_body)
+  SELECT o.execution_id, o.attempt, o.started_at, o.duration_ms, o.status_code, o.error, o.response_body
+    FROM o JOIN f ON f.id = o.execution_id AND f.attempt = o.attempt
+  ON CONFLICT (execution_id, number) DO NOTHING),
+s AS (
+  UPDATE schedules x SET status = f.status FROM f
+   WHERE f.job_type = 'schedule' AND f.status <> 'Retrying' AND x.id = f.job_id AND x.status = 'Running')
+SELECT (SELECT count(*) FROM f) AS finished,
+       ${notifySql(`(SELECT min(f.next_attempt_at) FROM f WHERE f.status = 'Retrying')`, '$11', clock)} AS notified`;
+}
+
+function executionFromRow(r: ExecutionRow, attempts: Attempt[]): Execution {
+  return {
+    id: r.id,
+    jobType: r.job_type,
+    jobId: r.job_id,
+    scheduledFor: r.scheduled_for,
+    status: r.status,
+    triggered: r.triggered,
+    createdAt: r.created_at,
+    startedAt: r.started_at,
+    finishedAt: r.finished_at,
+    lateMs: r.started_at === null ? null : r.started_at - r.scheduled_for,
+    attempts,
+  };
+}
+
+function attemptFromRow(r: AttemptRow): Attempt {
+  return {
+    number: r.number,
+    startedAt: r.started_at,
+    durationMs: r.duration_ms,
+    statusCode: r.status_code,
+    error: r.error,
+    responseBody: r.response_body,
+  };
+}
+
+/**
+ * The opaque `nextCursor` after row `r`: base64url of the JSON `[scheduledFor, id]` (the same
+ * form as the SQLite store's, so a cursor survives `migrate-store`).
+ */
+function cursorAfter(r: ExecutionRow): string {
+  return Buffer.from(JSON.stringify([r.scheduled_for, r.id])).toString('base64url');
+}
+
+/**
+ * Reads a cursor made by {@link cursorAfter}.
+ * @throws InvalidInputError (path `/query/cursor`) for anything else
+ */
+function parseCursor(cursor: string): { sf: number; id: string } {
+  const bad = () => InvalidInputError.field('/query/cursor', 'must be a nextCursor returned by this list');
+  if (!/^[A-Za-z0-9_-]{1,400}$/.test(cursor)) throw bad();
+  let value: unknown;
+  try {
+    value = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
+  } catch {
+    throw bad();
+  }
+  if (!Array.isArray(value) || value.length !== 2) throw bad();
+  const [sf, id] = value as unknown[];
+  if (!Number.isSafeInteger(sf) || typeof id !== 'string' || id.length === 0 || id.includes('\u0000')) throw bad();
+  return { sf: sf as number, id };
+}
+
+/** PostgreSQL text cannot hold U+0000; what a receiver answered is kept with U+FFFD in its place. */
+function storable(text: string | null | undefined): string | null {
+  return text == null ? null : text.replaceAll('\u0000', '\uFFFD');
+}
+
+/** The `executions` table outside the claim: outcomes, reads, triggers, pruning. */
+export const executions = {
+  /**
+   * Records a batch of outcomes with {@link finishSql}. Instants become whole ms as in SQLite:
+   * startedAt floored, durationMs rounded, a retry's instant rounded up (never early). One
+   * outcome per (execution, attempt): the first of duplicates wins, as when SQLite applies them
+   * in order. Error and response texts have U+0000 replaced (see {@link storable}).
+   */
+  async finish(sql: Sql, n: NotifyContext, nodeId: string, outcomes: readonly AttemptOutcome[]): Promise<void> {
+    if (outcomes.length === 0) return;
+    const seen = new Set<string>();
+    const cols: unknown[][] = [[], [], [], [], [], [], [], [], []];
+    for (const o of outcomes) {
+      const key = `${o.executionId}\u0000${o.attempt}`;
+      if (seen.has(key)) continue;
+      seen.add(key);
+      const startedAt = Math.floor(o.startedAt);
+      const durationMs = Math.round(o.durationMs);
+      const retrying = o.status === 'Retrying';
+      const nextAttemptAt = retrying
+        ? Math.ceil(typeof o.nextAttemptAt === 'number' && Number.isFinite(o.nextAttemptAt) ? o.nextAttemptAt : startedAt + durationMs)
+        : null;
+      const row = [
+        o.executionId,
+        o.attempt,
+        o.status,
+        nextAttemptAt,
+        startedAt,
+        durationMs,
+        o.statusCode ?? null,
+        storable(o.error),
+        storable(o.responseBody),
+      ];
+      row.forEach((v, i) => cols[i]!.push(v));
+    }
+    await sql.rows(finishSql(n.clock), [nodeId, ...cols, n.channel], `punctual_finish_${n.clock}`);
+  },
+
+  /** The execution with its attempts (oldest first), or null. */
+  async get(sql: Sql, id: string): Promise<Execution | null> {
+    const [r] = await sql.rows<ExecutionRow>(`SELECT ${EXECUTION_COLUMNS} FROM executions WHERE id = $1`, [id], 'punctual_execution_get');
+    if (!r) return null;
+    const attempts = await sql.rows<AttemptRow>(
+      `SELECT ${ATTEMPT_COLUMNS} FROM execution_attempts WHERE execution_id = $1 ORDER BY number`,
+      [id],
+      'punctual_execution_attempts',
+    );
+    return executionFromRow(r, attempts.map(attemptFromRow));
+  },
+
+  /** One page of a job's executions, newest first (see {@link LIST_FIRST_SQL}). */
+  async list(
+    sql: Sql,
+    p: { jobType: JobType; jobId: string; limit: number; cursor: string | null },
+  ): Promise<{ executions: Execution[]; nextCursor: string | null }> {
+    const limit = Math.max(1, Math.floor(p.limit)); // the HTTP layer allows 1–100
+    const after = p.cursor === null ? null : parseCursor(p.cursor);
+    // One row more than the page tells whether another page follows.
+    const rows =
+      after === null
+        ? await sql.rows<ExecutionRow>(LIST_FIRST_SQL, [p.jobType, p.jobId, limit + 1])
+        : await sql.rows<ExecutionRow>(LIST_AFTER_SQL, [p.jobType, p.jobId, limit + 1, after.sf, after.id]);
+    const page = rows.slice(0, limit);
+    const attempts = new Map<string, Attempt[]>();
+    if (page.length > 0) {
+      for (const a of await sql.rows<AttemptRow>(ATTEMPTS_OF_SQL, [page.map((r) => r.id)])) {
+        let list = attempts.get(a.execution_id);
+        if (!list) attempts.set(a.execution_id, (list = []));
+        list.push(attemptFromRow(a));
+      }
+    }
+    return {
+      executions: page.map((r) => executionFromRow(r, attempts.get(r.id) ?? [])),
+      nextCursor: rows.length > limit ? cursorAfter(page[page.length - 1]!) : null,
+    };
+  },
+
+  /**
+   * See `Store.jobTrigger`; runs in the caller's transaction. A cron job's row is locked (FOR
+   * UPDATE) while its pointer to the newest execution moves, as the claim does. The new
+   * execution is announced (due at `now`).
+   */
+  async trigger(
+    sql: Sql,
+    n: NotifyContext,
+    p: { jobType: JobType; jobId: string; id: string; now: number },
+  ): Promise<Execution | 'not_found' | 'not_pending'> {
+    const now = Math.floor(p.now);
+    const insert = () =>
+      sql.rows(
+        `INSERT INTO executions (id, job_type, job_id, scheduled_for, triggered, status, attempt, created_at, next_attempt_at)
+         VALUES ($1, $2, $3, $4, true, 'Pending', 0, $4, $4)`,
+        [p.id, p.jobType, p.jobId, now],
+      );
+    if (p.jobType === 'schedule') {
+      const started = await sql.rows(`UPDATE schedules SET status = 'Running' WHERE id = $1 AND status = 'Pending' RETURNING id`, [p.jobId]);
+      if (started.length === 0) {
+        return (await sql.rows('SELECT 1 FROM schedules WHERE id = $1', [p.jobId])).length > 0 ? 'not_pending' : 'not_found';
+      }
+      await insert();
+    } else {
+      const [job] = await sql.rows<{ last_execution_id: string | null; last_invocation: number | null }>(
+        `SELECT c.last_execution_id, l.scheduled_for AS last_invocation
+           FROM cron_jobs c LEFT JOIN executions l ON l.id = c.last_execution_id
+          WHERE c.id = $1 FOR UPDATE OF c`,
+        [p.jobId],
+      );
+      if (!job) return 'not_found';
+      await insert();
+      // The pointer follows the newest execution by (scheduled_for, id), as the list orders them.
+      const keep =
+        job.last_execution_id !== null &&
+        job.last_invocation !== null &&
+        (job.last_invocation > now || (job.last_invocation === now && job.last_execution_id > p.id));
+      await sql.rows(`UPDATE cron_jobs SET invocations = invocations + 1, last_execution_id = $2 WHERE id = $1`, [
+        p.jobId,
+        keep ? job.last_execution_id : p.id,
+      ]);
+    }
+    await sql.rows(`SELECT ${notifySql('$1::bigint', '$2', n.clock)} AS notified`, [now, n.channel]);
+    return (await executions.get(sql, p.id))!;
+  },
+
+  /**
+   * See `Store.executionsPrune`; runs in the caller's transaction. A once-per-cluster duty: it
+   * runs only when `pg_try_advisory_xact_lock` on this schema's prune key succeeds, so when
+   * several nodes prune at once one deletes and the others return 0 at once (they neither wait
+   * nor contend on the same rows). The lock ends with the transaction.
+   */
+  async prune(sql: Sql, scope: string, before: number, limit: number): Promise<number> {
+    const n = Math.floor(limit);
+    if (!(n > 0)) return 0;
+    const [lock] = await sql.rows<{ ok: boolean }>(`SELECT pg_try_advisory_xact_lock(${lockKeySql('prune')}) AS ok`, [scope]);
+    if (!lock?.ok) return 0;
+    const ids = (await sql.rows<{ id: string }>(PRUNABLE_SQL, [Math.floor(before), n])).map((r) => r.id);
+    if (ids.length === 0) return 0;
+    await sql.rows('DELETE FROM execution_attempts WHERE execution_id = ANY($1::text[])', [ids]); // first: they reference their execution
+    return sql.count('DELETE FROM executions WHERE id = ANY($1::text[])', [ids]);
+  },
+};

@@ -1,0 +1,286 @@
+import { StoreUnavailableError } from '../../domain/errors.js';
+import type {
+  ApiKey,
+  ApiKeyStatus,
+  AttemptOutcome,
+  ClaimedExecution,
+  CronJob,
+  Execution,
+  JobType,
+  Schedule,
+} from '../../domain/types.js';
+import type {
+  ApiKeyCreateParams,
+  ClaimDueParams,
+  CronCreateParams,
+  CronUpdateParams,
+  ScheduleCreateParams,
+  ScheduleUpdateParams,
+  Store,
+} from '../store.js';
+import { apiKeys } from './api-keys.js';
+import { ClaimQueries } from './claim.js';
+import {
+  connectionConfig,
+  Database,
+  DB_NOW_MS,
+  DEFAULTS,
+  toStoreError,
+  type ConnectionTarget,
+  type PostgresStoreOptions,
+  type Sql,
+} from './connection.js';
+import { cronJobs } from './cron-jobs.js';
+import { executions } from './executions.js';
+import { migrate } from './migrations.js';
+import { channelOf, WorkListener } from './notify.js';
+import { schedules, type NotifyContext } from './schedules.js';
+import { settings } from './settings.js';
+
+export type { PostgresStoreOptions } from './connection.js';
+
+/**
+ * The store for several nodes: a `pg` pool on one PostgreSQL database (issue #4). See
+ * connection.ts for the URL, the session limits and the error mapping, migrations.ts for the
+ * schema, claim.ts for how concurrent claimers share the work, notify.ts for LISTEN/NOTIFY.
+ *
+ * Opening creates the pool without connecting; `openStore` then pings, so a wrong URL fails at
+ * start. Every method runs on the pool (one statement, or one transaction on one connection) and
+ * throws `StoreUnavailableError` when the database cannot be reached, as the contract says.
+ */
+export class PostgresStore implements Store {
+  /** Which clock decides what is due (see {@link PostgresStoreOptions.clock}). */
+  readonly clock: 'database' | 'caller';
+  private readonly db: Database;
+  private readonly claims: ClaimQueries;
+  private readonly listener: WorkListener;
+  private readonly logger: PostgresStoreOptions['logger'];
+  private scopePromise: Promise<string> | undefined;
+  private closed = false;
+
+  private constructor(
+    private readonly target: ConnectionTarget,
+    opts: PostgresStoreOptions,
+  ) {
+    this.clock = opts.clock ?? 'database';
+    this.logger = opts.logger;
+    this.db = new Database(target.config, opts.poolSize ?? DEFAULTS.poolSize, (err) =>
+      this.logger?.warn({ err: { message: err.message, code: (err as { code?: unknown }).code } }, 'idle PostgreSQL connection failed'),
+    );
+    this.claims = new ClaimQueries(this.clock);
+    this.listener = new WorkListener({
+      config: target.config,
+      channel: async () => channelOf(await this.scope()),
+      nextDueAt: () => this.nextDueAt(),
+      ...(this.logger && { logger: this.logger }),
+    });
+  }
+
+  /**
+   * A store on the database at `url` (`postgres://` or `postgresql://`; see `connectionConfig` for
+   * the `schema` parameter). Connects lazily; does not migrate.
+   * @throws Error for an unparseable URL or an invalid `schema`
+   */
+  static open(url: string, opts: PostgresStoreOptions = {}): PostgresStore {
+    return new PostgresStore(connectionConfig(url, opts), opts);
+  }
+
+  /**
+   * The schema holding the tables: the `schema` URL parameter, else the session's
+   * `current_schema()` (asked once). It scopes the advisory locks and names the NOTIFY channel.
+   */
+  private scope(): Promise<string> {
+    if (this.target.schema !== null) return Promise.resolve(this.target.schema);
+    this.scopePromise ??= this.db.sql.rows<{ s: string | null }>('SELECT current_schema() AS s').then(
+      ([r]) => {
+        if (!r?.s) throw new Error('The PostgreSQL search_path names no existing schema: create it, or use the schema URL parameter.');
+        return r.s;
+      },
+      (err: unknown) => {
+        this.scopePromise = undefined; // ask again next time
+        throw err;
+      },
+    );
+    return this.scopePromise;
+  }
+
+  private async notifyContext(): Promise<NotifyContext> {
+    return { channel: channelOf(await this.scope()), clock: this.clock };
+  }
+
+  async migrate(): Promise<void> {
+    await this.run(async () => {
+      const scope = this.target.schema ?? (await this.scope());
+      await this.db.withClient((client) => migrate(client, scope, this.target.schema));
+    });
+  }
+
+  /** Ends the pool and the LISTEN connection. Idempotent. */
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    await this.listener.close();
+    await this.db.pool.end().catch(() => undefined);
+  }
+
+  async ping(): Promise<void> {
+    await this.run(() => this.db.sql.rows('SELECT 1'));
+  }
+
+  /** The database's clock (epoch ms, rounded down) with clock 'database'; null with clock 'caller'. */
+  async now(): Promise<number | null> {
+    if (this.clock === 'caller') return null;
+    return this.run(async () => (await this.db.sql.rows<{ now: number }>(`SELECT ${DB_NOW_MS} AS now`, [], 'punctual_now'))[0]!.now);
+  }
+
+  /**
+   * LISTEN/NOTIFY hints from every node on this database and schema (notify.ts): the listener
+   * gets the due instant (epoch ms) of work created or moved earlier, when due within a minute.
+   * The dedicated connection opens on the first subscription and reconnects by itself; errors go
+   * to the logger, never to the caller.
+   */
+  onWork(listener: (dueAtMs: number) => void): () => void {
+    if (this.closed) return () => undefined;
+    return this.listener.subscribe(listener);
+  }
+
+  /** Resolves once the LISTEN of {@link onWork} is active (tests, start-up ordering). */
+  listening(): Promise<void> {
+    return this.listener.ready();
+  }
+
+  // ---- API keys ----------------------------------------------------------------------------
+  async apiKeyCreate(p: ApiKeyCreateParams): Promise<ApiKey> {
+    return this.run(() => apiKeys.create(this.db.sql, p));
+  }
+  async apiKeyGet(p: { id: string }): Promise<ApiKey | null> {
+    return this.run(() => apiKeys.get(this.db.sql, p.id));
+  }
+  async apiKeyList(): Promise<ApiKey[]> {
+    return this.run(() => apiKeys.list(this.db.sql));
+  }
+  async apiKeyUpdate(p: { id: string; name?: string; status?: ApiKeyStatus }): Promise<ApiKey | null> {
+    return this.run(() => apiKeys.update(this.db.sql, p));
+  }
+  async apiKeyDelete(p: { id: string }): Promise<boolean> {
+    return this.run(() => apiKeys.delete(this.db.sql, p.id));
+  }
+  async apiKeyFindByDigest(p: { digest: string }): Promise<ApiKey | null> {
+    return this.run(() => apiKeys.findByDigest(this.db.sql, p.digest));
+  }
+  async apiKeyTouch(p: { lastUsed: ReadonlyMap<string, number> }): Promise<void> {
+    await this.run(() => apiKeys.touch(this.db.sql, p.lastUsed));
+  }
+  async apiKeyEnsure(p: ApiKeyCreateParams): Promise<ApiKey> {
+    return this.run(() => apiKeys.ensure(this.db.sql, p));
+  }
+
+  // ---- Schedules ---------------------------------------------------------------------------
+  async scheduleCreate(p: ScheduleCreateParams): Promise<Schedule> {
+    return this.run(async () => schedules.create(this.db.sql, await this.notifyContext(), p));
+  }
+  async scheduleGet(p: { id: string }): Promise<Schedule | null> {
+    return this.run(() => schedules.get(this.db.sql, p.id));
+  }
+  async scheduleList(): Promise<Schedule[]> {
+    return this.run(() => schedules.list(this.db.sql));
+  }
+  async scheduleUpdate(p: ScheduleUpdateParams): Promise<Schedule | 'not_found' | 'not_pending'> {
+    return this.run(async () => schedules.update(this.db.sql, await this.notifyContext(), p));
+  }
+  async scheduleDelete(p: { id: string }): Promise<boolean> {
+    return this.run(() => schedules.delete(this.db.sql, p.id));
+  }
+
+  // ---- Cron jobs ---------------------------------------------------------------------------
+  async cronCreate(p: CronCreateParams): Promise<CronJob> {
+    return this.run(async () => cronJobs.create(this.db.sql, await this.notifyContext(), p));
+  }
+  async cronGet(p: { id: string }): Promise<CronJob | null> {
+    return this.run(() => cronJobs.get(this.db.sql, p.id));
+  }
+  async cronList(): Promise<CronJob[]> {
+    return this.run(() => cronJobs.list(this.db.sql));
+  }
+  async cronUpdate(p: CronUpdateParams): Promise<CronJob | null> {
+    return this.run(async () => {
+      const n = await this.notifyContext();
+      return this.db.tx((sql) => cronJobs.update(sql, n, p));
+    });
+  }
+  async cronDelete(p: { id: string }): Promise<boolean> {
+    return this.run(() => cronJobs.delete(this.db.sql, p.id));
+  }
+
+  // ---- Dispatch ----------------------------------------------------------------------------
+  /** See claim.ts. With clock 'database', `p.now` is ignored: the database's clock decides. */
+  async claimDue(p: ClaimDueParams): Promise<ClaimedExecution[]> {
+    const { claimed, paused } = await this.run(async () => {
+      const scope = await this.scope();
+      return this.db.tx((sql) => this.claims.claim(sql, scope, p));
+    });
+    for (const { id, next, error } of paused) {
+      this.logger?.warn(
+        { cronJobId: id, nextOccurrence: next, ...(error !== undefined && { err: error }) },
+        'cron job has no occurrence after now; paused',
+      );
+    }
+    return claimed;
+  }
+  async executionsFinish(p: { nodeId: string; outcomes: AttemptOutcome[] }): Promise<void> {
+    if (p.outcomes.length === 0) return this.run(async () => undefined);
+    await this.run(async () => executions.finish(this.db.sql, await this.notifyContext(), p.nodeId, p.outcomes));
+  }
+  async nextDueAt(): Promise<number | null> {
+    return this.run(() => this.claims.nextDueAt(this.db.sql));
+  }
+
+  // ---- Executions --------------------------------------------------------------------------
+  async executionGet(p: { id: string }): Promise<Execution | null> {
+    return this.run(() => executions.get(this.db.sql, p.id));
+  }
+  async executionList(p: { jobType: JobType; jobId: string; limit: number; cursor: string | null }): Promise<{
+    executions: Execution[];
+    nextCursor: string | null;
+  }> {
+    return this.run(() => executions.list(this.db.sql, p));
+  }
+  async jobTrigger(p: {
+    jobType: JobType;
+    jobId: string;
+    id: string;
+    now: number;
+  }): Promise<Execution | 'not_found' | 'not_pending'> {
+    return this.run(async () => {
+      const n = await this.notifyContext();
+      return this.db.tx((sql) => executions.trigger(sql, n, p));
+    });
+  }
+  /** Once per cluster: returns 0 at once while another node prunes (see executions.ts). */
+  async executionsPrune(p: { before: number; limit: number }): Promise<number> {
+    return this.run(async () => {
+      const scope = await this.scope();
+      return this.db.tx((sql) => executions.prune(sql, scope, p.before, p.limit));
+    });
+  }
+
+  // ---- Settings ----------------------------------------------------------------------------
+  async settingGetOrCreate(p: { key: string; create: () => string }): Promise<string> {
+    return this.run(() => settings.getOrCreate(this.db.sql, p.key, p.create));
+  }
+
+  /** Runs `fn` unless closed, translating `pg`'s errors (connection.ts `toStoreError`). */
+  private async run<T>(fn: () => Promise<T>): Promise<T> {
+    if (this.closed) throw new StoreUnavailableError('The store is closed.');
+    try {
+      return await fn();
+    } catch (err) {
+      throw toStoreError(err);
+    }
+  }
+
+  /** The pool's SQL runner, for tests and tools of this folder. */
+  get sql(): Sql {
+    return this.db.sql;
+  }
+}

@@ -1,0 +1,202 @@
+import type pg from 'pg';
+import { lockKeySql } from './connection.js';
+
+/** One numbered schema change. Versions start at 1, increase by 1, and are never edited once released. */
+export interface Migration {
+  version: number;
+  /** Statements run in the migration's transaction (PostgreSQL DDL is transactional). */
+  sql: string;
+}
+
+/**
+ * The PostgreSQL schema, as numbered migrations of its own (the SQLite store has its own; the two
+ * need not share version numbers). Migration 1 reaches what SQLite's migrations 1 + 2 reach, with
+ * the same tables, columns, meanings and indexes, so one domain model and one conformance suite
+ * serve both. Conventions:
+ *
+ * - Instants are `bigint` epoch ms (UTC), not `timestamptz`: the domain model, the cron engine and
+ *   the SQLite store all speak epoch ms, and the claim compares them with the database clock
+ *   converted once (`floor(extract(epoch FROM clock_timestamp()) * 1000)`), never per row.
+ * - Ids and other keys are `text COLLATE "C"`: byte order, as SQLite compares them, whatever the
+ *   database's collation. The execution list and the "newest execution" pointer order ties by id,
+ *   and keyset paging compares ids, so a locale collation would give another order than SQLite.
+ * - `data` and `tags` are `json`, not `jsonb` (a deliberate choice): `data` is the body Punctual
+ *   sends, and `json` keeps the text as given, like SQLite's TEXT — key order, duplicate keys and
+ *   the escapes `\u0000` and lone surrogates, which `jsonb` reorders, drops or rejects. Nothing
+ *   queries inside these columns; a later migration can add a `jsonb` expression index for tags.
+ * - `seq` (an identity column) on api_keys, schedules and cron_jobs orders rows created in the
+ *   same millisecond by insertion, as SQLite's rowid does for the lists ("oldest first").
+ * - Statuses have CHECK constraints (PostgreSQL, unlike SQLite, can replace a CHECK without
+ *   rebuilding the table, so a later state costs one ALTER).
+ *
+ * Indexes: as in SQLite, each hot query of the dispatcher reads a partial index holding only the
+ * rows it looks at, so "earliest due" is one descent whatever the number of finished rows:
+ *   schedules_pending_due     Pending schedules by scheduled_at        (claim source 1, nextDueAt)
+ *   cron_jobs_active_due      Active cron jobs by next_invocation      (claim source 2, nextDueAt)
+ *   executions_waiting        Pending/Retrying executions by next attempt (claim source 3, nextDueAt)
+ *   executions_running_lease  Running executions by lease expiry       (claim source 4, nextDueAt)
+ *   executions_in_progress    cron executions Pending/Running/Retrying by job (overlap 'skip')
+ *   executions_finished       finished executions by finished_at       (pruning)
+ *   executions_by_job         a job's executions by (scheduled_for, id) (the list, read backwards)
+ *   executions_occurrence     UNIQUE (job_type, job_id, scheduled_for) WHERE NOT triggered: one
+ *                             execution per occurrence, the claim's ON CONFLICT target
+ *
+ * `executions` has no foreign key to its job (executions outlive a deleted job as history, and
+ * job_id points into one of two tables); `execution_attempts` references its execution.
+ * `cron_jobs.last_execution_id` names the job's newest execution (see SQLite's migration 2).
+ */
+export const MIGRATIONS: readonly Migration[] = [
+  {
+    version: 1,
+    sql: `
+CREATE TABLE api_keys (
+  id         text COLLATE "C" NOT NULL PRIMARY KEY,
+  seq        bigint GENERATED ALWAYS AS IDENTITY,
+  name       text   NOT NULL,
+  status     text   NOT NULL CHECK (status IN ('Enabled', 'Disabled')),
+  digest     text COLLATE "C" NOT NULL UNIQUE,   -- SHA-256 of the token, lowercase hex
+  created_at bigint NOT NULL,
+  last_used  bigint
+);
+
+CREATE TABLE schedules (
+  id                     text COLLATE "C" NOT NULL PRIMARY KEY,
+  seq                    bigint  GENERATED ALWAYS AS IDENTITY,
+  name                   text    NOT NULL,
+  scheduled_at           bigint  NOT NULL,
+  status                 text    NOT NULL CHECK (status IN ('Pending', 'Running', 'Succeeded', 'Failed')),
+  endpoint               text    NOT NULL,
+  data                   json    NOT NULL DEFAULT '{}',
+  tags                   json    NOT NULL DEFAULT '[]',
+  created_at             bigint  NOT NULL,
+  retry_max_attempts     integer NOT NULL DEFAULT 5,
+  retry_initial_delay_ms bigint  NOT NULL DEFAULT 1000,
+  retry_max_delay_ms     bigint  NOT NULL DEFAULT 3600000,
+  timeout_ms             bigint  NOT NULL DEFAULT 30000
+);
+CREATE INDEX schedules_pending_due ON schedules (scheduled_at) WHERE status = 'Pending';
+
+CREATE TABLE cron_jobs (
+  id                     text COLLATE "C" NOT NULL PRIMARY KEY,
+  seq                    bigint  GENERATED ALWAYS AS IDENTITY,
+  expression             text    NOT NULL,
+  name                   text,
+  timezone               text,
+  status                 text    NOT NULL CHECK (status IN ('Active', 'Paused')),
+  endpoint               text    NOT NULL,
+  data                   json,
+  invocations            bigint  NOT NULL DEFAULT 0,
+  next_invocation        bigint  NOT NULL,
+  created_at             bigint  NOT NULL,
+  retry_max_attempts     integer NOT NULL DEFAULT 5,
+  retry_initial_delay_ms bigint  NOT NULL DEFAULT 1000,
+  retry_max_delay_ms     bigint  NOT NULL DEFAULT 3600000,
+  timeout_ms             bigint  NOT NULL DEFAULT 30000,
+  misfire                text    NOT NULL DEFAULT 'once'  CHECK (misfire IN ('skip', 'once', 'all')),
+  overlap                text    NOT NULL DEFAULT 'allow' CHECK (overlap IN ('allow', 'skip')),
+  last_execution_id      text COLLATE "C"   -- the newest execution; no foreign key (read with LEFT JOIN)
+);
+CREATE INDEX cron_jobs_active_due ON cron_jobs (next_invocation) WHERE status = 'Active';
+
+CREATE TABLE executions (
+  id               text COLLATE "C" NOT NULL PRIMARY KEY,
+  job_type         text    NOT NULL CHECK (job_type IN ('schedule', 'cron')),
+  job_id           text COLLATE "C" NOT NULL,
+  scheduled_for    bigint  NOT NULL,            -- the occurrence; for a trigger, its instant
+  triggered        boolean NOT NULL DEFAULT false,
+  status           text    NOT NULL CHECK (status IN ('Pending', 'Running', 'Retrying', 'Succeeded', 'Failed', 'Skipped')),
+  attempt          integer NOT NULL,            -- number of the latest attempt claimed; 0 before the first
+  created_at       bigint  NOT NULL,
+  started_at       bigint,                      -- first attempt's start
+  finished_at      bigint,
+  next_attempt_at  bigint,                      -- when a Pending or Retrying execution is due
+  lease_owner      text,
+  lease_expires_at bigint,
+  error            text,                        -- why it ended without an attempt ('job deleted')
+  CHECK (status <> 'Running' OR (lease_owner IS NOT NULL AND lease_expires_at IS NOT NULL)),
+  CHECK (status NOT IN ('Pending', 'Retrying') OR next_attempt_at IS NOT NULL),
+  CHECK (status IN ('Pending', 'Running', 'Retrying') OR finished_at IS NOT NULL)
+);
+CREATE UNIQUE INDEX executions_occurrence ON executions (job_type, job_id, scheduled_for) WHERE NOT triggered;
+CREATE INDEX executions_by_job ON executions (job_type, job_id, scheduled_for, id);
+CREATE INDEX executions_running_lease ON executions (lease_expires_at) WHERE status = 'Running';
+CREATE INDEX executions_waiting ON executions (next_attempt_at) WHERE status IN ('Pending', 'Retrying');
+CREATE INDEX executions_in_progress ON executions (job_id) WHERE job_type = 'cron' AND status IN ('Pending', 'Running', 'Retrying');
+CREATE INDEX executions_finished ON executions (finished_at) WHERE finished_at IS NOT NULL;
+
+-- One row per attempt whose outcome was recorded. number = the attempt claimed (1-based).
+CREATE TABLE execution_attempts (
+  execution_id  text COLLATE "C" NOT NULL REFERENCES executions (id),
+  number        integer NOT NULL,
+  started_at    bigint  NOT NULL,
+  duration_ms   bigint  NOT NULL,
+  status_code   integer,
+  error         text,
+  response_body text,
+  PRIMARY KEY (execution_id, number)
+);
+
+CREATE TABLE settings (
+  key   text COLLATE "C" NOT NULL PRIMARY KEY,
+  value text NOT NULL
+);
+`,
+  },
+];
+
+/** Highest schema version this code knows. */
+export const LATEST_VERSION = MIGRATIONS.reduce((v, m) => Math.max(v, m.version), 0);
+
+/**
+ * Applies the migrations the schema lacks, recording each in `schema_migrations`. Idempotent.
+ *
+ * Several nodes starting at once: everything runs in ONE transaction that first takes
+ * `pg_advisory_xact_lock` on a key of this schema (see {@link lockKeySql}), so the migrations of
+ * concurrent starters run one after the other and the later ones find nothing to do. The
+ * transaction-scoped form of the advisory lock is released by COMMIT or ROLLBACK, also when the
+ * connection drops, so a node that dies mid-migration never leaves the lock held (the session
+ * form, `pg_advisory_lock`, would need an explicit unlock on the same connection). PostgreSQL DDL
+ * is transactional: a failed migration leaves the schema as it was.
+ *
+ * `statement_timeout` and `lock_timeout` are raised for this transaction only: a later migration
+ * may rewrite a large table, and a node waiting for another's migration should wait for it.
+ *
+ * @param createSchema a schema to create first when missing (the `schema` URL parameter), or null
+ * @throws Error when the schema was migrated by a newer version of Punctual.
+ */
+export async function migrate(
+  client: pg.ClientBase,
+  scope: string,
+  createSchema: string | null,
+  migrations: readonly Migration[] = MIGRATIONS,
+): Promise<void> {
+  await client.query('BEGIN');
+  try {
+    await client.query(`SET LOCAL statement_timeout = '10min'`);
+    await client.query(`SET LOCAL lock_timeout = '10min'`);
+    await client.query(`SELECT pg_advisory_xact_lock(${lockKeySql('migrate')})`, [scope]);
+    if (createSchema !== null) await client.query(`CREATE SCHEMA IF NOT EXISTS "${createSchema}"`);
+    await client.query(`CREATE TABLE IF NOT EXISTS schema_migrations (
+      version    integer NOT NULL PRIMARY KEY,
+      applied_at bigint  NOT NULL
+    )`);
+    const { rows } = await client.query<{ v: number | null }>('SELECT max(version) AS v FROM schema_migrations');
+    const current = rows[0]?.v ?? 0;
+    const latest = migrations.reduce((v, m) => Math.max(v, m.version), 0);
+    if (current > latest) {
+      throw new Error(
+        `The database schema is at version ${current}, newer than this version of Punctual knows ` +
+          `(${latest}). Upgrade Punctual, or use a database made by this version.`,
+      );
+    }
+    for (const m of [...migrations].sort((a, b) => a.version - b.version)) {
+      if (m.version <= current) continue;
+      await client.query(m.sql);
+      await client.query('INSERT INTO schema_migrations (version, applied_at) VALUES ($1, $2)', [m.version, Date.now()]);
+    }
+    await client.query('COMMIT');
+  } catch (err) {
+    await client.query('ROLLBACK').catch(() => undefined);
+    throw err;
+  }
+}
