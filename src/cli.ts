@@ -1,18 +1,20 @@
 #!/usr/bin/env node
 /**
- * The `punctual` command: `serve | migrate | signing-secret | keys create <name> | keys list`.
- * Configuration comes from the environment (see config.ts and the README).
+ * The `punctual` command: `serve [--role all|api|dispatcher] | migrate | migrate-store --from <url>
+ * --to <url> | signing-secret | keys create <name> | keys list`. Configuration comes from the
+ * environment (see config.ts and the README).
  */
-import { Command } from 'commander';
-import { ConfigError, loadConfig, type Config } from './config.js';
+import { Command, Option } from 'commander';
+import { ConfigError, loadConfig, parseRole, ROLES, type Config } from './config.js';
 import { resolveSigningSecrets } from './dispatch/signing.js';
 import { systemClock } from './domain/clock.js';
 import { toIso, toIsoOrNull } from './domain/time.js';
 import { createLogger } from './logger.js';
-import { startServer } from './main.js';
+import { RoleError, startServer, type RunningServer } from './main.js';
 import { createApiKey } from './service/api-keys.js';
 import { describeDatabaseUrl, openStore } from './store/open.js';
 import type { Store } from './store/store.js';
+import { describeCounts, TargetNotEmptyError, transferStore } from './store/transfer.js';
 import { VERSION } from './version.js';
 
 function configOrExit(): Config {
@@ -39,10 +41,27 @@ async function withStore<T>(fn: (store: Store) => Promise<T>): Promise<T> {
   }
 }
 
-async function serve(): Promise<void> {
+async function serve(opts: { role?: string }): Promise<void> {
   const config = configOrExit();
+  if (opts.role !== undefined) {
+    const role = parseRole(opts.role);
+    if (role === null) {
+      process.stderr.write(`punctual: --role ${JSON.stringify(opts.role)} must be one of ${ROLES.join(', ')}\n`);
+      process.exit(2);
+    }
+    config.role = role;
+  }
   const logger = createLogger(config.logLevel);
-  const server = await startServer(config, { logger });
+  let server: RunningServer;
+  try {
+    server = await startServer(config, { logger });
+  } catch (err) {
+    if (err instanceof RoleError) {
+      process.stderr.write(`punctual: ${err.message}\n`);
+      process.exit(2);
+    }
+    throw err;
+  }
   const stop = (signal: string) => {
     logger.info({ signal }, 'stopping: draining requests and calls in flight');
     server.close().then(
@@ -65,6 +84,13 @@ const program = new Command()
 program
   .command('serve')
   .description('serve the HTTP API and run the dispatcher (configured by environment variables)')
+  .addOption(
+    new Option(
+      '--role <role>',
+      'all: API and dispatcher; api: the HTTP API only; dispatcher: dispatch and prune, with only ' +
+        '/healthz and /readyz on PORT (overrides PUNCTUAL_ROLE; api and dispatcher need PostgreSQL)',
+    ).choices([...ROLES]),
+  )
   .action(serve);
 
 program
@@ -74,6 +100,30 @@ program
     const config = configOrExit();
     await withStore(async () => undefined);
     process.stdout.write(`migrations applied to ${describeDatabaseUrl(config.databaseUrl)}\n`);
+  });
+
+program
+  .command('migrate-store')
+  .description(
+    'copy everything (API keys, settings and the signing secret, schedules, cron jobs, executions with ' +
+      'their attempts) from one store into another, empty one, e.g. SQLite into PostgreSQL. Stop the nodes ' +
+      'on the source first; start nodes on the target after.',
+  )
+  .option('--from <url>', 'DATABASE_URL of the store to copy from (default: DATABASE_URL)')
+  .requiredOption('--to <url>', 'DATABASE_URL of the empty store to copy into')
+  .action(async (opts: { from?: string; to: string }) => {
+    const from = opts.from ?? configOrExit().databaseUrl;
+    process.stdout.write(`copying ${describeDatabaseUrl(from)} → ${describeDatabaseUrl(opts.to)}\n`);
+    try {
+      const copied = await transferStore({ from, to: opts.to });
+      process.stdout.write(`copied ${describeCounts(copied)}\n`);
+    } catch (err) {
+      if (err instanceof TargetNotEmptyError) {
+        process.stderr.write(`punctual: ${err.message}\n`);
+        process.exit(2);
+      }
+      throw err;
+    }
   });
 
 program

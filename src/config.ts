@@ -5,10 +5,31 @@
  */
 
 import { parseSigningSecrets } from './dispatch/signing.js';
+import { parseAllowedNetworks, STRICT_POLICY, type EndpointPolicy } from './dispatch/ssrf.js';
+import { DEFAULT_RATE_LIMIT, type RateLimitSettings } from './http/rate-limit.js';
+import { DEFAULT_LIMITS, type InputLimits } from './service/limits.js';
 
 /** pino's level names. */
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
+
+/**
+ * What a `punctual serve` process does (issue #4 §3): `all` serves the HTTP API and dispatches;
+ * `api` serves the HTTP API only; `dispatcher` dispatches (and prunes) and serves only the
+ * probes `GET /healthz` and `GET /readyz`. `api` and `dispatcher` need a store shared by several
+ * nodes (PostgreSQL).
+ */
+export const ROLES = ['all', 'api', 'dispatcher'] as const;
+export type Role = (typeof ROLES)[number];
+
+/**
+ * Parses a role name (`PUNCTUAL_ROLE`, `serve --role`).
+ * @returns the role, or null when `text` names none
+ */
+export function parseRole(text: string): Role | null {
+  const role = text.trim().toLowerCase();
+  return (ROLES as readonly string[]).includes(role) ? (role as Role) : null;
+}
 
 /** The service's configuration. Durations in ms. */
 export interface Config {
@@ -37,6 +58,27 @@ export interface Config {
   misfireThresholdMs: number;
   /** Calls in flight at most (`PUNCTUAL_MAX_IN_FLIGHT`, default 512). */
   maxInFlight: number;
+  /**
+   * Which endpoints may be called (issue #5 §1): `PUNCTUAL_ALLOW_PRIVATE_ENDPOINTS=true` turns the
+   * SSRF guard off; `PUNCTUAL_ALLOWED_NETWORKS` (CIDRs, addresses, host names, comma- or
+   * space-separated) allows some non-public destinations. Default: public addresses only.
+   */
+  endpointPolicy: EndpointPolicy;
+  /** Size limits of requests and fields (issue #5 §2; `PUNCTUAL_MAX_*`, see {@link InputLimits}). */
+  limits: InputLimits;
+  /**
+   * Per-API-key request rate (issue #5 §3; `PUNCTUAL_RATE_LIMIT_PER_SECOND`, default 1,000, 0 turns
+   * it off; `PUNCTUAL_RATE_LIMIT_BURST`, default 2,000).
+   */
+  rateLimit: RateLimitSettings;
+  /** What this process does (`PUNCTUAL_ROLE`, default `all`; `serve --role` overrides it). See {@link Role}. */
+  role: Role;
+  /**
+   * FOR TESTS ONLY (`PUNCTUAL_TEST_CLOCK_OFFSET_MS`, default 0, −86,400,000 to 86,400,000): the
+   * process's clock reads this many ms ahead of (negative: behind) the system clock, to show that
+   * a node with a skewed clock does not fire early. Never set it in production.
+   */
+  testClockOffsetMs: number;
 }
 
 const UNIT_MS: Record<string, number> = { ms: 1, s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000 };
@@ -80,6 +122,49 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const shutdownGraceMs = int('PUNCTUAL_SHUTDOWN_GRACE_MS', 10_000, 0, 900_000);
   const misfireThresholdMs = int('PUNCTUAL_MISFIRE_THRESHOLD_MS', 60_000, 1_000, 86_400_000);
   const maxInFlight = int('PUNCTUAL_MAX_IN_FLIGHT', 512, 1, 100_000);
+
+  const limits: InputLimits = {
+    bodyBytes: int('PUNCTUAL_MAX_BODY_BYTES', DEFAULT_LIMITS.bodyBytes, 1_024, 104_857_600),
+    dataBytes: int('PUNCTUAL_MAX_DATA_BYTES', DEFAULT_LIMITS.dataBytes, 2, 104_857_600),
+    nameLength: int('PUNCTUAL_MAX_NAME_LENGTH', DEFAULT_LIMITS.nameLength, 1, 65_536),
+    tags: int('PUNCTUAL_MAX_TAGS', DEFAULT_LIMITS.tags, 0, 10_000),
+    tagLength: int('PUNCTUAL_MAX_TAG_LENGTH', DEFAULT_LIMITS.tagLength, 1, 65_536),
+    endpointLength: int('PUNCTUAL_MAX_ENDPOINT_LENGTH', DEFAULT_LIMITS.endpointLength, 16, 65_536),
+    expressionLength: int('PUNCTUAL_MAX_EXPRESSION_LENGTH', DEFAULT_LIMITS.expressionLength, 16, 65_536),
+  };
+  const rateLimit: RateLimitSettings = {
+    perSecond: int('PUNCTUAL_RATE_LIMIT_PER_SECOND', DEFAULT_RATE_LIMIT.perSecond, 0, 10_000_000),
+    burst: int('PUNCTUAL_RATE_LIMIT_BURST', DEFAULT_RATE_LIMIT.burst, 1, 10_000_000),
+  };
+
+  let endpointPolicy: EndpointPolicy = STRICT_POLICY;
+  const allowPrivate = env.PUNCTUAL_ALLOW_PRIVATE_ENDPOINTS?.trim().toLowerCase();
+  if (allowPrivate && !['true', 'false', '1', '0'].includes(allowPrivate)) {
+    problems.push(`PUNCTUAL_ALLOW_PRIVATE_ENDPOINTS=${JSON.stringify(env.PUNCTUAL_ALLOW_PRIVATE_ENDPOINTS)} must be true or false`);
+  }
+  try {
+    endpointPolicy = {
+      allowPrivate: allowPrivate === 'true' || allowPrivate === '1',
+      ...parseAllowedNetworks(env.PUNCTUAL_ALLOWED_NETWORKS ?? ''),
+    };
+  } catch (err) {
+    problems.push(`PUNCTUAL_ALLOWED_NETWORKS: ${(err as Error).message}`);
+  }
+
+  let role: Role = 'all';
+  if (env.PUNCTUAL_ROLE?.trim()) {
+    const parsed = parseRole(env.PUNCTUAL_ROLE);
+    if (parsed === null) problems.push(`PUNCTUAL_ROLE=${JSON.stringify(env.PUNCTUAL_ROLE)} must be one of ${ROLES.join(', ')}`);
+    else role = parsed;
+  }
+
+  let testClockOffsetMs = 0;
+  const offset = env.PUNCTUAL_TEST_CLOCK_OFFSET_MS?.trim();
+  if (offset) {
+    if (!/^-?\d+$/.test(offset) || Math.abs(Number(offset)) > 86_400_000) {
+      problems.push(`PUNCTUAL_TEST_CLOCK_OFFSET_MS=${JSON.stringify(offset)} must be a whole number from -86400000 to 86400000`);
+    } else testClockOffsetMs = Number(offset);
+  }
 
   let executionRetentionMs = 7 * 86_400_000;
   const retention = env.PUNCTUAL_EXECUTION_RETENTION?.trim();
@@ -130,5 +215,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     executionRetentionMs,
     misfireThresholdMs,
     maxInFlight,
+    role,
+    testClockOffsetMs,
+    endpointPolicy,
+    limits,
+    rateLimit,
   };
 }

@@ -1,24 +1,33 @@
-import type { FastifyInstance } from 'fastify';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
-import type { Config } from './config.js';
+import type { Config, Role } from './config.js';
 import { Dispatcher } from './dispatch/dispatcher.js';
 import { ExecutionPruner } from './dispatch/pruner.js';
 import { DEFAULT_RETRY_POLICY } from './dispatch/retry.js';
 import { resolveSigningSecrets, WebhookSigner } from './dispatch/signing.js';
-import { systemClock, type Clock } from './domain/clock.js';
+import { offsetClock, systemClock, type Clock } from './domain/clock.js';
+import { AJV_OPTIONS, ruleKeywordPlugin } from './http/ajv.js';
 import { buildApp } from './http/app.js';
+import { errorHandler, notFoundHandler } from './http/problem.js';
+import { healthRoutes } from './http/routes/health.js';
 import { createLogger } from './logger.js';
 import { ensureBootstrapKey } from './service/api-keys.js';
 import { openStore } from './store/open.js';
 import type { Store } from './store/store.js';
 import { VERSION } from './version.js';
 
-/** A started `punctual serve`: the HTTP API and the dispatcher on one store. */
+/** A started `punctual serve`: the HTTP API and/or the dispatcher on one store, by role. */
 export interface RunningServer {
+  /**
+   * The HTTP server: the whole API (roles `all`, `api`), or only `GET /healthz` and `GET /readyz`
+   * (role `dispatcher`).
+   */
   app: FastifyInstance;
-  dispatcher: Dispatcher;
+  /** The dispatcher, or null on an `api` node. */
+  dispatcher: Dispatcher | null;
   store: Store;
-  /** Base URL the API listens on, e.g. `http://127.0.0.1:8080`. */
+  role: Role;
+  /** Base URL the HTTP server listens on, e.g. `http://127.0.0.1:8080`. */
   url: string;
   /**
    * Graceful stop (SIGTERM): refuses new requests and waits for those in flight, lets calls in
@@ -33,53 +42,97 @@ export interface StartOptions {
   logger?: Logger;
 }
 
+/** Thrown by {@link startServer} for a role the store cannot serve (`api`/`dispatcher` on SQLite). */
+export class RoleError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'RoleError';
+  }
+}
+
 /**
- * Wires configuration → store → dispatcher → HTTP API and starts serving.
+ * Wires configuration → store → dispatcher → HTTP API and starts serving, as `config.role` says
+ * (issue #4 §3):
+ *  - `all`: the HTTP API and the dispatcher (with the pruner);
+ *  - `api`: the HTTP API only; creating work wakes no local dispatcher (the store's hint, NOTIFY
+ *    on PostgreSQL, reaches the dispatchers);
+ *  - `dispatcher`: the dispatcher and the pruner, and on `PORT` only `GET /healthz` and
+ *    `GET /readyz`, for orchestrators and load balancers.
+ * `api` and `dispatcher` need a store shared by several nodes (one whose `now()` is not null):
+ * with the embedded SQLite store, an `api` node's work would wait for a dispatcher that nothing
+ * wakes, so those roles are refused there.
+ *
  * Opens the store, applies migrations, makes sure the bootstrap key exists when configured, then
  * listens and starts the dispatcher.
+ * @throws RoleError for `api`/`dispatcher` on a store not shared by nodes
  * @throws when the store cannot be opened or migrated, or the port cannot be bound
  */
 export async function startServer(config: Config, opts: StartOptions = {}): Promise<RunningServer> {
-  const clock = opts.clock ?? systemClock;
+  const role = config.role;
+  const clock = opts.clock ?? (config.testClockOffsetMs !== 0 ? offsetClock(config.testClockOffsetMs) : systemClock);
   const logger = opts.logger ?? createLogger(config.logLevel);
+  if (config.testClockOffsetMs !== 0) {
+    logger.warn({ offsetMs: config.testClockOffsetMs }, 'PUNCTUAL_TEST_CLOCK_OFFSET_MS is set: this process reads a skewed clock (for tests only)');
+  }
   const store = await openStore(config.databaseUrl, { logger });
-  let signer: WebhookSigner;
+  const dispatches = role !== 'api';
+  let signer: WebhookSigner | null = null;
   try {
     await store.migrate();
+    if (role !== 'all' && (await store.now()) === null) {
+      throw new RoleError(
+        `role "${role}" needs a store shared by several nodes (a postgres:// DATABASE_URL); ` +
+          'the embedded SQLite store serves one node: use the role "all".',
+      );
+    }
     if (config.bootstrapToken !== null) {
       await ensureBootstrapKey(store, clock, config.bootstrapToken);
       logger.info({}, 'bootstrap key is in place');
     }
-    signer = new WebhookSigner(await resolveSigningSecrets(store, config.signingSecrets));
+    if (dispatches) signer = new WebhookSigner(await resolveSigningSecrets(store, config.signingSecrets));
   } catch (err) {
     await store.close();
     throw err;
   }
 
-  const dispatcher = new Dispatcher({
-    store,
-    clock,
-    logger: logger.child({ component: 'dispatch' }),
-    userAgent: `Punctual/${VERSION}`,
-    signer,
-    misfireThresholdMs: config.misfireThresholdMs,
-    maxInFlight: config.maxInFlight,
-  });
-  const pruner = new ExecutionPruner({
-    store,
-    clock,
-    logger: logger.child({ component: 'prune' }),
-    retentionMs: config.executionRetentionMs,
-  });
+  const dispatcher =
+    signer === null
+      ? null
+      : new Dispatcher({
+          store,
+          clock,
+          logger: logger.child({ component: 'dispatch' }),
+          userAgent: `Punctual/${VERSION}`,
+          signer,
+          misfireThresholdMs: config.misfireThresholdMs,
+          maxInFlight: config.maxInFlight,
+          policy: config.endpointPolicy,
+        });
+  // Pruning runs where dispatching does; the store serialises it across the cluster.
+  const pruner = dispatches
+    ? new ExecutionPruner({
+        store,
+        clock,
+        logger: logger.child({ component: 'prune' }),
+        retentionMs: config.executionRetentionMs,
+      })
+    : null;
   let draining = false;
-  const app = await buildApp({
-    store,
-    clock,
-    logger,
-    wake: (dueAt) => dispatcher.wake(dueAt),
-    isReady: () => !draining,
-    defaults: { retry: DEFAULT_RETRY_POLICY, timeoutMs: config.requestTimeoutMs },
-  });
+  const isReady = () => !draining;
+  const app =
+    role === 'dispatcher'
+      ? await buildProbeApp(store, logger, isReady)
+      : await buildApp({
+          store,
+          clock,
+          logger,
+          wake: dispatcher ? (dueAt) => dispatcher.wake(dueAt) : () => undefined,
+          isReady,
+          defaults: { retry: DEFAULT_RETRY_POLICY, timeoutMs: config.requestTimeoutMs },
+          endpointPolicy: config.endpointPolicy,
+          limits: config.limits,
+          rateLimit: config.rateLimit,
+        });
   try {
     await app.listen({ port: config.port, host: config.host });
   } catch (err) {
@@ -87,26 +140,45 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     await store.close();
     throw err;
   }
-  dispatcher.start();
-  pruner.start();
+  dispatcher?.start();
+  pruner?.start();
   const address = app.server.address();
   const port = typeof address === 'object' && address !== null ? address.port : config.port;
   const host = config.host.includes(':') ? `[${config.host}]` : config.host;
   const url = `http://${host}:${port}`;
-  logger.info({ url, version: VERSION, nodeId: dispatcher.nodeId }, 'punctual is serving');
+  logger.info({ url, version: VERSION, role, nodeId: dispatcher?.nodeId ?? null }, 'punctual is serving');
 
   let closing: Promise<void> | null = null;
   const close = (): Promise<void> => {
     closing ??= (async () => {
       draining = true;
       await app.close();
-      await pruner.stop();
-      const { unfinished } = await dispatcher.stop(config.shutdownGraceMs);
-      if (unfinished > 0) logger.warn({ unfinished }, 'calls still in flight at shutdown; they will be attempted again');
+      await pruner?.stop();
+      if (dispatcher) {
+        const { unfinished } = await dispatcher.stop(config.shutdownGraceMs);
+        if (unfinished > 0) logger.warn({ unfinished }, 'calls still in flight at shutdown; they will be attempted again');
+      }
       await store.close();
       logger.info({}, 'punctual stopped');
     })();
     return closing;
   };
-  return { app, dispatcher, store, url, close };
+  return { app, dispatcher, store, role, url, close };
+}
+
+/**
+ * The HTTP server of a `dispatcher` node: the open probes `GET /healthz` and `GET /readyz` (as on
+ * every node) and nothing else; any other path is a 404 problem.
+ */
+async function buildProbeApp(store: Store, logger: Logger, isReady: () => boolean): Promise<FastifyInstance> {
+  const app = Fastify({
+    loggerInstance: logger as FastifyBaseLogger,
+    ajv: { customOptions: AJV_OPTIONS, plugins: [ruleKeywordPlugin] },
+    return503OnClosing: true,
+  });
+  app.setErrorHandler(errorHandler);
+  app.setNotFoundHandler(notFoundHandler);
+  await app.register(healthRoutes, { store, isReady });
+  await app.ready();
+  return app;
 }

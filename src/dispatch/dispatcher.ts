@@ -6,8 +6,10 @@ import type { Store } from '../store/store.js';
 import { cronJobNext } from './cron-next.js';
 import { deliver, type AttemptResult } from './deliver.js';
 import { DispatcherEvents } from './events.js';
+import { createHttpAgent } from './http-agent.js';
 import { classifyAttempt, retryDelayMs } from './retry.js';
 import type { WebhookSigner } from './signing.js';
+import type { EndpointPolicy } from './ssrf.js';
 
 /** The few logger methods the dispatcher uses (pino's signature). */
 export interface DispatchLogger {
@@ -43,7 +45,16 @@ export interface DispatcherOptions {
    * process (the CLI, another node) is found even without a wake-up.
    */
   maxSleepMs?: number;
-  /** undici dispatcher for outgoing calls; an `Agent` with keep-alive pools per origin by default. */
+  /**
+   * The SSRF guard's policy (issue #5 §1), applied to every address a call connects to (the
+   * default agent's lookup) and to IP-literal hosts. Absent: no guard (tests that build a
+   * dispatcher directly); `punctual serve` always passes the configured one.
+   */
+  policy?: EndpointPolicy;
+  /**
+   * undici dispatcher for outgoing calls; by default an `Agent` with keep-alive pools per origin
+   * (http-agent.ts, with the guard's lookup when `policy` is given), closed by `stop()`.
+   */
   http?: HttpDispatcher;
 }
 
@@ -58,9 +69,20 @@ const LEASE_MARGIN_MS = 5_000;
  * at a later instant (exponential backoff with full jitter), or failure.
  *
  * Timing (issue #2 §6): it is timer-driven, not polling. `wake(dueAt)` (called after a create or
- * a patch) re-arms the timer when new work is due earlier. A call is never early: the claim asks
- * the store for work due at `clock.now()`, and a timer that fires early claims nothing and
- * re-arms. A slow endpoint never delays others: calls run concurrently, capped by `maxInFlight`.
+ * a patch, or by the store's `onWork` hint from another node) re-arms the timer when new work is
+ * due earlier. A call is never early: the claim asks the store for work due at the current time,
+ * and a timer that fires early claims nothing and re-arms. A slow endpoint never delays others:
+ * calls run concurrently, capped by `maxInFlight`.
+ *
+ * Whose time (issue #4 §3). A store shared by several nodes has its own clock (`store.now()` is
+ * not null, PostgreSQL's `now()`), and that clock decides what is due, so a node whose clock is
+ * ahead never fires early. Each look at the store reads it and measures the offset between the
+ * store's clock and the local one (`store − local`, the local reading taken after the answer came,
+ * so the estimate errs late, never early); claims pass the store's time, and the timer is armed
+ * for `due − (local + offset)`. A local clock that is ahead therefore neither fires early nor
+ * spins: the store says "not yet", and the timer waits out the store's remaining time. With a
+ * store without a clock of its own (SQLite, one node), the offset is 0 and `clock` decides.
+ * Attempt times (`startedAt`, `webhook-timestamp`, the next retry) are read on the same estimate.
  */
 export class Dispatcher {
   /** Typed events; see {@link DispatcherEventMap}. */
@@ -79,8 +101,12 @@ export class Dispatcher {
   private readonly maxSleepMs: number;
   private readonly http: HttpDispatcher;
   private readonly ownsHttp: boolean;
+  private readonly policy: EndpointPolicy | undefined;
 
   private timer: NodeJS.Timeout | null = null;
+  /** Store clock − local clock (ms), measured at the last look at the store; 0 for a store without a clock. */
+  private offsetMs = 0;
+  private unsubscribe: (() => void) | null = null;
   /** Epoch ms the armed timer fires at, or null when none is armed. */
   private armedFor: number | null = null;
   private ticking = false;
@@ -103,7 +129,13 @@ export class Dispatcher {
     this.batchSize = opts.batchSize ?? 256;
     this.maxSleepMs = opts.maxSleepMs ?? 5_000;
     this.ownsHttp = opts.http === undefined;
-    this.http = opts.http ?? new Agent({ keepAliveTimeout: 10_000, connect: { timeout: opts.connectTimeoutMs ?? 10_000 } });
+    this.policy = opts.policy;
+    const connectTimeoutMs = opts.connectTimeoutMs ?? 10_000;
+    this.http =
+      opts.http ??
+      (opts.policy
+        ? createHttpAgent({ policy: opts.policy, connectTimeoutMs })
+        : new Agent({ keepAliveTimeout: 10_000, connect: { timeout: connectTimeoutMs } }));
   }
 
   /** Calls in flight now. */
@@ -111,11 +143,25 @@ export class Dispatcher {
     return this.inFlight.size;
   }
 
-  /** Starts the loop: looks at the store at once. */
+  /**
+   * Current time as the store reckons it (epoch ms, UTC): the local clock plus the offset measured
+   * at the last look at the store. Equals `clock.now()` with a store that has no clock of its own.
+   */
+  now(): number {
+    return this.clock.now() + this.offsetMs;
+  }
+
+  /** Store clock − local clock in ms, as last measured (0 when the store has no clock of its own). */
+  get clockOffsetMs(): number {
+    return this.offsetMs;
+  }
+
+  /** Starts the loop: listens to the store's work hints and looks at the store at once. */
   start(): void {
     if (this.running) return;
     this.running = true;
-    this.arm(this.clock.now());
+    this.unsubscribe = this.store.onWork((dueAtMs) => this.wake(dueAtMs));
+    this.arm(this.now());
   }
 
   /**
@@ -139,6 +185,8 @@ export class Dispatcher {
    */
   async stop(graceMs: number): Promise<{ unfinished: number }> {
     this.running = false;
+    this.unsubscribe?.();
+    this.unsubscribe = null;
     if (this.timer) clearTimeout(this.timer);
     this.timer = null;
     this.armedFor = null;
@@ -157,13 +205,32 @@ export class Dispatcher {
     return { unfinished };
   }
 
-  private arm(dueAtMs: number): void {
+  /**
+   * Arms the timer for `dueAtMs` (store time), at most `maxSleepMs` ahead. `minDelayMs` (1 after a
+   * look at the store said "not yet") keeps an estimate that errs by a millisecond from spinning.
+   */
+  private arm(dueAtMs: number, minDelayMs = 0): void {
     if (!this.running) return;
     if (this.timer) clearTimeout(this.timer);
-    const now = this.clock.now();
-    const delay = Math.min(Math.max(0, dueAtMs - now), this.maxSleepMs);
+    const now = this.now();
+    const delay = Math.min(Math.max(minDelayMs, dueAtMs - now), this.maxSleepMs);
     this.armedFor = now + delay;
     this.timer = setTimeout(() => void this.tick(), delay);
+  }
+
+  /**
+   * Reads the store's clock (when it has one) and measures the offset to the local clock.
+   * @returns the time claims are made with (epoch ms, UTC)
+   */
+  private async lookAtClock(): Promise<number> {
+    const storeNow = await this.store.now();
+    const local = this.clock.now(); // read after the answer: the estimate errs late, never early
+    if (storeNow === null) {
+      this.offsetMs = 0;
+      return local;
+    }
+    this.offsetMs = storeNow - local;
+    return storeNow;
   }
 
   private async tick(): Promise<void> {
@@ -181,8 +248,9 @@ export class Dispatcher {
           break;
         }
         const limit = Math.min(this.batchSize, capacity);
+        const now = await this.lookAtClock();
         const claims = await this.store.claimDue({
-          now: this.clock.now(),
+          now,
           limit,
           nodeId: this.nodeId,
           leaseMs: LEASE_MARGIN_MS,
@@ -197,13 +265,15 @@ export class Dispatcher {
       }
       if (!full) {
         const next = await this.store.nextDueAt();
-        if (this.tickAgain) this.arm(this.clock.now());
-        else this.arm(next ?? this.clock.now() + this.maxSleepMs);
+        if (this.tickAgain) this.arm(this.now());
+        // Work the last claim left behind (next ≤ its time) is due again only once the store's
+        // clock has moved: wait at least a millisecond rather than spin.
+        else this.arm(next ?? this.now() + this.maxSleepMs, 1);
       }
     } catch (err) {
       this.log.error({ err }, 'dispatch: claim failed; retrying');
       this.events.emit('dispatch:error', err);
-      this.arm(this.clock.now() + STORE_RETRY_MS);
+      this.arm(this.now() + STORE_RETRY_MS);
     } finally {
       this.ticking = false;
     }
@@ -214,12 +284,20 @@ export class Dispatcher {
       const result = await deliver(claim, {
         dispatcher: this.http,
         signer: this.signer,
+        ...(this.policy && { policy: this.policy }),
         userAgent: this.userAgent,
-        now: () => this.clock.now(),
+        now: () => this.now(),
       });
       const outcome = this.outcomeOf(claim, result);
       this.log.debug(
-        { executionId: claim.executionId, jobId: claim.jobId, statusCode: result.statusCode, lateMs: result.startedAt - claim.scheduledFor },
+        {
+          executionId: claim.executionId,
+          jobId: claim.jobId,
+          attempt: claim.attempt,
+          statusCode: result.statusCode,
+          lateMs: result.startedAt - claim.scheduledFor,
+          nodeId: this.nodeId,
+        },
         'dispatch: attempt finished',
       );
       this.outcomes.push({ claim, outcome });
@@ -229,7 +307,7 @@ export class Dispatcher {
     void call.finally(() => {
       const wasFull = this.inFlight.size >= this.maxInFlight;
       this.inFlight.delete(call);
-      if (wasFull) this.wake(this.clock.now());
+      if (wasFull) this.wake(this.now());
     });
   }
 
@@ -239,7 +317,8 @@ export class Dispatcher {
    * full-jitter backoff (or the receiver's `Retry-After`, capped); `Failed` otherwise.
    */
   private outcomeOf(claim: ClaimedExecution, result: AttemptResult): AttemptOutcome {
-    const verdict = classifyAttempt(result.statusCode);
+    // A destination refused by the SSRF guard stays refused: never retried (issue #5 §1).
+    const verdict = result.refused ? 'failed' : classifyAttempt(result.statusCode);
     const retry = verdict === 'retry' && claim.attempt < claim.retry.maxAttempts;
     const finishedAt = result.startedAt + result.durationMs;
     return {

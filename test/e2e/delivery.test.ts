@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generateSigningSecret } from '../../src/dispatch/signing.js';
 import { startReceiver, type Arrival, type Receiver } from '../support/receiver.js';
 import { startTestServer, type TestServer } from '../support/server.js';
+import { STORES } from '../support/stores.js';
 
 interface WireAttempt {
   number: number;
@@ -31,16 +32,16 @@ interface Page {
 /**
  * Delivery as receivers see it (issue #3): signed calls verified with the `standardwebhooks`
  * package, each retry rule, the execution history through the API, trigger and overlap — all over
- * real sockets against a real receiver.
+ * real sockets against a real receiver. Run against every store (issue #4 §2).
  */
-describe('delivery: signatures, retries, history (real HTTP)', () => {
+describe.each(STORES)('delivery: signatures, retries, history (real HTTP, $name)', (store) => {
   let server: TestServer;
   let receiver: Receiver;
   const secrets = [generateSigningSecret(), generateSigningSecret()];
 
   beforeAll(async () => {
     receiver = await startReceiver();
-    server = await startTestServer({ PUNCTUAL_SIGNING_SECRET: secrets.join(' ') });
+    server = await startTestServer({ PUNCTUAL_SIGNING_SECRET: secrets.join(' ') }, { store });
   });
   afterAll(async () => {
     await server?.stop();

@@ -1,18 +1,20 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startReceiver, type Receiver } from '../support/receiver.js';
 import { quantile, startTestServer, type TestServer } from '../support/server.js';
+import { STORES } from '../support/stores.js';
 
 /**
  * The dispatcher end to end, over real sockets: jobs created through the HTTP API, calls
- * arriving at a real receiver on 127.0.0.1 (issue #2, "Done when").
+ * arriving at a real receiver on 127.0.0.1 (issue #2, "Done when"). Run against every store
+ * (issue #4 §2).
  */
-describe('dispatch over real HTTP', () => {
+describe.each(STORES)('dispatch over real HTTP ($name)', (store) => {
   let server: TestServer;
   let receiver: Receiver;
 
   beforeAll(async () => {
     receiver = await startReceiver();
-    server = await startTestServer();
+    server = await startTestServer({}, { store });
   });
   afterAll(async () => {
     await server?.stop();
@@ -42,7 +44,7 @@ describe('dispatch over real HTTP', () => {
     const lateness = burst.map((x) => x.at - due.get(x.path)!);
     expect(Math.min(...lateness)).toBeGreaterThanOrEqual(0);
     const p99 = quantile(lateness, 0.99);
-    console.log(`50 schedules: lateness p50 ${quantile(lateness, 0.5)} ms, p99 ${p99} ms, max ${Math.max(...lateness)} ms`);
+    console.log(`${store.name}: 50 schedules: lateness p50 ${quantile(lateness, 0.5)} ms, p99 ${p99} ms, max ${Math.max(...lateness)} ms`);
     expect(p99).toBeLessThan(50);
     // Each call carries the job's data as its JSON body, with the documented headers.
     const first = burst.find((x) => x.path === '/burst/7')!;

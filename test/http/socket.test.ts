@@ -1,6 +1,3 @@
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { systemClock } from '../../src/domain/clock.js';
@@ -8,42 +5,44 @@ import { buildApp } from '../../src/http/app.js';
 import { createApiKey } from '../../src/service/api-keys.js';
 import { openStore } from '../../src/store/open.js';
 import type { Store } from '../../src/store/store.js';
+import { STORES, type TestDatabase } from '../support/stores.js';
 
-let dir: string;
-let store: Store;
-let app: FastifyInstance;
-let base: string;
-let token: string;
+/** The HTTP API over a real socket, against every store (issue #4 §2). */
+describe.each(STORES)('over a real socket ($name)', (storeUnderTest) => {
+  let db: TestDatabase;
+  let store: Store;
+  let app: FastifyInstance;
+  let base: string;
+  let token: string;
 
-beforeAll(async () => {
-  dir = await mkdtemp(join(tmpdir(), 'punctual-http-socket-'));
-  store = await openStore('file:' + join(dir, 'test.db'));
-  await store.migrate();
-  app = await buildApp({ store, clock: systemClock });
-  await app.listen({ port: 0, host: '127.0.0.1' });
-  const address = app.server.address();
-  if (address === null || typeof address === 'string') throw new Error('no address');
-  base = `http://127.0.0.1:${address.port}`;
-  token = (await createApiKey(store, systemClock, { name: 'socket' })).token;
-});
-
-afterAll(async () => {
-  await app.close();
-  await store.close();
-  await rm(dir, { recursive: true, force: true });
-});
-
-const call = (method: string, path: string, body?: unknown, t: string | null = token) =>
-  fetch(base + path, {
-    method,
-    headers: {
-      ...(t === null ? {} : { authorization: `Bearer ${t}` }),
-      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
-    },
-    body: body === undefined ? undefined : JSON.stringify(body),
+  beforeAll(async () => {
+    db = await storeUnderTest.create();
+    store = await openStore(db.url);
+    await store.migrate();
+    app = await buildApp({ store, clock: systemClock });
+    await app.listen({ port: 0, host: '127.0.0.1' });
+    const address = app.server.address();
+    if (address === null || typeof address === 'string') throw new Error('no address');
+    base = `http://127.0.0.1:${address.port}`;
+    token = (await createApiKey(store, systemClock, { name: 'socket' })).token;
   });
 
-describe('over a real socket', () => {
+  afterAll(async () => {
+    await app?.close();
+    await store?.close();
+    await db?.drop();
+  });
+
+  const call = (method: string, path: string, body?: unknown, t: string | null = token) =>
+    fetch(base + path, {
+      method,
+      headers: {
+        ...(t === null ? {} : { authorization: `Bearer ${t}` }),
+        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+      },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+
   it('serves the open health check', async () => {
     const res = await call('GET', '/healthz', undefined, null);
     expect(res.status).toBe(200);

@@ -1,6 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { fileURLToPath } from 'node:url';
+import type { Arrival, Receiver } from './receiver.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
@@ -15,13 +16,29 @@ export interface ChildServer {
 }
 
 /**
+ * The receivers of tests listen on 127.0.0.1: unless `env` configures the SSRF guard (issue #5)
+ * itself, test servers run with `PUNCTUAL_ALLOW_PRIVATE_ENDPOINTS=true`.
+ */
+export function guardOff(env: Record<string, string>): Record<string, string> {
+  return 'PUNCTUAL_ALLOW_PRIVATE_ENDPOINTS' in env || 'PUNCTUAL_ALLOWED_NETWORKS' in env
+    ? {}
+    : { PUNCTUAL_ALLOW_PRIVATE_ENDPOINTS: 'true' };
+}
+
+/** Options of {@link spawnServer}. */
+export interface SpawnOptions {
+  /** Extra arguments after `serve`, e.g. `['--role', 'dispatcher']`. */
+  args?: string[];
+}
+
+/**
  * Spawns `punctual serve` with `env` on an ephemeral port and resolves once it logs
  * "punctual is serving" (rejects if it exits first or takes over 20 s).
  */
-export async function spawnServer(env: Record<string, string>): Promise<ChildServer> {
-  const proc = spawn(process.execPath, ['--import', 'tsx', 'src/cli.ts', 'serve'], {
+export async function spawnServer(env: Record<string, string>, opts: SpawnOptions = {}): Promise<ChildServer> {
+  const proc = spawn(process.execPath, ['--import', 'tsx', 'src/cli.ts', 'serve', ...(opts.args ?? [])], {
     cwd: ROOT,
-    env: { ...process.env, PORT: '0', LOG_LEVEL: 'info', ...env },
+    env: { ...process.env, PORT: '0', LOG_LEVEL: 'info', ...guardOff(env), ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const lines: string[] = [];
@@ -60,6 +77,18 @@ export async function spawnServer(env: Record<string, string>): Promise<ChildSer
   return { proc, url, lines, exited };
 }
 
+/**
+ * Ends a child: SIGTERM, then SIGKILL after `graceMs` if it is still running. Resolves once it has
+ * exited. A child that already exited resolves at once.
+ */
+export async function stopChild(child: ChildServer, graceMs = 5_000): Promise<void> {
+  if (child.proc.exitCode !== null || child.proc.signalCode !== null) return;
+  child.proc.kill('SIGTERM');
+  const timer = setTimeout(() => child.proc.kill('SIGKILL'), graceMs);
+  await child.exited;
+  clearTimeout(timer);
+}
+
 /** fetch with a bearer token and JSON body; returns status and parsed body. */
 export async function call(
   base: string,
@@ -83,4 +112,62 @@ export async function call(
 /** Resolves at epoch ms `at` (a wait for a known instant, not a guess). */
 export function until(at: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, Math.max(0, at - Date.now())));
+}
+
+/** A receiver in its own process (test/support/receiver-process.ts): arrivals come over IPC. */
+export interface ChildReceiver extends Pick<Receiver, 'url' | 'arrivals' | 'waitFor' | 'close'> {
+  /** Answers requests whose path starts with `prefix` after `ms` (instead of at once). */
+  delay(prefix: string, ms: number): void;
+}
+
+/**
+ * Starts a receiver in its own process: its arrival times are taken there, so neither the test's
+ * own work nor the nodes' logs parsed here make them late, and it answers bursts at once. Only
+ * Punctual's headers are reported (`webhook-id`, `punctual-*`), not bodies.
+ */
+export async function spawnReceiver(): Promise<ChildReceiver> {
+  const proc = spawn(process.execPath, ['--import', 'tsx', 'test/support/receiver-process.ts'], {
+    cwd: ROOT,
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
+  const arrivals: Arrival[] = [];
+  const waiters = new Set<() => void>();
+  const port = await new Promise<number>((resolve, reject) => {
+    proc.once('exit', (code) => reject(new Error(`receiver process exited (${code})`)));
+    proc.on('message', (m: { type: string; port?: number; arrivals?: Arrival[] }) => {
+      if (m.type === 'listening') resolve(m.port!);
+      if (m.type === 'arrivals') {
+        arrivals.push(...m.arrivals!);
+        for (const w of [...waiters]) w();
+      }
+    });
+  });
+  return {
+    url: `http://127.0.0.1:${port}`,
+    arrivals,
+    delay: (prefix, ms) => proc.send({ type: 'delay', prefix, ms }),
+    waitFor(pred, timeoutMs = 15_000) {
+      return new Promise((resolve, reject) => {
+        const check = () => {
+          if (pred(arrivals)) {
+            waiters.delete(check);
+            clearTimeout(timer);
+            resolve(arrivals);
+          }
+        };
+        const timer = setTimeout(() => {
+          waiters.delete(check);
+          reject(new Error(`receiver: condition not met within ${timeoutMs} ms (${arrivals.length} arrivals)`));
+        }, timeoutMs);
+        waiters.add(check);
+        check();
+      });
+    },
+    close: async () => {
+      if (proc.exitCode !== null || proc.signalCode !== null) return;
+      const exited = once(proc, 'exit');
+      proc.kill('SIGTERM');
+      await exited;
+    },
+  };
 }

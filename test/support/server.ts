@@ -1,29 +1,41 @@
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { pino } from 'pino';
 import { loadConfig } from '../../src/config.js';
 import { startServer, type RunningServer } from '../../src/main.js';
+import { guardOff } from './child.js';
+import { SQLITE, type StoreUnderTest } from './stores.js';
 
 /** A token for the bootstrap key of test servers (≥ 32 chars). */
 export const TEST_TOKEN = 'test-bootstrap-token-0123456789abcdef';
 
-/** A running in-process server on a temp SQLite file, plus a fetch helper that authenticates. */
+/** A running in-process server on a fresh database, plus a fetch helper that authenticates. */
 export interface TestServer extends RunningServer {
-  dir: string;
   databaseUrl: string;
   /** fetch against the server with `Authorization: Bearer TEST_TOKEN` and JSON bodies. */
   api(method: string, path: string, body?: unknown): Promise<{ status: number; body: unknown }>;
-  /** Stops the server and removes the temp dir. */
+  /** Stops the server and removes its database (temp dir or PostgreSQL schema). */
   stop(): Promise<void>;
 }
 
-/** Starts `punctual serve` in this process on 127.0.0.1:0 with a fresh SQLite file. */
-export async function startTestServer(env: Record<string, string> = {}): Promise<TestServer> {
-  const dir = await mkdtemp(join(tmpdir(), 'punctual-test-'));
-  const databaseUrl = `file:${join(dir, 'punctual.db')}`;
-  const config = loadConfig({ PORT: '0', DATABASE_URL: databaseUrl, PUNCTUAL_BOOTSTRAP_TOKEN: TEST_TOKEN, ...env });
-  const server = await startServer(config, { logger: pino({ level: 'silent' }) });
+/** Options of {@link startTestServer}. */
+export interface TestServerOptions {
+  /** The store to serve from: a fresh database of it (default SQLite; see test/support/stores.ts). */
+  store?: StoreUnderTest;
+}
+
+/**
+ * Starts `punctual serve` in this process on 127.0.0.1:0 with a fresh database of `opts.store`
+ * (a SQLite file in a temp dir, or a PostgreSQL schema of its own), dropped at `stop()`.
+ */
+export async function startTestServer(env: Record<string, string> = {}, opts: TestServerOptions = {}): Promise<TestServer> {
+  const db = await (opts.store ?? SQLITE).create();
+  let server: RunningServer;
+  try {
+    const config = loadConfig({ PORT: '0', DATABASE_URL: db.url, PUNCTUAL_BOOTSTRAP_TOKEN: TEST_TOKEN, ...guardOff(env), ...env });
+    server = await startServer(config, { logger: pino({ level: 'silent' }) });
+  } catch (err) {
+    await db.drop();
+    throw err;
+  }
   const api = async (method: string, path: string, body?: unknown) => {
     const res = await fetch(server.url + path, {
       method,
@@ -38,12 +50,14 @@ export async function startTestServer(env: Record<string, string> = {}): Promise
   };
   return {
     ...server,
-    dir,
-    databaseUrl,
+    databaseUrl: db.url,
     api,
     stop: async () => {
-      await server.close();
-      await rm(dir, { recursive: true, force: true });
+      try {
+        await server.close();
+      } finally {
+        await db.drop();
+      }
     },
   };
 }

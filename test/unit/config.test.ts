@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig, parseDuration } from '../../src/config.js';
+import { ConfigError, loadConfig, parseDuration, parseRole } from '../../src/config.js';
+import { DEFAULT_RATE_LIMIT } from '../../src/http/rate-limit.js';
+import { DEFAULT_LIMITS } from '../../src/service/limits.js';
 
 describe('loadConfig', () => {
   it('has the documented defaults', () => {
@@ -15,6 +17,11 @@ describe('loadConfig', () => {
       executionRetentionMs: 7 * 86_400_000,
       misfireThresholdMs: 60_000,
       maxInFlight: 512,
+      endpointPolicy: { allowPrivate: false, networks: [], hosts: new Set() },
+      limits: DEFAULT_LIMITS,
+      rateLimit: DEFAULT_RATE_LIMIT,
+      role: 'all',
+      testClockOffsetMs: 0,
     });
   });
 
@@ -65,6 +72,32 @@ describe('loadConfig', () => {
     }
     expect(message).toMatch(/secret #2/);
     expect(message).not.toContain(a);
+  });
+
+  it('reads the role (PUNCTUAL_ROLE) and the test-only clock offset', () => {
+    expect(loadConfig({ PUNCTUAL_ROLE: 'Dispatcher' }).role).toBe('dispatcher');
+    expect(loadConfig({ PUNCTUAL_ROLE: 'api' }).role).toBe('api');
+    expect(() => loadConfig({ PUNCTUAL_ROLE: 'worker' })).toThrow(/PUNCTUAL_ROLE="worker" must be one of all, api, dispatcher/);
+    expect(parseRole(' ALL ')).toBe('all');
+    expect(parseRole('both')).toBeNull();
+    expect(loadConfig({ PUNCTUAL_TEST_CLOCK_OFFSET_MS: '-5000' }).testClockOffsetMs).toBe(-5_000);
+    expect(() => loadConfig({ PUNCTUAL_TEST_CLOCK_OFFSET_MS: '5s' })).toThrow(/PUNCTUAL_TEST_CLOCK_OFFSET_MS/);
+  });
+
+  it('reads the SSRF guard, the size limits and the rate limit (issue #5)', () => {
+    const c = loadConfig({
+      PUNCTUAL_ALLOW_PRIVATE_ENDPOINTS: 'true',
+      PUNCTUAL_ALLOWED_NETWORKS: '10.0.0.0/8, hooks.internal',
+      PUNCTUAL_MAX_BODY_BYTES: '2048',
+      PUNCTUAL_RATE_LIMIT_PER_SECOND: '0',
+    });
+    expect(c.endpointPolicy.allowPrivate).toBe(true);
+    expect(c.endpointPolicy.networks).toHaveLength(1);
+    expect([...c.endpointPolicy.hosts]).toEqual(['hooks.internal']);
+    expect(c.limits).toEqual({ ...DEFAULT_LIMITS, bodyBytes: 2048 });
+    expect(c.rateLimit).toEqual({ perSecond: 0, burst: DEFAULT_RATE_LIMIT.burst });
+    expect(() => loadConfig({ PUNCTUAL_ALLOWED_NETWORKS: 'not a network!' })).toThrow(/PUNCTUAL_ALLOWED_NETWORKS/);
+    expect(() => loadConfig({ PUNCTUAL_ALLOW_PRIVATE_ENDPOINTS: 'yes' })).toThrow(/PUNCTUAL_ALLOW_PRIVATE_ENDPOINTS/);
   });
 
   it('treats empty values as unset', () => {

@@ -103,6 +103,16 @@ export class SqliteStore implements Store {
     this.guard(() => this.pingStatement.get());
   }
 
+  /** One node per SQLite file: the caller's clock decides (see Store.now). */
+  async now(): Promise<number | null> {
+    return null;
+  }
+
+  /** No other node can create work in this file, so there is nothing to hear: the listener is never called. */
+  onWork(_listener: (dueAtMs: number) => void): () => void {
+    return () => undefined;
+  }
+
   // ---- API keys ----------------------------------------------------------------------------
   async apiKeyCreate(p: ApiKeyCreateParams): Promise<ApiKey> {
     return this.run((q) => q.apiKeys.create(p));
