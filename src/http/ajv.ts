@@ -5,16 +5,43 @@
  *  - nothing is changed silently: no type coercion (also not for query strings: numbers there are
  *    declared as digit strings and read by the route), no removal of unknown fields (bodies say
  *    `additionalProperties: false`, so unknown fields are errors), no defaults filled in;
- *  - the rules JSON Schema cannot state (cron expression, time zone, instant, URL, non-blank name,
- *    the order of a retry policy's delays) run inside validation through the `x-rule` and
- *    `x-retry-delays` keywords, with the same functions the service uses (`service/rules.ts`), so
- *    their messages come in the same `errors` list.
+ *  - the rules JSON Schema cannot state (cron expression, time zone, instant, URL and the SSRF
+ *    guard's host check, non-blank name, the order of a retry policy's delays, and the size
+ *    limits of issue #5 §2, which are configurable and so cannot be written into the schemas)
+ *    run inside validation through the `x-rule`, `x-check` and `x-retry-delays` keywords, with the
+ *    same functions the service uses (`service/rules.ts`), so their messages come in the same
+ *    `errors` list.
  */
 import { RETRY_LIMITS } from '../service/delivery.js';
-import { depthMessage, exceedsDepth, isJsonObject, retryDelaysMessage, RULE_NAMES, RULES, type RuleName } from '../service/rules.js';
+import {
+  dataProblem,
+  DEFAULT_RULE_CONTEXT,
+  depthMessage,
+  exceedsDepth,
+  isJsonObject,
+  MAX_DATA_DEPTH,
+  retryDelaysMessage,
+  RULE_NAMES,
+  RULES,
+  tagsProblems,
+  type RuleContext,
+  type RuleName,
+} from '../service/rules.js';
 
 /** Name of the schema keyword that applies a rule of `service/rules.ts` to a string. */
 export const RULE_KEYWORD = 'x-rule';
+
+/**
+ * Name of the schema keyword that applies a check of `service/rules.ts` to a non-string value:
+ * `'x-check': 'data'` (a job's `data`: serialised size, finite numbers; run only when the depth is
+ * within {@link MAX_DATA_DEPTH}, which `x-max-depth` reports) and `'x-check': 'tags'` (the whole
+ * `tags` array: strings, how many, each one's length). `tags` is checked by this keyword alone, not
+ * by `items`, so an array of a million wrong items gives one error rather than a million.
+ */
+export const CHECK_KEYWORD = 'x-check';
+
+/** The values of {@link CHECK_KEYWORD}. */
+export const CHECK_NAMES = ['data', 'tags'] as const;
 
 /** Name of the schema keyword that bounds the nesting depth of an object or array. */
 export const MAX_DEPTH_KEYWORD = 'x-max-depth';
@@ -49,12 +76,23 @@ interface RuleError {
 }
 
 /**
- * Ajv plugin adding the keywords `x-rule` (`{ type: 'string', 'x-rule': 'endpoint' }`),
- * `x-max-depth` (`{ type: 'object', 'x-max-depth': 64 }`) and `x-retry-delays`.
+ * An Ajv plugin adding the keywords `x-rule` (`{ type: 'string', 'x-rule': 'endpoint' }`),
+ * `x-check`, `x-max-depth` (`{ type: 'object', 'x-max-depth': 64 }`) and `x-retry-delays`, whose
+ * rules apply the limits and endpoint policy of `ctx`. Passed in Fastify's `ajv.plugins`; each
+ * Fastify instance has its own Ajv, so two apps with different limits do not mix.
  */
+export function ruleKeywordsFor(ctx: RuleContext): <A extends AjvLike>(ajv: A) => A {
+  return (ajv) => addKeywords(ajv, ctx);
+}
+
+/** {@link ruleKeywordsFor} with `DEFAULT_RULE_CONTEXT`: the default limits and the strict SSRF policy. */
 export function ruleKeywordPlugin<A extends AjvLike>(ajv: A): A {
+  return addKeywords(ajv, DEFAULT_RULE_CONTEXT);
+}
+
+function addKeywords<A extends AjvLike>(ajv: A, ctx: RuleContext): A {
   const validate = function (rule: RuleName, data: string): boolean {
-    const message = RULES[rule](data);
+    const message = RULES[rule](data, ctx);
     if (message === null) return true;
     const error: RuleError = { keyword: RULE_KEYWORD, message, params: { rule } };
     validate.errors = [error];
@@ -67,6 +105,41 @@ export function ruleKeywordPlugin<A extends AjvLike>(ajv: A): A {
     metaSchema: { enum: RULE_NAMES },
     errors: true,
     validate,
+  });
+
+  const validateCheck = function (
+    check: (typeof CHECK_NAMES)[number],
+    data: unknown,
+    _parent: unknown,
+    cxt?: { instancePath: string },
+  ): boolean {
+    let errors: RuleError[];
+    if (check === 'data') {
+      if (exceedsDepth(data, MAX_DATA_DEPTH)) return true; // reported by x-max-depth
+      const message = dataProblem(data, ctx);
+      errors = message === null ? [] : [{ keyword: CHECK_KEYWORD, message, params: { check } }];
+    } else {
+      const base = cxt?.instancePath ?? '';
+      errors = tagsProblems('', data, ctx).map((p) => ({
+        keyword: CHECK_KEYWORD,
+        message: p.message,
+        params: { check },
+        ...(p.path === '' ? {} : { instancePath: base + p.path }),
+      }));
+    }
+    if (errors.length === 0) return true;
+    validateCheck.errors = errors;
+    return false;
+  } as ((check: (typeof CHECK_NAMES)[number], data: unknown, parent: unknown, cxt?: { instancePath: string }) => boolean) & {
+    errors?: RuleError[];
+  };
+  ajv.addKeyword({
+    keyword: CHECK_KEYWORD,
+    type: ['object', 'array'],
+    schemaType: 'string',
+    metaSchema: { enum: CHECK_NAMES },
+    errors: true,
+    validate: validateCheck,
   });
 
   const validateDepth = function (max: number, data: unknown): boolean {

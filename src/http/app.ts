@@ -5,21 +5,39 @@
  */
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { pino, type Logger } from 'pino';
+import { STRICT_POLICY, type EndpointPolicy } from '../dispatch/ssrf.js';
 import type { Clock } from '../domain/clock.js';
 import type { DeliverySettings } from '../domain/types.js';
 import type { JobServiceContext } from '../service/context.js';
 import { DEFAULT_DELIVERY } from '../service/delivery.js';
 import { LastUsedRecorder } from '../service/last-used.js';
+import { DEFAULT_LIMITS, type InputLimits } from '../service/limits.js';
+import { ruleContext } from '../service/rules.js';
 import type { Store } from '../store/store.js';
-import { AJV_OPTIONS, ruleKeywordPlugin } from './ajv.js';
+import { AJV_OPTIONS, ruleKeywordsFor } from './ajv.js';
 import { authHook } from './auth.js';
 import { errorHandler, notFoundHandler } from './problem.js';
+import { createRequestLimiter, DEFAULT_RATE_LIMIT, type RateLimitSettings } from './rate-limit.js';
 import { apiKeyRoutes } from './routes/api-keys.js';
 import { cronJobRoutes } from './routes/cron-jobs.js';
 import type { RouteDeps } from './routes/deps.js';
 import { executionRoutes } from './routes/executions.js';
+import { consoleRoutes } from './console.js';
 import { healthRoutes } from './routes/health.js';
 import { scheduleRoutes } from './routes/schedules.js';
+
+/** Characters of a token (`pk_` + 43 base64url), wherever a client misplaced one. */
+const TOKEN_PATTERN = /pk_[A-Za-z0-9_-]{20,}/g;
+
+/**
+ * How a request appears in the logs: its method, its path without the query string (a client may
+ * put anything there, a token included), with anything shaped like a token replaced, its host and
+ * the client's address. Never its headers or body.
+ */
+export function requestSummary(req: { method: string; url: string; host?: string; ip?: string }): Record<string, unknown> {
+  const path = req.url.split('?')[0]!.replace(TOKEN_PATTERN, 'pk_[redacted]');
+  return { method: req.method, url: path, host: req.host, remoteAddress: req.ip };
+}
 
 /** What {@link buildApp} needs. */
 export interface AppDeps {
@@ -36,6 +54,25 @@ export interface AppDeps {
    * `PUNCTUAL_REQUEST_TIMEOUT_MS`). Default: 5 attempts, 1,000 ms, 3,600,000 ms; 30,000 ms.
    */
   defaults?: DeliverySettings;
+  /**
+   * Which endpoint hosts are accepted at create and patch (issue #5 §1; `PUNCTUAL_ALLOW_PRIVATE_ENDPOINTS`,
+   * `PUNCTUAL_ALLOWED_NETWORKS`): an IP literal that is not public, or `localhost`, is a 400
+   * naming `/endpoint` unless the policy allows it. Default: `STRICT_POLICY` (safe by default).
+   */
+  endpointPolicy?: EndpointPolicy;
+  /**
+   * Size limits (issue #5 §2; `PUNCTUAL_MAX_*`): the body (413 past it) and the fields (400 naming
+   * the field). Fields not given take `DEFAULT_LIMITS` (1 MiB body, 256 KiB data, 256-character
+   * names, 32 tags of 64 characters, 2,048-character endpoints, 256-character expressions).
+   */
+  limits?: Partial<InputLimits>;
+  /**
+   * The per-API-key token bucket (issue #5 §3; `PUNCTUAL_RATE_LIMIT_PER_SECOND`,
+   * `PUNCTUAL_RATE_LIMIT_BURST`); `perSecond` 0 turns it off. Fields not given take
+   * `DEFAULT_RATE_LIMIT` (1,000 per second, burst 2,000). The guard against repeated failed
+   * authentications (50 a minute per address) is always on.
+   */
+  rateLimit?: Partial<RateLimitSettings>;
 }
 
 /** The app with its `LastUsedRecorder`, exposed for tests (flush instead of sleeping). */
@@ -59,12 +96,16 @@ declare module 'fastify' {
  */
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const { store, clock } = deps;
+  const limits: InputLimits = { ...DEFAULT_LIMITS, ...deps.limits };
+  const endpointPolicy = deps.endpointPolicy ?? STRICT_POLICY;
+  const rules = ruleContext({ limits, endpointPolicy });
   const app = Fastify({
-    loggerInstance: (deps.logger || pino({ level: 'silent' })) as FastifyBaseLogger,
-    // Request logs: Fastify's serializer logs method, url, host and remote address, never headers.
-    ajv: { customOptions: AJV_OPTIONS, plugins: [ruleKeywordPlugin] },
-    // Bodies: 1 MiB (Fastify's default, stated here; issue #5 makes it configurable).
-    bodyLimit: 1_048_576,
+    // Request logs: method, path, host and remote address; never headers, bodies or query strings.
+    loggerInstance: (deps.logger || pino({ level: 'silent' })).child({}, { serializers: { req: requestSummary } }) as FastifyBaseLogger,
+    // The rules apply this app's limits and endpoint policy (each Fastify instance has its own Ajv).
+    ajv: { customOptions: AJV_OPTIONS, plugins: [ruleKeywordsFor(rules)] },
+    // Bodies: 1 MiB by default (`PUNCTUAL_MAX_BODY_BYTES`); larger ones are a 413 problem.
+    bodyLimit: limits.bodyBytes,
     // Refuse `__proto__` / `constructor.prototype` keys in JSON bodies (400) instead of stripping them.
     onProtoPoisoning: 'error',
     onConstructorPoisoning: 'error',
@@ -91,6 +132,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   app.setNotFoundHandler(notFoundHandler);
 
   await app.register(healthRoutes, { store, isReady: deps.isReady ?? (() => true) });
+  await app.register(consoleRoutes);
 
   // A failing wake-up must not fail a request whose work is already stored: the dispatcher also
   // looks at the store on its own.
@@ -99,6 +141,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     store,
     clock,
     defaults: deps.defaults ?? DEFAULT_DELIVERY,
+    limits,
+    endpointPolicy,
     wake: (dueAtMs) => {
       try {
         wake?.(dueAtMs);
@@ -108,8 +152,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     },
   };
   const routeDeps: RouteDeps = { ctx, recorder };
+  const limiter = createRequestLimiter({ ...DEFAULT_RATE_LIMIT, ...deps.rateLimit });
   await app.register(async (api) => {
-    api.addHook('onRequest', authHook(store, clock, recorder));
+    api.addHook('onRequest', authHook(store, clock, recorder, limiter));
     await api.register(apiKeyRoutes, routeDeps);
     await api.register(scheduleRoutes, routeDeps);
     await api.register(cronJobRoutes, routeDeps);

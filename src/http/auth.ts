@@ -1,6 +1,7 @@
 /**
  * Bearer authentication of the interface's endpoints (spec §5, issue #2 §3), as an `onRequest`
- * hook so that nothing of an unauthenticated request is parsed or validated.
+ * hook so that nothing of an unauthenticated request is parsed or validated; with the rate limits
+ * of issue #5 §3 (`rate-limit.ts`) around it.
  */
 import type { FastifyReply, FastifyRequest, onRequestAsyncHookHandler } from 'fastify';
 import type { Clock } from '../domain/clock.js';
@@ -9,6 +10,7 @@ import type { ApiKey } from '../domain/types.js';
 import { authenticate } from '../service/api-keys.js';
 import type { LastUsedRecorder } from '../service/last-used.js';
 import type { Store } from '../store/store.js';
+import { AUTH_THROTTLED, RATE_LIMITED, rateLimitHeaders, TooManyRequestsError, type RequestLimiter } from './rate-limit.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -33,25 +35,48 @@ export function bearerToken(header: string | string[] | undefined): string | nul
 }
 
 /**
- * The hook: 401 (with `WWW-Authenticate: Bearer`) when the token is missing, malformed or
- * unknown, 403 when its key is `Disabled`; otherwise notes the use in `recorder` and sets
- * `request.apiKey`. The key is looked up on every request (no cache), so disabling or deleting
- * it applies to the next request.
+ * The hook, in this order:
+ *  1. 429 (with `Retry-After`) when the client's address is blocked for failing authentication
+ *     too often (`limiter.failures`), before its token is even looked at;
+ *  2. 401 (with `WWW-Authenticate: Bearer`) when the token is missing, malformed or unknown —
+ *     counted as a failure of the address — and 403 when its key is `Disabled`;
+ *  3. a token from the key's bucket (`limiter.keys`, unless off): the `RateLimit-*` fields go on
+ *     the answer, whatever it is, and an empty bucket is a 429 with `Retry-After`;
+ *  4. notes the use in `recorder` and sets `request.apiKey`.
+ * The key is looked up on every request (no cache), so disabling or deleting it applies to the
+ * next request.
  */
-export function authHook(store: Store, clock: Clock, recorder: LastUsedRecorder): onRequestAsyncHookHandler {
+export function authHook(store: Store, clock: Clock, recorder: LastUsedRecorder, limiter: RequestLimiter): onRequestAsyncHookHandler {
   return async function bearerAuth(request: FastifyRequest, reply: FastifyReply): Promise<void> {
-    const token = bearerToken(request.headers.authorization);
-    if (token === null) {
-      throw new DomainError('unauthenticated', 'Send an API key in the header Authorization: Bearer <token>.');
+    const now = clock.now();
+    const blocked = limiter.failures.blockedFor(request.ip, now);
+    if (blocked !== null) {
+      reply.header('retry-after', String(blocked));
+      throw new TooManyRequestsError(AUTH_THROTTLED, blocked);
     }
     try {
+      const token = bearerToken(request.headers.authorization);
+      if (token === null) {
+        throw new DomainError('unauthenticated', 'Send an API key in the header Authorization: Bearer <token>.');
+      }
       request.apiKey = await authenticate(store, token);
     } catch (err) {
       if (err instanceof DomainError && err.code === 'unauthenticated') {
-        reply.header('www-authenticate', 'Bearer realm="punctual", error="invalid_token"');
+        limiter.failures.fail(request.ip, now);
+        if (bearerToken(request.headers.authorization) !== null) {
+          reply.header('www-authenticate', 'Bearer realm="punctual", error="invalid_token"');
+        }
       }
       throw err;
     }
-    recorder.record(request.apiKey.id, clock.now());
+    if (limiter.keys !== null) {
+      const decision = limiter.keys.take(request.apiKey.id, now);
+      reply.headers(rateLimitHeaders(decision));
+      if (!decision.allowed) {
+        reply.header('retry-after', String(decision.retryAfterSeconds));
+        throw new TooManyRequestsError(RATE_LIMITED, decision.retryAfterSeconds);
+      }
+    }
+    recorder.record(request.apiKey.id, now);
   };
 }

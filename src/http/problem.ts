@@ -9,6 +9,7 @@
  */
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { DomainError, type ErrorCode, type FieldProblem } from '../domain/errors.js';
+import { AUTH_THROTTLED, RATE_LIMITED } from './rate-limit.js';
 import type { Problem } from './schemas/common.js';
 
 /** Media type of every error answer (RFC 9457 §3). */
@@ -27,7 +28,13 @@ export const DOMAIN_ERROR_STATUS: Record<ErrorCode, { status: number; title: str
   store_unavailable: { status: 503, title: 'Service unavailable' },
 };
 
-/** Problems that come from HTTP itself rather than the domain, by Fastify error code. */
+/**
+ * Most field problems listed in one answer. A body can break a rule many thousand times (a
+ * thousand unknown fields); listing them all would make the answer far larger than the request.
+ */
+export const MAX_LISTED_PROBLEMS = 100;
+
+/** Problems that come from HTTP itself rather than the domain, by Fastify's (or `rate-limit.ts`'s) error code. */
 const HTTP_PROBLEMS: Record<string, { code: string; status: number; title: string; detail: string }> = {
   FST_ERR_CTP_INVALID_MEDIA_TYPE: {
     code: 'unsupported_media_type',
@@ -65,6 +72,18 @@ const HTTP_PROBLEMS: Record<string, { code: string; status: number; title: strin
     title: 'Payload too large',
     detail: 'The request body is larger than the service accepts.',
   },
+  [RATE_LIMITED]: {
+    code: 'rate_limited',
+    status: 429,
+    title: 'Too many requests',
+    detail: 'This API key has sent more requests than its rate limit allows; retry after the seconds in Retry-After.',
+  },
+  [AUTH_THROTTLED]: {
+    code: 'too_many_failed_authentications',
+    status: 429,
+    title: 'Too many requests',
+    detail: 'Too many failed authentications came from this address; retry after the seconds in Retry-After.',
+  },
 };
 
 /** Builds a problem body. `code` becomes the `type` URI. */
@@ -84,7 +103,7 @@ export function sendProblem(reply: FastifyReply, body: Problem): FastifyReply {
 /** The problem for a domain error, through {@link DOMAIN_ERROR_STATUS}. */
 export function domainProblem(err: DomainError): Problem {
   const { status, title } = DOMAIN_ERROR_STATUS[err.code];
-  return problem(err.code, status, title, err.message, err.code === 'invalid_input' ? err.errors : undefined);
+  return problem(err.code, status, title, err.message, err.code === 'invalid_input' ? err.errors.slice(0, MAX_LISTED_PROBLEMS) : undefined);
 }
 
 /** The app's error handler (`setErrorHandler`). */
@@ -96,9 +115,11 @@ export function errorHandler(err: FastifyError, request: FastifyRequest, reply: 
   }
   if (Array.isArray(err.validation)) {
     const errors = validationProblems(err.validation, err.validationContext);
-    const detail =
+    let detail =
       errors.length === 1 ? `${errors[0]!.path || 'The request'}: ${errors[0]!.message}.` : `${errors.length} fields are invalid.`;
-    return sendProblem(reply, problem('invalid_input', 400, DOMAIN_ERROR_STATUS.invalid_input.title, detail, errors));
+    if (errors.length > MAX_LISTED_PROBLEMS) detail = `${errors.length} problems were found; the first ${MAX_LISTED_PROBLEMS} are listed.`;
+    const listed = errors.slice(0, MAX_LISTED_PROBLEMS);
+    return sendProblem(reply, problem('invalid_input', 400, DOMAIN_ERROR_STATUS.invalid_input.title, detail, listed));
   }
   const known = err.code === undefined ? undefined : HTTP_PROBLEMS[err.code];
   if (known !== undefined) return sendProblem(reply, problem(known.code, known.status, known.title, known.detail));

@@ -8,7 +8,7 @@ import { isUuid, newId } from '../domain/ids.js';
 import type { ApiKey, ApiKeyStatus } from '../domain/types.js';
 import type { Store } from '../store/store.js';
 import type { LastUsedRecorder } from './last-used.js';
-import { Checks } from './rules.js';
+import { Checks, DEFAULT_RULE_CONTEXT, type RuleContext } from './rules.js';
 import { digestToken, generateToken } from './tokens.js';
 
 /** Shortest bootstrap token accepted (issue #2 §3). */
@@ -33,16 +33,18 @@ export interface ApiKeyPatch {
 
 /**
  * Creates a key with a new random token.
+ * @param rules the limits of the service (the name's length); default `DEFAULT_RULE_CONTEXT`
  * @returns the key and its token; the token is not stored (only its SHA-256 digest) and cannot
  *   be shown again.
- * @throws InvalidInputError when `name` is blank or `status` is not a key state
+ * @throws InvalidInputError when `name` is blank or too long, or `status` is not a key state
  */
 export async function createApiKey(
   store: Store,
   clock: Clock,
   input: ApiKeyCreateInput,
+  rules: RuleContext = DEFAULT_RULE_CONTEXT,
 ): Promise<{ apiKey: ApiKey; token: string }> {
-  new Checks()
+  new Checks(rules)
     .required('/name', input.name)
     .rule('/name', 'name', input.name)
     .oneOf('/status', input.status ?? undefined, STATUSES)
@@ -77,15 +79,17 @@ export async function listApiKeys(store: Store, recorder?: LastUsedRecorder): Pr
 /**
  * Renames a key and/or sets its status (this is how a key is disabled and enabled again; the
  * change applies from the next request).
- * @throws InvalidInputError for a blank name or an unknown status; NotFoundError for an unknown id
+ * @param rules the limits of the service (the name's length); default `DEFAULT_RULE_CONTEXT`
+ * @throws InvalidInputError for a blank or too long name or an unknown status; NotFoundError for an unknown id
  */
 export async function updateApiKey(
   store: Store,
   id: string,
   patch: ApiKeyPatch,
   recorder?: LastUsedRecorder,
+  rules: RuleContext = DEFAULT_RULE_CONTEXT,
 ): Promise<ApiKey> {
-  new Checks().rule('/name', 'name', patch.name).oneOf('/status', patch.status, STATUSES).throwIfAny();
+  new Checks(rules).rule('/name', 'name', patch.name).oneOf('/status', patch.status, STATUSES).throwIfAny();
   if (!isUuid(id)) throw new NotFoundError('No API key has this id.');
   const key = await store.apiKeyUpdate({ id, name: patch.name, status: patch.status });
   if (key === null) throw new NotFoundError('No API key has this id.');

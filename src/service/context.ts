@@ -1,6 +1,8 @@
+import type { EndpointPolicy } from '../dispatch/ssrf.js';
 import type { Clock } from '../domain/clock.js';
 import type { DeliverySettings } from '../domain/types.js';
 import type { Store } from '../store/store.js';
+import type { InputLimits } from './limits.js';
 
 /**
  * What the job use cases (schedules, cron jobs, executions) work with.
@@ -18,4 +20,11 @@ export interface JobServiceContext {
    * (5 attempts, 1,000 ms, 3,600,000 ms; 30,000 ms).
    */
   defaults?: DeliverySettings;
+  /** Size limits of the fields (issue #5 §2). Absent: `DEFAULT_LIMITS` of `limits.ts`. */
+  limits?: InputLimits;
+  /**
+   * Which endpoint hosts are accepted at create and patch (issue #5 §1). Absent: `STRICT_POLICY`
+   * (no IP literal that is not public, no `localhost`).
+   */
+  endpointPolicy?: EndpointPolicy;
 }

@@ -15,7 +15,7 @@ import type { CronJob, CronJobStatus, JsonObject, MisfirePolicy, OverlapPolicy }
 import type { CronUpdateParams } from '../store/store.js';
 import type { JobServiceContext } from './context.js';
 import { checkDelivery, checkRetryDelays, deliveryDefaults, mergeRetry, type RetryInput } from './delivery.js';
-import { Checks, PREVIEW_COUNT_MAX, PREVIEW_COUNT_MIN, wholeNumberMessage } from './rules.js';
+import { Checks, PREVIEW_COUNT_MAX, PREVIEW_COUNT_MIN, ruleContext, wholeNumberMessage } from './rules.js';
 
 /** Zone in which an expression is evaluated when the job has none (issue #2 §5). */
 export const DEFAULT_TIME_ZONE = 'UTC';
@@ -90,7 +90,7 @@ export interface CronPreviewInput {
  */
 export async function createCronJob(ctx: JobServiceContext, input: CronCreateInput): Promise<CronJob> {
   const defaults = deliveryDefaults(ctx);
-  const checks = new Checks().required('/expression', input.expression).required('/endpoint', input.endpoint);
+  const checks = new Checks(ruleContext(ctx)).required('/expression', input.expression).required('/endpoint', input.endpoint);
   checkFields(checks, input);
   checkDelivery(checks, input, defaults.retry);
   checks.throwIfAny();
@@ -139,7 +139,7 @@ export async function listCronJobs(ctx: JobServiceContext): Promise<CronJob[]> {
  *   NotFoundError for an unknown id
  */
 export async function updateCronJob(ctx: JobServiceContext, id: string, patch: CronPatch): Promise<CronJob> {
-  const checks = new Checks();
+  const checks = new Checks(ruleContext(ctx));
   checkFields(checks, patch);
   checks.oneOf('/status', patch.status, STATUSES);
   checkDelivery(checks, patch, null);
@@ -201,9 +201,13 @@ export async function deleteCronJob(ctx: JobServiceContext, id: string): Promise
  * @param pathPrefix prefixed to the field paths of errors (`/query` for a query string)
  * @throws InvalidInputError naming every faulty field
  */
-export function previewCron(ctx: Pick<JobServiceContext, 'clock'>, input: CronPreviewInput, pathPrefix = ''): number[] {
+export function previewCron(
+  ctx: Pick<JobServiceContext, 'clock' | 'limits'>,
+  input: CronPreviewInput,
+  pathPrefix = '',
+): number[] {
   const count = input.count ?? PREVIEW_COUNT_DEFAULT;
-  const checks = new Checks()
+  const checks = new Checks(ruleContext(ctx))
     .required(`${pathPrefix}/expression`, input.expression)
     .rule(`${pathPrefix}/expression`, 'cron-expression', input.expression)
     .rule(`${pathPrefix}/timezone`, 'time-zone', input.timezone, true)

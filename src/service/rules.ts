@@ -5,12 +5,43 @@
  * gets every problem reported at once.
  */
 import { parseCronExpression, validateTimeZone } from '../cron/index.js';
+import { endpointProblem, STRICT_POLICY, type EndpointPolicy } from '../dispatch/ssrf.js';
 import { DomainError, InvalidInputError, type FieldProblem } from '../domain/errors.js';
 import { parseIsoInstant } from '../domain/time.js';
 import type { JsonObject } from '../domain/types.js';
+import {
+  dataSizeMessage,
+  DEFAULT_LIMITS,
+  exceedsLength,
+  jsonByteLength,
+  lengthMessage,
+  tagCountMessage,
+  type InputLimits,
+} from './limits.js';
 
-/** A rule: returns why `value` breaks it, or null when it holds. Never throws. */
-export type Rule = (value: string) => string | null;
+/**
+ * What the rules depend on besides the value: the size limits and the SSRF guard's policy, both
+ * from the configuration. {@link DEFAULT_RULE_CONTEXT} is the safe default.
+ */
+export interface RuleContext {
+  limits: InputLimits;
+  /** Which endpoint hosts are accepted at create and patch (`dispatch/ssrf.ts`). */
+  endpointPolicy: EndpointPolicy;
+}
+
+/** The default limits and the strict SSRF policy (no private, loopback or link-local hosts). */
+export const DEFAULT_RULE_CONTEXT: RuleContext = Object.freeze({ limits: DEFAULT_LIMITS, endpointPolicy: STRICT_POLICY });
+
+/** The rule context of a service context or of the app's options: what they give, defaults for the rest. */
+export function ruleContext(from: { limits?: InputLimits; endpointPolicy?: EndpointPolicy }): RuleContext {
+  return { limits: from.limits ?? DEFAULT_LIMITS, endpointPolicy: from.endpointPolicy ?? STRICT_POLICY };
+}
+
+/**
+ * A rule: returns why `value` breaks it, or null when it holds. Never throws. Size limits are
+ * checked first, so that nothing expensive is done with an oversized value.
+ */
+export type Rule = (value: string, ctx?: RuleContext) => string | null;
 
 /**
  * Deepest nesting of objects and arrays accepted in `data` (the object itself is level 1).
@@ -32,11 +63,21 @@ const URL_MESSAGE = 'must be an absolute http or https URL';
 
 /** The rules by name. Names are referenced by the HTTP schemas (`'x-rule': 'endpoint'`). */
 export const RULES = {
-  /** Names are not empty or blank. */
-  name: (value) => (value.trim().length === 0 ? 'must not be empty' : null),
+  /** Names are not empty or blank, at most `nameLength` characters, and stored text (see {@link textProblem}). */
+  name: (value, ctx = DEFAULT_RULE_CONTEXT) => {
+    if (exceedsLength(value, ctx.limits.nameLength)) return lengthMessage(ctx.limits.nameLength);
+    return textProblem(value) ?? (value.trim().length === 0 ? 'must not be empty' : null);
+  },
 
-  /** Absolute `http:`/`https:` URL with a host, as the WHATWG URL parser (and undici) reads it. */
-  endpoint: (value) => {
+  /**
+   * Absolute `http:`/`https:` URL with a host, as the WHATWG URL parser (and undici) reads it, at
+   * most `endpointLength` characters, whose host the SSRF guard's policy accepts (an IP literal
+   * or `localhost` must be public or allowed; host names are checked when called).
+   */
+  endpoint: (value, ctx = DEFAULT_RULE_CONTEXT) => {
+    if (exceedsLength(value, ctx.limits.endpointLength)) return lengthMessage(ctx.limits.endpointLength);
+    const text = textProblem(value);
+    if (text !== null) return text;
     if (!/^https?:\/\//i.test(value)) return URL_MESSAGE;
     let url: URL;
     try {
@@ -45,14 +86,21 @@ export const RULES = {
       return URL_MESSAGE;
     }
     if ((url.protocol !== 'http:' && url.protocol !== 'https:') || url.hostname === '') return URL_MESSAGE;
-    return null;
+    return endpointProblem(value, ctx.endpointPolicy);
   },
+
+  /** A tag of a schedule: at most `tagLength` characters of stored text. */
+  tag: (value, ctx = DEFAULT_RULE_CONTEXT) =>
+    exceedsLength(value, ctx.limits.tagLength) ? lengthMessage(ctx.limits.tagLength) : textProblem(value),
 
   /** RFC 3339 instant with `Z` or a numeric offset (`parseIsoInstant`). */
   instant: (value) => (parseIsoInstant(value) === null ? INSTANT_MESSAGE : null),
 
-  /** A cron expression the cron module accepts (syntax and "has a next occurrence"). */
-  'cron-expression': (value) => messageOf(() => parseCronExpression(value), 'must be a valid cron expression'),
+  /** A cron expression of at most `expressionLength` characters that the cron module accepts. */
+  'cron-expression': (value, ctx = DEFAULT_RULE_CONTEXT) =>
+    exceedsLength(value, ctx.limits.expressionLength)
+      ? lengthMessage(ctx.limits.expressionLength)
+      : messageOf(() => parseCronExpression(value), 'must be a valid cron expression'),
 
   /** An IANA time zone name the runtime knows. */
   'time-zone': (value) => messageOf(() => validateTimeZone(value), 'must be a valid IANA time zone name'),
@@ -63,6 +111,50 @@ export const RULES = {
   /** `limit` of a page: a whole number from 1 to 100 in decimal digits (a query parameter). */
   'page-limit': (value) => digitsInRange(value, PAGE_LIMIT_MIN, PAGE_LIMIT_MAX),
 } satisfies Record<string, Rule>;
+
+/**
+ * Why `value` cannot be stored as text as given, or null: a NUL character (PostgreSQL's `text`
+ * cannot hold one) or an unpaired UTF-16 surrogate (not Unicode: a database encodes it as
+ * replacement characters, so the value read back would differ from the one accepted).
+ */
+export function textProblem(value: string): string | null {
+  if (value.includes('\u0000')) return 'must not contain the NUL character (U+0000)';
+  if (/\p{Cs}/u.test(value)) return 'must be well-formed Unicode (no unpaired surrogates)';
+  return null;
+}
+
+/**
+ * The limits of a `data` object that JSON Schema cannot state: at most `dataBytes` bytes when
+ * serialised, and only finite numbers (`1e999` parses to Infinity, which JSON cannot carry:
+ * it would be stored as null, silently). Iterative: safe at any depth.
+ * @returns why `data` breaks them, or null
+ */
+export function dataProblem(data: unknown, ctx: RuleContext = DEFAULT_RULE_CONTEXT): string | null {
+  if (jsonByteLength(data, ctx.limits.dataBytes) > ctx.limits.dataBytes) return dataSizeMessage(ctx.limits.dataBytes);
+  const stack: unknown[] = [data];
+  while (stack.length > 0) {
+    const v = stack.pop();
+    if (typeof v === 'number' && !Number.isFinite(v)) return 'must not contain numbers beyond the range of a double (such as 1e999)';
+    if (typeof v === 'object' && v !== null) for (const child of Object.values(v)) stack.push(child);
+  }
+  return null;
+}
+
+/**
+ * Why a `tags` value breaks the rules, as field problems (`path` for the array, `path/<i>` for one
+ * tag), or an empty list: an array of at most `tags` items, each a string keeping the `tag` rule.
+ * The count is checked first, so at most `tags` problems are reported however long the array.
+ */
+export function tagsProblems(path: string, tags: unknown, ctx: RuleContext = DEFAULT_RULE_CONTEXT): FieldProblem[] {
+  if (!Array.isArray(tags)) return [{ path, message: 'must be an array of strings' }];
+  if (tags.length > ctx.limits.tags) return [{ path, message: tagCountMessage(ctx.limits.tags) }];
+  const out: FieldProblem[] = [];
+  tags.forEach((tag: unknown, i) => {
+    const message = typeof tag === 'string' ? RULES.tag(tag, ctx) : 'must be a string';
+    if (message !== null) out.push({ path: `${path}/${i}`, message });
+  });
+  return out;
+}
 
 /** The message for a number outside `[min, max]` or not whole. */
 export function wholeNumberMessage(min: number, max: number): string {
@@ -114,6 +206,9 @@ function messageOf(fn: () => unknown, fallback: string): string | null {
 export class Checks {
   readonly problems: FieldProblem[] = [];
 
+  /** @param ctx the limits and endpoint policy the rules apply (default: {@link DEFAULT_RULE_CONTEXT}) */
+  constructor(readonly ctx: RuleContext = DEFAULT_RULE_CONTEXT) {}
+
   /** Records `is required` when `value` is `undefined` or `null`. */
   required(path: string, value: unknown): this {
     if (value === undefined || value === null) this.add(path, 'is required');
@@ -127,18 +222,27 @@ export class Checks {
   rule(path: string, rule: RuleName, value: unknown, nullable = false): this {
     if (value === undefined || (value === null && nullable)) return this;
     if (typeof value !== 'string') return this.add(path, nullable ? 'must be a string or null' : 'must be a string');
-    const message = RULES[rule](value);
+    const message = RULES[rule](value, this.ctx);
     return message === null ? this : this.add(path, message);
   }
 
   /**
    * Checks that a present `value` is a JSON object (or `null` for a `nullable` field) nested at
-   * most {@link MAX_DATA_DEPTH} levels deep.
+   * most {@link MAX_DATA_DEPTH} levels deep, within the `data` limits ({@link dataProblem}).
    */
   object(path: string, value: unknown, nullable = false): this {
     if (value === undefined || (value === null && nullable)) return this;
     if (!isJsonObject(value)) return this.add(path, nullable ? 'must be a JSON object or null' : 'must be a JSON object');
-    return exceedsDepth(value, MAX_DATA_DEPTH) ? this.add(path, depthMessage(MAX_DATA_DEPTH)) : this;
+    if (exceedsDepth(value, MAX_DATA_DEPTH)) return this.add(path, depthMessage(MAX_DATA_DEPTH));
+    const message = dataProblem(value, this.ctx);
+    return message === null ? this : this.add(path, message);
+  }
+
+  /** Checks a present `tags` value ({@link tagsProblems}). */
+  tags(path: string, value: unknown): this {
+    if (value === undefined) return this;
+    for (const p of tagsProblems(path, value, this.ctx)) this.add(p.path, p.message);
+    return this;
   }
 
   /**

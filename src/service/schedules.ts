@@ -5,7 +5,7 @@ import { parseIsoInstant } from '../domain/time.js';
 import type { JsonObject, RetryPolicy, Schedule } from '../domain/types.js';
 import type { JobServiceContext } from './context.js';
 import { checkDelivery, checkRetryDelays, deliveryDefaults, mergeRetry, type RetryInput } from './delivery.js';
-import { Checks } from './rules.js';
+import { Checks, ruleContext, type RuleContext } from './rules.js';
 
 /**
  * Input of {@link createSchedule} (spec §4 POST /schedules). `data` defaults to `{}`, `tags` to
@@ -40,7 +40,7 @@ const NOT_PENDING = 'The schedule is no longer Pending (it ran, is running or wa
  */
 export async function createSchedule(ctx: JobServiceContext, input: ScheduleCreateInput): Promise<Schedule> {
   const defaults = deliveryDefaults(ctx);
-  const scheduledAt = check(input, true, defaults.retry);
+  const scheduledAt = check(input, true, defaults.retry, ruleContext(ctx));
   const schedule = await ctx.store.scheduleCreate({
     id: newId(),
     name: input.name,
@@ -76,7 +76,7 @@ export async function listSchedules(ctx: JobServiceContext): Promise<Schedule[]>
  *   NotFoundError for an unknown id; ConflictError when the schedule is no longer `Pending`
  */
 export async function updateSchedule(ctx: JobServiceContext, id: string, patch: SchedulePatch): Promise<Schedule> {
-  const scheduledAt = check(patch, false, null);
+  const scheduledAt = check(patch, false, null, ruleContext(ctx));
   if (!isUuid(id)) throw new NotFoundError(NOT_FOUND);
   let retry: RetryPolicy | undefined;
   if (patch.retry !== undefined) {
@@ -114,18 +114,17 @@ export async function deleteSchedule(ctx: JobServiceContext, id: string): Promis
  * Checks the present fields (all required ones on `create`); returns `scheduledAt` as epoch ms
  * (UTC) when given.
  * @param retryBase the policy a partial `retry` completes (null: not known yet, see {@link checkDelivery})
+ * @param rules the limits and endpoint policy of the service
  */
-function check(input: SchedulePatch, create: boolean, retryBase: RetryPolicy | null): number | undefined {
-  const checks = new Checks();
+function check(input: SchedulePatch, create: boolean, retryBase: RetryPolicy | null, rules: RuleContext): number | undefined {
+  const checks = new Checks(rules);
   if (create) checks.required('/name', input.name).required('/scheduledAt', input.scheduledAt).required('/endpoint', input.endpoint);
   checks
     .rule('/name', 'name', input.name)
     .rule('/scheduledAt', 'instant', input.scheduledAt)
     .rule('/endpoint', 'endpoint', input.endpoint)
-    .object('/data', input.data);
-  if (input.tags !== undefined && !(Array.isArray(input.tags) && input.tags.every((t) => typeof t === 'string'))) {
-    checks.add('/tags', 'must be an array of strings');
-  }
+    .object('/data', input.data)
+    .tags('/tags', input.tags);
   checkDelivery(checks, input, retryBase);
   checks.throwIfAny();
   return input.scheduledAt === undefined ? undefined : (parseIsoInstant(input.scheduledAt) ?? undefined);

@@ -2,6 +2,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { createApiKey, deleteApiKey, getApiKey, listApiKeys, updateApiKey } from '../../service/api-keys.js';
+import { ruleContext } from '../../service/rules.js';
 import {
   ApiKeyCreateBody,
   ApiKeyCreatedSchema,
@@ -17,6 +18,7 @@ import type { RouteDeps } from './deps.js';
 /** POST/GET /api-keys, GET/PATCH/DELETE /api-keys/{id}. */
 export const apiKeyRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app, { ctx, recorder }) => {
   const { store, clock } = ctx;
+  const rules = ruleContext(ctx);
 
   app.post(
     '/api-keys',
@@ -30,7 +32,7 @@ export const apiKeyRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app, { 
       },
     },
     async (req, reply) => {
-      const { apiKey, token } = await createApiKey(store, clock, req.body);
+      const { apiKey, token } = await createApiKey(store, clock, req.body, rules);
       return reply.code(201).send({ ...apiKeyToWire(apiKey), token });
     },
   );
@@ -73,7 +75,7 @@ export const apiKeyRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app, { 
         response: { 200: ApiKeySchema },
       },
     },
-    async (req) => apiKeyToWire(await updateApiKey(store, req.params.id, req.body, recorder)),
+    async (req) => apiKeyToWire(await updateApiKey(store, req.params.id, req.body, recorder, rules)),
   );
 
   app.delete(

@@ -40,7 +40,7 @@ export const ApiKeyListSchema = Type.Object(
 /** GET /api-keys/{id}: the key or null. */
 export const ApiKeyOrNullSchema = Nullable(ApiKeySchema);
 
-const KeyName = RuleString('name', 'Name of the key (not blank).');
+const KeyName = RuleString('name', 'Name of the key (not blank; at most 256 characters by default).');
 
 /** Body of POST /api-keys. */
 export const ApiKeyCreateBody = Type.Object(

@@ -5,8 +5,9 @@
  */
 import { Type, type Static, type TSchema } from 'typebox';
 import type { JsonObject } from '../../domain/types.js';
+import { DEFAULT_LIMITS } from '../../service/limits.js';
 import { MAX_DATA_DEPTH, type RuleName } from '../../service/rules.js';
-import { MAX_DEPTH_KEYWORD, RULE_KEYWORD } from '../ajv.js';
+import { CHECK_KEYWORD, MAX_DEPTH_KEYWORD, RULE_KEYWORD } from '../ajv.js';
 
 /** A string checked by a rule of `service/rules.ts` (see `http/ajv.ts`). */
 export function RuleString(rule: RuleName, description: string, extra: Record<string, unknown> = {}) {
@@ -36,13 +37,34 @@ export function JsonObjectSchema(description: string) {
   return Type.Unsafe<JsonObject>({ type: 'object', additionalProperties: true, description });
 }
 
-/** `data` in a request: a JSON object (not an array, not null) nested at most 64 levels deep. */
+/**
+ * `data` in a request: a JSON object (not an array, not null) nested at most 64 levels deep, of at
+ * most `PUNCTUAL_MAX_DATA_BYTES` serialised, with finite numbers only.
+ */
 export function JsonObjectInput(description: string) {
   return Type.Unsafe<JsonObject>({
     type: 'object',
     additionalProperties: true,
     [MAX_DEPTH_KEYWORD]: MAX_DATA_DEPTH,
-    description: `${description} Objects and arrays nest at most ${MAX_DATA_DEPTH} levels deep.`,
+    [CHECK_KEYWORD]: 'data',
+    description:
+      `${description} Objects and arrays nest at most ${MAX_DATA_DEPTH} levels deep; ` +
+      `at most ${DEFAULT_LIMITS.dataBytes} bytes serialised as JSON by default (\`PUNCTUAL_MAX_DATA_BYTES\`).`,
+  });
+}
+
+/**
+ * `tags` in a request: an array of strings, at most 32 of at most 64 characters by default
+ * (`PUNCTUAL_MAX_TAGS`, `PUNCTUAL_MAX_TAG_LENGTH`). Checked as a whole by `x-check` (no `items`
+ * schema), so a huge array of wrong items costs one error, not one per item.
+ */
+export function TagsInput(description: string) {
+  return Type.Unsafe<string[]>({
+    type: 'array',
+    [CHECK_KEYWORD]: 'tags',
+    description:
+      `${description} An array of strings: at most ${DEFAULT_LIMITS.tags} tags of at most ${DEFAULT_LIMITS.tagLength} ` +
+      'characters each by default (`PUNCTUAL_MAX_TAGS`, `PUNCTUAL_MAX_TAG_LENGTH`).',
   });
 }
 
@@ -65,7 +87,12 @@ export type IdParams = Static<typeof IdParams>;
 export const NoQuery = Type.Object({}, { additionalProperties: false, description: 'No query parameters.' });
 
 /** `endpoint` in a request. */
-export const Endpoint = RuleString('endpoint', 'Absolute http or https URL called on execution.');
+export const Endpoint = RuleString(
+  'endpoint',
+  'Absolute http or https URL called on execution, at most 2048 characters by default (`PUNCTUAL_MAX_ENDPOINT_LENGTH`). ' +
+    'A host that is `localhost` or an IP address that is not public (loopback, private, link-local, …) is refused ' +
+    'unless the operator allows it (`PUNCTUAL_ALLOW_PRIVATE_ENDPOINTS`, `PUNCTUAL_ALLOWED_NETWORKS`).',
+);
 
 /** A problem with one input field (RFC 9457 extension member `errors`). */
 export const FieldProblemSchema = Type.Object(

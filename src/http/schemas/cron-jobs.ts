@@ -12,7 +12,8 @@ import { EXECUTION_STATUS_DESCRIPTION, EXECUTION_STATUSES } from './executions.j
 
 const EXPRESSION_DESCRIPTION =
   'Cron expression: 5 fields (minute hour day-of-month month day-of-week), or 6 with leading seconds; ' +
-  '@yearly @annually @monthly @weekly @daily @midnight @hourly; month and weekday names; lists, ranges, steps.';
+  '@yearly @annually @monthly @weekly @daily @midnight @hourly; month and weekday names; lists, ranges, steps. ' +
+  'At most 256 characters by default (`PUNCTUAL_MAX_EXPRESSION_LENGTH`).';
 const TIMEZONE_DESCRIPTION = 'IANA time zone in which the expression is evaluated; null: UTC.';
 const MISFIRE_DESCRIPTION =
   'Occurrences missed while the service was down: `skip` (none run, recorded as Skipped), `once` (one run for all of them), ' +
@@ -62,7 +63,7 @@ export const CronJobOrNullSchema = Nullable(CronJobSchema);
 
 const requestFields = {
   expression: RuleString('cron-expression', EXPRESSION_DESCRIPTION),
-  name: Nullable(RuleString('name', 'Name of the job (not blank), or null.')),
+  name: Nullable(RuleString('name', 'Name of the job (not blank; at most 256 characters by default), or null.')),
   timezone: Nullable(RuleString('time-zone', TIMEZONE_DESCRIPTION)),
   endpoint: Endpoint,
   data: Nullable(JsonObjectInput('JSON object sent as the body of each call, or null.')),

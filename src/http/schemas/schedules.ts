@@ -2,7 +2,7 @@
 import { Type, type Static } from 'typebox';
 import { toIso } from '../../domain/time.js';
 import type { Schedule } from '../../domain/types.js';
-import { Endpoint, Id, JsonObjectInput, JsonObjectSchema, Nullable, RuleString, StringEnum, Timestamp } from './common.js';
+import { Endpoint, Id, JsonObjectInput, JsonObjectSchema, Nullable, RuleString, StringEnum, TagsInput, Timestamp } from './common.js';
 import { deliveryToWire, RetryInputSchema, RetryPolicySchema, TimeoutMsInput, TimeoutMsSchema } from './delivery.js';
 
 /** A schedule on the wire. */
@@ -39,14 +39,14 @@ export const ScheduleListSchema = Type.Object(
 export const ScheduleOrNullSchema = Nullable(ScheduleSchema);
 
 const requestFields = {
-  name: RuleString('name', 'Name of the schedule (not blank).'),
+  name: RuleString('name', 'Name of the schedule (not blank; at most 256 characters by default).'),
   scheduledAt: RuleString(
     'instant',
     'ISO 8601 date-time with `Z` or an offset, e.g. `2026-11-21T10:00:00Z` or `2026-11-21T11:00:00+01:00`; stored as that instant. A past instant runs at once.',
   ),
   endpoint: Endpoint,
   data: JsonObjectInput('JSON object sent as the body of the call (default `{}`).'),
-  tags: Type.Array(Type.String(), { description: 'Labels (default `[]`).' }),
+  tags: TagsInput('Labels (default `[]`).'),
   retry: RetryInputSchema,
   timeoutMs: TimeoutMsInput,
 };
