@@ -1,0 +1,207 @@
+/** A job's execution history with each attempt (GET /schedules|cron/{id}/executions, cursor paging). */
+import { useEffect, useRef, useState } from 'preact/hooks';
+import { listExecutions, type Execution, type JobType } from '../api';
+import { formatDuration, formatInstant } from '../format';
+import { Alert, errorText, Instant, StatusBadge } from './ui';
+
+const PAGE_SIZE = 20;
+
+/** Calls `fn` every `ms` while the tab is visible (and once at once). */
+export function usePolling(fn: () => void | Promise<void>, ms: number, deps: unknown[]): void {
+  const saved = useRef(fn);
+  saved.current = fn;
+  useEffect(() => {
+    let timer = 0;
+    let alive = true;
+    const tick = async () => {
+      if (document.visibilityState !== 'hidden') {
+        try {
+          await saved.current();
+        } catch {
+          // the callee shows its own errors
+        }
+      }
+      if (alive) timer = window.setTimeout(tick, ms);
+    };
+    void tick();
+    return () => {
+      alive = false;
+      window.clearTimeout(timer);
+    };
+  }, deps);
+}
+
+function lastCode(e: Execution): string {
+  const a = e.attempts[e.attempts.length - 1];
+  if (!a) return 'no attempt yet';
+  return a.statusCode === null ? 'no answer' : `HTTP ${a.statusCode}`;
+}
+
+/**
+ * The executions of a job, newest first, `PAGE_SIZE` at a time with "Load older", refreshed every
+ * `pollMs` (new executions appear at the top). The newest one is open, showing its attempts.
+ */
+export function ExecutionHistory({ jobType, jobId, pollMs = 2_000 }: { jobType: JobType; jobId: string; pollMs?: number }) {
+  const [items, setItems] = useState<Execution[] | null>(null);
+  const [cursor, setCursor] = useState<string | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  const [loadingMore, setLoadingMore] = useState(false);
+  const olderPages = useRef(0);
+
+  usePolling(
+    async () => {
+      try {
+        const page = await listExecutions(jobType, jobId, { limit: PAGE_SIZE });
+        setError(null);
+        if (olderPages.current === 0) {
+          setItems(page.items);
+          setCursor(page.nextCursor);
+          return;
+        }
+        setItems((prev) => {
+          const fresh = new Map(page.items.map((e) => [e.id, e]));
+          const rest = (prev ?? []).filter((e) => !fresh.has(e.id));
+          return [...page.items, ...rest].sort((a, b) => b.scheduledFor.localeCompare(a.scheduledFor));
+        });
+      } catch (err) {
+        setError(errorText(err));
+      }
+    },
+    pollMs,
+    [jobType, jobId],
+  );
+
+  const loadMore = async () => {
+    if (!cursor) return;
+    setLoadingMore(true);
+    try {
+      const page = await listExecutions(jobType, jobId, { limit: PAGE_SIZE, cursor });
+      olderPages.current++;
+      setItems((prev) => {
+        const seen = new Set((prev ?? []).map((e) => e.id));
+        return [...(prev ?? []), ...page.items.filter((e) => !seen.has(e.id))];
+      });
+      setCursor(page.nextCursor);
+    } catch (err) {
+      setError(errorText(err));
+    } finally {
+      setLoadingMore(false);
+    }
+  };
+
+  return (
+    <section class="card" aria-labelledby="history-title">
+      <div class="card-head">
+        <h2 id="history-title">Executions</h2>
+        <p class="muted">Newest first · refreshed every {Math.round(pollMs / 1_000)} s</p>
+      </div>
+      {error && <Alert>Could not load the executions: {error}</Alert>}
+      {items === null && !error && <p aria-busy="true">Loading executions…</p>}
+      {items !== null && items.length === 0 && <p class="empty">No executions yet.</p>}
+      {items !== null && items.length > 0 && (
+        <ol class="executions" aria-label="Executions, newest first">
+          {items.map((e, i) => (
+            <li key={e.id} class="execution" data-status={e.status}>
+              <details open={i === 0}>
+                <summary>
+                  <StatusBadge status={e.status} />
+                  <span class="execution-when">
+                    <span class="visually-hidden">Scheduled for </span>
+                    <time dateTime={e.scheduledFor} title={`${e.scheduledFor} (UTC)`}>
+                      {formatInstant(e.scheduledFor)}
+                    </time>
+                  </span>
+                  <span class="execution-meta">
+                    {e.triggered && <span class="chip">run now</span>}
+                    <span>late {formatDuration(e.lateMs)}</span>
+                    <span>
+                      {e.attempts.length} attempt{e.attempts.length === 1 ? '' : 's'} · {lastCode(e)}
+                    </span>
+                  </span>
+                </summary>
+                <ExecutionBody execution={e} />
+              </details>
+            </li>
+          ))}
+        </ol>
+      )}
+      {cursor && (
+        <button type="button" class="button" onClick={loadMore} disabled={loadingMore}>
+          {loadingMore ? 'Loading…' : 'Load older executions'}
+        </button>
+      )}
+    </section>
+  );
+}
+
+function ExecutionBody({ execution: e }: { execution: Execution }) {
+  return (
+    <div class="execution-body">
+      <dl class="facts facts-compact">
+        <div>
+          <dt>Execution id (webhook-id)</dt>
+          <dd>
+            <code>{e.id}</code>
+          </dd>
+        </div>
+        <div>
+          <dt>Started</dt>
+          <dd>
+            <Instant iso={e.startedAt} relative={false} />
+          </dd>
+        </div>
+        <div>
+          <dt>Finished</dt>
+          <dd>
+            <Instant iso={e.finishedAt} relative={false} />
+          </dd>
+        </div>
+      </dl>
+      {e.attempts.length === 0 ? (
+        <p class="muted">No attempt yet.</p>
+      ) : (
+        <div class="table-wrap">
+          <table class="table attempts">
+            <caption class="visually-hidden">Attempts of this execution</caption>
+            <thead>
+              <tr>
+                <th scope="col">#</th>
+                <th scope="col">Started</th>
+                <th scope="col">Status code</th>
+                <th scope="col">Duration</th>
+                <th scope="col">Error</th>
+                <th scope="col">Response (first KiB)</th>
+              </tr>
+            </thead>
+            <tbody>
+              {e.attempts.map((a) => (
+                <tr key={a.number}>
+                  <td data-label="#">{a.number}</td>
+                  <td data-label="Started">
+                    <time dateTime={a.startedAt}>{formatInstant(a.startedAt)}</time>
+                  </td>
+                  <td data-label="Status code">
+                    {a.statusCode === null ? (
+                      <span class="muted">none</span>
+                    ) : (
+                      <span class={a.statusCode >= 200 && a.statusCode < 300 ? 'code-ok' : 'code-bad'}>{a.statusCode}</span>
+                    )}
+                  </td>
+                  <td data-label="Duration">{formatDuration(a.durationMs)}</td>
+                  <td data-label="Error">{a.error ?? <span class="muted">—</span>}</td>
+                  <td data-label="Response">
+                    {a.responseBody === null || a.responseBody === '' ? (
+                      <span class="muted">—</span>
+                    ) : (
+                      <pre class="excerpt">{a.responseBody}</pre>
+                    )}
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+    </div>
+  );
+}

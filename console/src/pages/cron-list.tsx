@@ -1,0 +1,88 @@
+/** The list of cron jobs, with filters and paging. */
+import { useEffect } from 'preact/hooks';
+import { listCronJobs, type CronJob } from '../api';
+import { describeCron } from '../components/cron-preview';
+import { Alert, Instant, StatusBadge } from '../components/ui';
+import { Link, useLocation } from '../router';
+import { FilterForm, filtersFrom, Pager, usePagedList } from './list-common';
+
+/** A cron job's display name: its name, or its expression when it has none. */
+export function cronTitle(job: Pick<CronJob, 'name' | 'expression'>): string {
+  return job.name ?? `Cron job ${job.expression}`;
+}
+
+export function CronListPage() {
+  const loc = useLocation();
+  const filters = filtersFrom(loc.query);
+  const list = usePagedList(listCronJobs, filters);
+
+  useEffect(() => {
+    document.title = 'Cron jobs · Punctual';
+  }, []);
+
+  return (
+    <>
+      <div class="page-head">
+        <h1 tabIndex={-1}>Cron jobs</h1>
+        <Link href="/cron/new" class="button button-primary">
+          New cron job
+        </Link>
+      </div>
+      <p class="lead">Recurring jobs: Punctual calls the endpoint at each occurrence of the expression, in its time zone.</p>
+      <FilterForm path="/cron" filters={filters} statuses={['Active', 'Paused']} withTags={false} label="cron jobs" />
+      {list.error && <Alert>Could not load the cron jobs: {list.error}</Alert>}
+      {list.items === null && !list.error && <p aria-busy="true">Loading…</p>}
+      {list.items !== null && list.items.length === 0 && (
+        <p class="empty">
+          {filters.name || filters.status ? 'No cron job matches these filters.' : 'No cron jobs yet.'}{' '}
+          <Link href="/cron/new">Create one</Link>.
+        </p>
+      )}
+      {list.items !== null && list.items.length > 0 && (
+        <div class="table-wrap">
+          <table class="table stack" aria-busy={list.loading ? 'true' : 'false'}>
+            <caption class="visually-hidden">Cron jobs, oldest first</caption>
+            <thead>
+              <tr>
+                <th scope="col">Name</th>
+                <th scope="col">Schedule</th>
+                <th scope="col">Status</th>
+                <th scope="col">Next run</th>
+                <th scope="col">Last run</th>
+              </tr>
+            </thead>
+            <tbody>
+              {list.items.map((j) => (
+                <tr key={j.id}>
+                  <th scope="row" data-label="Name">
+                    <Link href={`/cron/${j.id}`}>{cronTitle(j)}</Link>
+                  </th>
+                  <td data-label="Schedule">
+                    <code>{j.expression}</code>
+                    <div class="muted small">
+                      {describeCron(j.expression) ?? ''} · {j.timezone ?? 'UTC'}
+                    </div>
+                  </td>
+                  <td data-label="Status">
+                    <StatusBadge status={j.status} />
+                  </td>
+                  <td data-label="Next run">{j.status === 'Paused' ? <span class="muted">paused</span> : <Instant iso={j.nextInvocation} />}</td>
+                  <td data-label="Last run">
+                    {j.lastInvocation ? (
+                      <>
+                        <StatusBadge status={j.lastStatus} /> <Instant iso={j.lastInvocation} />
+                      </>
+                    ) : (
+                      <span class="muted">never</span>
+                    )}
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+      {list.items !== null && (list.pageNumber > 1 || list.hasNext) && <Pager list={list} label="Cron job" />}
+    </>
+  );
+}

@@ -1,0 +1,59 @@
+/** What the two detail pages share: loading and refreshing the job, delivery facts, the data. */
+import { useState } from 'preact/hooks';
+import type { RetryPolicy } from '../api';
+import { usePolling } from '../components/executions';
+import { errorText } from '../components/ui';
+import { formatDuration, formatJson } from '../format';
+
+/** `undefined` while loading, `null` when the id names no job (the API answers null). */
+export interface JobState<T> {
+  job: T | null | undefined;
+  error: string | null;
+  reload(): Promise<void>;
+  set(job: T): void;
+}
+
+/** The job with id `id`, refreshed every `pollMs` (its status moves while it runs). */
+export function useJob<T>(get: (id: string) => Promise<T | null>, id: string, pollMs = 2_000): JobState<T> {
+  const [job, setJob] = useState<T | null | undefined>(undefined);
+  const [error, setError] = useState<string | null>(null);
+  const reload = async () => {
+    try {
+      setJob(await get(id));
+      setError(null);
+    } catch (err) {
+      setError(errorText(err));
+    }
+  };
+  usePolling(reload, pollMs, [id]);
+  return { job, error, reload, set: setJob };
+}
+
+/** Retry policy and timeout as definition-list entries. */
+export function DeliveryFacts({ retry, timeoutMs }: { retry: RetryPolicy; timeoutMs: number }) {
+  return (
+    <>
+      <div>
+        <dt>Retries</dt>
+        <dd>
+          {retry.maxAttempts} attempt{retry.maxAttempts === 1 ? '' : 's'} in all; delays from {formatDuration(retry.initialDelayMs)}{' '}
+          (doubling, jittered) up to {formatDuration(retry.maxDelayMs)}
+        </dd>
+      </div>
+      <div>
+        <dt>Timeout per attempt</dt>
+        <dd>{formatDuration(timeoutMs)}</dd>
+      </div>
+    </>
+  );
+}
+
+/** The JSON body sent with each call. */
+export function DataBlock({ data }: { data: unknown }) {
+  return (
+    <section class="card" aria-labelledby="data-title">
+      <h2 id="data-title">Data sent with each call</h2>
+      <pre class="json">{formatJson(data ?? {})}</pre>
+    </section>
+  );
+}
