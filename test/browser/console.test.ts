@@ -224,7 +224,8 @@ describe.skipIf(!HAS_CHROMIUM)('console in Chromium', () => {
     expect(await page.getByLabel('Time zone').getAttribute('aria-invalid')).toBe('true');
     expect(await page.locator('.error-summary').textContent()).toContain('Time zone');
     // The summary took the focus, so keyboard and screen-reader users land on it.
-    expect(await page.evaluate('document.activeElement.className')).toBe('error-summary');
+    // (Focus moves in an effect after the render: wait for it rather than read it at once.)
+    await eventually(() => page.evaluate('document.activeElement.className')).toBe('error-summary');
     // Client-side: data that is not JSON is refused before anything is sent.
     await page.getByLabel('Data (JSON)').fill('{report: nightly}');
     await page.getByRole('button', { name: 'Create cron job' }).click();
