@@ -112,7 +112,10 @@ export class Dispatcher {
   private ticking = false;
   private tickAgain = false;
   private running = false;
-  private readonly inFlight = new Set<Promise<void>>();
+  /** Calls in flight, with the claim each one works on. */
+  private readonly inFlight = new Map<Promise<void>, ClaimedExecution>();
+  /** Set by `stop()` at its deadline: calls finishing later are handed back, not recorded. */
+  private handedBack = false;
   private outcomes: { claim: ClaimedExecution; outcome: AttemptOutcome }[] = [];
   private flushing: Promise<void> | null = null;
 
@@ -179,8 +182,11 @@ export class Dispatcher {
 
   /**
    * Stops claiming, waits up to `graceMs` for calls in flight, writes their outcomes and closes
-   * the HTTP pools. Calls still unfinished keep their lease, so they are attempted again after
-   * it expires (at-least-once).
+   * the HTTP pools. Calls still unfinished at the deadline are handed back (issue #5 §7): their
+   * leases are released (`Store.leasesRelease`), so any node — or this one after a restart —
+   * attempts them again at once, as the same execution (at-least-once); their own outcome, if it
+   * comes later, is not recorded. Should the release fail (store unreachable), they keep their
+   * lease and are attempted again once it expires.
    * @returns how many calls were still in flight at the deadline
    */
   async stop(graceMs: number): Promise<{ unfinished: number }> {
@@ -192,15 +198,24 @@ export class Dispatcher {
     this.armedFor = null;
     let deadline: NodeJS.Timeout | undefined;
     await Promise.race([
-      Promise.allSettled([...this.inFlight]),
+      Promise.allSettled([...this.inFlight.keys()]),
       new Promise<void>((resolve) => {
         deadline = setTimeout(resolve, graceMs);
       }),
     ]);
     clearTimeout(deadline);
     const unfinished = this.inFlight.size;
+    const handBack = [...this.inFlight.values()].map((c) => c.executionId);
+    this.handedBack = true;
     if (this.flushing) await this.flushing;
     await this.flushOutcomes();
+    if (handBack.length > 0) {
+      try {
+        await this.store.leasesRelease({ nodeId: this.nodeId, executionIds: handBack, now: this.now() });
+      } catch (err) {
+        this.log.error({ err, count: handBack.length }, 'dispatch: releasing leases failed; they will expire');
+      }
+    }
     if (this.ownsHttp) await (unfinished > 0 ? this.http.destroy() : this.http.close());
     return { unfinished };
   }
@@ -288,6 +303,7 @@ export class Dispatcher {
         userAgent: this.userAgent,
         now: () => this.now(),
       });
+      if (this.handedBack) return; // its lease was handed back at stop(): another attempt follows
       const outcome = this.outcomeOf(claim, result);
       this.log.debug(
         {
@@ -303,7 +319,7 @@ export class Dispatcher {
       this.outcomes.push({ claim, outcome });
       this.scheduleFlush();
     })();
-    this.inFlight.add(call);
+    this.inFlight.set(call, claim);
     void call.finally(() => {
       const wasFull = this.inFlight.size >= this.maxInFlight;
       this.inFlight.delete(call);

@@ -140,6 +140,17 @@ export interface Store {
    */
   executionsFinish(p: { nodeId: string; outcomes: AttemptOutcome[] }): Promise<void>;
   /**
+   * Hands back leases (a graceful stop, issue #5 §7): each of `p.executionIds` that is still
+   * `Running` and leased to `p.nodeId` becomes due at once — its lease expires at `p.now` (or
+   * stays earlier), so the next `claimDue` of any node takes it as an expired lease, with
+   * `attempt + 1` and the same execution (the same `webhook-id`), instead of after the full lease.
+   * `attempt` and the owner are left as they are, so a late outcome of this node for the same
+   * attempt is still accepted until the execution is claimed again. Other executions are left
+   * alone. `p.now` is epoch ms (UTC) of the caller's clock; a store with a clock of its own
+   * (`now()` not null) uses that clock instead.
+   */
+  leasesRelease(p: { nodeId: string; executionIds: string[]; now: number }): Promise<void>;
+  /**
    * Epoch ms (UTC) of the earliest instant at which `claimDue` could return something (a
    * pending schedule, an active cron occurrence, a pending or retrying execution, a lease
    * expiry), or null when nothing waits.

@@ -231,6 +231,20 @@ export class PostgresStore implements Store {
     if (p.outcomes.length === 0) return this.run(async () => undefined);
     await this.run(async () => executions.finish(this.db.sql, await this.notifyContext(), p.nodeId, p.outcomes));
   }
+  /** With clock 'database', `p.now` is ignored: the database's clock decides (as for claims). */
+  async leasesRelease(p: { nodeId: string; executionIds: string[]; now: number }): Promise<void> {
+    if (p.executionIds.length === 0) return this.run(async () => undefined);
+    const now = this.clock === 'database' ? DB_NOW_MS : '$3::bigint';
+    const values: unknown[] = [p.nodeId, p.executionIds];
+    if (this.clock === 'caller') values.push(Math.floor(p.now));
+    await this.run(() =>
+      this.db.sql.count(
+        `UPDATE executions SET lease_expires_at = LEAST(lease_expires_at, ${now})
+          WHERE id = ANY($2::text[]) AND lease_owner = $1::text AND status = 'Running'`,
+        values,
+      ),
+    );
+  }
   async nextDueAt(): Promise<number | null> {
     return this.run(() => this.claims.nextDueAt(this.db.sql));
   }

@@ -127,6 +127,7 @@ export class ExecutionQueries {
   private readonly deleteAttempts;
   private readonly deleteExecutions;
   private readonly pruneTx;
+  private readonly releaseTx;
 
   constructor(db: Db) {
     // Only a row still leased to this node for this very attempt changes: a lease taken over
@@ -157,6 +158,13 @@ export class ExecutionQueries {
     this.settleSchedule = db.prepare<[string, string]>(
       `UPDATE schedules SET status = ? WHERE id = ? AND status = 'Running'`,
     );
+    const releaseOne = db.prepare<[number, string, string]>(
+      `UPDATE executions SET lease_expires_at = min(lease_expires_at, ?)
+       WHERE id = ? AND lease_owner = ? AND status = 'Running'`,
+    );
+    this.releaseTx = db.transaction((nodeId: string, ids: readonly string[], now: number) => {
+      for (const id of ids) releaseOne.run(now, id, nodeId);
+    });
     this.finishTx = db.transaction((nodeId: string, outcomes: readonly AttemptOutcome[]) => {
       for (const o of outcomes) this.finishOutcome(nodeId, o);
     });
@@ -203,6 +211,11 @@ export class ExecutionQueries {
       this.deleteAttempts.run(json); // first: the attempts reference their execution
       return this.deleteExecutions.run(json).changes;
     });
+  }
+
+  /** Hands back the leases of `ids` held by `nodeId` (Store.leasesRelease), in one IMMEDIATE transaction. */
+  release(nodeId: string, ids: readonly string[], now: number): void {
+    if (ids.length > 0) this.releaseTx.immediate(nodeId, ids, now);
   }
 
   /** Records a batch of outcomes in one IMMEDIATE transaction (one fsync for the batch). */

@@ -187,6 +187,9 @@ export class SqliteStore implements Store {
   async executionsFinish(p: { nodeId: string; outcomes: AttemptOutcome[] }): Promise<void> {
     this.run((q) => q.executions.finish(p.nodeId, p.outcomes));
   }
+  async leasesRelease(p: { nodeId: string; executionIds: string[]; now: number }): Promise<void> {
+    this.run((q) => q.executions.release(p.nodeId, p.executionIds, Math.floor(p.now)));
+  }
   async nextDueAt(): Promise<number | null> {
     return this.run((q) => q.claim.nextDueAt());
   }
