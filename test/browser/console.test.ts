@@ -4,13 +4,14 @@
  *
  * Needs /usr/bin/chromium (`apt-get install -y chromium`); without it the browser tests are
  * skipped with one line saying so. Builds the console first when dist/console is missing or older
- * than its sources. Writes the screenshots of docs/screenshots/ (desktop overview, a detail page
+ * than its sources. Writes (with UPDATE_SCREENSHOTS=1) the screenshots of docs/screenshots/ (desktop overview, a detail page
  * with its history, the cron helper, the phone view).
  *
  * Browser-side code is passed to `page.evaluate` as strings: the test project has no DOM types.
  */
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import Fastify from 'fastify';
@@ -23,7 +24,9 @@ import { startTestServer, TEST_TOKEN, type TestServer } from '../support/server.
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const CHROMIUM = process.env.PUNCTUAL_CHROMIUM || '/usr/bin/chromium';
 const HAS_CHROMIUM = existsSync(CHROMIUM);
-const SHOTS = join(ROOT, 'docs/screenshots');
+// The README's screenshots are rewritten only on request (UPDATE_SCREENSHOTS=1 npx vitest run
+// test/browser); an ordinary run writes them to a temp dir, so tests leave the checkout unchanged.
+const SHOTS = process.env.UPDATE_SCREENSHOTS === '1' ? join(ROOT, 'docs/screenshots') : join(tmpdir(), 'punctual-screenshots');
 /** `expect.poll` with a timeout that suits a browser on a busy 2-core machine (the default is 1 s). */
 const eventually = <T>(fn: () => T | Promise<T>, timeout = 10_000) => expect.poll(fn, { timeout });
 const UUID = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/;
