@@ -1,0 +1,125 @@
+/**
+ * Burst (issue #3 §6): `burstCount` schedules created ahead through the API, all due at one
+ * instant T; throughput = count / (last arrival − T). In the same run, the ceiling: the same
+ * number of plain undici POSTs at the same receiver with the same concurrency (512, the
+ * dispatcher's cap), count / (last arrival − first send), measured before and after the burst;
+ * the ratio uses the better of the two (a disturbed ceiling run would flatter the ratio).
+ * Goal: burst ≥ 0.4 × ceiling.
+ */
+import type { BenchContext } from '../context.js';
+import { postBurst } from '../load.js';
+import { CpuMeter } from '../proc.js';
+import { summarize, type Summary } from '../stats.js';
+import { VERSION } from '../../src/version.js';
+import { createAhead, epochOffset, planAhead, scheduleBody, until, withService } from './common.js';
+
+export interface BurstResult {
+  count: number;
+  /** Deliveries per second from T to the last arrival. */
+  perSecond: number;
+  /** ms from T to the first and to the last arrival. */
+  firstArrivalMs: number;
+  lastArrivalMs: number;
+  /** Arrival − T of every call (ms), summarised. */
+  arrival: Summary;
+  missing: number;
+  duplicates: number;
+  /** Calls that arrived before T (Date.now() at the receiver < T). Must be 0. */
+  early: number;
+  createPerSecond: number;
+  /** The better of the two ceiling runs; `runs` has both (per second). */
+  ceiling: { perSecond: number; ms: number; concurrency: number; runs: number[] };
+  /** perSecond / ceiling.perSecond. Goal ≥ 0.4. */
+  ratio: number;
+  /** CPU used during the burst (1 = one core busy the whole time). */
+  cpu: Record<string, { cpuMs: number; cores: number }>;
+  /** CPU during each ceiling run. */
+  ceilingCpu: Record<string, { cpuMs: number; cores: number }>[];
+}
+
+/** Plain POSTs at the receiver, through an Agent like the dispatcher's; see load.ts postBurst. */
+async function measureCeiling(ctx: BenchContext, count: number, warmUp: boolean) {
+  const { receiver, sizes } = ctx;
+  if (warmUp) {
+    // Warm the receiver (and this process's undici) first, so neither side runs cold code.
+    const warm = await receiver.arm('warm', 5_000);
+    await postBurst(warm, 5_000, (i) => ({ i }), { concurrency: sizes.burstConcurrency, timeoutMs: 60_000, userAgent: `Punctual/${VERSION}` });
+    await receiver.collect('warm');
+  }
+
+  await ctx.settle('the ceiling');
+  const prefix = await receiver.arm('ceiling', count);
+  const cpu = new CpuMeter({ client: process.pid, receiver: receiver.pid });
+  const offset = epochOffset();
+  cpu.start();
+  const t0 = performance.now() + offset;
+  await postBurst(prefix, count, (i) => ({ i }), {
+    concurrency: sizes.burstConcurrency,
+    timeoutMs: 60_000 + count * 5,
+    userAgent: `Punctual/${VERSION}`,
+  });
+  const cpuUse = cpu.stop();
+  const got = await receiver.collect('ceiling');
+  let last = Number.NEGATIVE_INFINITY;
+  for (const at of got.hr) if (at > last) last = at;
+  const ms = last - t0;
+  return { perSecond: (count * 1000) / ms, ms, concurrency: sizes.burstConcurrency, cpu: cpuUse };
+}
+
+export async function burst(ctx: BenchContext): Promise<BurstResult> {
+  const count = ctx.sizes.burstCount;
+  ctx.log(`burst: ceiling — ${count.toLocaleString('en')} plain undici POSTs, ${ctx.sizes.burstConcurrency} in flight`);
+  const before = await measureCeiling(ctx, count, true);
+  ctx.log(`  ceiling ${Math.round(before.perSecond)}/s`);
+
+  const result = await withService(ctx, { seedPending: 0 }, async (service) => {
+    await ctx.settle('the burst', [service.pid]);
+    const { at: dueAt } = await planAhead(ctx, service, count);
+    const prefix = await ctx.receiver.arm('burst', count);
+    ctx.log(`burst: creating ${count.toLocaleString('en')} schedules due at ${new Date(dueAt).toISOString()}`);
+    const created = await createAhead(ctx, service, count, (i) => scheduleBody(`burst-${i}`, dueAt, prefix + i, { i }), dueAt);
+
+    const cpu = new CpuMeter({ service: service.pid, receiver: ctx.receiver.pid });
+    await until(dueAt - 200);
+    cpu.start();
+    const progress = await ctx.receiver.waitFor('burst', count, dueAt - Date.now() + 60_000 + count * 5);
+    const cpuUse = cpu.stop();
+    if (progress.received < count) ctx.log(`  warning: only ${progress.received} of ${count} calls arrived in time`);
+    const got = await ctx.receiver.collect('burst');
+
+    const offsets: number[] = [];
+    let early = 0;
+    for (let i = 0; i < count; i++) {
+      const at = got.hr[i]!;
+      if (Number.isNaN(at)) continue;
+      offsets.push(at - dueAt);
+      if (got.ms[i]! < dueAt) early++;
+    }
+    const arrival = summarize(offsets);
+    const perSecond = (offsets.length * 1000) / arrival.max;
+    ctx.log(`  burst ${Math.round(perSecond)}/s (last call ${Math.round(arrival.max)} ms after T)`);
+    return {
+      count,
+      perSecond,
+      firstArrivalMs: arrival.min,
+      lastArrivalMs: arrival.max,
+      arrival,
+      missing: count - offsets.length,
+      duplicates: got.duplicates,
+      early,
+      createPerSecond: created.perSecond,
+      cpu: cpuUse,
+    };
+  });
+
+  ctx.log(`burst: ceiling again, after the burst`);
+  const after = await measureCeiling(ctx, count, false);
+  ctx.log(`  ceiling ${Math.round(after.perSecond)}/s`);
+  const best = after.perSecond > before.perSecond ? after : before;
+  return {
+    ...result,
+    ceiling: { perSecond: best.perSecond, ms: best.ms, concurrency: best.concurrency, runs: [before.perSecond, after.perSecond] },
+    ratio: result.perSecond / best.perSecond,
+    ceilingCpu: [before.cpu, after.cpu],
+  };
+}

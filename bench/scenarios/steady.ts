@@ -1,0 +1,142 @@
+/**
+ * Steady (issue #3 §6): `rate` schedules due per second for `seconds`, each at its own instant
+ * (T0 + i·1000/rate ms, whole ms), created ahead through the API, with `pending` far-future
+ * schedules in the store beside them. Lateness = arrival at the receiver − scheduledAt.
+ * Goals: p50 ≤ 5 ms, p99 ≤ 25 ms, no early call. Scale runs the same with 1,000,000 pending.
+ */
+import type { BenchContext } from '../context.js';
+import { CpuMeter, MemorySampler } from '../proc.js';
+import { round, summarize, type Summary } from '../stats.js';
+import type { Service } from '../service.js';
+import type { BenchDatabase } from '../stores/store.js';
+import { createAhead, planAhead, scheduleBody, until, withService } from './common.js';
+
+export interface SteadyResult {
+  /** Far-future Pending schedules in the store beside the due ones. */
+  pending: number;
+  rate: number;
+  seconds: number;
+  count: number;
+  /** Lateness in ms (high-resolution arrival − scheduledAt). */
+  lateness: Summary;
+  /** Lateness with the receiver's whole-ms Date.now() (a cross-check of the clock). */
+  latenessWholeMs: Summary;
+  /** Lateness p50 / p99 / max (ms) per second of the run: shows periodic stalls. */
+  bySecond: { p50: number; p99: number; max: number }[];
+  /** Calls with Date.now() at arrival < scheduledAt. Must be 0. */
+  early: number;
+  missing: number;
+  duplicates: number;
+  createPerSecond: number;
+  /** ms taken to seed the far-future schedules directly into the store. */
+  seedMs: number;
+  /** Size of the store on disk at the end (bytes), when known. */
+  storeBytes: number | null;
+  /** RSS of the service (MB, 10^6 bytes): idle before T0, median and max during the run, peak (VmHWM) at the end. */
+  memory: { idleMB: number; steadyMedianMB: number; steadyMaxMB: number; peakMB: number };
+  cpu: Record<string, { cpuMs: number; cores: number }>;
+}
+
+function median(values: number[]): number {
+  return summarize(values).p50;
+}
+
+/** A steady run on a fresh service whose store holds `pending` far-future schedules. */
+export function steadyRun(
+  ctx: BenchContext,
+  opts: { pending: number; seconds: number; label: string },
+): Promise<SteadyResult> {
+  return withService(ctx, { seedPending: opts.pending }, (service, db, seedMs) =>
+    measureSteady(ctx, service, db, { ...opts, seedMs }),
+  );
+}
+
+/**
+ * A steady run on a running service: `rate`/s for `seconds`, created ahead, then measured.
+ * `pending` and `seedMs` describe the store for the report.
+ */
+export async function measureSteady(
+  ctx: BenchContext,
+  service: Service,
+  db: BenchDatabase,
+  opts: { pending: number; seconds: number; label: string; seedMs: number },
+): Promise<SteadyResult> {
+  const rate = ctx.sizes.steadyRate;
+  const count = Math.round(rate * opts.seconds);
+  const run = opts.label;
+  const seedMs = opts.seedMs;
+  {
+    const sampler = new MemorySampler(service.pid, 200);
+    try {
+      await ctx.settle(`the ${run} run`, [service.pid]);
+      const { at: t0 } = await planAhead(ctx, service, count);
+      const due = (i: number) => t0 + Math.floor((i * 1000) / rate);
+      const prefix = await ctx.receiver.arm(run, count);
+      ctx.log(`${run}: ${count.toLocaleString('en')} schedules due from ${new Date(t0).toISOString()}, ${rate}/s for ${opts.seconds} s`);
+      const created = await createAhead(ctx, service, count, (i) => scheduleBody(`${run}-${i}`, due(i), prefix + i, { i }), t0);
+
+      const createdAt = Date.now();
+      const cpu = new CpuMeter({ service: service.pid, receiver: ctx.receiver.pid });
+      await until(t0 - 100);
+      cpu.start();
+      const lastDue = due(count - 1);
+      const progress = await ctx.receiver.waitFor(run, count, lastDue - Date.now() + 30_000);
+      const cpuUse = cpu.stop();
+      if (progress.received < count) ctx.log(`  warning: only ${progress.received} of ${count} calls arrived in time`);
+      const got = await ctx.receiver.collect(run);
+      sampler.sample();
+      const peakMB = service.memory()?.peakMB ?? Number.NaN;
+
+      const late: number[] = [];
+      const lateMs: number[] = [];
+      let early = 0;
+      for (let i = 0; i < count; i++) {
+        const hr = got.hr[i]!;
+        if (Number.isNaN(hr)) continue;
+        late.push(hr - due(i));
+        lateMs.push(got.ms[i]! - due(i));
+        if (got.ms[i]! < due(i)) early++;
+      }
+      const lateness = summarize(late);
+      const perSecond = Math.max(1, Math.round(rate));
+      const bySecond: SteadyResult['bySecond'] = [];
+      for (let i = 0; i < count; i += perSecond) {
+        const part = [];
+        for (let j = i; j < Math.min(count, i + perSecond); j++) if (!Number.isNaN(got.hr[j]!)) part.push(got.hr[j]! - due(j));
+        const s = summarize(part);
+        bySecond.push({ p50: round(s.p50), p99: round(s.p99), max: round(s.max) });
+      }
+      ctx.log(`  lateness p50 ${lateness.p50.toFixed(2)} ms, p99 ${lateness.p99.toFixed(2)} ms, max ${lateness.max.toFixed(1)} ms, early ${early}`);
+      const idle = sampler.between(createdAt, t0);
+      const during = sampler.between(t0, lastDue);
+      return {
+        pending: opts.pending,
+        rate,
+        seconds: opts.seconds,
+        count,
+        lateness,
+        latenessWholeMs: summarize(lateMs),
+        bySecond,
+        early,
+        missing: count - late.length,
+        duplicates: got.duplicates,
+        createPerSecond: created.perSecond,
+        seedMs,
+        storeBytes: await db.sizeBytes(),
+        memory: {
+          idleMB: idle.length ? median(idle) : Number.NaN,
+          steadyMedianMB: during.length ? median(during) : Number.NaN,
+          steadyMaxMB: during.length ? Math.max(...during) : Number.NaN,
+          peakMB,
+        },
+        cpu: cpuUse,
+      };
+    } finally {
+      sampler.stop();
+    }
+  }
+}
+
+export function steady(ctx: BenchContext): Promise<SteadyResult> {
+  return steadyRun(ctx, { pending: ctx.sizes.steadyPending, seconds: ctx.sizes.steadySeconds, label: 'steady' });
+}
