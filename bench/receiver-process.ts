@@ -3,7 +3,8 @@
  * serialization). A node:http server on 127.0.0.1 that answers every POST with 200 `ok` and
  * records, for each request to `/r/<run>/<index>`, when its headers arrived:
  *   - `hr`: a high-resolution epoch (performance.now() plus an offset calibrated against Date.now()
- *     when the run was armed), fractional ms — used for lateness quantiles;
+ *     when the run was armed), fractional ms — for lateness quantiles, once aligned on the wall
+ *     clock (clock.ts);
  *   - `ms`: Date.now(), whole ms — used for the "never early" count, on the same clock the service
  *     compares `scheduledAt` with.
  * The parent drives it by messages (see receiver-client.ts): arm a run, poll its progress,

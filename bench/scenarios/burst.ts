@@ -8,6 +8,7 @@
  */
 import type { BenchContext } from '../context.js';
 import { postBurst } from '../load.js';
+import { alignToWallClock } from '../clock.js';
 import { CpuMeter } from '../proc.js';
 import { summarize, type Summary } from '../stats.js';
 import { VERSION } from '../../src/version.js';
@@ -61,7 +62,7 @@ async function measureCeiling(ctx: BenchContext, count: number, warmUp: boolean)
   const cpuUse = cpu.stop();
   const got = await receiver.collect('ceiling');
   let last = Number.NEGATIVE_INFINITY;
-  for (const at of got.hr) if (at > last) last = at;
+  for (const at of alignToWallClock(got.hr, got.ms).aligned) if (at > last) last = at;
   const ms = last - t0;
   return { perSecond: (count * 1000) / ms, ms, concurrency: sizes.burstConcurrency, cpu: cpuUse };
 }
@@ -87,10 +88,11 @@ export async function burst(ctx: BenchContext): Promise<BurstResult> {
     if (progress.received < count) ctx.log(`  warning: only ${progress.received} of ${count} calls arrived in time`);
     const got = await ctx.receiver.collect('burst');
 
+    const aligned = alignToWallClock(got.hr, got.ms).aligned;
     const offsets: number[] = [];
     let early = 0;
     for (let i = 0; i < count; i++) {
-      const at = got.hr[i]!;
+      const at = aligned[i]!;
       if (Number.isNaN(at)) continue;
       offsets.push(at - dueAt);
       if (got.ms[i]! < dueAt) early++;

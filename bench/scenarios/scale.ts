@@ -5,11 +5,10 @@
  *
  * Both steady runs happen in the same `punctual serve` process: first with 1,000 far-future
  * schedules in the store, then — after 999,000 more were written straight into the store while the
- * service idled (setup; see stores/sqlite.ts) — again. Comparing two processes would compare more
- * than the store: Node's timers fire on a millisecond clock whose phase against the wall clock is
- * fixed per process, so a process's whole lateness distribution sits 0–1 ms higher or lower than
- * another's (measured: steady p50 0.38 ms in one process, 1.05 ms in the next, same build, quiet
- * machine). Within one process that offset cancels.
+ * service idled (setup; see stores/sqlite.ts) — again. So only the store changes between the two
+ * figures, not the process (JIT, memory layout, the phase of its millisecond timers against the
+ * wall clock): the goal is a 20% bound on a p50 of about 1 ms, which leaves no room for
+ * process-to-process differences.
  */
 import type { BenchContext } from '../context.js';
 import { withService } from './common.js';

@@ -5,6 +5,7 @@
  * Goals: p50 ≤ 5 ms, p99 ≤ 25 ms, no early call. Scale runs the same with 1,000,000 pending.
  */
 import type { BenchContext } from '../context.js';
+import { alignToWallClock } from '../clock.js';
 import { CpuMeter, MemorySampler } from '../proc.js';
 import { round, summarize, type Summary } from '../stats.js';
 import type { Service } from '../service.js';
@@ -17,12 +18,14 @@ export interface SteadyResult {
   rate: number;
   seconds: number;
   count: number;
-  /** Lateness in ms (high-resolution arrival − scheduledAt). */
+  /** Lateness in ms (high-resolution arrival, aligned on the wall clock (clock.ts), − scheduledAt). */
   lateness: Summary;
   /** Lateness with the receiver's whole-ms Date.now() (a cross-check of the clock). */
   latenessWholeMs: Summary;
   /** Lateness p50 / p99 / max (ms) per second of the run: shows periodic stalls. */
   bySecond: { p50: number; p99: number; max: number }[];
+  /** How the receiver's clock was aligned (clock.ts). */
+  clock: { inconsistentWindows: number; maxCorrectionMs: number; maxUncertaintyMs: number };
   /** Calls with Date.now() at arrival < scheduledAt. Must be 0. */
   early: number;
   missing: number;
@@ -87,11 +90,12 @@ export async function measureSteady(
       sampler.sample();
       const peakMB = service.memory()?.peakMB ?? Number.NaN;
 
+      const clock = alignToWallClock(got.hr, got.ms);
       const late: number[] = [];
       const lateMs: number[] = [];
       let early = 0;
       for (let i = 0; i < count; i++) {
-        const hr = got.hr[i]!;
+        const hr = clock.aligned[i]!;
         if (Number.isNaN(hr)) continue;
         late.push(hr - due(i));
         lateMs.push(got.ms[i]! - due(i));
@@ -102,7 +106,7 @@ export async function measureSteady(
       const bySecond: SteadyResult['bySecond'] = [];
       for (let i = 0; i < count; i += perSecond) {
         const part = [];
-        for (let j = i; j < Math.min(count, i + perSecond); j++) if (!Number.isNaN(got.hr[j]!)) part.push(got.hr[j]! - due(j));
+        for (let j = i; j < Math.min(count, i + perSecond); j++) if (!Number.isNaN(clock.aligned[j]!)) part.push(clock.aligned[j]! - due(j));
         const s = summarize(part);
         bySecond.push({ p50: round(s.p50), p99: round(s.p99), max: round(s.max) });
       }
@@ -117,6 +121,7 @@ export async function measureSteady(
         lateness,
         latenessWholeMs: summarize(lateMs),
         bySecond,
+        clock: { inconsistentWindows: clock.inconsistentWindows, maxCorrectionMs: clock.maxCorrectionMs, maxUncertaintyMs: clock.maxUncertaintyMs },
         early,
         missing: count - late.length,
         duplicates: got.duplicates,
