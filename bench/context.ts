@@ -1,7 +1,7 @@
 /** What every scenario gets: the store under test, how to start the service, the receiver, the sizes. */
 import type { ReceiverProcess } from './receiver-client.js';
 import type { Runner } from './service.js';
-import type { BenchStore } from './stores/store.js';
+import type { BenchStore, BenchStoreOptions } from './stores/store.js';
 
 /** Sizes and durations of the scenarios (defaults: issue #3 §6; overridable on the command line). */
 export interface Sizes {
@@ -56,6 +56,14 @@ export const QUICK_SIZES: Sizes = {
 
 export interface BenchContext {
   store: BenchStore;
+  /** Where the store lives (`--database-url`). */
+  storeOptions: BenchStoreOptions;
+  /**
+   * `punctual serve` processes per scenario, all on the scenario's database (`--nodes`, default 1;
+   * more only with a shared store). Each runs `--role all`; the bench spreads its requests over
+   * them round-robin, and they share the dispatch.
+   */
+  nodes: number;
   runner: Runner;
   receiver: ReceiverProcess;
   sizes: Sizes;

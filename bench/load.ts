@@ -42,34 +42,44 @@ export interface CreateResult {
   perSecond: number;
 }
 
+/** One target, or several (the nodes of a cluster) that requests are spread over round-robin. */
+function targetList(target: Target | Target[]): Target[] {
+  const list = Array.isArray(target) ? target : [target];
+  if (list.length === 0) throw new Error('bench: no target');
+  for (const t of list) assertLocal(t.url);
+  return list;
+}
+
 /**
  * POSTs `count` JSON bodies `body(i)` to `target` with `concurrency` connections; every answer
  * must be `expectStatus`, otherwise it throws with the first bad answer (setup must not fail
- * silently). Bounded: throws after `timeoutMs`.
+ * silently). Bounded: throws after `timeoutMs`. Several targets: request i goes to target
+ * i mod n (round-robin, as a load balancer in front of the nodes would), `concurrency` in all.
  */
 export async function createMany(
-  target: Target,
+  target: Target | Target[],
   count: number,
   body: (i: number) => unknown,
   opts: { concurrency: number; expectStatus?: number; timeoutMs?: number },
 ): Promise<CreateResult> {
-  assertLocal(target.url);
+  const targets = targetList(target);
   const expect = opts.expectStatus ?? 201;
   const deadline = performance.now() + (opts.timeoutMs ?? 600_000);
-  const pool = new Pool(target.url, { connections: opts.concurrency, keepAliveTimeout: 30_000 });
-  const headers = { 'content-type': 'application/json', ...target.headers };
+  const pools = targets.map((t) => new Pool(t.url, { connections: opts.concurrency, keepAliveTimeout: 30_000 }));
+  const headers = targets.map((t) => ({ 'content-type': 'application/json', ...t.headers }));
   const t0 = performance.now();
   try {
     await forEachConcurrent(count, opts.concurrency, async (i) => {
       if (performance.now() > deadline) throw new Error(`createMany: timed out after ${opts.timeoutMs} ms`);
-      const res = await pool.request({ path: target.path, method: 'POST', headers, body: JSON.stringify(body(i)) });
+      const k = i % targets.length;
+      const res = await pools[k]!.request({ path: targets[k]!.path, method: 'POST', headers: headers[k], body: JSON.stringify(body(i)) });
       const text = await res.body.text();
       if (res.statusCode !== expect) {
-        throw new Error(`createMany: POST ${target.path} answered ${res.statusCode} (expected ${expect}): ${text.slice(0, 500)}`);
+        throw new Error(`createMany: POST ${targets[k]!.url}${targets[k]!.path} answered ${res.statusCode} (expected ${expect}): ${text.slice(0, 500)}`);
       }
     });
   } finally {
-    await pool.close();
+    await Promise.all(pools.map((p) => p.close()));
   }
   const ms = performance.now() - t0;
   return { count, ms, perSecond: (count * 1000) / ms };
@@ -89,17 +99,20 @@ export interface IngestResult {
 /**
  * `clients` concurrent clients (one keep-alive connection each) POST `body(n)` to `target`
  * back to back: first for `warmupMs` (not counted), then for `durationMs`. Bounded in time and in
- * count (`maxRequests`).
+ * count (`maxRequests`). Several targets: client k sends to target k mod n (so 64 clients over
+ * three nodes are 22 + 21 + 21).
  */
 export async function ingestFor(
-  target: Target,
+  target: Target | Target[],
   body: (n: number) => unknown,
   opts: { clients: number; durationMs: number; warmupMs: number; expectStatus: number; maxRequests?: number },
 ): Promise<IngestResult> {
-  assertLocal(target.url);
+  const targets = targetList(target);
   const maxRequests = opts.maxRequests ?? 5_000_000;
-  const pool = new Pool(target.url, { connections: opts.clients, keepAliveTimeout: 30_000 });
-  const headers = { 'content-type': 'application/json', ...target.headers };
+  const pools = targets.map(
+    (t, k) => new Pool(t.url, { connections: Math.ceil((opts.clients - k) / targets.length), keepAliveTimeout: 30_000 }),
+  );
+  const headers = targets.map((t) => ({ 'content-type': 'application/json', ...t.headers }));
   let n = 0;
   let errors = 0;
   let firstError: string | null = null;
@@ -109,11 +122,11 @@ export async function ingestFor(
   const end = measureFrom + opts.durationMs;
   let measuredStart = Number.NaN;
   let lastDone = measureFrom;
-  const client = async () => {
+  const client = async (k: number) => {
     for (;;) {
       const t0 = performance.now();
       if (t0 >= end || n >= maxRequests) return;
-      const res = await pool.request({ path: target.path, method: 'POST', headers, body: JSON.stringify(body(n++)) });
+      const res = await pools[k]!.request({ path: targets[k]!.path, method: 'POST', headers: headers[k], body: JSON.stringify(body(n++)) });
       const text = await res.body.text();
       const t1 = performance.now();
       if (t0 < measureFrom) continue; // warm-up
@@ -127,9 +140,9 @@ export async function ingestFor(
     }
   };
   try {
-    await Promise.all(Array.from({ length: opts.clients }, client));
+    await Promise.all(Array.from({ length: opts.clients }, (_, c) => client(c % targets.length)));
   } finally {
-    await pool.close();
+    await Promise.all(pools.map((p) => p.close()));
   }
   const seconds = (lastDone - measureFrom) / 1000;
   return {

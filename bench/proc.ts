@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 
 /**
  * Memory of a Linux process as /proc/<pid>/status reports it, in MB (10^6 bytes; /proc's "kB"
@@ -77,6 +77,40 @@ export function readCpuMs(pid: number): number | null {
   return ((Number(fields[11]) + Number(fields[12])) * 1000) / USER_HZ;
 }
 
+/**
+ * Processes counted together under one name by a {@link CpuMeter}, found by their command name
+ * when the meter starts and stops (a database server's processes, whose backends come and go):
+ * every process whose /proc/<pid>/comm is `comm` and whose command line `match`es.
+ */
+export interface ProcessGroup {
+  name: string;
+  comm: string;
+  match(cmdline: string): boolean;
+}
+
+/** CPU ms so far of each process of `group`, by pid. */
+function readGroupCpuMs(group: ProcessGroup): Map<number, number> {
+  const out = new Map<number, number>();
+  let entries: string[];
+  try {
+    entries = readdirSync('/proc');
+  } catch {
+    return out;
+  }
+  for (const e of entries) {
+    if (!/^\d+$/.test(e)) continue;
+    try {
+      if (readFileSync(`/proc/${e}/comm`, 'utf8').trim() !== group.comm) continue;
+      if (!group.match(readFileSync(`/proc/${e}/cmdline`, 'utf8').replaceAll('\0', ' '))) continue;
+    } catch {
+      continue; // gone meanwhile
+    }
+    const ms = readCpuMs(Number(e));
+    if (ms !== null) out.set(Number(e), ms);
+  }
+  return out;
+}
+
 /** Busy and total CPU time of the whole machine so far (ms, all cores), from /proc/stat. */
 function readMachineMs(): { busy: number; iowait: number } {
   const line = readFileSync('/proc/stat', 'utf8').split('\n', 1)[0]!;
@@ -94,14 +128,21 @@ export type CpuUse = Record<string, { cpuMs: number; cores: number }>;
  * ms and in cores (1 = one core busy the whole time). Also `machine` (every process; busy, not
  * idle or iowait), `others` (machine − the named processes − this bench process: anything else
  * running on the machine disturbs the figures) and `iowait` (cores idle waiting for I/O).
+ * A {@link ProcessGroup} (e.g. the PostgreSQL server's processes) is one more named figure, the
+ * sum over its processes (a process that starts meanwhile counts from 0; one that exits
+ * meanwhile is lost, and so missing from `others` too).
  */
 export class CpuMeter {
   private readonly before = new Map<string, number>();
+  private groupBefore = new Map<number, number>();
   private machine0 = { busy: 0, iowait: 0 };
   private t0 = 0;
   private readonly pids: Record<string, number>;
 
-  constructor(pids: Record<string, number>) {
+  constructor(
+    pids: Record<string, number>,
+    private readonly group?: ProcessGroup,
+  ) {
     this.pids = Object.values(pids).includes(process.pid) ? pids : { ...pids, bench: process.pid };
   }
 
@@ -109,6 +150,7 @@ export class CpuMeter {
     this.t0 = performance.now();
     this.machine0 = readMachineMs();
     for (const [name, pid] of Object.entries(this.pids)) this.before.set(name, readCpuMs(pid) ?? 0);
+    if (this.group) this.groupBefore = readGroupCpuMs(this.group);
   }
 
   stop(): CpuUse {
@@ -119,6 +161,12 @@ export class CpuMeter {
       const cpuMs = (readCpuMs(pid) ?? Number.NaN) - (this.before.get(name) ?? 0);
       ours += cpuMs;
       out[name] = { cpuMs, cores: cpuMs / wall };
+    }
+    if (this.group) {
+      let cpuMs = 0;
+      for (const [pid, ms] of readGroupCpuMs(this.group)) cpuMs += ms - (this.groupBefore.get(pid) ?? 0);
+      ours += cpuMs;
+      out[this.group.name] = { cpuMs, cores: cpuMs / wall };
     }
     const m = readMachineMs();
     const busy = m.busy - this.machine0.busy;

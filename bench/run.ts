@@ -1,12 +1,14 @@
 /**
  * `npm run bench` — issue #3 §6. Starts `punctual serve` as a user would (its own process, real
- * HTTP, the embedded store), a receiver in another process, and runs the scenarios; prints a table
- * and writes the figures as JSON to bench/results/.
+ * HTTP, the embedded store; or PostgreSQL, with one node or several: issue #4 §6), a receiver in
+ * another process, and runs the scenarios; prints a table and writes the figures as JSON to
+ * bench/results/.
  *
  *   npm run bench                                   # every scenario, full sizes (several minutes)
  *   npm run bench -- --scenario burst               # one scenario
  *   npm run bench -- --quick                        # small sizes: checks the bench, not the service
  *   npm run bench -- --burst-count 20000 --steady-seconds 10 --runner tsx
+ *   npm run bench -- --store postgres --nodes 3     # issue #4: three nodes on one PostgreSQL database
  */
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -17,12 +19,14 @@ import { ReceiverProcess } from './receiver-client.js';
 import { table, writeResults, type BenchResults } from './report.js';
 import { burst } from './scenarios/burst.js';
 import { ingest } from './scenarios/ingest.js';
+import { paging } from './scenarios/paging.js';
 import { scale } from './scenarios/scale.js';
 import { steady } from './scenarios/steady.js';
 import { build, describeRunner, distBuiltAt, ROOT, type Runner } from './service.js';
 import { STORES } from './stores/index.js';
+import { DEFAULT_SERVER_URL } from './stores/postgres.js';
 
-const SCENARIOS = ['ingest', 'burst', 'steady', 'scale'] as const;
+const SCENARIOS = ['ingest', 'burst', 'steady', 'scale', 'paging'] as const;
 type Scenario = (typeof SCENARIOS)[number];
 
 /** Command-line name → key of {@link Sizes}. */
@@ -41,8 +45,13 @@ const SIZE_FLAGS: Record<string, keyof Sizes> = {
 };
 
 const USAGE = `usage: npm run bench -- [options]
-  --scenario burst|steady|ingest|scale|all   (default all; may be repeated)
-  --store sqlite                             store under test (default sqlite)
+  --scenario burst|steady|ingest|scale|paging|all   (default all; may be repeated)
+  --store sqlite|postgres                    store under test (default sqlite); postgres: a fresh database
+                                             per scenario on --database-url's server, dropped after
+  --database-url <url>                       with --store postgres: the server (default
+                                             ${DEFAULT_SERVER_URL})
+  --nodes <n>                                punctual serve processes on each scenario's database, all
+                                             --role all, requests spread over them (default 1; >1 needs postgres)
   --runner dist|tsx                          dist: npm run build + node dist/cli.js (default); tsx: src/cli.ts
   --skip-build                               with --runner dist: use dist/ as it is (no npm run build)
   --dist <dir>                               with --runner dist: run <dir>/cli.js, a saved build (implies --skip-build)
@@ -61,6 +70,8 @@ function parse() {
     options: {
       scenario: { type: 'string', multiple: true },
       store: { type: 'string', default: 'sqlite' },
+      'database-url': { type: 'string' },
+      nodes: { type: 'string', default: '1' },
       runner: { type: 'string', default: 'dist' },
       quick: { type: 'boolean', default: false },
       'skip-build': { type: 'boolean', default: false },
@@ -83,6 +94,11 @@ function parse() {
   for (const s of scenarios) if (!(SCENARIOS as readonly string[]).includes(s)) throw new Error(`unknown scenario ${s}\n${USAGE}`);
   const store = STORES[values.store as string];
   if (!store) throw new Error(`unknown store ${values.store} (known: ${Object.keys(STORES).join(', ')})`);
+  const nodes = Number(values.nodes);
+  if (!Number.isInteger(nodes) || nodes < 1 || nodes > 16) throw new Error('--nodes must be a whole number from 1 to 16');
+  if (nodes > 1 && !store.shared) throw new Error(`--nodes ${nodes}: the ${store.name} store serves one node (use --store postgres)`);
+  const databaseUrl = values['database-url'] as string | undefined;
+  if (databaseUrl !== undefined && store.name !== 'postgres') throw new Error('--database-url applies to --store postgres only');
   const runnerName = values.runner as string;
   if (runnerName !== 'dist' && runnerName !== 'tsx') throw new Error(`--runner must be dist or tsx`);
   const distDir = values.dist as string | undefined;
@@ -112,7 +128,14 @@ function parse() {
   const skipBuild = (values['skip-build'] as boolean) || distDir !== undefined;
   const quietTimeoutS = Number(values['quiet-timeout']);
   if (!Number.isFinite(quietTimeoutS) || quietTimeoutS < 0) throw new Error('--quiet-timeout must be a number of seconds');
-  return { scenarios: ordered as Scenario[], store, runner, skipBuild, quietTimeoutS, sizes, serviceNodeArgs, serviceEnv, out: values.out as string | undefined };
+  return { scenarios: ordered as Scenario[], store, storeOptions: { serverUrl: databaseUrl }, nodes, runner, skipBuild, quietTimeoutS, sizes, serviceNodeArgs, serviceEnv, out: values.out as string | undefined };
+}
+
+/** "PostgreSQL 15.20, shared_buffers 128MB, …" for the table's heading. */
+function describeStore(info: Record<string, string | number>): string {
+  const version = /^(PostgreSQL \S+)/.exec(String(info.version ?? ''))?.[1] ?? String(info.version ?? '');
+  const settings = ['shared_buffers', 'synchronous_commit', 'fsync'].filter((k) => k in info).map((k) => `${k} ${info[k]}`);
+  return [version, ...settings].join(', ');
 }
 
 async function main(): Promise<void> {
@@ -127,6 +150,8 @@ async function main(): Promise<void> {
     startedAt: startedAt.toISOString(),
     command: `npm run bench${process.argv.length > 2 ? ` -- ${process.argv.slice(2).join(' ')}` : ''}`,
     store: args.store.name,
+    storeInfo: await args.store.describe(args.storeOptions),
+    nodes: args.nodes,
     runner: describeRunner(args.runner),
     distBuiltAt: args.runner.kind === 'dist' ? await distBuiltAt(args.runner.dir) : null,
     machine: machineInfo(),
@@ -144,6 +169,8 @@ async function main(): Promise<void> {
   };
   const ctx: BenchContext = {
     store: args.store,
+    storeOptions: args.storeOptions,
+    nodes: args.nodes,
     runner: args.runner,
     receiver,
     sizes: args.sizes,
@@ -158,6 +185,7 @@ async function main(): Promise<void> {
         if (scenario === 'burst') results.burst = await burst(ctx);
         else if (scenario === 'steady') results.steady = await steady(ctx);
         else if (scenario === 'ingest') results.ingest = await ingest(ctx);
+        else if (scenario === 'paging') results.paging = await paging(ctx);
         else results.scale = await scale(ctx);
       } catch (err) {
         log(`${scenario} failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
@@ -171,7 +199,8 @@ async function main(): Promise<void> {
   await writeResults(out, results);
   const m = results.machine;
   process.stdout.write(
-    `\nPunctual bench — store ${results.store}, runner ${results.runner}${results.distBuiltAt ? ` (dist built ${results.distBuiltAt})` : ''}, ${m.cpus} CPUs (${m.cpuModel}), ` +
+    `\nPunctual bench — store ${results.store}${results.store === 'sqlite' ? '' : ` (${describeStore(results.storeInfo)})`}, ` +
+      `${results.nodes} node${results.nodes > 1 ? 's' : ''}, runner ${results.runner}${results.distBuiltAt ? ` (dist built ${results.distBuiltAt})` : ''}, ${m.cpus} CPUs (${m.cpuModel}), ` +
       `${m.memoryGB} GB, Node ${m.node}, ${m.commit}\n\n${table(results)}\n\nresults: ${out}\n`,
   );
   process.exitCode = results.failures.length > 0 ? 1 : 0;

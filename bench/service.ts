@@ -1,6 +1,6 @@
 /**
  * `punctual serve` as a user starts it: its own process, configured by environment variables,
- * real HTTP on 127.0.0.1, the embedded store. Two runners:
+ * real HTTP on 127.0.0.1, the store under test (DATABASE_URL). Two runners:
  *   - `dist`: `npm run build`, then `node dist/cli.js serve` (what `npm start` does; the default),
  *     or a saved build's `cli.js` (`--dist <dir>`, no build);
  *   - `tsx`:  `node --import tsx src/cli.ts serve` (from the sources, as test/support/child.ts).
@@ -96,6 +96,13 @@ export interface ServiceOptions {
   env?: Record<string, string>;
   /** node flags before the script (e.g. `--cpu-prof`). */
   nodeArgs?: string[];
+  /** PUNCTUAL_BOOTSTRAP_TOKEN (nodes of one database share it); default: a new random one. */
+  token?: string;
+}
+
+/** A new bootstrap token (`bench-` + 48 hex digits). */
+export function newToken(): string {
+  return `bench-${randomBytes(24).toString('hex')}`;
 }
 
 /**
@@ -106,7 +113,7 @@ export interface ServiceOptions {
  * answers 200.
  */
 export async function startService(opts: ServiceOptions): Promise<Service> {
-  const token = `bench-${randomBytes(24).toString('hex')}`;
+  const token = opts.token ?? newToken();
   const port = await freePort();
   const proc: ChildProcess = spawn(process.execPath, cliArgs(opts.runner, ['serve'], opts.nodeArgs), {
     cwd: ROOT,

@@ -74,6 +74,13 @@ export interface Config {
   /** What this process does (`PUNCTUAL_ROLE`, default `all`; `serve --role` overrides it). See {@link Role}. */
   role: Role;
   /**
+   * TCP port of a separate listener, on `host`, that serves only `GET /metrics` without
+   * authentication (`PUNCTUAL_METRICS_PORT`, 0–65,535, 0 picks a free port; issue #6 §5), or null
+   * (unset): then `GET /metrics` is served on `port` behind an API key, and a `dispatcher` node
+   * exposes no metrics. When set, `port` no longer serves `/metrics`. Must differ from `port`.
+   */
+  metricsPort: number | null;
+  /**
    * FOR TESTS ONLY (`PUNCTUAL_TEST_CLOCK_OFFSET_MS`, default 0, −86,400,000 to 86,400,000): the
    * process's clock reads this many ms ahead of (negative: behind) the system clock, to show that
    * a node with a skewed clock does not fire early. Never set it in production.
@@ -122,6 +129,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const shutdownGraceMs = int('PUNCTUAL_SHUTDOWN_GRACE_MS', 10_000, 0, 900_000);
   const misfireThresholdMs = int('PUNCTUAL_MISFIRE_THRESHOLD_MS', 60_000, 1_000, 86_400_000);
   const maxInFlight = int('PUNCTUAL_MAX_IN_FLIGHT', 512, 1, 100_000);
+  const metricsPortRaw = env.PUNCTUAL_METRICS_PORT?.trim();
+  const metricsPort = metricsPortRaw ? int('PUNCTUAL_METRICS_PORT', 0, 0, 65535) : null;
+  if (metricsPort !== null && metricsPort !== 0 && metricsPort === port) {
+    problems.push(`PUNCTUAL_METRICS_PORT=${JSON.stringify(metricsPortRaw)} must differ from PORT`);
+  }
 
   const limits: InputLimits = {
     bodyBytes: int('PUNCTUAL_MAX_BODY_BYTES', DEFAULT_LIMITS.bodyBytes, 1_024, 104_857_600),
@@ -216,6 +228,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     misfireThresholdMs,
     maxInFlight,
     role,
+    metricsPort,
     testClockOffsetMs,
     endpointPolicy,
     limits,

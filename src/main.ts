@@ -8,9 +8,12 @@ import { resolveSigningSecrets, WebhookSigner } from './dispatch/signing.js';
 import { offsetClock, systemClock, type Clock } from './domain/clock.js';
 import { AJV_OPTIONS, ruleKeywordPlugin } from './http/ajv.js';
 import { buildApp } from './http/app.js';
+import { buildMetricsApp } from './http/metrics.js';
 import { errorHandler, notFoundHandler } from './http/problem.js';
 import { healthRoutes } from './http/routes/health.js';
 import { createLogger } from './logger.js';
+import { ServerMetrics } from './metrics/metrics.js';
+import { timedStore } from './metrics/store-timing.js';
 import { ensureBootstrapKey } from './service/api-keys.js';
 import { openStore } from './store/open.js';
 import type { Store } from './store/store.js';
@@ -29,6 +32,14 @@ export interface RunningServer {
   role: Role;
   /** Base URL the HTTP server listens on, e.g. `http://127.0.0.1:8080`. */
   url: string;
+  /** This server's metrics (issue #6 §5). */
+  metrics: ServerMetrics;
+  /**
+   * Base URL of the metrics listener (`PUNCTUAL_METRICS_PORT`: `GET /metrics` there, without
+   * authentication), or null when there is none (then `/metrics` is on `url`, behind an API key,
+   * except on a `dispatcher` node, which then exposes no metrics).
+   */
+  metricsUrl: string | null;
   /**
    * Graceful stop (SIGTERM): refuses new requests and waits for those in flight, lets calls in
    * flight finish within `config.shutdownGraceMs`, then closes the store.
@@ -74,7 +85,9 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
   if (config.testClockOffsetMs !== 0) {
     logger.warn({ offsetMs: config.testClockOffsetMs }, 'PUNCTUAL_TEST_CLOCK_OFFSET_MS is set: this process reads a skewed clock (for tests only)');
   }
-  const store = await openStore(config.databaseUrl, { logger });
+  const metrics = new ServerMetrics({ version: VERSION, role });
+  // Every store operation of this server is timed (punctual_store_operation_duration_seconds).
+  const store = timedStore(await openStore(config.databaseUrl, { logger }), metrics.observeStoreOperation);
   const dispatches = role !== 'api';
   let signer: WebhookSigner | null = null;
   try {
@@ -108,6 +121,8 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
           maxInFlight: config.maxInFlight,
           policy: config.endpointPolicy,
         });
+  if (dispatcher) metrics.watchDispatcher(dispatcher);
+  metrics.watchDueWork(store, () => (dispatcher ? dispatcher.now() : clock.now()));
   // Pruning runs where dispatching does; the store serialises it across the cluster.
   const pruner = dispatches
     ? new ExecutionPruner({
@@ -132,21 +147,29 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
           endpointPolicy: config.endpointPolicy,
           limits: config.limits,
           rateLimit: config.rateLimit,
+          metrics,
+          metricsOnOwnPort: config.metricsPort !== null,
         });
+  const metricsApp = config.metricsPort === null ? null : await buildMetricsApp({ metrics, logger });
   try {
     await app.listen({ port: config.port, host: config.host });
+    await metricsApp?.listen({ port: config.metricsPort!, host: config.host });
   } catch (err) {
+    await metricsApp?.close();
     await app.close();
     await store.close();
     throw err;
   }
   dispatcher?.start();
   pruner?.start();
-  const address = app.server.address();
-  const port = typeof address === 'object' && address !== null ? address.port : config.port;
   const host = config.host.includes(':') ? `[${config.host}]` : config.host;
-  const url = `http://${host}:${port}`;
-  logger.info({ url, version: VERSION, role, nodeId: dispatcher?.nodeId ?? null }, 'punctual is serving');
+  const urlOf = (server: FastifyInstance, fallbackPort: number): string => {
+    const address = server.server.address();
+    return `http://${host}:${typeof address === 'object' && address !== null ? address.port : fallbackPort}`;
+  };
+  const url = urlOf(app, config.port);
+  const metricsUrl = metricsApp ? urlOf(metricsApp, config.metricsPort!) : null;
+  logger.info({ url, metricsUrl, version: VERSION, role, nodeId: dispatcher?.nodeId ?? null }, 'punctual is serving');
 
   let closing: Promise<void> | null = null;
   const close = (): Promise<void> => {
@@ -158,12 +181,13 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
         const { unfinished } = await dispatcher.stop(config.shutdownGraceMs);
         if (unfinished > 0) logger.warn({ unfinished }, 'calls still in flight at shutdown; they will be attempted again');
       }
+      await metricsApp?.close(); // last: scrapes keep working while the node drains
       await store.close();
       logger.info({}, 'punctual stopped');
     })();
     return closing;
   };
-  return { app, dispatcher, store, role, url, close };
+  return { app, dispatcher, store, role, url, metrics, metricsUrl, close };
 }
 
 /**

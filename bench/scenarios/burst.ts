@@ -4,7 +4,8 @@
  * number of plain undici POSTs at the same receiver with the same concurrency (512, the
  * dispatcher's cap), count / (last arrival − first send), measured before and after the burst;
  * the ratio uses the better of the two (a disturbed ceiling run would flatter the ratio).
- * Goal: burst ≥ 0.4 × ceiling.
+ * Goal: burst ≥ 0.4 × ceiling. With `--nodes n` the schedules are created through every node
+ * (round-robin) and the n nodes share the dispatch; `cpu` has each node and their sum (`service`).
  */
 import type { BenchContext } from '../context.js';
 import { postBurst } from '../load.js';
@@ -12,7 +13,7 @@ import { alignToWallClock } from '../clock.js';
 import { CpuMeter } from '../proc.js';
 import { summarize, type Summary } from '../stats.js';
 import { VERSION } from '../../src/version.js';
-import { createAhead, epochOffset, planAhead, scheduleBody, until, withService } from './common.js';
+import { activityBefore, activityDelta, activityNow, createAhead, epochOffset, nodePids, planAhead, scheduleBody, until, withNodeTotal, withService } from './common.js';
 
 export interface BurstResult {
   count: number;
@@ -34,6 +35,8 @@ export interface BurstResult {
   ratio: number;
   /** CPU used during the burst (1 = one core busy the whole time). */
   cpu: Record<string, { cpuMs: number; cores: number }>;
+  /** The store server's activity over the burst (see SteadyResult.storeActivity); null for SQLite. */
+  storeActivity: Record<string, number> | null;
   /** CPU during each ceiling run. */
   ceilingCpu: Record<string, { cpuMs: number; cores: number }>[];
 }
@@ -73,20 +76,22 @@ export async function burst(ctx: BenchContext): Promise<BurstResult> {
   const before = await measureCeiling(ctx, count, true);
   ctx.log(`  ceiling ${Math.round(before.perSecond)}/s`);
 
-  const result = await withService(ctx, { seedPending: 0 }, async (service) => {
-    await ctx.settle('the burst', [service.pid]);
-    const { at: dueAt } = await planAhead(ctx, service, count);
+  const result = await withService(ctx, { seedPending: 0 }, async (_service, db, _seedMs, nodes) => {
+    await ctx.settle('the burst', nodes.map((n) => n.pid));
+    const { at: dueAt } = await planAhead(ctx, nodes, count);
     const prefix = await ctx.receiver.arm('burst', count);
     ctx.log(`burst: creating ${count.toLocaleString('en')} schedules due at ${new Date(dueAt).toISOString()}`);
-    const created = await createAhead(ctx, service, count, (i) => scheduleBody(`burst-${i}`, dueAt, prefix + i, { i }), dueAt);
+    const created = await createAhead(ctx, nodes, count, (i) => scheduleBody(`burst-${i}`, dueAt, prefix + i, { i }), dueAt);
 
-    const cpu = new CpuMeter({ service: service.pid, receiver: ctx.receiver.pid });
+    const activity0 = activityBefore(db, dueAt - 200);
+    const cpu = new CpuMeter({ ...nodePids(nodes), receiver: ctx.receiver.pid }, ctx.store.serverProcesses);
     await until(dueAt - 200);
     cpu.start();
     const progress = await ctx.receiver.waitFor('burst', count, dueAt - Date.now() + 60_000 + count * 5);
-    const cpuUse = cpu.stop();
+    const cpuUse = withNodeTotal(cpu.stop(), nodes);
     if (progress.received < count) ctx.log(`  warning: only ${progress.received} of ${count} calls arrived in time`);
     const got = await ctx.receiver.collect('burst');
+    const storeActivity = activityDelta(await activity0, await activityNow(db));
 
     const aligned = alignToWallClock(got.hr, got.ms).aligned;
     const offsets: number[] = [];
@@ -111,6 +116,7 @@ export async function burst(ctx: BenchContext): Promise<BurstResult> {
       early,
       createPerSecond: created.perSecond,
       cpu: cpuUse,
+      storeActivity,
     };
   });
 

@@ -1,7 +1,8 @@
-/** Helpers shared by the scenarios: a service on a fresh store, creating schedules ahead, waiting. */
+/** Helpers shared by the scenarios: a service (or several nodes) on a fresh store, creating schedules ahead, waiting. */
 import type { BenchContext } from '../context.js';
 import { createMany, type Target } from '../load.js';
-import { startService, type Service } from '../service.js';
+import type { CpuUse } from '../proc.js';
+import { newToken, startService, type Service } from '../service.js';
 import type { BenchDatabase } from '../stores/store.js';
 
 /** 2100-01-01T00:00:00Z: far-future instants never fire during a bench. */
@@ -25,6 +26,89 @@ export function schedulesTarget(service: Service): Target {
   return { url: service.url, path: '/schedules', headers: { authorization: `Bearer ${service.token}` } };
 }
 
+/** The POST /schedules targets of every node (load.ts spreads requests over them round-robin). */
+export function schedulesTargets(nodes: Service | Service[]): Target[] {
+  return (Array.isArray(nodes) ? nodes : [nodes]).map(schedulesTarget);
+}
+
+/**
+ * Names for a {@link CpuMeter}: `{ [name]: pid }` for one node (as before issue #4), else
+ * `{ [name + ' 1']: pid1, … }`; {@link withNodeTotal} then adds their sum as `name`.
+ */
+export function nodePids(nodes: readonly { pid: number }[], name = 'service'): Record<string, number> {
+  if (nodes.length === 1) return { [name]: nodes[0]!.pid };
+  return Object.fromEntries(nodes.map((n, k) => [`${name} ${k + 1}`, n.pid]));
+}
+
+/** Adds `name`: the CPU of all nodes together (several nodes; one node is already `name`). */
+export function withNodeTotal(cpu: CpuUse, nodes: readonly unknown[], name = 'service'): CpuUse {
+  if (nodes.length === 1) return cpu;
+  let cpuMs = 0;
+  let cores = 0;
+  for (let k = 1; k <= nodes.length; k++) {
+    cpuMs += cpu[`${name} ${k}`]?.cpuMs ?? Number.NaN;
+    cores += cpu[`${name} ${k}`]?.cores ?? Number.NaN;
+  }
+  return { [name]: { cpuMs, cores }, ...cpu };
+}
+
+/**
+ * Reads the store's activity counters ({@link BenchDatabase.activity}) for a measurement that
+ * starts at `startAt` (epoch ms); call it without awaiting, then await it once `startAt` came.
+ * Null when the store has none, or when the reading ended after `startAt` (it would count part of
+ * the measurement as before it).
+ */
+export async function activityBefore(db: BenchDatabase, startAt: number): Promise<Record<string, number> | null> {
+  const counters = await activityNow(db);
+  return Date.now() <= startAt ? counters : null;
+}
+
+/**
+ * The store's activity counters now; null when the store has none or the reading failed (a
+ * side figure: it never fails a scenario, and it may be pending unawaited without crashing).
+ */
+export async function activityNow(db: BenchDatabase): Promise<Record<string, number> | null> {
+  if (!db.activity) return null;
+  return db.activity().catch(() => null);
+}
+
+/** `after − before` of each counter; null when either reading is missing. */
+export function activityDelta(
+  before: Record<string, number> | null,
+  after: Record<string, number> | null | undefined,
+): Record<string, number> | null {
+  if (!before || !after) return null;
+  return Object.fromEntries(Object.entries(after).map(([k, v]) => [k, v - (before[k] ?? 0)]));
+}
+
+/**
+ * Starts `ctx.nodes` `punctual serve` processes on `db`, one after the other, sharing one
+ * bootstrap token (each makes sure its key exists; the first creates it). Stops those started
+ * if one fails.
+ */
+async function startNodes(ctx: BenchContext, db: BenchDatabase, env: Record<string, string> | undefined): Promise<Service[]> {
+  const token = newToken();
+  const nodes: Service[] = [];
+  try {
+    for (let k = 0; k < ctx.nodes; k++) {
+      nodes.push(
+        await startService({
+          runner: ctx.runner,
+          databaseUrl: db.databaseUrl,
+          nodeArgs: ctx.serviceNodeArgs,
+          env: { ...ctx.serviceEnv, ...env },
+          token,
+        }),
+      );
+    }
+  } catch (err) {
+    await Promise.all(nodes.map((n) => n.stop()));
+    throw err;
+  }
+  if (ctx.nodes > 1) ctx.log(`  ${ctx.nodes} nodes: pids ${nodes.map((n) => n.pid).join(', ')}`);
+  return nodes;
+}
+
 /** A POST /schedules body. */
 export function scheduleBody(name: string, at: number, endpoint: string, data: Record<string, unknown>) {
   return { name, scheduledAt: new Date(at).toISOString(), endpoint, data };
@@ -33,13 +117,15 @@ export function scheduleBody(name: string, at: number, endpoint: string, data: R
 /**
  * Runs `fn` with `punctual serve` on a fresh store holding `seedPending` far-future schedules
  * (written directly, before the service starts); stops the service and removes the store after.
+ * With `--nodes n` (a shared store), n processes serve the store: `fn` gets the first as
+ * `service` and all of them as `nodes`.
  */
 export async function withService<T>(
   ctx: BenchContext,
   opts: { seedPending: number; env?: Record<string, string> },
-  fn: (service: Service, db: BenchDatabase, seedMs: number) => Promise<T>,
+  fn: (service: Service, db: BenchDatabase, seedMs: number, nodes: Service[]) => Promise<T>,
 ): Promise<T> {
-  const db = await ctx.store.create(ctx.runner);
+  const db = await ctx.store.create(ctx.runner, ctx.storeOptions);
   try {
     let seedMs = 0;
     if (opts.seedPending > 0) {
@@ -47,19 +133,19 @@ export async function withService<T>(
       seedMs = await db.seedPending(opts.seedPending, { firstAt: FAR_FUTURE, stepMs: 1_000, endpoint: `${ctx.receiver.url}/never` });
       ctx.log(`  seeded in ${(seedMs / 1000).toFixed(1)} s`);
     }
-    const service = await startService({
-      runner: ctx.runner,
-      databaseUrl: db.databaseUrl,
-      nodeArgs: ctx.serviceNodeArgs,
-      env: { ...ctx.serviceEnv, ...opts.env },
-    });
+    const nodes = await startNodes(ctx, db, opts.env);
     try {
-      return await fn(service, db, seedMs);
+      return await fn(nodes[0]!, db, seedMs, nodes);
     } finally {
-      const { code, signal } = await service.stop();
-      if (code !== 0) ctx.log(`  warning: punctual serve exited with code ${code} signal ${signal}`);
-      const problems = service.logLines.filter((l) => /"level":(50|60)/.test(l));
-      if (problems.length > 0) ctx.log(`  warning: ${problems.length} error lines from the service, first: ${problems[0]}`);
+      await Promise.all(
+        nodes.map(async (service, k) => {
+          const which = nodes.length > 1 ? ` (node ${k + 1})` : '';
+          const { code, signal } = await service.stop();
+          if (code !== 0) ctx.log(`  warning: punctual serve${which} exited with code ${code} signal ${signal}`);
+          const problems = service.logLines.filter((l) => /"level":(50|60)/.test(l));
+          if (problems.length > 0) ctx.log(`  warning: ${problems.length} error lines from the service${which}, first: ${problems[0]}`);
+        }),
+      );
     }
   } finally {
     await db.dispose();
@@ -70,17 +156,17 @@ export async function withService<T>(
  * Plans an instant for work created ahead: creates `probe` far-future schedules through the API
  * (they also warm the service up; the rate is timed over the second half, once warm), and
  * returns an instant by which `count` more creations will have finished with room to spare
- * (1.25× the estimate + 3 s).
+ * (1.25× the estimate + 3 s). Several nodes: the probes are spread over them.
  */
 export async function planAhead(
   ctx: BenchContext,
-  service: Service,
+  service: Service | Service[],
   count: number,
   probe = 2_000,
 ): Promise<{ at: number; probePerSecond: number }> {
   const create = (from: number, n: number) =>
     createMany(
-      schedulesTarget(service),
+      schedulesTargets(service),
       n,
       (i) => scheduleBody(`probe-${from + i}`, FAR_FUTURE + from + i, `${ctx.receiver.url}/never`, { probe: from + i }),
       { concurrency: ctx.sizes.createConcurrency },
@@ -94,16 +180,17 @@ export async function planAhead(
 
 /**
  * Creates `count` schedules through the API (setup) and checks they were all created before
- * `mustEndBy` − 500 ms: creation overlapping the measured window would spoil it.
+ * `mustEndBy` − 500 ms: creation overlapping the measured window would spoil it. Several
+ * nodes: the creations are spread over them round-robin.
  */
 export async function createAhead(
   ctx: BenchContext,
-  service: Service,
+  service: Service | Service[],
   count: number,
   body: (i: number) => unknown,
   mustEndBy: number,
 ): Promise<{ perSecond: number; ms: number }> {
-  const r = await createMany(schedulesTarget(service), count, body, {
+  const r = await createMany(schedulesTargets(service), count, body, {
     concurrency: ctx.sizes.createConcurrency,
     timeoutMs: Math.max(1_000, mustEndBy - Date.now()),
   });

@@ -10,7 +10,7 @@ import { CpuMeter, MemorySampler } from '../proc.js';
 import { round, summarize, type Summary } from '../stats.js';
 import type { Service } from '../service.js';
 import type { BenchDatabase } from '../stores/store.js';
-import { createAhead, planAhead, scheduleBody, until, withService } from './common.js';
+import { activityBefore, activityDelta, activityNow, createAhead, nodePids, planAhead, scheduleBody, until, withNodeTotal, withService } from './common.js';
 
 export interface SteadyResult {
   /** Far-future Pending schedules in the store beside the due ones. */
@@ -35,9 +35,30 @@ export interface SteadyResult {
   seedMs: number;
   /** Size of the store on disk at the end (bytes), when known. */
   storeBytes: number | null;
-  /** RSS of the service (MB, 10^6 bytes): idle before T0, median and max during the run, peak (VmHWM) at the end. */
-  memory: { idleMB: number; steadyMedianMB: number; steadyMaxMB: number; peakMB: number };
+  /** `punctual serve` processes sharing the store and the dispatch (`--nodes`). */
+  nodes: number;
+  /**
+   * RSS of the service (MB, 10^6 bytes): idle before T0, median and max during the run, peak
+   * (VmHWM) at the end. Several nodes: each figure is the largest node's (RSS is per process).
+   */
+  memory: SteadyMemory;
+  /** Several nodes: {@link SteadyResult.memory} of each. */
+  memoryByNode?: SteadyMemory[];
   cpu: Record<string, { cpuMs: number; cores: number }>;
+  /**
+   * The store server's activity over the run (stores/store.ts `activity`: PostgreSQL's writing
+   * transactions and WAL bytes), from just before T0 to after the last call; null for SQLite or
+   * when not measurable.
+   */
+  storeActivity: Record<string, number> | null;
+}
+
+/** RSS figures of one process over a steady run (MB). */
+export interface SteadyMemory {
+  idleMB: number;
+  steadyMedianMB: number;
+  steadyMaxMB: number;
+  peakMB: number;
 }
 
 function median(values: number[]): number {
@@ -49,46 +70,50 @@ export function steadyRun(
   ctx: BenchContext,
   opts: { pending: number; seconds: number; label: string },
 ): Promise<SteadyResult> {
-  return withService(ctx, { seedPending: opts.pending }, (service, db, seedMs) =>
-    measureSteady(ctx, service, db, { ...opts, seedMs }),
+  return withService(ctx, { seedPending: opts.pending }, (_service, db, seedMs, nodes) =>
+    measureSteady(ctx, nodes, db, { ...opts, seedMs }),
   );
 }
 
 /**
  * A steady run on a running service: `rate`/s for `seconds`, created ahead, then measured.
- * `pending` and `seedMs` describe the store for the report.
+ * `pending` and `seedMs` describe the store for the report. Several nodes (`service` an array):
+ * created through all of them round-robin, delivered by whichever claims; lateness over all
+ * deliveries, RSS per node.
  */
 export async function measureSteady(
   ctx: BenchContext,
-  service: Service,
+  service: Service | Service[],
   db: BenchDatabase,
   opts: { pending: number; seconds: number; label: string; seedMs: number },
 ): Promise<SteadyResult> {
+  const nodes = Array.isArray(service) ? service : [service];
   const rate = ctx.sizes.steadyRate;
   const count = Math.round(rate * opts.seconds);
   const run = opts.label;
   const seedMs = opts.seedMs;
   {
-    const sampler = new MemorySampler(service.pid, 200);
+    const samplers = nodes.map((n) => new MemorySampler(n.pid, 200));
     try {
-      await ctx.settle(`the ${run} run`, [service.pid]);
-      const { at: t0 } = await planAhead(ctx, service, count);
+      await ctx.settle(`the ${run} run`, nodes.map((n) => n.pid));
+      const { at: t0 } = await planAhead(ctx, nodes, count);
       const due = (i: number) => t0 + Math.floor((i * 1000) / rate);
       const prefix = await ctx.receiver.arm(run, count);
       ctx.log(`${run}: ${count.toLocaleString('en')} schedules due from ${new Date(t0).toISOString()}, ${rate}/s for ${opts.seconds} s`);
-      const created = await createAhead(ctx, service, count, (i) => scheduleBody(`${run}-${i}`, due(i), prefix + i, { i }), t0);
+      const created = await createAhead(ctx, nodes, count, (i) => scheduleBody(`${run}-${i}`, due(i), prefix + i, { i }), t0);
 
       const createdAt = Date.now();
-      const cpu = new CpuMeter({ service: service.pid, receiver: ctx.receiver.pid });
+      const activity0 = activityBefore(db, t0 - 100);
+      const cpu = new CpuMeter({ ...nodePids(nodes), receiver: ctx.receiver.pid }, ctx.store.serverProcesses);
       await until(t0 - 100);
       cpu.start();
       const lastDue = due(count - 1);
       const progress = await ctx.receiver.waitFor(run, count, lastDue - Date.now() + 30_000);
-      const cpuUse = cpu.stop();
+      const cpuUse = withNodeTotal(cpu.stop(), nodes);
       if (progress.received < count) ctx.log(`  warning: only ${progress.received} of ${count} calls arrived in time`);
       const got = await ctx.receiver.collect(run);
-      sampler.sample();
-      const peakMB = service.memory()?.peakMB ?? Number.NaN;
+      for (const s of samplers) s.sample();
+      const storeActivity = activityDelta(await activity0, await activityNow(db));
 
       const clock = alignToWallClock(got.hr, got.ms);
       const late: number[] = [];
@@ -111,8 +136,17 @@ export async function measureSteady(
         bySecond.push({ p50: round(s.p50), p99: round(s.p99), max: round(s.max) });
       }
       ctx.log(`  lateness p50 ${lateness.p50.toFixed(2)} ms, p99 ${lateness.p99.toFixed(2)} ms, max ${lateness.max.toFixed(1)} ms, early ${early}`);
-      const idle = sampler.between(createdAt, t0);
-      const during = sampler.between(t0, lastDue);
+      const memoryByNode: SteadyMemory[] = nodes.map((node, k) => {
+        const idle = samplers[k]!.between(createdAt, t0);
+        const during = samplers[k]!.between(t0, lastDue);
+        return {
+          idleMB: idle.length ? median(idle) : Number.NaN,
+          steadyMedianMB: during.length ? median(during) : Number.NaN,
+          steadyMaxMB: during.length ? Math.max(...during) : Number.NaN,
+          peakMB: node.memory()?.peakMB ?? Number.NaN,
+        };
+      });
+      const largest = (f: keyof SteadyMemory) => Math.max(...memoryByNode.map((m) => m[f]));
       return {
         pending: opts.pending,
         rate,
@@ -128,16 +162,19 @@ export async function measureSteady(
         createPerSecond: created.perSecond,
         seedMs,
         storeBytes: await db.sizeBytes(),
+        nodes: nodes.length,
         memory: {
-          idleMB: idle.length ? median(idle) : Number.NaN,
-          steadyMedianMB: during.length ? median(during) : Number.NaN,
-          steadyMaxMB: during.length ? Math.max(...during) : Number.NaN,
-          peakMB,
+          idleMB: largest('idleMB'),
+          steadyMedianMB: largest('steadyMedianMB'),
+          steadyMaxMB: largest('steadyMaxMB'),
+          peakMB: largest('peakMB'),
         },
+        ...(nodes.length > 1 && { memoryByNode }),
         cpu: cpuUse,
+        storeActivity,
       };
     } finally {
-      sampler.stop();
+      for (const s of samplers) s.stop();
     }
   }
 }

@@ -1,7 +1,9 @@
-/** The stores `--store` can name. Issue #4 registers `postgres` here. */
+/** The stores `--store` can name: the embedded SQLite store, and PostgreSQL (issue #4). */
+import { postgresStore } from './postgres.js';
 import { sqliteStore } from './sqlite.js';
 import type { BenchStore } from './store.js';
 
 export const STORES: Record<string, BenchStore> = {
   sqlite: sqliteStore,
+  postgres: postgresStore,
 };

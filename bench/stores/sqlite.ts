@@ -17,6 +17,18 @@ import type { BenchDatabase, BenchStore } from './store.js';
 
 export const sqliteStore: BenchStore = {
   name: 'sqlite',
+  // A SQLite file serves one node (docs/multinode.md: `api`/`dispatcher` roles are refused).
+  shared: false,
+  async describe() {
+    const db = new Database(':memory:');
+    try {
+      const version = (db.prepare('SELECT sqlite_version() AS v').get() as { v: string }).v;
+      // The service's settings (src/store/sqlite), not read from a file: stated for the report.
+      return { version: `SQLite ${version}`, journal_mode: 'wal', synchronous: 'full' };
+    } finally {
+      db.close();
+    }
+  },
   async create(runner: Runner): Promise<BenchDatabase> {
     const dir = await mkdtemp(join(tmpdir(), 'punctual-bench-'));
     const file = join(dir, 'punctual.db');

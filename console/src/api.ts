@@ -3,15 +3,9 @@
  * src/http/schemas/*.ts. The API key is read from sessionStorage ({@link session}) and sent as
  * `Authorization: Bearer`; errors are RFC 9457 problem details, thrown as {@link ApiError}.
  *
- * Lists (`GET /schedules`, `GET /cron`): issue #6 §4 gives them `limit`, `cursor`, `status`, `tag`
- * and `name`. {@link LIST_PAGING} chooses how the console pages: `'server'` sends those query
- * parameters, `'client'` fetches the whole list and pages and filters it here, `'auto'` tries the
- * server once and falls back to the client when the service refuses query parameters (a 400
- * naming `/query/…`), so the console works with both.
+ * Lists (`GET /schedules`, `GET /cron`) are paged and filtered by the service (issue #6 §4): the
+ * console sends `limit`, `cursor`, `status`, `tag` (repeated) and `name`, and follows `nextCursor`.
  */
-
-/** How lists are paged and filtered; see the module comment. Switching is this one line. */
-export const LIST_PAGING: 'auto' | 'server' | 'client' = 'auto';
 
 export type ScheduleStatus = 'Pending' | 'Running' | 'Succeeded' | 'Failed';
 export type CronStatus = 'Active' | 'Paused';
@@ -88,12 +82,10 @@ export interface Execution {
   attempts: Attempt[];
 }
 
-/** A page of a list; `nextCursor` is null on the last page. */
+/** A page of a list; `nextCursor` is null on the last page (a page may be short while it is not). */
 export interface Page<T> {
   items: T[];
   nextCursor: string | null;
-  /** When the page was cut here from the whole list (client paging): that list, filtered. */
-  all?: T[];
 }
 
 /** A problem with one input field: `path` is a JSON Pointer (`/name`, `/retry/maxAttempts`, `/query/count`). */
@@ -126,7 +118,6 @@ export class ApiError extends Error {
 }
 
 const TOKEN_KEY = 'punctual.apiKey';
-const PAGING_KEY = 'punctual.listPaging';
 
 /** The API key of this tab: sessionStorage only (gone when the tab closes or on sign-out). */
 export const session = {
@@ -138,7 +129,6 @@ export const session = {
   },
   clear(): void {
     sessionStorage.removeItem(TOKEN_KEY);
-    sessionStorage.removeItem(PAGING_KEY);
   },
 };
 
@@ -196,26 +186,16 @@ export async function verifyKey(token: string): Promise<void> {
 
 // ---- Lists --------------------------------------------------------------------------------------
 
-/** Filters and paging of a list. `tag`: every tag must match. `name`: substring. */
+/**
+ * Filters and paging of a list (issue #6 §4). `tag`: every tag must match. `name`: a substring,
+ * the letters A–Z in either case. `limit`: 1–1,000 (the service's default is 100).
+ */
 export interface ListQuery {
   limit?: number;
   cursor?: string | null;
   status?: string;
   tag?: string[];
   name?: string;
-}
-
-/** Whether the service pages lists: known from LIST_PAGING, or learnt once per tab (kept in sessionStorage). */
-let serverPaging: boolean | null =
-  LIST_PAGING === 'auto' ? learnt(sessionStorage.getItem(PAGING_KEY)) : LIST_PAGING === 'server';
-
-function learnt(value: string | null): boolean | null {
-  return value === null ? null : value === 'server';
-}
-
-function learnPaging(server: boolean): void {
-  serverPaging = server;
-  if (LIST_PAGING === 'auto') sessionStorage.setItem(PAGING_KEY, server ? 'server' : 'client');
 }
 
 function queryString(q: ListQuery): string {
@@ -229,40 +209,9 @@ function queryString(q: ListQuery): string {
   return s ? `?${s}` : '';
 }
 
-function pageHere<T extends { status: string; name: string | null; tags?: string[] }>(all: T[], q: ListQuery): Page<T> {
-  const name = q.name?.toLowerCase();
-  const tags = (q.tag ?? []).filter(Boolean);
-  const matching = all.filter(
-    (item) =>
-      (!q.status || item.status === q.status) &&
-      (!name || (item.name ?? '').toLowerCase().includes(name)) &&
-      tags.every((t) => item.tags?.includes(t)),
-  );
-  const start = q.cursor ? Number(q.cursor) || 0 : 0;
-  const limit = q.limit ?? 100;
-  const end = start + limit;
-  return { items: matching.slice(start, end), nextCursor: end < matching.length ? String(end) : null, all: matching };
-}
-
-async function list<T extends { status: string; name: string | null; tags?: string[] }>(
-  path: string,
-  key: string,
-  q: ListQuery,
-): Promise<Page<T>> {
-  if (serverPaging !== false) {
-    try {
-      const answer = await request<Record<string, unknown> & { nextCursor?: string | null }>('GET', path + queryString(q));
-      if (serverPaging === null) learnPaging(true);
-      return { items: answer[key] as T[], nextCursor: answer.nextCursor ?? null };
-    } catch (err) {
-      const refusedQuery =
-        err instanceof ApiError && err.status === 400 && err.fieldErrors.some((e) => e.path.startsWith('/query'));
-      if (serverPaging === true || !refusedQuery) throw err;
-      learnPaging(false);
-    }
-  }
-  const answer = await request<Record<string, unknown>>('GET', path);
-  return pageHere(answer[key] as T[], q);
+async function list<T>(path: string, key: string, q: ListQuery): Promise<Page<T>> {
+  const answer = await request<Record<string, unknown> & { nextCursor: string | null }>('GET', path + queryString(q));
+  return { items: answer[key] as T[], nextCursor: answer.nextCursor };
 }
 
 /** A page of schedules (oldest first). */
@@ -275,17 +224,16 @@ export function listCronJobs(q: ListQuery = {}): Promise<Page<CronJob>> {
   return list<CronJob>('/cron', 'cronJobs', { ...q, tag: undefined });
 }
 
-/** Every item of a list (at most `max`): page by page from the service, or the one list fetched when paging here. */
+/** Every item of a list (at most `max`), page by page from the service. */
 export async function listAll<T>(fetchPage: (q: ListQuery) => Promise<Page<T>>, max = 5_000): Promise<T[]> {
   const all: T[] = [];
   let cursor: string | null = null;
   do {
     const page: Page<T> = await fetchPage({ limit: 1_000, cursor });
-    if (page.all) return page.all.slice(0, max);
     all.push(...page.items);
     cursor = page.nextCursor;
   } while (cursor && all.length < max);
-  return all;
+  return all.slice(0, max);
 }
 
 // ---- Schedules ----------------------------------------------------------------------------------

@@ -1,12 +1,16 @@
 import { request, type Dispatcher } from 'undici';
 import { toIso } from '../domain/time.js';
 import type { ClaimedExecution } from '../domain/types.js';
+import type { DeadlineSweeper } from './deadlines.js';
 import { parseRetryAfter } from './retry.js';
 import type { WebhookSigner } from './signing.js';
 import { literalHostProblem, SSRF_REFUSED, type EndpointPolicy } from './ssrf.js';
 
 /** Bytes of the response body kept with an attempt (issue #3: "first 1 KiB"). */
 export const RESPONSE_EXCERPT_BYTES = 1024;
+
+/** How long past a call's timeout undici's own header and body timers fire, as a backstop (ms). */
+const BACKSTOP_MS = 1_000;
 
 /** What one HTTP attempt produced. Times in epoch ms (UTC) and ms. */
 export interface AttemptResult {
@@ -40,6 +44,11 @@ export interface DeliverOptions {
   userAgent: string;
   /** Clock reading epoch ms, for `startedAt`. */
   now: () => number;
+  /**
+   * Aborts the call at the job's `timeoutMs` (deadlines.ts: one timer, a few aborts per turn, so
+   * that many calls timing out together do not stall the event loop). Absent: a timer per call.
+   */
+  deadlines?: DeadlineSweeper;
 }
 
 /**
@@ -85,6 +94,7 @@ export async function deliver(claim: ClaimedExecution, opts: DeliverOptions): Pr
   if (refusedBy !== null) {
     return done({ statusCode: null, ok: false, error: `refused: ${refusedBy}`, responseBody: null, retryAfterMs: null, refused: true });
   }
+  const deadline = opts.deadlines?.add(timeoutMs);
   try {
     const body = JSON.stringify(claim.data);
     const res = await request(claim.endpoint, {
@@ -92,9 +102,10 @@ export async function deliver(claim: ClaimedExecution, opts: DeliverOptions): Pr
       dispatcher: opts.dispatcher,
       headers: attemptHeaders(claim, body, startedAt, opts),
       body,
-      signal: AbortSignal.timeout(timeoutMs),
-      headersTimeout: timeoutMs,
-      bodyTimeout: timeoutMs,
+      signal: deadline?.signal ?? AbortSignal.timeout(timeoutMs),
+      // undici's own timers only back the deadline up (they would all fire in the same turn).
+      headersTimeout: timeoutMs + BACKSTOP_MS,
+      bodyTimeout: timeoutMs + BACKSTOP_MS,
     });
     const retryAfterMs = parseRetryAfter(res.headers['retry-after'], opts.now());
     const responseBody = await readExcerpt(res.body);
@@ -117,6 +128,8 @@ export async function deliver(claim: ClaimedExecution, opts: DeliverOptions): Pr
       retryAfterMs: null,
       refused,
     });
+  } finally {
+    deadline?.clear();
   }
 }
 

@@ -23,7 +23,9 @@ import { cronJobRoutes } from './routes/cron-jobs.js';
 import type { RouteDeps } from './routes/deps.js';
 import { executionRoutes } from './routes/executions.js';
 import { consoleRoutes } from './console.js';
+import { openApiRoutes, registerOpenApiGenerator } from './openapi.js';
 import { healthRoutes } from './routes/health.js';
+import { metricsRoute, observeRequests, type MetricsExposition } from './metrics.js';
 import { scheduleRoutes } from './routes/schedules.js';
 
 /** Characters of a token (`pk_` + 43 base64url), wherever a client misplaced one. */
@@ -73,6 +75,14 @@ export interface AppDeps {
    * authentications (50 a minute per address) is always on.
    */
   rateLimit?: Partial<RateLimitSettings>;
+  /**
+   * Metrics (issue #6 §5; see `metrics.ts`): every answered request is recorded (method, route
+   * pattern, status, duration), and `GET /metrics` serves them behind the API key unless
+   * `metricsOnOwnPort`. Absent: neither.
+   */
+  metrics?: MetricsExposition;
+  /** True when `PUNCTUAL_METRICS_PORT` serves the metrics: this app then has no `/metrics` (a 404). */
+  metricsOnOwnPort?: boolean;
 }
 
 /** The app with its `LastUsedRecorder`, exposed for tests (flush instead of sleeping). */
@@ -130,9 +140,13 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
 
   app.setErrorHandler(errorHandler);
   app.setNotFoundHandler(notFoundHandler);
+  if (deps.metrics) observeRequests(app, deps.metrics);
 
+  // The OpenAPI generator first: it documents the routes registered after it (issue #6 §1).
+  await registerOpenApiGenerator(app);
   await app.register(healthRoutes, { store, isReady: deps.isReady ?? (() => true) });
   await app.register(consoleRoutes);
+  await app.register(openApiRoutes);
 
   // A failing wake-up must not fail a request whose work is already stored: the dispatcher also
   // looks at the store on its own.
@@ -159,6 +173,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     await api.register(scheduleRoutes, routeDeps);
     await api.register(cronJobRoutes, routeDeps);
     await api.register(executionRoutes, routeDeps);
+    if (deps.metrics && !deps.metricsOnOwnPort) await api.register(metricsRoute, { metrics: deps.metrics, authenticated: true });
   });
 
   await app.ready();

@@ -20,6 +20,7 @@ import { fileURLToPath } from 'node:url';
 import fastifyStatic from '@fastify/static';
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest, FastifySchema } from 'fastify';
 import { notFoundHandler } from './problem.js';
+import { contentSecurityPolicy } from './csp.js';
 
 /** URL path under which the console is served (also Vite's `base`, in console/vite.config.ts). */
 export const CONSOLE_PREFIX = '/console';
@@ -36,17 +37,7 @@ export interface ConsoleOptions {
 }
 
 /** Content-Security-Policy of the console's files: same origin only, no inline script or style. */
-export const CONSOLE_CSP = [
-  "default-src 'self'",
-  "script-src 'self'",
-  "style-src 'self'",
-  "img-src 'self' data:",
-  "connect-src 'self'",
-  "object-src 'none'",
-  "base-uri 'self'",
-  "form-action 'self'",
-  "frame-ancestors 'none'",
-].join('; ');
+export const CONSOLE_CSP = contentSecurityPolicy({ inlineStyles: false });
 
 const SECURITY_HEADERS: Record<string, string> = {
   'content-security-policy': CONSOLE_CSP,

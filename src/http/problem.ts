@@ -34,8 +34,11 @@ export const DOMAIN_ERROR_STATUS: Record<ErrorCode, { status: number; title: str
  */
 export const MAX_LISTED_PROBLEMS = 100;
 
-/** Problems that come from HTTP itself rather than the domain, by Fastify's (or `rate-limit.ts`'s) error code. */
-const HTTP_PROBLEMS: Record<string, { code: string; status: number; title: string; detail: string }> = {
+/**
+ * Problems that come from HTTP itself rather than the domain, by Fastify's (or `rate-limit.ts`'s) error code.
+ * Exported for the OpenAPI document's examples (`schemas/operations.ts`).
+ */
+export const HTTP_PROBLEMS: Record<string, { code: string; status: number; title: string; detail: string }> = {
   FST_ERR_CTP_INVALID_MEDIA_TYPE: {
     code: 'unsupported_media_type',
     status: 415,

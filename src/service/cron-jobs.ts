@@ -15,6 +15,7 @@ import type { CronJob, CronJobStatus, JsonObject, MisfirePolicy, OverlapPolicy }
 import type { CronUpdateParams } from '../store/store.js';
 import type { JobServiceContext } from './context.js';
 import { checkDelivery, checkRetryDelays, deliveryDefaults, mergeRetry, type RetryInput } from './delivery.js';
+import { listParams, type JobListInput } from './job-lists.js';
 import { Checks, PREVIEW_COUNT_MAX, PREVIEW_COUNT_MIN, ruleContext, wholeNumberMessage } from './rules.js';
 
 /** Zone in which an expression is evaluated when the job has none (issue #2 §5). */
@@ -29,7 +30,8 @@ export const DEFAULT_MISFIRE: MisfirePolicy = 'once';
 /** Whether a new job's occurrences may overlap, when it does not say (issue #3 §4). */
 export const DEFAULT_OVERLAP: OverlapPolicy = 'allow';
 
-const STATUSES: readonly CronJobStatus[] = ['Active', 'Paused'];
+/** Every status of a cron job (spec §2). */
+export const CRON_JOB_STATUSES: readonly CronJobStatus[] = ['Active', 'Paused'];
 /** The values of {@link MisfirePolicy}. */
 export const MISFIRE_POLICIES: readonly MisfirePolicy[] = ['skip', 'once', 'all'];
 /** The values of {@link OverlapPolicy}. */
@@ -122,11 +124,27 @@ export async function getCronJob(ctx: JobServiceContext, id: string): Promise<Cr
   return job && present(job, ctx.clock.now());
 }
 
-/** Every job, oldest first, `Paused` ones as described above. */
-export async function listCronJobs(ctx: JobServiceContext): Promise<CronJob[]> {
-  const jobs = await ctx.store.cronList();
+/** A page of cron jobs, oldest first; `nextCursor` is null on the last page. */
+export interface CronJobPage {
+  cronJobs: CronJob[];
+  nextCursor: string | null;
+}
+
+/**
+ * A page of cron jobs, oldest first (by `createdAt`, then id), filtered by status and name (issue
+ * #6 §4; see `Store.cronPage`), `Paused` ones as described above.
+ * @param pathPrefix prefixed to the field paths of errors (`/query` for a query string)
+ * @throws InvalidInputError naming every faulty parameter (`job-lists.ts`), or a cursor the store
+ *   did not make (`/query/cursor`)
+ */
+export async function listCronJobs(
+  ctx: JobServiceContext,
+  input: JobListInput<CronJobStatus> = {},
+  pathPrefix = '',
+): Promise<CronJobPage> {
+  const page = await ctx.store.cronPage(listParams(input, CRON_JOB_STATUSES, ruleContext(ctx), pathPrefix));
   const now = ctx.clock.now();
-  return jobs.map((j) => present(j, now));
+  return { cronJobs: page.cronJobs.map((j) => present(j, now)), nextCursor: page.nextCursor };
 }
 
 /**
@@ -141,7 +159,7 @@ export async function listCronJobs(ctx: JobServiceContext): Promise<CronJob[]> {
 export async function updateCronJob(ctx: JobServiceContext, id: string, patch: CronPatch): Promise<CronJob> {
   const checks = new Checks(ruleContext(ctx));
   checkFields(checks, patch);
-  checks.oneOf('/status', patch.status, STATUSES);
+  checks.oneOf('/status', patch.status, CRON_JOB_STATUSES);
   checkDelivery(checks, patch, null);
   checks.throwIfAny();
   if (!isUuid(id)) throw new NotFoundError('No cron job has this id.');

@@ -58,6 +58,10 @@ export const PREVIEW_COUNT_MAX = 100;
 export const PAGE_LIMIT_MIN = 1;
 export const PAGE_LIMIT_MAX = 100;
 
+/** Smallest and largest `limit` of a page of schedules or cron jobs (issue #6 §4). */
+export const LIST_LIMIT_MIN = 1;
+export const LIST_LIMIT_MAX = 1_000;
+
 const INSTANT_MESSAGE = 'must be an ISO 8601 date-time with Z or an offset, e.g. 2026-11-21T10:00:00Z';
 const URL_MESSAGE = 'must be an absolute http or https URL';
 
@@ -110,6 +114,18 @@ export const RULES = {
 
   /** `limit` of a page: a whole number from 1 to 100 in decimal digits (a query parameter). */
   'page-limit': (value) => digitsInRange(value, PAGE_LIMIT_MIN, PAGE_LIMIT_MAX),
+
+  /** `limit` of a page of jobs: a whole number from 1 to 1,000 in decimal digits (a query parameter). */
+  'list-limit': (value) => digitsInRange(value, LIST_LIMIT_MIN, LIST_LIMIT_MAX),
+
+  /**
+   * A `name` filter of a list: not empty (spaces are text like any other), at most `nameLength`
+   * characters (no stored name is longer), stored text (see {@link textProblem}).
+   */
+  'name-filter': (value, ctx = DEFAULT_RULE_CONTEXT) => {
+    if (value.length === 0) return 'must not be empty';
+    return exceedsLength(value, ctx.limits.nameLength) ? lengthMessage(ctx.limits.nameLength) : textProblem(value);
+  },
 } satisfies Record<string, Rule>;
 
 /**
@@ -161,9 +177,9 @@ export function wholeNumberMessage(min: number, max: number): string {
   return `must be a whole number from ${min} to ${max}`;
 }
 
-/** Null when `value` is 1 to 3 decimal digits naming a number in `[min, max]` (`max` ≤ 999). */
+/** Null when `value` is decimal digits, no more than `max` has, naming a number in `[min, max]`. */
 function digitsInRange(value: string, min: number, max: number): string | null {
-  const n = /^[0-9]{1,3}$/.test(value) ? Number(value) : NaN;
+  const n = value.length <= String(max).length && /^[0-9]+$/.test(value) ? Number(value) : NaN;
   return n >= min && n <= max ? null : wholeNumberMessage(min, max);
 }
 

@@ -2,9 +2,10 @@
 import { ConflictError, NotFoundError } from '../domain/errors.js';
 import { isUuid, newId } from '../domain/ids.js';
 import { parseIsoInstant } from '../domain/time.js';
-import type { JsonObject, RetryPolicy, Schedule } from '../domain/types.js';
+import type { JsonObject, RetryPolicy, Schedule, ScheduleStatus } from '../domain/types.js';
 import type { JobServiceContext } from './context.js';
 import { checkDelivery, checkRetryDelays, deliveryDefaults, mergeRetry, type RetryInput } from './delivery.js';
+import { listParams, type ScheduleListInput } from './job-lists.js';
 import { Checks, ruleContext, type RuleContext } from './rules.js';
 
 /**
@@ -61,9 +62,28 @@ export async function getSchedule(ctx: JobServiceContext, id: string): Promise<S
   return isUuid(id) ? ctx.store.scheduleGet({ id }) : null;
 }
 
-/** Every schedule, oldest first. */
-export async function listSchedules(ctx: JobServiceContext): Promise<Schedule[]> {
-  return ctx.store.scheduleList();
+/** Every status of a schedule (spec §2), in the order a schedule goes through them. */
+export const SCHEDULE_STATUSES: readonly ScheduleStatus[] = ['Pending', 'Running', 'Succeeded', 'Failed'];
+
+/** A page of schedules, oldest first; `nextCursor` is null on the last page. */
+export interface SchedulePage {
+  schedules: Schedule[];
+  nextCursor: string | null;
+}
+
+/**
+ * A page of schedules, oldest first (by `createdAt`, then id), filtered (issue #6 §4; see
+ * `Store.schedulePage` for the order, the cost and when a page may be short).
+ * @param pathPrefix prefixed to the field paths of errors (`/query` for a query string)
+ * @throws InvalidInputError naming every faulty parameter (`job-lists.ts`), or a cursor the store
+ *   did not make (`/query/cursor`)
+ */
+export async function listSchedules(
+  ctx: JobServiceContext,
+  input: ScheduleListInput<ScheduleStatus> = {},
+  pathPrefix = '',
+): Promise<SchedulePage> {
+  return ctx.store.schedulePage(listParams(input, SCHEDULE_STATUSES, ruleContext(ctx), pathPrefix));
 }
 
 /**

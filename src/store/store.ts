@@ -14,6 +14,7 @@ import type {
   OverlapPolicy,
   RetryPolicy,
   Schedule,
+  ScheduleStatus,
 } from '../domain/types.js';
 
 /**
@@ -76,8 +77,24 @@ export interface Store {
   // ---- Schedules -----------------------------------------------------------------------------
   scheduleCreate(p: ScheduleCreateParams): Promise<Schedule>;
   scheduleGet(p: { id: string }): Promise<Schedule | null>;
-  /** All schedules, oldest first (pagination comes with issue #6). */
+  /**
+   * All schedules, oldest first (by `createdAt`, then id), unpaged: for tools and tests. The API
+   * lists with {@link Store.schedulePage}.
+   */
   scheduleList(): Promise<Schedule[]>;
+  /**
+   * One page of schedules, oldest first (by `createdAt`, then id: ids are UUID v7, so within one
+   * millisecond that is the order of creation), keyset-paged (issue #6 §4). Filters combine with
+   * AND. Backed by indexes: the whole list by `(created_at, id)`, a status by a partial index
+   * `(created_at, id) WHERE status = …`, a tag by the `schedule_tags` table `(tag, created_at,
+   * schedule_id)`, which the database keeps in step with `tags` (triggers; see the migrations).
+   * The first tag drives the scan when tags are given, else the status; the other filters are
+   * checked row by row, at most `PAGE_SCAN_MAX` rows per page (../paging.ts): such a page may hold
+   * fewer than `limit` schedules, even none, with a `nextCursor` that continues the scan.
+   * @returns the page, and the cursor of the next one (null on the last page)
+   * @throws InvalidInputError (path `/query/cursor`) for a cursor this store did not make
+   */
+  schedulePage(p: SchedulePageParams): Promise<{ schedules: Schedule[]; nextCursor: string | null }>;
   /**
    * Partial update of a `Pending` schedule.
    * @returns the updated schedule; `'not_found'` when none has that id; `'not_pending'` when
@@ -90,8 +107,15 @@ export interface Store {
   // ---- Cron jobs -----------------------------------------------------------------------------
   cronCreate(p: CronCreateParams): Promise<CronJob>;
   cronGet(p: { id: string }): Promise<CronJob | null>;
-  /** All cron jobs, oldest first. */
+  /** All cron jobs, oldest first (by `createdAt`, then id), unpaged: for tools and tests. */
   cronList(): Promise<CronJob[]>;
+  /**
+   * One page of cron jobs, oldest first (by `createdAt`, then id), keyset-paged as
+   * {@link Store.schedulePage} (issue #6 §4): by `(created_at, id)`, or for a status by a partial
+   * index of that status; a `name` filter is checked row by row within `PAGE_SCAN_MAX` rows a page.
+   * @throws InvalidInputError (path `/query/cursor`) for a cursor this store did not make
+   */
+  cronPage(p: CronPageParams): Promise<{ cronJobs: CronJob[]; nextCursor: string | null }>;
   /**
    * Partial update. `recompute`, when given, is called inside the same transaction with the job
    * as it will be after the patch and returns the new `nextInvocation` (epoch ms); this keeps a
@@ -156,6 +180,17 @@ export interface Store {
    * expiry), or null when nothing waits.
    */
   nextDueAt(): Promise<number | null>;
+  /**
+   * How much work is due at `p.now` (epoch ms, UTC) and not yet claimed, by the sources of
+   * `claimDue` (the due-but-unclaimed gauge of issue #6 §5): `schedule`, Pending schedules with
+   * `scheduledAt <= now`; `cron`, Active cron jobs with `nextInvocation <= now` (a job counts once,
+   * however many occurrences it missed); `waiting`, Pending or Retrying executions whose next
+   * attempt is due; `lease`, Running executions whose lease expired at or before `now`. Each count
+   * stops at `p.limit` (≥ 1), so the cost is bounded whatever the backlog: one range search of each
+   * source's partial index, reading at most `limit` entries. Reads only. A store with a clock of
+   * its own (`now()` not null) uses that clock instead of `p.now`, as `claimDue` does.
+   */
+  dueCount(p: { now: number; limit: number }): Promise<DueCounts>;
 
   // ---- Executions (issue #3 §1) ------------------------------------------------------------------
   /** The execution with its attempts, or null. */
@@ -194,6 +229,14 @@ export interface Store {
   settingGetOrCreate(p: { key: string; create: () => string }): Promise<string>;
 }
 
+/** Work due and not yet claimed, by claim source, each count capped (see {@link Store.dueCount}). */
+export interface DueCounts {
+  schedule: number;
+  cron: number;
+  waiting: number;
+  lease: number;
+}
+
 /** Params of {@link Store.apiKeyCreate}. `digest` is the SHA-256 (lowercase hex) of the token. */
 export interface ApiKeyCreateParams {
   id: string;
@@ -216,6 +259,36 @@ export interface ScheduleCreateParams {
   timeoutMs: number;
   now: number;
 }
+
+/** Filters and position of a page of jobs ({@link Store.schedulePage}, {@link Store.cronPage}). */
+export interface JobPageParams<S extends string> {
+  /** Jobs per page (the API allows 1–1,000). */
+  limit: number;
+  /** The `nextCursor` of the previous page (opaque text), or null for the first page. */
+  cursor: string | null;
+  /** Only jobs with this status; null: any. */
+  status: S | null;
+  /**
+   * Only jobs whose name contains this text, the letters A–Z matching in either case and every
+   * other character only itself (`foldNameNeedle` in ../paging.ts); a null name never matches.
+   * Null: any name.
+   */
+  name: string | null;
+  /**
+   * Most rows this page looks at (`scanBound` in ../paging.ts): default and at most
+   * `PAGE_SCAN_MAX`, at least `limit + 1`. Lower only to test the bound on few rows.
+   */
+  scan?: number;
+}
+
+/** Params of {@link Store.schedulePage}. */
+export interface SchedulePageParams extends JobPageParams<ScheduleStatus> {
+  /** Only schedules carrying every one of these tags (exact, case-sensitive); empty: any. */
+  tags: string[];
+}
+
+/** Params of {@link Store.cronPage} (cron jobs have no tags). */
+export type CronPageParams = JobPageParams<CronJobStatus>;
 
 /** Params of {@link Store.scheduleUpdate}: absent fields keep their values. */
 export interface ScheduleUpdateParams {
@@ -360,9 +433,10 @@ export interface TransferSource {
   counts(): Promise<TransferCounts>;
   /**
    * One page of `kind`: up to `limit` records after `cursor` (from the start when null). API keys,
-   * schedules and cron jobs come in the order the store lists them (oldest first: `createdAt`,
-   * then order of insertion), so a target that writes them in that order lists them alike; the
-   * other kinds in any stable order.
+   * schedules and cron jobs come oldest first (`createdAt`, then order of insertion), as API keys
+   * are listed, so a target that writes them in that order lists them alike (schedules and cron
+   * jobs are listed by `createdAt`, then id, which the copy keeps anyway); the other kinds in any
+   * stable order.
    * @returns the records, and the cursor of the next page (opaque), or null after the last page
    */
   read<K extends TransferKind>(

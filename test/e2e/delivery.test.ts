@@ -97,9 +97,11 @@ describe.each(STORES)('delivery: signatures, retries, history (real HTTP, $name)
     expect(calls[0]!.headers['punctual-job-id']).toBe(id);
     const job = (await server.api('GET', `/schedules/${id}`)).body as { scheduledAt: string };
     expect(new Set(calls.map((c) => c.headers['punctual-scheduled-for']))).toEqual(new Set([job.scheduledAt]));
-    // Backoff with full jitter: retry n waits at most initialDelay·2^(n−1) (plus delivery time).
-    expect(calls[1]!.at - calls[0]!.at).toBeLessThan(100 + 60);
-    expect(calls[2]!.at - calls[1]!.at).toBeLessThan(200 + 60);
+    // Backoff with full jitter: retry n waits at most initialDelay·2^(n−1), plus delivery time: the
+    // call, the outcome's write (batched in a 5 ms window, dispatcher.ts) and the claim. 60 ms of
+    // that was exceeded once (260 ms) on the loaded 2-core CI machine with PostgreSQL; 100 ms.
+    expect(calls[1]!.at - calls[0]!.at).toBeLessThan(100 + 100);
+    expect(calls[2]!.at - calls[1]!.at).toBeLessThan(200 + 100);
 
     const execution = await finished(id);
     expect(execution.id).toBe(calls[0]!.headers['webhook-id']);

@@ -156,6 +156,11 @@ describe.each(STORES)('migrate-store: SQLite → $name', (targetStore) => {
     expect(history.executions[0]!.attempts[1]!.responseBody).toBe('thanks');
     expect(((await api('GET', `/schedules/${later.id}`)).body as { status: string }).status).toBe('Pending');
     expect(((await api('GET', `/cron/${paused.id}`)).body as { status: string }).status).toBe('Paused');
+    // The copy's tag index was filled by its own triggers (issue #6 §4): the list filters find the copies.
+    const tagged = (await api('GET', '/schedules?tag=migrated')).body as { schedules: { id: string }[] };
+    expect(tagged.schedules.map((x) => x.id)).toEqual([flaky.id]);
+    const pausedJobs = (await api('GET', '/cron?status=Paused')).body as { cronJobs: { id: string }[] };
+    expect(pausedJobs.cronJobs.map((x) => x.id)).toEqual([paused.id]);
     // What came due while no node ran fires once, on the new node; the cron job goes on; both are
     // signed with the secret generated on the SQLite node.
     await receiver.waitFor((a) => a.some((x) => x.path === '/soon') && a.filter((x) => x.path === '/tick' && x.at >= startedAt).length >= 2);

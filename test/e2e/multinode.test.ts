@@ -195,8 +195,19 @@ describe.skipIf(POSTGRES === null)('many nodes on one PostgreSQL database (real 
     await expect
       .poll(
         async () => {
-          const list = (await call(api.url, TOKEN, 'GET', '/schedules')).body as { schedules: { name: string; status: string }[] };
-          return list.schedules.filter((s) => /^m\d-\d+$/.test(s.name) && s.name.startsWith(`${label}-`) && s.status === 'Succeeded').length;
+          // Lists page (issue #6 §4): follow nextCursor through the Succeeded schedules of the round.
+          let count = 0;
+          let cursor: string | null = null;
+          do {
+            const query = `status=Succeeded&name=${encodeURIComponent(`${label}-`)}&limit=1000${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`;
+            const page = (await call(api.url, TOKEN, 'GET', `/schedules?${query}`)).body as {
+              schedules: { name: string }[];
+              nextCursor: string | null;
+            };
+            count += page.schedules.filter((s) => /^m\d-\d+$/.test(s.name) && s.name.startsWith(`${label}-`)).length;
+            cursor = page.nextCursor;
+          } while (cursor !== null);
+          return count;
         },
         { timeout: 20_000, interval: 500 },
       )

@@ -133,11 +133,11 @@ describe('POST /cron', () => {
 });
 
 describe('GET /cron and /cron/{id}', () => {
-  it('lists as {size, cronJobs}, oldest first', async () => {
+  it('lists as {size, cronJobs} (and nextCursor, null on the last page), oldest first', async () => {
     const a = (await create()).json();
     clock.t += 1;
     const b = (await create({ ...hourly, name: 'b' })).json();
-    expect((await app.inject({ method: 'GET', url: '/cron', headers })).json()).toEqual({ size: 2, cronJobs: [a, b] });
+    expect((await app.inject({ method: 'GET', url: '/cron', headers })).json()).toEqual({ size: 2, cronJobs: [a, b], nextCursor: null });
   });
 
   it('answers 200 null for an unknown id (UUID or not)', async () => {

@@ -107,7 +107,10 @@ export function databaseDumper(dbFile: string): { dump(): string; close(): void 
     const columns = (db.prepare(`SELECT name FROM pragma_table_info(?)`).all(table) as { name: string }[])
       .map((c) => c.name)
       .filter((c) => !(table === 'api_keys' && c === 'last_used'));
-    return db.prepare(`SELECT ${columns.map((c) => `"${c}"`).join(', ')} FROM "${table}" ORDER BY rowid`).raw();
+    // A WITHOUT ROWID table (schedule_tags) has no rowid: its rows in key order, by every column.
+    const withoutRowid = (db.prepare('SELECT wr FROM pragma_table_list WHERE name = ?').get(table) as { wr: number } | undefined)?.wr === 1;
+    const order = withoutRowid ? columns.map((_, i) => i + 1).join(', ') : 'rowid';
+    return db.prepare(`SELECT ${columns.map((c) => `"${c}"`).join(', ')} FROM "${table}" ORDER BY ${order}`).raw();
   });
   return {
     dump: () => JSON.stringify(reads.map((read) => read.all())),

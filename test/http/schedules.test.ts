@@ -116,14 +116,14 @@ describe('POST /schedules', () => {
 });
 
 describe('GET /schedules and /schedules/{id}', () => {
-  it('lists as {size, schedules}, oldest first', async () => {
-    expect((await app.inject({ method: 'GET', url: '/schedules', headers })).json()).toEqual({ size: 0, schedules: [] });
+  it('lists as {size, schedules} (and nextCursor, null on the last page), oldest first', async () => {
+    expect((await app.inject({ method: 'GET', url: '/schedules', headers })).json()).toEqual({ size: 0, schedules: [], nextCursor: null });
     const a = (await create({ ...valid, name: 'a' })).json();
     clock.t += 1;
     const b = (await create({ ...valid, name: 'b' })).json();
     const res = await app.inject({ method: 'GET', url: '/schedules', headers });
     expect(res.statusCode).toBe(200);
-    expect(res.json()).toEqual({ size: 2, schedules: [a, b] });
+    expect(res.json()).toEqual({ size: 2, schedules: [a, b], nextCursor: null });
   });
 
   it('answers 200 null for an unknown id (UUID or not)', async () => {

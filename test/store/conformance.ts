@@ -21,6 +21,7 @@ import type {
   RetryPolicy,
 } from '../../src/domain/types.js';
 import type { ClaimDueParams, Store } from '../../src/store/store.js';
+import { describeLists } from './conformance-lists.js';
 
 /** 2030-01-01T00:00:00.000Z: the suite's "now". */
 export const T0 = Date.UTC(2030, 0, 1);
@@ -165,6 +166,9 @@ export function exerciseStore(name: string, factory: () => Promise<StoreUnderTes
       } while (cursor !== null);
       return all;
     };
+
+    // ---- paged, filtered lists (issue #6 §4): conformance-lists.ts ------------------------------
+    describeLists(() => store);
 
     // ---- lifecycle -------------------------------------------------------------------------
     describe('migrate, ping, close', () => {
@@ -1490,6 +1494,69 @@ export function exerciseStore(name: string, factory: () => Promise<StoreUnderTes
       it('reports a past instant while due work waits (claim is then worth calling at once)', async () => {
         await newSchedule({ scheduledAt: T0 - 5000 });
         expect(await store.nextDueAt()).toBe(T0 - 5000);
+      });
+    });
+
+    // ---- dueCount (issue #6 §5: the due-but-unclaimed gauge) -------------------------------------
+    describe('dueCount', () => {
+      const NONE = { schedule: 0, cron: 0, waiting: 0, lease: 0 };
+
+      it('is zero for every source when nothing waits', async () => {
+        expect(await store.dueCount({ now: T0, limit: 100 })).toEqual(NONE);
+      });
+
+      it('counts Pending schedules and Active cron jobs due at now (inclusive); later, Paused and claimed ones do not count', async () => {
+        await newSchedule({ scheduledAt: T0 - 1000 });
+        await newSchedule({ scheduledAt: T0 });
+        await newSchedule({ scheduledAt: T0 + 1 });
+        await newCron({ nextInvocation: T0 - 120_000 }); // missed several occurrences: still one job due
+        const paused = await newCron({ nextInvocation: T0 });
+        await store.cronUpdate({ id: paused.id, status: 'Paused' });
+        await newCron({ nextInvocation: T0 + 1 });
+        expect(await store.dueCount({ now: T0, limit: 100 })).toEqual({ ...NONE, schedule: 2, cron: 1 });
+        expect(await store.dueCount({ now: T0 + 1, limit: 100 })).toEqual({ ...NONE, schedule: 3, cron: 2 });
+        expect(await store.dueCount({ now: T0 - 1001, limit: 100 })).toEqual({ ...NONE, cron: 1 });
+        expect(await store.dueCount({ now: T0 - 120_001, limit: 100 })).toEqual(NONE);
+
+        await claim(T0, { leaseMs: 10_000 }); // claimed work is Running under a live lease: not due
+        expect(await store.dueCount({ now: T0, limit: 100 })).toEqual(NONE);
+        expect(await store.dueCount({ now: T0 + 1, limit: 100 })).toEqual({ ...NONE, schedule: 1, cron: 1 });
+      });
+
+      it('counts waiting executions (retries, triggers) once their attempt is due, and expired leases', async () => {
+        const s = await newSchedule({ scheduledAt: T0 });
+        const [a] = await claim(T0, { leaseMs: 1000 }); // lease expires at T0 + TIMEOUT + 1000
+        await newSchedule({ scheduledAt: T0 + 10 });
+        const [r] = await claim(T0 + 10);
+        await retryAt(r!, T0 + 500);
+        const later = await newSchedule({ scheduledAt: T0 + 3_600_000 });
+        await store.jobTrigger({ jobType: 'schedule', jobId: later.id, id: newId(), now: T0 + 20 });
+
+        expect(await store.dueCount({ now: T0 + 20, limit: 100 })).toEqual({ ...NONE, waiting: 1 });
+        expect(await store.dueCount({ now: T0 + 500, limit: 100 })).toEqual({ ...NONE, waiting: 2 });
+        expect(await store.dueCount({ now: T0 + TIMEOUT + 999, limit: 100 })).toEqual({ ...NONE, waiting: 2 });
+        expect(await store.dueCount({ now: T0 + TIMEOUT + 1000, limit: 100 })).toEqual({ ...NONE, waiting: 2, lease: 1 });
+
+        await finish(a!); // the lease holder's outcome: no longer Running
+        expect(await store.dueCount({ now: T0 + TIMEOUT + 1000, limit: 100 })).toEqual({ ...NONE, waiting: 2 });
+        expect((await store.scheduleGet({ id: s.id }))?.status).toBe('Succeeded');
+      });
+
+      it('stops counting each source at limit', async () => {
+        for (let i = 0; i < 5; i++) await newSchedule({ scheduledAt: T0 - i });
+        for (let i = 0; i < 4; i++) await newCron({ nextInvocation: T0 - i });
+        expect(await store.dueCount({ now: T0, limit: 3 })).toEqual({ ...NONE, schedule: 3, cron: 3 });
+        expect(await store.dueCount({ now: T0, limit: 1 })).toEqual({ ...NONE, schedule: 1, cron: 1 });
+        expect(await store.dueCount({ now: T0, limit: 1000 })).toEqual({ ...NONE, schedule: 5, cron: 4 });
+      });
+
+      it('only reads: the work it counts is still claimed afterwards', async () => {
+        await newSchedule({ scheduledAt: T0 });
+        await newCron({ nextInvocation: T0 });
+        await store.dueCount({ now: T0, limit: 100 });
+        expect(await store.nextDueAt()).toBe(T0);
+        expect(await claim(T0)).toHaveLength(2);
+        expect(await store.dueCount({ now: T0, limit: 100 })).toEqual(NONE);
       });
     });
   });

@@ -13,7 +13,7 @@ import { InvalidInputError, StoreUnavailableError } from '../../src/domain/error
 import { newId } from '../../src/domain/ids.js';
 import type { ClaimedExecution, CronJob } from '../../src/domain/types.js';
 import { describeDatabaseUrl, openStore } from '../../src/store/open.js';
-import { candidatesSql, DUE_CRON_SQL, NEXT_DUE_SQL, RELET_SQL, START_SCHEDULES_SQL } from '../../src/store/postgres/claim.js';
+import { candidatesSql, dueCountSql, DUE_CRON_SQL, NEXT_DUE_SQL, RELET_SQL, START_SCHEDULES_SQL } from '../../src/store/postgres/claim.js';
 import { finishSql } from '../../src/store/postgres/executions.js';
 import { connectionConfig, toStoreError } from '../../src/store/postgres/connection.js';
 import { PostgresStore, type PostgresStoreOptions } from '../../src/store/postgres/index.js';
@@ -254,6 +254,30 @@ describe.skipIf(!BASE)('PostgreSQL store', () => {
         for (const index of ['schedules_pending_due', 'executions_waiting', 'executions_running_lease']) {
           expect(nextPlan).toMatch(new RegExp(`Index Only Scan using ${index}`));
         }
+      });
+
+      it('dueCount reads each source through its partial index only, at most limit entries', async () => {
+        const s = await open();
+        await s.sql.rows(
+          `INSERT INTO schedules (id, name, scheduled_at, status, endpoint, created_at)
+           SELECT 'h-' || g, 'history', g, CASE WHEN g % 50 = 0 THEN 'Pending' ELSE 'Succeeded' END, 'https://e/', 0
+             FROM generate_series(1, 5000) AS g`,
+        );
+        await s.sql.rows(
+          `INSERT INTO executions (id, job_type, job_id, scheduled_for, status, attempt, created_at, finished_at)
+           SELECT 'e-' || g, 'schedule', 'h-' || g, g, 'Succeeded', 1, 0, g FROM generate_series(1, 5000) AS g`,
+        );
+        await s.sql.rows('ANALYZE');
+        const text = (await s.sql.rows<{ 'QUERY PLAN': string }>(`EXPLAIN (COSTS OFF) ${dueCountSql('caller')}`, [10_000, T0]))
+          .map((r) => r['QUERY PLAN'])
+          .join('\n');
+        for (const index of ['schedules_pending_due', 'executions_waiting', 'executions_running_lease']) {
+          expect(text).toMatch(new RegExp(`Index Only Scan using ${index}`));
+        }
+        expect(text).not.toMatch(/Seq Scan on (schedules|executions)/);
+        expect(text.match(/-> {2}Limit/g)).toHaveLength(4); // each source stops at $1 entries
+        expect(await s.dueCount({ now: 5000, limit: 10_000 })).toEqual({ schedule: 100, cron: 0, waiting: 0, lease: 0 });
+        expect(await s.dueCount({ now: 5000, limit: 7 })).toEqual({ schedule: 7, cron: 0, waiting: 0, lease: 0 });
       });
     });
 

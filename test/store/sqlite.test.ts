@@ -14,8 +14,10 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { StoreUnavailableError } from '../../src/domain/errors.js';
 import { newId } from '../../src/domain/ids.js';
 import { describeDatabaseUrl, openStore, parseDatabaseUrl } from '../../src/store/open.js';
-import { CANDIDATES_SQL, IN_PROGRESS_SQL, NEXT_DUE_SQL } from '../../src/store/sqlite/claim.js';
+import { CANDIDATES_SQL, DUE_COUNT_SQL, IN_PROGRESS_SQL, NEXT_DUE_SQL } from '../../src/store/sqlite/claim.js';
 import { ATTEMPTS_OF_SQL, ExecutionQueries, LIST_AFTER_SQL, LIST_FIRST_SQL, PRUNABLE_SQL } from '../../src/store/sqlite/executions.js';
+import { CRON_PAGE_SQL } from '../../src/store/sqlite/cron-jobs.js';
+import { SCHEDULE_PAGE_SQL } from '../../src/store/sqlite/schedules.js';
 import { SqliteStore } from '../../src/store/sqlite/index.js';
 import { LATEST_VERSION, migrate, MIGRATIONS } from '../../src/store/sqlite/migrations.js';
 import type { ClaimDueParams, Store } from '../../src/store/store.js';
@@ -208,6 +210,42 @@ describe('SQLite store', () => {
       );
     });
 
+    it('migration 3 indexes the tags of existing schedules; the triggers keep them in step (issue #6 §4)', async () => {
+      const v2 = new Database(path);
+      migrate(v2, MIGRATIONS.slice(0, 2));
+      const sch = v2.prepare(
+        `INSERT INTO schedules (id, name, scheduled_at, status, endpoint, data, tags, created_at) VALUES (?, ?, ?, 'Pending', 'https://e.example/s', '{}', ?, ?)`,
+      );
+      const ids = [newId(), newId(), newId()];
+      sch.run(ids[0], 'a', T0, '["x","y","x"]', T0 + 1);
+      sch.run(ids[1], 'b', T0, '[]', T0 + 2);
+      sch.run(ids[2], 'c', T0, '["y"]', T0 + 3);
+      v2.close();
+      const s = await open();
+      const page = (tags: string[]) => s.schedulePage({ limit: 10, cursor: null, status: null, name: null, tags });
+      expect((await page(['y'])).schedules.map((x) => x.id)).toEqual([ids[0], ids[2]]);
+      expect((await page(['x', 'y'])).schedules.map((x) => x.id)).toEqual([ids[0]]);
+      await s.close();
+      const db = new Database(path);
+      try {
+        expect(db.prepare('SELECT tag, schedule_id FROM schedule_tags ORDER BY tag, created_at').raw().all()).toEqual([
+          ['x', ids[0]],
+          ['y', ids[0]],
+          ['y', ids[2]],
+        ]);
+        // A writer that knows nothing of schedule_tags (as the bench's seeding) keeps it right.
+        db.prepare(`UPDATE schedules SET tags = '["z"]' WHERE id = ?`).run(ids[0]);
+        db.prepare(`DELETE FROM schedules WHERE id = ?`).run(ids[2]);
+        db.prepare(
+          `INSERT INTO schedules (id, name, scheduled_at, status, endpoint, data, tags, created_at) VALUES (?, 'd', ?, 'Pending', 'https://e.example/s', '{}', '["y"]', ?)`,
+        ).run(newId(), T0, T0 + 4);
+        expect(db.prepare('SELECT tag FROM schedule_tags ORDER BY tag, created_at').pluck().all()).toEqual(['y', 'z']);
+        expect(db.pragma('integrity_check', { simple: true })).toBe('ok');
+      } finally {
+        db.close();
+      }
+    });
+
     it('migration 2 upgrades an issue-#2 database: data intact, defaults filled, history kept', async () => {
       // A database at version 1, holding what the issue-#2 store wrote.
       const ids = { key: newId(), pending: newId(), done: newId(), running: newId(), cron: newId(), idle: newId() };
@@ -313,7 +351,7 @@ describe('SQLite store', () => {
 
       const db = new Database(path, { readonly: true });
       try {
-        expect(db.prepare('SELECT version FROM schema_migrations ORDER BY version').pluck().all()).toEqual([1, 2]);
+        expect(db.prepare('SELECT version FROM schema_migrations ORDER BY version').pluck().all()).toEqual(MIGRATIONS.map((m) => m.version));
         expect(db.prepare(`SELECT error FROM executions WHERE id = ?`).pluck().get(ex.deleted)).toBe('job deleted');
         expect(db.prepare(`SELECT name FROM sqlite_schema WHERE name = 'executions_v1'`).all()).toEqual([]);
         expect(db.pragma('foreign_key_check')).toEqual([]);
@@ -369,6 +407,18 @@ describe('SQLite store', () => {
       expect(p).not.toMatch(FULL_SCAN);
     });
 
+    it('dueCount is a bounded range search of each partial index (no table scan, no sort)', async () => {
+      (await open()).close();
+      const p = plan(DUE_COUNT_SQL);
+      expect(p).toMatch(/SEARCH schedules USING COVERING INDEX schedules_pending_due \(scheduled_at<\?\)/);
+      expect(p).toMatch(/SEARCH cron_jobs USING COVERING INDEX cron_jobs_active_due \(next_invocation<\?\)/);
+      // The IN of this index's predicate is checked again on the row: still ≤ limit rows read.
+      expect(p).toMatch(/SEARCH executions USING (COVERING )?INDEX executions_waiting \(next_attempt_at<\?\)/);
+      expect(p).toMatch(/SEARCH executions USING COVERING INDEX executions_running_lease \(lease_expires_at<\?\)/);
+      expect(p).not.toMatch(/TEMP B-TREE/);
+      expect(p).not.toMatch(FULL_SCAN);
+    });
+
     it('the overlap check is one descent of executions_in_progress', async () => {
       (await open()).close();
       const p = plan(IN_PROGRESS_SQL, ['x']);
@@ -387,6 +437,33 @@ describe('SQLite store', () => {
         expect(p).not.toMatch(/TEMP B-TREE/);
         expect(p).not.toMatch(FULL_SCAN);
       }
+    });
+
+    it('a page of jobs walks its driver index from the cursor on, in list order: no sort (issue #6 §4)', async () => {
+      (await open()).close();
+      const q = { at: T0, id: 'x', scan: 5000, status: null, name: null, tags: null, tag: 'a' };
+      const cases: [string, RegExp][] = [
+        [SCHEDULE_PAGE_SQL.all, /SEARCH s USING INDEX schedules_by_created \(\(created_at,id\)>\(\?,\?\)\)/],
+        [SCHEDULE_PAGE_SQL.tag, /SEARCH d USING PRIMARY KEY \(tag=\? AND \(created_at,schedule_id\)>\(\?,\?\)\)/],
+        [CRON_PAGE_SQL.all, /SEARCH c USING INDEX cron_jobs_by_created \(\(created_at,id\)>\(\?,\?\)\)/],
+        ...(['Pending', 'Running', 'Succeeded', 'Failed'] as const).map((st): [string, RegExp] => [
+          SCHEDULE_PAGE_SQL.status[st],
+          new RegExp(`SEARCH s USING INDEX schedules_${st.toLowerCase()}_by_created \\(\\(created_at,id\\)>\\(\\?,\\?\\)\\)`),
+        ]),
+        ...(['Active', 'Paused'] as const).map((st): [string, RegExp] => [
+          CRON_PAGE_SQL.status[st],
+          new RegExp(`SEARCH c USING INDEX cron_jobs_${st.toLowerCase()}_by_created \\(\\(created_at,id\\)>\\(\\?,\\?\\)\\)`),
+        ]),
+      ];
+      for (const [sql, expected] of cases) {
+        const p = plan(sql, sql.includes(':tags') ? q : { at: T0, id: 'x', scan: 5000, status: null, name: null });
+        expect(p, sql).toMatch(expected);
+        expect(p, sql).not.toMatch(/TEMP B-TREE/);
+        expect(p, sql).not.toMatch(FULL_SCAN);
+      }
+      // The tag driver reads each schedule by primary key; other tags are primary-key lookups too.
+      expect(plan(SCHEDULE_PAGE_SQL.tag, q)).toMatch(/SEARCH s USING INDEX sqlite_autoindex_schedules_1 \(id=\?\)/);
+      expect(plan(SCHEDULE_PAGE_SQL.all, q)).toMatch(/SEARCH t USING PRIMARY KEY \(tag=\? AND created_at=\? AND schedule_id=\?\)/);
     });
 
     it("a page's attempts are primary-key lookups; pruning reads executions_finished", async () => {

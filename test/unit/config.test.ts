@@ -21,6 +21,7 @@ describe('loadConfig', () => {
       limits: DEFAULT_LIMITS,
       rateLimit: DEFAULT_RATE_LIMIT,
       role: 'all',
+      metricsPort: null,
       testClockOffsetMs: 0,
     });
   });
@@ -98,6 +99,18 @@ describe('loadConfig', () => {
     expect(c.rateLimit).toEqual({ perSecond: 0, burst: DEFAULT_RATE_LIMIT.burst });
     expect(() => loadConfig({ PUNCTUAL_ALLOWED_NETWORKS: 'not a network!' })).toThrow(/PUNCTUAL_ALLOWED_NETWORKS/);
     expect(() => loadConfig({ PUNCTUAL_ALLOW_PRIVATE_ENDPOINTS: 'yes' })).toThrow(/PUNCTUAL_ALLOW_PRIVATE_ENDPOINTS/);
+  });
+
+  it('reads the metrics port (PUNCTUAL_METRICS_PORT, issue #6 §5): unset is null, 0 picks a free port, PORT is refused', () => {
+    expect(loadConfig({}).metricsPort).toBeNull();
+    expect(loadConfig({ PUNCTUAL_METRICS_PORT: '' }).metricsPort).toBeNull();
+    expect(loadConfig({ PUNCTUAL_METRICS_PORT: '9100' }).metricsPort).toBe(9100);
+    expect(loadConfig({ PORT: '0', PUNCTUAL_METRICS_PORT: '0' }).metricsPort).toBe(0);
+    expect(() => loadConfig({ PUNCTUAL_METRICS_PORT: '65536' })).toThrow(/PUNCTUAL_METRICS_PORT="65536" must be a whole number from 0 to 65535/);
+    expect(() => loadConfig({ PUNCTUAL_METRICS_PORT: '-1' })).toThrow(/PUNCTUAL_METRICS_PORT="-1"/);
+    expect(() => loadConfig({ PUNCTUAL_METRICS_PORT: 'metrics' })).toThrow(/PUNCTUAL_METRICS_PORT="metrics"/);
+    expect(() => loadConfig({ PORT: '9100', PUNCTUAL_METRICS_PORT: '9100' })).toThrow(/PUNCTUAL_METRICS_PORT="9100" must differ from PORT/);
+    expect(() => loadConfig({ PUNCTUAL_METRICS_PORT: '8080' })).toThrow(/must differ from PORT/); // PORT's default
   });
 
   it('treats empty values as unset', () => {

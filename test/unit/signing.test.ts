@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { Webhook } from 'standardwebhooks';
 import { describe, expect, it } from 'vitest';
 import { generateSigningSecret, parseSigningSecrets, WebhookSigner } from '../../src/dispatch/signing.js';
@@ -13,6 +14,24 @@ describe('Standard Webhooks signing', () => {
     expect(new Webhook(b).verify(body, headers)).toEqual({ hello: 'world' });
     expect(() => new Webhook(generateSigningSecret()).verify(body, headers)).toThrow();
     expect(() => new Webhook(a).verify(body.replace('world', 'WORLD'), headers)).toThrow();
+  });
+
+  it('signs exactly as the standardwebhooks package does (property)', () => {
+    fc.assert(
+      fc.property(
+        fc.uint8Array({ minLength: 24, maxLength: 64 }),
+        fc.uuid(),
+        fc.integer({ min: 0, max: 4_102_444_800_000 }),
+        fc.string({ unit: 'grapheme', maxLength: 200 }),
+        (key, id, ms, text) => {
+          const secret = `whsec_${Buffer.from(key).toString('base64')}`;
+          const body = JSON.stringify({ text });
+          const ours = new WebhookSigner([secret]).headers(id, ms, body)['webhook-signature'];
+          expect(ours).toBe(new Webhook(secret).sign(id, new Date(Math.floor(ms / 1000) * 1000), body));
+        },
+      ),
+      { numRuns: 300 },
+    );
   });
 
   it('parses several secrets and refuses malformed ones without echoing them', () => {

@@ -32,7 +32,10 @@ export function CronListPage() {
       <FilterForm path="/cron" filters={filters} statuses={['Active', 'Paused']} withTags={false} label="cron jobs" />
       {list.error && <Alert>Could not load the cron jobs: {list.error}</Alert>}
       {list.items === null && !list.error && <p aria-busy="true">Loading…</p>}
-      {list.items !== null && list.items.length === 0 && (
+      {list.items !== null && list.items.length === 0 && list.hasNext && (
+        <p class="empty">No cron job on this page matches these filters; the service looked at a stretch of the list. Go on with Next.</p>
+      )}
+      {list.items !== null && list.items.length === 0 && !list.hasNext && (
         <p class="empty">
           {filters.name || filters.status ? 'No cron job matches these filters.' : 'No cron jobs yet.'}{' '}
           <Link href="/cron/new">Create one</Link>.

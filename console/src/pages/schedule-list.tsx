@@ -26,7 +26,10 @@ export function ScheduleListPage() {
       <FilterForm path="/schedules" filters={filters} statuses={['Pending', 'Running', 'Succeeded', 'Failed']} withTags label="schedules" />
       {list.error && <Alert>Could not load the schedules: {list.error}</Alert>}
       {list.items === null && !list.error && <p aria-busy="true">Loading…</p>}
-      {list.items !== null && list.items.length === 0 && (
+      {list.items !== null && list.items.length === 0 && list.hasNext && (
+        <p class="empty">No schedule on this page matches these filters; the service looked at a stretch of the list. Go on with Next.</p>
+      )}
+      {list.items !== null && list.items.length === 0 && !list.hasNext && (
         <p class="empty">
           {filters.name || filters.status || filters.tag ? 'No schedule matches these filters.' : 'No schedules yet.'}{' '}
           <Link href="/schedules/new">Create one</Link>.

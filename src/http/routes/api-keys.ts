@@ -13,6 +13,7 @@ import {
   apiKeyToWire,
 } from '../schemas/api-keys.js';
 import { IdParams, NoQuery } from '../schemas/common.js';
+import { AUTHENTICATED, BEARER, jsonResponse, problemResponses, WITH_BODY } from '../schemas/operations.js';
 import type { RouteDeps } from './deps.js';
 
 /** POST/GET /api-keys, GET/PATCH/DELETE /api-keys/{id}. */
@@ -24,11 +25,19 @@ export const apiKeyRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app, { 
     '/api-keys',
     {
       schema: {
+        operationId: 'createApiKey',
+        tags: ['API keys'],
+        security: BEARER,
         summary: 'Create an API key',
-        description: 'The answer holds the token; it is shown only this once.',
+        description:
+          'Creates a key, `Enabled` unless `status` says `Disabled`. The answer holds its token (`pk_…`): it is shown only this ' +
+          'once, since only its SHA-256 digest is stored. Every key can do everything, managing keys included.',
         querystring: NoQuery,
         body: ApiKeyCreateBody,
-        response: { 201: ApiKeyCreatedSchema },
+        response: {
+          201: jsonResponse('The new key, with its token (shown only in this answer).', ApiKeyCreatedSchema),
+          ...problemResponses(400, ...WITH_BODY, ...AUTHENTICATED),
+        },
       },
     },
     async (req, reply) => {
@@ -39,7 +48,20 @@ export const apiKeyRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app, { 
 
   app.get(
     '/api-keys',
-    { schema: { summary: 'List API keys', querystring: NoQuery, response: { 200: ApiKeyListSchema } } },
+    {
+      schema: {
+        operationId: 'listApiKeys',
+        tags: ['API keys'],
+        security: BEARER,
+        summary: 'List API keys',
+        description: 'Every API key, oldest first, never with its token. `lastUsed` is written at most a second after a use.',
+        querystring: NoQuery,
+        response: {
+          200: jsonResponse('Every API key.', ApiKeyListSchema),
+          ...problemResponses(400, ...AUTHENTICATED),
+        },
+      },
+    },
     async () => {
       const keys = await listApiKeys(store, recorder);
       return { size: keys.length, apiKeys: keys.map(apiKeyToWire) };
@@ -50,11 +72,17 @@ export const apiKeyRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app, { 
     '/api-keys/:id',
     {
       schema: {
+        operationId: 'getApiKey',
+        tags: ['API keys'],
+        security: BEARER,
         summary: 'Retrieve an API key',
-        description: 'Answers null when no key has this id.',
+        description: 'The key, without its token; `null` (with 200) when no key has this id.',
         params: IdParams,
         querystring: NoQuery,
-        response: { 200: ApiKeyOrNullSchema },
+        response: {
+          200: jsonResponse('The key, or null when no key has this id.', ApiKeyOrNullSchema),
+          ...problemResponses(400, ...AUTHENTICATED),
+        },
       },
     },
     async (req) => {
@@ -67,12 +95,20 @@ export const apiKeyRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app, { 
     '/api-keys/:id',
     {
       schema: {
+        operationId: 'updateApiKey',
+        tags: ['API keys'],
+        security: BEARER,
         summary: 'Update an API key',
-        description: 'Rename it, or disable / enable it (applies from the next request).',
+        description:
+          'Renames the key, or disables or enables it; absent fields keep their values. A change applies from the very next ' +
+          'request (a `Disabled` key is refused with 403). A key may disable itself.',
         params: IdParams,
         querystring: NoQuery,
         body: ApiKeyPatchBody,
-        response: { 200: ApiKeySchema },
+        response: {
+          200: jsonResponse('The key as updated.', ApiKeySchema),
+          ...problemResponses(400, 404, ...WITH_BODY, ...AUTHENTICATED),
+        },
       },
     },
     async (req) => apiKeyToWire(await updateApiKey(store, req.params.id, req.body, recorder, rules)),
@@ -82,11 +118,17 @@ export const apiKeyRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app, { 
     '/api-keys/:id',
     {
       schema: {
+        operationId: 'deleteApiKey',
+        tags: ['API keys'],
+        security: BEARER,
         summary: 'Delete an API key',
-        description: 'Requests with its token are refused from the next one on.',
+        description: 'Requests with its token are refused (401) from the very next one on. A key may delete itself.',
         params: IdParams,
         querystring: NoQuery,
-        response: { 204: Type.Null({ description: 'Deleted.' }) },
+        response: {
+          204: Type.Null({ description: 'Deleted; no body.' }),
+          ...problemResponses(400, 404, ...AUTHENTICATED),
+        },
       },
     },
     async (req, reply) => {

@@ -11,8 +11,10 @@ import {
   updateCronJob,
 } from '../../service/cron-jobs.js';
 import { IdParams, NoQuery } from '../schemas/common.js';
+import { AUTHENTICATED, BEARER, jsonResponse, problemResponses, WITH_BODY } from '../schemas/operations.js';
 import {
   CronCreateBody,
+  CronJobListQuery,
   CronJobListSchema,
   CronJobOrNullSchema,
   CronJobSchema,
@@ -29,11 +31,20 @@ export const cronJobRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app, {
     '/cron',
     {
       schema: {
+        operationId: 'createCronJob',
+        tags: ['Cron jobs'],
+        security: BEARER,
         summary: 'Create a cron job',
-        description: 'The job starts Active, with `nextInvocation` its next occurrence after now.',
+        description:
+          'The job starts `Active`, with `nextInvocation` its next occurrence strictly after now in `timezone` (UTC when null). ' +
+          'On each occurrence the endpoint is called with `data` (or `{}`) as the JSON body. Absent fields take the defaults: ' +
+          '`name`, `timezone` and `data` null, the service\'s retry policy and timeout, `misfire` `once`, `overlap` `allow`.',
         querystring: NoQuery,
         body: CronCreateBody,
-        response: { 201: CronJobSchema },
+        response: {
+          201: jsonResponse('The new cron job, `Active`.', CronJobSchema),
+          ...problemResponses(400, ...WITH_BODY, ...AUTHENTICATED),
+        },
       },
     },
     async (req, reply) => reply.code(201).send(cronJobToWire(await createCronJob(ctx, req.body))),
@@ -41,10 +52,27 @@ export const cronJobRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app, {
 
   app.get(
     '/cron',
-    { schema: { summary: 'List cron jobs', querystring: NoQuery, response: { 200: CronJobListSchema } } },
-    async () => {
-      const list = await listCronJobs(ctx);
-      return { size: list.length, cronJobs: list.map(cronJobToWire) };
+    {
+      schema: {
+        operationId: 'listCronJobs',
+        tags: ['Cron jobs'],
+        security: BEARER,
+        summary: 'List cron jobs',
+        description:
+          'A page of cron jobs, oldest first (by `createdAt`, then id), `limit` at a time; pass `nextCursor` as `cursor` for ' +
+          'the next page (null on the last one). Filters combine: `status` and `name` (a substring); cron jobs have no tags. ' +
+          '`size` is the length of this page.',
+        querystring: CronJobListQuery,
+        response: {
+          200: jsonResponse('A page of cron jobs.', CronJobListSchema),
+          ...problemResponses(400, ...AUTHENTICATED),
+        },
+      },
+    },
+    async (req) => {
+      const { limit, cursor, status, name } = req.query;
+      const page = await listCronJobs(ctx, { limit: limit === undefined ? undefined : Number(limit), cursor, status, name }, '/query');
+      return { size: page.cronJobs.length, cronJobs: page.cronJobs.map(cronJobToWire), nextCursor: page.nextCursor };
     },
   );
 
@@ -53,10 +81,18 @@ export const cronJobRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app, {
     '/cron/preview',
     {
       schema: {
+        operationId: 'previewCron',
+        tags: ['Cron jobs'],
+        security: BEARER,
         summary: 'Preview occurrences of a cron expression',
-        description: 'The next `count` occurrences strictly after `from`, computed as real jobs are advanced.',
+        description:
+          'The next `count` occurrences of `expression` in `timezone` strictly after `from`, computed by the code that advances ' +
+          'real jobs (DST gaps and overlaps included). Stores nothing.',
         querystring: CronPreviewQuery,
-        response: { 200: CronPreviewSchema },
+        response: {
+          200: jsonResponse('The occurrences, earliest first (ISO 8601, UTC).', CronPreviewSchema),
+          ...problemResponses(400, ...AUTHENTICATED),
+        },
       },
     },
     async (req) => {
@@ -74,11 +110,17 @@ export const cronJobRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app, {
     '/cron/:id',
     {
       schema: {
+        operationId: 'getCronJob',
+        tags: ['Cron jobs'],
+        security: BEARER,
         summary: 'Retrieve a cron job',
-        description: 'Answers null when no cron job has this id.',
+        description: 'The cron job; `null` (with 200) when no cron job has this id, also for an id that is not a UUID.',
         params: IdParams,
         querystring: NoQuery,
-        response: { 200: CronJobOrNullSchema },
+        response: {
+          200: jsonResponse('The cron job, or null when no cron job has this id.', CronJobOrNullSchema),
+          ...problemResponses(400, ...AUTHENTICATED),
+        },
       },
     },
     async (req) => {
@@ -91,13 +133,22 @@ export const cronJobRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app, {
     '/cron/:id',
     {
       schema: {
+        operationId: 'updateCronJob',
+        tags: ['Cron jobs'],
+        security: BEARER,
         summary: 'Update a cron job',
         description:
-          'Partial update; null sets a nullable field to null. Changing `expression` or `timezone`, or resuming a Paused job, recomputes `nextInvocation` from now.',
+          'Partial update: absent fields keep their values; null sets a nullable field to null; the fields of `retry` given ' +
+          'replace those of the stored policy. `status: Paused` pauses the job and `status: Active` resumes it. Changing ' +
+          '`expression` or `timezone`, or resuming a `Paused` job, recomputes `nextInvocation` from now (occurrences missed ' +
+          'while paused are not run); any other change keeps the occurrence the job waits for.',
         params: IdParams,
         querystring: NoQuery,
         body: CronPatchBody,
-        response: { 200: CronJobSchema },
+        response: {
+          200: jsonResponse('The cron job as updated.', CronJobSchema),
+          ...problemResponses(400, 404, ...WITH_BODY, ...AUTHENTICATED),
+        },
       },
     },
     async (req) => cronJobToWire(await updateCronJob(ctx, req.params.id, req.body)),
@@ -107,11 +158,18 @@ export const cronJobRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app, {
     '/cron/:id',
     {
       schema: {
+        operationId: 'deleteCronJob',
+        tags: ['Cron jobs'],
+        security: BEARER,
         summary: 'Delete a cron job',
-        description: 'A deleted job never fires again.',
+        description:
+          'Deletes the cron job. It never fires again: an execution waiting for a retry ends `Failed` with the error `job deleted`.',
         params: IdParams,
         querystring: NoQuery,
-        response: { 204: Type.Null({ description: 'Deleted.' }) },
+        response: {
+          204: Type.Null({ description: 'Deleted; no body.' }),
+          ...problemResponses(400, 404, ...AUTHENTICATED),
+        },
       },
     },
     async (req, reply) => {

@@ -7,6 +7,7 @@ import { Type } from 'typebox';
 import type { JobType } from '../../domain/types.js';
 import { getExecution, listExecutions, triggerJob } from '../../service/executions.js';
 import { IdParams, NoQuery } from '../schemas/common.js';
+import { AUTHENTICATED, BEARER, jsonResponse, problemResponses, WITH_BODY } from '../schemas/operations.js';
 import {
   ExecutionOrNullSchema,
   ExecutionPageQuery,
@@ -29,9 +30,9 @@ const TriggerBody = {
   },
 };
 
-const JOBS: ReadonlyArray<{ jobType: JobType; prefix: string; noun: string }> = [
-  { jobType: 'schedule', prefix: '/schedules', noun: 'schedule' },
-  { jobType: 'cron', prefix: '/cron', noun: 'cron job' },
+const JOBS: ReadonlyArray<{ jobType: JobType; prefix: string; noun: string; tag: 'Schedules' | 'Cron jobs'; name: string }> = [
+  { jobType: 'schedule', prefix: '/schedules', noun: 'schedule', tag: 'Schedules', name: 'Schedule' },
+  { jobType: 'cron', prefix: '/cron', noun: 'cron job', tag: 'Cron jobs', name: 'CronJob' },
 ];
 
 /**
@@ -39,11 +40,14 @@ const JOBS: ReadonlyArray<{ jobType: JobType; prefix: string; noun: string }> = 
  * POST /cron/{id}/trigger, GET /executions/{id}.
  */
 export const executionRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app, { ctx }) => {
-  for (const { jobType, prefix, noun } of JOBS) {
+  for (const { jobType, prefix, noun, tag, name } of JOBS) {
     app.get(
       `${prefix}/:id/executions`,
       {
         schema: {
+          operationId: `list${name}Executions`,
+          tags: [tag, 'Executions'],
+          security: BEARER,
           summary: `List the executions of a ${noun}`,
           description:
             `Newest first (by \`scheduledFor\`), \`limit\` at a time; pass \`nextCursor\` as \`cursor\` for the next page. ` +
@@ -51,7 +55,10 @@ export const executionRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app,
             'A cursor that was not made by this service is a 400.',
           params: IdParams,
           querystring: ExecutionPageQuery,
-          response: { 200: ExecutionPageSchema },
+          response: {
+            200: jsonResponse('A page of executions, newest first.', ExecutionPageSchema),
+            ...problemResponses(400, ...AUTHENTICATED),
+          },
         },
       },
       async (req) => {
@@ -71,9 +78,12 @@ export const executionRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app,
       `${prefix}/:id/trigger`,
       {
         schema: {
+          operationId: `trigger${name}`,
+          tags: [tag],
+          security: BEARER,
           summary: `Run a ${noun} now`,
           description:
-            `Makes an execution due now, outside the ${noun}'s schedule (\`triggered: true\`), and answers it (202); ` +
+            `Makes an execution due now (\`triggered: true\`), outside the ${noun}'s own timing, and answers it (202); ` +
             'follow it with GET /executions/{id}. ' +
             (jobType === 'schedule'
               ? 'The schedule must be Pending (409 otherwise); it becomes Running and does not run again at `scheduledAt`. '
@@ -82,7 +92,12 @@ export const executionRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app,
           params: IdParams,
           querystring: NoQuery,
           body: TriggerBody,
-          response: { 202: ExecutionSchema },
+          // In the document the body is optional (it is: no body at all is accepted).
+          'x-body-optional': true,
+          response: {
+            202: jsonResponse('The new execution (`triggered: true`), due now.', ExecutionSchema),
+            ...problemResponses(400, 404, ...(jobType === 'schedule' ? [409 as const] : []), ...WITH_BODY, ...AUTHENTICATED),
+          },
         },
       },
       async (req, reply) => reply.code(202).send(executionToWire(await triggerJob(ctx, jobType, req.params.id))),
@@ -93,11 +108,19 @@ export const executionRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app,
     '/executions/:id',
     {
       schema: {
+        operationId: 'getExecution',
+        tags: ['Executions'],
+        security: BEARER,
         summary: 'Retrieve an execution',
-        description: 'The execution with its attempts; null when no execution has this id (or it was pruned).',
+        description:
+          'The execution with its attempts; `null` (with 200) when no execution has this id, or it was pruned ' +
+          '(`PUNCTUAL_EXECUTION_RETENTION` after it finished, 7 days by default). Its id is the `webhook-id` of its calls.',
         params: IdParams,
         querystring: NoQuery,
-        response: { 200: ExecutionOrNullSchema },
+        response: {
+          200: jsonResponse('The execution, or null when no execution has this id.', ExecutionOrNullSchema),
+          ...problemResponses(400, ...AUTHENTICATED),
+        },
       },
     },
     async (req) => {

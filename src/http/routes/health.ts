@@ -4,6 +4,7 @@ import { Type } from 'typebox';
 import { DomainError } from '../../domain/errors.js';
 import type { Store } from '../../store/store.js';
 import { NoQuery } from '../schemas/common.js';
+import { jsonResponse, OPEN, problemResponses } from '../schemas/operations.js';
 
 /** Options of {@link healthRoutes}. */
 export interface HealthDeps {
@@ -12,8 +13,8 @@ export interface HealthDeps {
   isReady: () => boolean;
 }
 
-const Status = (description: string) =>
-  Type.Object({ status: Type.String({ description }) }, { additionalProperties: false });
+const Status = (value: string) =>
+  Type.Object({ status: Type.String({ description: `\`${value}\`.`, examples: [value] }) }, { additionalProperties: false });
 
 /**
  * `GET /healthz` (liveness: the process answers; 200 always) and `GET /readyz` (readiness: 200
@@ -24,10 +25,16 @@ export const healthRoutes: FastifyPluginAsyncTypebox<HealthDeps> = async (app, {
     '/healthz',
     {
       schema: {
+        operationId: 'getLiveness',
+        tags: ['Health'],
+        security: OPEN,
         summary: 'Liveness',
-        description: 'Always 200 while the process serves. No authentication.',
+        description: 'Always 200 while the process serves; for liveness probes. No authentication.',
         querystring: NoQuery,
-        response: { 200: Status('`ok`') },
+        response: {
+          200: jsonResponse('The process serves.', Status('ok')),
+          ...problemResponses(400),
+        },
       },
     },
     async () => ({ status: 'ok' }),
@@ -37,10 +44,18 @@ export const healthRoutes: FastifyPluginAsyncTypebox<HealthDeps> = async (app, {
     '/readyz',
     {
       schema: {
+        operationId: 'getReadiness',
+        tags: ['Health'],
+        security: OPEN,
         summary: 'Readiness',
-        description: '200 when the node takes work and its store answers; 503 problem otherwise. No authentication.',
+        description:
+          '200 when the node takes work and its store answers a ping; a 503 problem while the store is unreachable or the node ' +
+          'is shutting down (SIGTERM), so load balancers send requests elsewhere. No authentication.',
         querystring: NoQuery,
-        response: { 200: Status('`ready`') },
+        response: {
+          200: jsonResponse('The node is ready.', Status('ready')),
+          ...problemResponses(400, 503),
+        },
       },
     },
     async () => {

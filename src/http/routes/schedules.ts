@@ -3,8 +3,10 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { createSchedule, deleteSchedule, getSchedule, listSchedules, updateSchedule } from '../../service/schedules.js';
 import { IdParams, NoQuery } from '../schemas/common.js';
+import { AUTHENTICATED, BEARER, jsonResponse, problemResponses, WITH_BODY } from '../schemas/operations.js';
 import {
   ScheduleCreateBody,
+  ScheduleListQuery,
   ScheduleListSchema,
   ScheduleOrNullSchema,
   SchedulePatchBody,
@@ -12,6 +14,7 @@ import {
   scheduleToWire,
 } from '../schemas/schedules.js';
 import type { RouteDeps } from './deps.js';
+import { repeatable } from './query.js';
 
 /** POST/GET /schedules, GET/PATCH/DELETE /schedules/{id}. */
 export const scheduleRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app, { ctx }) => {
@@ -19,11 +22,20 @@ export const scheduleRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app, 
     '/schedules',
     {
       schema: {
+        operationId: 'createSchedule',
+        tags: ['Schedules'],
+        security: BEARER,
         summary: 'Create a schedule',
-        description: 'The endpoint is called once, at `scheduledAt` (at once when it is past).',
+        description:
+          'The endpoint is called once, at `scheduledAt` (at once when it is past), with `data` as the JSON body and signed ' +
+          '[Standard Webhooks](https://www.standardwebhooks.com) headers. Absent fields take the defaults: `data` `{}`, ' +
+          '`tags` `[]`, the service\'s retry policy and timeout. The schedule starts `Pending`.',
         querystring: NoQuery,
         body: ScheduleCreateBody,
-        response: { 201: ScheduleSchema },
+        response: {
+          201: jsonResponse('The new schedule, `Pending`.', ScheduleSchema),
+          ...problemResponses(400, ...WITH_BODY, ...AUTHENTICATED),
+        },
       },
     },
     async (req, reply) => reply.code(201).send(scheduleToWire(await createSchedule(ctx, req.body))),
@@ -31,10 +43,29 @@ export const scheduleRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app, 
 
   app.get(
     '/schedules',
-    { schema: { summary: 'List schedules', querystring: NoQuery, response: { 200: ScheduleListSchema } } },
-    async () => {
-      const list = await listSchedules(ctx);
-      return { size: list.length, schedules: list.map(scheduleToWire) };
+    {
+      schema: {
+        operationId: 'listSchedules',
+        tags: ['Schedules'],
+        security: BEARER,
+        summary: 'List schedules',
+        description:
+          'A page of schedules, oldest first (by `createdAt`, then id), `limit` at a time; pass `nextCursor` as `cursor` for ' +
+          'the next page (null on the last one). Filters combine: `status`, `tag` (repeatable: every tag must match) and ' +
+          '`name` (a substring). `size` is the length of this page.',
+        querystring: ScheduleListQuery,
+        response: {
+          200: jsonResponse('A page of schedules.', ScheduleListSchema),
+          ...problemResponses(400, ...AUTHENTICATED),
+        },
+      },
+      // `?tag=a` parses to a string and `?tag=a&tag=b` to an array: always an array for the schema.
+      preValidation: async (req) => repeatable(req.query as Record<string, unknown>, 'tag'),
+    },
+    async (req) => {
+      const { limit, cursor, status, tag, name } = req.query;
+      const page = await listSchedules(ctx, { limit: limit === undefined ? undefined : Number(limit), cursor, status, tag, name }, '/query');
+      return { size: page.schedules.length, schedules: page.schedules.map(scheduleToWire), nextCursor: page.nextCursor };
     },
   );
 
@@ -42,11 +73,17 @@ export const scheduleRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app, 
     '/schedules/:id',
     {
       schema: {
+        operationId: 'getSchedule',
+        tags: ['Schedules'],
+        security: BEARER,
         summary: 'Retrieve a schedule',
-        description: 'Answers null when no schedule has this id.',
+        description: 'The schedule; `null` (with 200) when no schedule has this id, also for an id that is not a UUID.',
         params: IdParams,
         querystring: NoQuery,
-        response: { 200: ScheduleOrNullSchema },
+        response: {
+          200: jsonResponse('The schedule, or null when no schedule has this id.', ScheduleOrNullSchema),
+          ...problemResponses(400, ...AUTHENTICATED),
+        },
       },
     },
     async (req) => {
@@ -59,12 +96,20 @@ export const scheduleRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app, 
     '/schedules/:id',
     {
       schema: {
+        operationId: 'updateSchedule',
+        tags: ['Schedules'],
+        security: BEARER,
         summary: 'Update a schedule',
-        description: 'Partial update; only a Pending schedule can change (409 otherwise).',
+        description:
+          'Partial update: absent fields keep their values; the fields of `retry` given replace those of the stored policy. ' +
+          'Only a `Pending` schedule can change (409 otherwise). A new `scheduledAt` in the past runs it at once.',
         params: IdParams,
         querystring: NoQuery,
         body: SchedulePatchBody,
-        response: { 200: ScheduleSchema },
+        response: {
+          200: jsonResponse('The schedule as updated.', ScheduleSchema),
+          ...problemResponses(400, 404, 409, ...WITH_BODY, ...AUTHENTICATED),
+        },
       },
     },
     async (req) => scheduleToWire(await updateSchedule(ctx, req.params.id, req.body)),
@@ -74,11 +119,19 @@ export const scheduleRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app, 
     '/schedules/:id',
     {
       schema: {
+        operationId: 'deleteSchedule',
+        tags: ['Schedules'],
+        security: BEARER,
         summary: 'Delete a schedule',
-        description: 'A deleted schedule never fires.',
+        description:
+          'Deletes the schedule, whatever its status. A deleted schedule never fires again: an execution waiting for a retry ' +
+          'ends `Failed` with the error `job deleted`.',
         params: IdParams,
         querystring: NoQuery,
-        response: { 204: Type.Null({ description: 'Deleted.' }) },
+        response: {
+          204: Type.Null({ description: 'Deleted; no body.' }),
+          ...problemResponses(400, 404, ...AUTHENTICATED),
+        },
       },
     },
     async (req, reply) => {

@@ -15,7 +15,7 @@ const fields = {
 };
 
 /** An API key as listed and read: never with its token. */
-export const ApiKeySchema = Type.Object(fields, { additionalProperties: false, description: 'An API key, without its token.' });
+export const ApiKeySchema = Type.Object(fields, { additionalProperties: false, title: 'ApiKey', description: 'An API key, without its token.' });
 export type ApiKeyWire = Static<typeof ApiKeySchema>;
 
 /** The answer to POST /api-keys: the key with its token, shown this once. */
@@ -24,7 +24,7 @@ export const ApiKeyCreatedSchema = Type.Object(
     ...fields,
     token: Type.String({ description: 'The secret, `pk_…`. Shown only in this response: store it now.' }),
   },
-  { additionalProperties: false, description: 'The new API key, with its token (shown only once).' },
+  { additionalProperties: false, title: 'ApiKeyCreated', description: 'The new API key, with its token (shown only once).' },
 );
 export type ApiKeyCreatedWire = Static<typeof ApiKeyCreatedSchema>;
 
@@ -34,7 +34,7 @@ export const ApiKeyListSchema = Type.Object(
     size: Type.Integer({ description: 'Length of `apiKeys`.' }),
     apiKeys: Type.Array(ApiKeySchema, { description: 'Every API key, oldest first, without tokens.' }),
   },
-  { additionalProperties: false },
+  { additionalProperties: false, title: 'ApiKeyList', description: 'Every API key.' },
 );
 
 /** GET /api-keys/{id}: the key or null. */
@@ -48,7 +48,7 @@ export const ApiKeyCreateBody = Type.Object(
     name: KeyName,
     status: Type.Optional(Nullable(StringEnum(['Enabled', 'Disabled'], 'Initial state; null or absent: Enabled.'))),
   },
-  { additionalProperties: false, description: 'A new API key.' },
+  { additionalProperties: false, title: 'ApiKeyCreate', description: 'A new API key.' },
 );
 export type ApiKeyCreateBody = Static<typeof ApiKeyCreateBody>;
 
@@ -58,7 +58,7 @@ export const ApiKeyPatchBody = Type.Object(
     name: Type.Optional(KeyName),
     status: Type.Optional(StringEnum(['Enabled', 'Disabled'], 'Disabled refuses the key from the next request on.')),
   },
-  { additionalProperties: false, description: 'Partial update of an API key.' },
+  { additionalProperties: false, title: 'ApiKeyPatch', description: 'Partial update of an API key.' },
 );
 export type ApiKeyPatchBody = Static<typeof ApiKeyPatchBody>;
 

@@ -78,7 +78,12 @@ export function Timestamp(description: string) {
 
 /** Path parameters `{id}`. Any string: an id that is not a UUID names no resource (GET answers null). */
 export const IdParams = Type.Object(
-  { id: Type.String({ description: 'Identifier of the resource.' }) },
+  {
+    id: Type.String({
+      description: 'Identifier of the resource (a UUID; any other string names no resource).',
+      examples: ['019aa5c2-5e00-7c3a-8d2b-3f6e1a9b4c70'],
+    }),
+  },
   { additionalProperties: false },
 );
 export type IdParams = Static<typeof IdParams>;
@@ -100,7 +105,7 @@ export const FieldProblemSchema = Type.Object(
     path: Type.String({ description: 'JSON Pointer to the field, e.g. `/scheduledAt` or `/query/count`.' }),
     message: Type.String({ description: 'What is wrong with it.' }),
   },
-  { additionalProperties: false },
+  { additionalProperties: false, title: 'FieldProblem', description: 'A problem with one input field.' },
 );
 
 /** RFC 9457 problem details, as every error is answered (`application/problem+json`). */
@@ -112,6 +117,6 @@ export const ProblemSchema = Type.Object(
     detail: Type.String({ description: 'Explanation of this occurrence.' }),
     errors: Type.Optional(Type.Array(FieldProblemSchema, { description: 'Every faulty field (validation problems only).' })),
   },
-  { description: 'RFC 9457 problem details.' },
+  { title: 'ProblemDetails', description: 'RFC 9457 problem details.' },
 );
 export type Problem = Static<typeof ProblemSchema>;

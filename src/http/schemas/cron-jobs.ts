@@ -5,10 +5,11 @@
 import { Type, type Static } from 'typebox';
 import { toIso, toIsoOrNull } from '../../domain/time.js';
 import type { CronJob } from '../../domain/types.js';
-import { MISFIRE_POLICIES, OVERLAP_POLICIES } from '../../service/cron-jobs.js';
+import { CRON_JOB_STATUSES, MISFIRE_POLICIES, OVERLAP_POLICIES } from '../../service/cron-jobs.js';
 import { Endpoint, Id, JsonObjectInput, JsonObjectSchema, Nullable, RuleString, StringEnum, Timestamp } from './common.js';
 import { deliveryToWire, RetryInputSchema, RetryPolicySchema, TimeoutMsInput, TimeoutMsSchema } from './delivery.js';
 import { EXECUTION_STATUS_DESCRIPTION, EXECUTION_STATUSES } from './executions.js';
+import { LIST_NEXT_CURSOR_DESCRIPTION, ListCursorQuery, ListLimitQuery, ListNameQuery } from './lists.js';
 
 const EXPRESSION_DESCRIPTION =
   'Cron expression: 5 fields (minute hour day-of-month month day-of-week), or 6 with leading seconds; ' +
@@ -45,7 +46,7 @@ export const CronJobSchema = Type.Object(
     ),
     lastStatus: Nullable(StringEnum(EXECUTION_STATUSES, `Status of the latest execution, or null. Read-only. ${EXECUTION_STATUS_DESCRIPTION}`)),
   },
-  { additionalProperties: false, description: 'A recurring job.' },
+  { additionalProperties: false, title: 'CronJob', description: 'A recurring job.' },
 );
 export type CronJobWire = Static<typeof CronJobSchema>;
 
@@ -53,10 +54,23 @@ export type CronJobWire = Static<typeof CronJobSchema>;
 export const CronJobListSchema = Type.Object(
   {
     size: Type.Integer({ description: 'Length of `cronJobs`.' }),
-    cronJobs: Type.Array(CronJobSchema, { description: 'Every cron job, oldest first.' }),
+    cronJobs: Type.Array(CronJobSchema, { description: 'The cron jobs of this page, oldest first (by `createdAt`, then id).' }),
+    nextCursor: Nullable(Type.String({ description: LIST_NEXT_CURSOR_DESCRIPTION })),
+  },
+  { additionalProperties: false, title: 'CronJobList', description: 'A page of cron jobs.' },
+);
+
+/** Query of GET /cron (issue #6 §4). No `tag`: cron jobs have no tags. */
+export const CronJobListQuery = Type.Object(
+  {
+    limit: Type.Optional(ListLimitQuery('Cron jobs')),
+    cursor: Type.Optional(ListCursorQuery),
+    status: Type.Optional(StringEnum(CRON_JOB_STATUSES, 'Only cron jobs in this status.')),
+    name: Type.Optional(ListNameQuery('cron jobs')),
   },
   { additionalProperties: false },
 );
+export type CronJobListQuery = Static<typeof CronJobListQuery>;
 
 /** GET /cron/{id}: the job or null. */
 export const CronJobOrNullSchema = Nullable(CronJobSchema);
@@ -86,7 +100,7 @@ export const CronCreateBody = Type.Object(
     misfire: Type.Optional(requestFields.misfire),
     overlap: Type.Optional(requestFields.overlap),
   },
-  { additionalProperties: false, description: 'A new cron job (Active).' },
+  { additionalProperties: false, title: 'CronJobCreate', description: 'A new cron job (Active).' },
 );
 export type CronCreateBody = Static<typeof CronCreateBody>;
 
@@ -108,6 +122,7 @@ export const CronPatchBody = Type.Object(
   },
   {
     additionalProperties: false,
+    title: 'CronJobPatch',
     description: 'Partial update of a cron job. The fields of `retry` given replace those of the stored policy.',
   },
 );
@@ -134,7 +149,7 @@ export const CronPreviewSchema = Type.Object(
       description: 'The next occurrences strictly after `from`, earliest first.',
     }),
   },
-  { additionalProperties: false },
+  { additionalProperties: false, title: 'CronPreview', description: 'Occurrences of a cron expression.' },
 );
 
 /** The wire form of a cron job. */

@@ -28,6 +28,7 @@ export const RetryPolicySchema = Type.Object(
   },
   {
     additionalProperties: false,
+    title: 'RetryPolicy',
     description: 'How failed attempts are retried: after a connection error, a timeout, a 3xx, 408, 429 or a 5xx.',
   },
 );
@@ -57,6 +58,7 @@ export const RetryInputSchema = Type.Object(
   {
     additionalProperties: false,
     [RETRY_DELAYS_KEYWORD]: true,
+    title: 'RetryPolicyInput',
     description:
       'Retry policy (any of its fields). At creation the missing fields take the defaults; in a PATCH they keep the job\'s values.',
   },

@@ -35,7 +35,7 @@ export const AttemptSchema = Type.Object(
     error: Nullable(Type.String({ description: 'Why the attempt failed; null when it succeeded.' })),
     responseBody: Nullable(Type.String({ description: 'The first 1 KiB of the answer body, as text; null when there was none.' })),
   },
-  { additionalProperties: false, description: 'One call of an endpoint.' },
+  { additionalProperties: false, title: 'Attempt', description: 'One call of an endpoint.' },
 );
 export type AttemptWire = Static<typeof AttemptSchema>;
 
@@ -58,6 +58,7 @@ export const ExecutionSchema = Type.Object(
   },
   {
     additionalProperties: false,
+    title: 'Execution',
     description: 'One firing of a schedule, or one occurrence of a cron job, with its attempts. Its id is the `webhook-id` of its calls.',
   },
 );
@@ -73,7 +74,7 @@ export const ExecutionPageSchema = Type.Object(
     executions: Type.Array(ExecutionSchema, { description: 'The executions of this page, newest first.' }),
     nextCursor: Nullable(Type.String({ description: 'Pass as `cursor` to get the next page; null on the last page.' })),
   },
-  { additionalProperties: false, description: 'A page of a job\'s executions.' },
+  { additionalProperties: false, title: 'ExecutionPage', description: 'A page of a job\'s executions.' },
 );
 
 /** Query of the execution lists. Numbers are digit strings: query strings are not coerced. */

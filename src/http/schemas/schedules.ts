@@ -2,8 +2,11 @@
 import { Type, type Static } from 'typebox';
 import { toIso } from '../../domain/time.js';
 import type { Schedule } from '../../domain/types.js';
+import { SCHEDULE_STATUSES } from '../../service/schedules.js';
+import { CHECK_KEYWORD } from '../ajv.js';
 import { Endpoint, Id, JsonObjectInput, JsonObjectSchema, Nullable, RuleString, StringEnum, TagsInput, Timestamp } from './common.js';
 import { deliveryToWire, RetryInputSchema, RetryPolicySchema, TimeoutMsInput, TimeoutMsSchema } from './delivery.js';
+import { LIST_NEXT_CURSOR_DESCRIPTION, ListCursorQuery, ListLimitQuery, ListNameQuery } from './lists.js';
 
 /** A schedule on the wire. */
 export const ScheduleSchema = Type.Object(
@@ -22,7 +25,7 @@ export const ScheduleSchema = Type.Object(
     retry: RetryPolicySchema,
     timeoutMs: TimeoutMsSchema,
   },
-  { additionalProperties: false, description: 'A one-time job.' },
+  { additionalProperties: false, title: 'Schedule', description: 'A one-time job.' },
 );
 export type ScheduleWire = Static<typeof ScheduleSchema>;
 
@@ -30,10 +33,33 @@ export type ScheduleWire = Static<typeof ScheduleSchema>;
 export const ScheduleListSchema = Type.Object(
   {
     size: Type.Integer({ description: 'Length of `schedules`.' }),
-    schedules: Type.Array(ScheduleSchema, { description: 'Every schedule, oldest first.' }),
+    schedules: Type.Array(ScheduleSchema, { description: 'The schedules of this page, oldest first (by `createdAt`, then id).' }),
+    nextCursor: Nullable(Type.String({ description: LIST_NEXT_CURSOR_DESCRIPTION })),
+  },
+  { additionalProperties: false, title: 'ScheduleList', description: 'A page of schedules.' },
+);
+
+/** Query of GET /schedules (issue #6 §4). Numbers are digit strings: query strings are not coerced. */
+export const ScheduleListQuery = Type.Object(
+  {
+    limit: Type.Optional(ListLimitQuery('Schedules')),
+    cursor: Type.Optional(ListCursorQuery),
+    status: Type.Optional(StringEnum(SCHEDULE_STATUSES, 'Only schedules in this status.')),
+    tag: Type.Optional(
+      Type.Unsafe<string[]>({
+        type: 'array',
+        items: { type: 'string' },
+        [CHECK_KEYWORD]: 'tags',
+        description:
+          'Only schedules carrying this tag (exact, case-sensitive). Repeat it (`?tag=a&tag=b`) for schedules carrying every ' +
+          'one of them; at most as many as a schedule may have (32 by default). The first tag given drives the scan: put the rarest first.',
+      }),
+    ),
+    name: Type.Optional(ListNameQuery('schedules')),
   },
   { additionalProperties: false },
 );
+export type ScheduleListQuery = Static<typeof ScheduleListQuery>;
 
 /** GET /schedules/{id}: the schedule or null. */
 export const ScheduleOrNullSchema = Nullable(ScheduleSchema);
@@ -62,7 +88,7 @@ export const ScheduleCreateBody = Type.Object(
     retry: Type.Optional(requestFields.retry),
     timeoutMs: Type.Optional(requestFields.timeoutMs),
   },
-  { additionalProperties: false, description: 'A new schedule.' },
+  { additionalProperties: false, title: 'ScheduleCreate', description: 'A new schedule.' },
 );
 export type ScheduleCreateBody = Static<typeof ScheduleCreateBody>;
 
@@ -79,6 +105,7 @@ export const SchedulePatchBody = Type.Object(
   },
   {
     additionalProperties: false,
+    title: 'SchedulePatch',
     description: 'Partial update of a Pending schedule. The fields of `retry` given replace those of the stored policy.',
   },
 );

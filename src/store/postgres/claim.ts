@@ -79,7 +79,7 @@
  */
 import { newId } from '../../domain/ids.js';
 import type { ClaimedExecution, CronJob, JobType, JsonObject } from '../../domain/types.js';
-import type { ClaimDueParams } from '../store.js';
+import type { ClaimDueParams, DueCounts } from '../store.js';
 import { DB_NOW_MS, lockKeySql, type Sql } from './connection.js';
 import { cronFromRow, JOB_COLUMNS, type CronRow } from './cron-jobs.js';
 import { planCron } from './cron-plan.js';
@@ -120,6 +120,26 @@ export const NEXT_DUE_SQL = `SELECT LEAST(
   (SELECT next_invocation FROM cron_jobs WHERE status = 'Active' ORDER BY next_invocation LIMIT 1),
   (SELECT next_attempt_at FROM executions WHERE status IN ('Pending', 'Retrying') ORDER BY next_attempt_at LIMIT 1),
   (SELECT lease_expires_at FROM executions WHERE status = 'Running' ORDER BY lease_expires_at LIMIT 1)) AS due`;
+
+/**
+ * Due work not yet claimed, per source, each count stopping at `$1` (Store.dueCount): the same
+ * `<= now` range searches of the same partial indexes as the candidates statement, without locks,
+ * each reading at most `$1` index entries (index-only scans; test/store/postgres.test.ts checks
+ * the plan). Params: `$1` limit, and with clock 'caller' `$2` now.
+ */
+export function dueCountSql(clock: 'database' | 'caller'): string {
+  const now = clock === 'database' ? DB_NOW_MS : '$2::bigint';
+  return `WITH t AS MATERIALIZED (SELECT ${now} AS now)
+SELECT
+  (SELECT count(*) FROM (SELECT 1 FROM schedules
+     WHERE status = 'Pending' AND scheduled_at <= (SELECT now FROM t) LIMIT $1) AS x) AS schedule,
+  (SELECT count(*) FROM (SELECT 1 FROM cron_jobs
+     WHERE status = 'Active' AND next_invocation <= (SELECT now FROM t) LIMIT $1) AS x) AS cron,
+  (SELECT count(*) FROM (SELECT 1 FROM executions
+     WHERE status IN ('Pending', 'Retrying') AND next_attempt_at <= (SELECT now FROM t) LIMIT $1) AS x) AS waiting,
+  (SELECT count(*) FROM (SELECT 1 FROM executions
+     WHERE status = 'Running' AND lease_expires_at <= (SELECT now FROM t) LIMIT $1) AS x) AS lease`;
+}
 
 /**
  * Schedules of a run of candidates (`$1` ids, `$2` new execution ids, `$3` now, `$4` node, `$5`
@@ -300,9 +320,11 @@ interface Claim {
 /** The claim and the next-due query of one store. */
 export class ClaimQueries {
   private readonly candidates: string;
+  private readonly dueCounts: string;
 
   constructor(private readonly clock: 'database' | 'caller') {
     this.candidates = candidatesSql(clock);
+    this.dueCounts = dueCountSql(clock);
   }
 
   /**
@@ -345,6 +367,14 @@ export class ClaimQueries {
   async nextDueAt(sql: Sql): Promise<number | null> {
     const [r] = await sql.rows<{ due: number | null }>(NEXT_DUE_SQL, [], 'punctual_next_due');
     return r?.due ?? null;
+  }
+
+  /** Due, unclaimed work per source, each count at most `limit` (see Store.dueCount). */
+  async dueCount(sql: Sql, now: number, limit: number): Promise<DueCounts> {
+    const n = Math.max(1, Math.floor(limit));
+    const params = this.clock === 'database' ? [n] : [n, Math.floor(now)];
+    const [r] = await sql.rows<DueCounts & Record<string, number>>(this.dueCounts, params, `punctual_due_count_${this.clock}`);
+    return { schedule: r!.schedule, cron: r!.cron, waiting: r!.waiting, lease: r!.lease };
   }
 
   /** A run of non-cron candidates: one statement per kind, items pushed in candidate order. */

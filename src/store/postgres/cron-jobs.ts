@@ -1,7 +1,9 @@
 import type { CronJob, CronJobStatus, ExecutionStatus, JsonObject, MisfirePolicy, OverlapPolicy } from '../../domain/types.js';
-import type { CronCreateParams, CronUpdateParams } from '../store.js';
+import { foldNameNeedle, scanBound, startOf } from '../paging.js';
+import type { CronCreateParams, CronPageParams, CronUpdateParams } from '../store.js';
 import type { Sql } from './connection.js';
 import { notifySql } from './notify.js';
+import { foldNameSql, pageOf, pageSql, type PageRow } from './paging.js';
 import type { NotifyContext } from './schedules.js';
 
 /** A row of `cron_jobs` joined with its newest execution, as selected by {@link CRON_SELECT}. */
@@ -42,6 +44,36 @@ export const JOB_COLUMNS = `c.id, c.expression, c.name, c.timezone, c.status, c.
 export const CRON_SELECT = `SELECT ${JOB_COLUMNS},
        l.scheduled_for AS last_invocation, l.status AS last_status
   FROM cron_jobs c LEFT JOIN executions l ON l.id = c.last_execution_id`;
+
+/**
+ * Page statements by driver (migration 2; see paging.ts): every job (`cron_jobs_by_created`) or
+ * one status (`cron_jobs_<status>_by_created`); checked row by row: the status (`$5`) and the name
+ * (`$6`, folded; a null name never matches). Null parameters are not checked.
+ */
+const PAGE_FILTER = `($5::text IS NULL OR c.status = $5::text)
+     AND ($6::text IS NULL OR strpos(${foldNameSql('c.name')}, $6::text) > 0)`;
+/** The hits of a page (`where`: the driver's condition); the newest execution joined once filtered. */
+const hits = (where: string) =>
+  `SELECT ${JOB_COLUMNS}, l.scheduled_for AS last_invocation, l.status AS last_status, c.created_at AS k_at, c.id AS k_id
+     FROM (SELECT * FROM cron_jobs WHERE ${where} ORDER BY created_at, id LIMIT $3) AS c
+     LEFT JOIN executions l ON l.id = c.last_execution_id
+    WHERE ${PAGE_FILTER}
+    ORDER BY c.created_at, c.id LIMIT $4 + 1`;
+const AFTER = '(created_at, id) > ($1::bigint, $2::text)';
+
+const STATUS_KEYS: Record<CronJobStatus, true> = { Active: true, Paused: true };
+const STATUSES = Object.keys(STATUS_KEYS) as CronJobStatus[];
+
+/** The page statement of each driver; a status is written into its statement (its partial index). */
+export const CRON_PAGE_SQL = {
+  all: pageSql({ hits: hits(AFTER), driver: `FROM cron_jobs WHERE ${AFTER}`, order: 'created_at, id' }),
+  status: Object.fromEntries(
+    STATUSES.map((st) => [
+      st,
+      pageSql({ hits: hits(`status = '${st}' AND ${AFTER}`), driver: `FROM cron_jobs WHERE status = '${st}' AND ${AFTER}`, order: 'created_at, id' }),
+    ]),
+  ) as Record<CronJobStatus, string>,
+};
 
 /** Row → domain object. */
 export function cronFromRow(r: CronRow): CronJob {
@@ -108,9 +140,27 @@ export const cronJobs = {
     return r ? cronFromRow(r) : null;
   },
 
-  /** Oldest first; `seq` orders jobs created in the same ms by insertion (SQLite: rowid). */
+  /** Oldest first: by created_at, then id (UUID v7: the order of creation within one ms). */
   async list(sql: Sql): Promise<CronJob[]> {
-    return (await sql.rows<CronRow>(`${CRON_SELECT} ORDER BY c.created_at, c.seq`)).map(cronFromRow);
+    return (await sql.rows<CronRow>(`${CRON_SELECT} ORDER BY c.created_at, c.id`)).map(cronFromRow);
+  },
+
+  /** See `Store.cronPage`: one statement (paging.ts), driven by the status, else every job. */
+  async page(sql: Sql, p: CronPageParams): Promise<{ cronJobs: CronJob[]; nextCursor: string | null }> {
+    const limit = Math.max(1, Math.floor(p.limit));
+    const start = startOf(p.cursor);
+    const values = [
+      start.at,
+      start.id,
+      scanBound(limit, p.scan),
+      limit,
+      p.status,
+      p.name === null ? null : foldNameNeedle(p.name),
+    ];
+    // An unknown status has no index: the scan over every job then finds nothing, within its bound.
+    const text = (p.status === null ? undefined : CRON_PAGE_SQL.status[p.status]) ?? CRON_PAGE_SQL.all;
+    const { rows, nextCursor } = pageOf(await sql.rows<PageRow<CronRow>>(text, values), limit);
+    return { cronJobs: rows.map(cronFromRow), nextCursor };
   },
 
   /**

@@ -1,5 +1,5 @@
-import { InvalidInputError } from '../../domain/errors.js';
 import type { Attempt, AttemptOutcome, Execution, ExecutionStatus, JobType } from '../../domain/types.js';
+import { decodeCursor, encodeCursor } from '../paging.js';
 import { lockKeySql, type Sql } from './connection.js';
 import { notifySql } from './notify.js';
 import type { NotifyContext } from './schedules.js';
@@ -133,31 +133,9 @@ function attemptFromRow(r: AttemptRow): Attempt {
   };
 }
 
-/**
- * The opaque `nextCursor` after row `r`: base64url of the JSON `[scheduledFor, id]` (the same
- * form as the SQLite store's, so a cursor survives `migrate-store`).
- */
+/** The opaque `nextCursor` after row `r` (the shared form of ../paging.ts: `[scheduledFor, id]`, as SQLite's). */
 function cursorAfter(r: ExecutionRow): string {
-  return Buffer.from(JSON.stringify([r.scheduled_for, r.id])).toString('base64url');
-}
-
-/**
- * Reads a cursor made by {@link cursorAfter}.
- * @throws InvalidInputError (path `/query/cursor`) for anything else
- */
-function parseCursor(cursor: string): { sf: number; id: string } {
-  const bad = () => InvalidInputError.field('/query/cursor', 'must be a nextCursor returned by this list');
-  if (!/^[A-Za-z0-9_-]{1,400}$/.test(cursor)) throw bad();
-  let value: unknown;
-  try {
-    value = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
-  } catch {
-    throw bad();
-  }
-  if (!Array.isArray(value) || value.length !== 2) throw bad();
-  const [sf, id] = value as unknown[];
-  if (!Number.isSafeInteger(sf) || typeof id !== 'string' || id.length === 0 || id.includes('\u0000')) throw bad();
-  return { sf: sf as number, id };
+  return encodeCursor({ at: r.scheduled_for, id: r.id });
 }
 
 /** PostgreSQL text cannot hold U+0000; what a receiver answered is kept with U+FFFD in its place. */
@@ -221,12 +199,12 @@ export const executions = {
     p: { jobType: JobType; jobId: string; limit: number; cursor: string | null },
   ): Promise<{ executions: Execution[]; nextCursor: string | null }> {
     const limit = Math.max(1, Math.floor(p.limit)); // the HTTP layer allows 1–100
-    const after = p.cursor === null ? null : parseCursor(p.cursor);
+    const after = p.cursor === null ? null : decodeCursor(p.cursor);
     // One row more than the page tells whether another page follows.
     const rows =
       after === null
         ? await sql.rows<ExecutionRow>(LIST_FIRST_SQL, [p.jobType, p.jobId, limit + 1])
-        : await sql.rows<ExecutionRow>(LIST_AFTER_SQL, [p.jobType, p.jobId, limit + 1, after.sf, after.id]);
+        : await sql.rows<ExecutionRow>(LIST_AFTER_SQL, [p.jobType, p.jobId, limit + 1, after.at, after.id]);
     const page = rows.slice(0, limit);
     const attempts = new Map<string, Attempt[]>();
     if (page.length > 0) {

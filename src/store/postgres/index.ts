@@ -13,8 +13,11 @@ import type {
   ApiKeyCreateParams,
   ClaimDueParams,
   CronCreateParams,
+  CronPageParams,
   CronUpdateParams,
+  DueCounts,
   ScheduleCreateParams,
+  SchedulePageParams,
   ScheduleUpdateParams,
   Store,
 } from '../store.js';
@@ -185,6 +188,9 @@ export class PostgresStore implements Store {
   async scheduleList(): Promise<Schedule[]> {
     return this.run(() => schedules.list(this.db.sql));
   }
+  async schedulePage(p: SchedulePageParams): Promise<{ schedules: Schedule[]; nextCursor: string | null }> {
+    return this.run(() => schedules.page(this.db.sql, p));
+  }
   async scheduleUpdate(p: ScheduleUpdateParams): Promise<Schedule | 'not_found' | 'not_pending'> {
     return this.run(async () => schedules.update(this.db.sql, await this.notifyContext(), p));
   }
@@ -201,6 +207,9 @@ export class PostgresStore implements Store {
   }
   async cronList(): Promise<CronJob[]> {
     return this.run(() => cronJobs.list(this.db.sql));
+  }
+  async cronPage(p: CronPageParams): Promise<{ cronJobs: CronJob[]; nextCursor: string | null }> {
+    return this.run(() => cronJobs.page(this.db.sql, p));
   }
   async cronUpdate(p: CronUpdateParams): Promise<CronJob | null> {
     return this.run(async () => {
@@ -247,6 +256,10 @@ export class PostgresStore implements Store {
   }
   async nextDueAt(): Promise<number | null> {
     return this.run(() => this.claims.nextDueAt(this.db.sql));
+  }
+  /** With clock 'database', `p.now` is ignored: the database's clock decides (as for claims). */
+  async dueCount(p: { now: number; limit: number }): Promise<DueCounts> {
+    return this.run(() => this.claims.dueCount(this.db.sql, p.now, p.limit));
   }
 
   // ---- Executions --------------------------------------------------------------------------

@@ -1,7 +1,9 @@
 import type { JsonObject, Schedule, ScheduleStatus } from '../../domain/types.js';
-import type { ScheduleCreateParams, ScheduleUpdateParams } from '../store.js';
+import { foldNameNeedle, scanBound, startOf } from '../paging.js';
+import type { ScheduleCreateParams, SchedulePageParams, ScheduleUpdateParams } from '../store.js';
 import type { Sql } from './connection.js';
 import { notifySql } from './notify.js';
+import { foldNameSql, pageOf, pageSql, type PageRow } from './paging.js';
 
 interface ScheduleRow {
   id: string;
@@ -40,6 +42,61 @@ function fromRow(r: ScheduleRow): Schedule {
     timeoutMs: r.timeout_ms,
   };
 }
+
+/**
+ * Page statements by driver (migration 2; see paging.ts): every schedule (`schedules_by_created`),
+ * one status (`schedules_<status>_by_created`), one tag (`schedule_tags`, `$8`). Checked row by row:
+ * the status (`$5`), the name (`$6`, folded), the other tags (`$7`, each a primary-key lookup in
+ * `schedule_tags`). Null parameters are not checked.
+ */
+const PAGE_FILTER = `($5::text IS NULL OR s.status = $5::text)
+     AND ($6::text IS NULL OR strpos(${foldNameSql('s.name')}, $6::text) > 0)
+     AND ($7::text[] IS NULL OR NOT EXISTS (
+           SELECT 1 FROM unnest($7::text[]) AS u (tag)
+            WHERE NOT EXISTS (SELECT 1 FROM schedule_tags t
+                               WHERE t.tag = u.tag AND t.created_at = s.created_at AND t.schedule_id = s.id)))`;
+/** The columns of a schedule, as `s.` (the page statements join). */
+const S_COLUMNS = COLUMNS.split(', ').map((c) => `s.${c}`).join(', ');
+/** The hits of a page driven by `schedules` itself (`where`: the driver's condition). */
+const tableHits = (where: string) =>
+  `SELECT ${S_COLUMNS}, s.created_at AS k_at, s.id AS k_id
+     FROM (SELECT * FROM schedules WHERE ${where} ORDER BY created_at, id LIMIT $3) AS s
+    WHERE ${PAGE_FILTER}
+    ORDER BY s.created_at, s.id LIMIT $4 + 1`;
+const AFTER = '(created_at, id) > ($1::bigint, $2::text)';
+const TAG_AFTER = 'tag = $8::text AND (created_at, schedule_id) > ($1::bigint, $2::text)';
+
+// Every status as a key: the compiler refuses one left out (each has its partial index).
+const STATUS_KEYS: Record<ScheduleStatus, true> = { Pending: true, Running: true, Succeeded: true, Failed: true };
+const STATUSES = Object.keys(STATUS_KEYS) as ScheduleStatus[];
+
+/**
+ * The page statement of each driver. A status is written into its statement: the planner uses a
+ * partial index (`schedules_<status>_by_created`) only for a condition it can see.
+ */
+export const SCHEDULE_PAGE_SQL = {
+  all: pageSql({ hits: tableHits(AFTER), driver: `FROM schedules WHERE ${AFTER}`, order: 'created_at, id' }),
+  status: Object.fromEntries(
+    STATUSES.map((st) => [
+      st,
+      pageSql({
+        hits: tableHits(`status = '${st}' AND ${AFTER}`),
+        driver: `FROM schedules WHERE status = '${st}' AND ${AFTER}`,
+        order: 'created_at, id',
+      }),
+    ]),
+  ) as Record<ScheduleStatus, string>,
+  tag: pageSql({
+    hits: `SELECT ${S_COLUMNS}, k.created_at AS k_at, k.schedule_id AS k_id
+             FROM (SELECT created_at, schedule_id FROM schedule_tags WHERE ${TAG_AFTER}
+                    ORDER BY created_at, schedule_id LIMIT $3) AS k
+             JOIN schedules s ON s.id = k.schedule_id
+            WHERE ${PAGE_FILTER}
+            ORDER BY k.created_at, k.schedule_id LIMIT $4 + 1`,
+    driver: `FROM schedule_tags WHERE ${TAG_AFTER}`,
+    order: 'created_at, schedule_id',
+  }),
+};
 
 /** What the schedule queries need besides SQL: the NOTIFY channel and the clock mode. */
 export interface NotifyContext {
@@ -82,9 +139,37 @@ export const schedules = {
     return r ? fromRow(r) : null;
   },
 
-  /** Oldest first; `seq` orders schedules created in the same ms by insertion (SQLite: rowid). */
+  /** Oldest first: by created_at, then id (UUID v7: the order of creation within one ms). */
   async list(sql: Sql): Promise<Schedule[]> {
-    return (await sql.rows<ScheduleRow>(`SELECT ${COLUMNS} FROM schedules ORDER BY created_at, seq`)).map(fromRow);
+    return (await sql.rows<ScheduleRow>(`SELECT ${COLUMNS} FROM schedules ORDER BY created_at, id`)).map(fromRow);
+  },
+
+  /**
+   * See `Store.schedulePage`: one statement (paging.ts), driven by the first tag, else the status,
+   * else every schedule.
+   */
+  async page(sql: Sql, p: SchedulePageParams): Promise<{ schedules: Schedule[]; nextCursor: string | null }> {
+    const limit = Math.max(1, Math.floor(p.limit));
+    const start = startOf(p.cursor);
+    const [driverTag, ...otherTags] = [...new Set(p.tags)];
+    const values: unknown[] = [
+      start.at,
+      start.id,
+      scanBound(limit, p.scan),
+      limit,
+      p.status,
+      p.name === null ? null : foldNameNeedle(p.name),
+      otherTags.length > 0 ? otherTags : null,
+    ];
+    // An unknown status (not from the API, which checks) has no index: the scan over every
+    // schedule then finds nothing, within its bound.
+    let text = (p.status === null ? undefined : SCHEDULE_PAGE_SQL.status[p.status]) ?? SCHEDULE_PAGE_SQL.all;
+    if (driverTag !== undefined) {
+      text = SCHEDULE_PAGE_SQL.tag;
+      values.push(driverTag);
+    }
+    const { rows, nextCursor } = pageOf(await sql.rows<PageRow<ScheduleRow>>(text, values), limit);
+    return { schedules: rows.map(fromRow), nextCursor };
   },
 
   /**

@@ -92,7 +92,7 @@
  */
 import { newId } from '../../domain/ids.js';
 import type { ClaimedExecution, CronJob, JobType } from '../../domain/types.js';
-import type { ClaimDueParams } from '../store.js';
+import type { ClaimDueParams, DueCounts } from '../store.js';
 import type { Db } from './connection.js';
 import { CRON_SELECT, cronFromRow, type CronRow } from './cron-jobs.js';
 import { objectFromColumn } from './json.js';
@@ -134,6 +134,26 @@ SELECT
   (SELECT next_invocation FROM cron_jobs WHERE status = 'Active' ORDER BY next_invocation LIMIT 1) AS cron_due,
   (SELECT next_attempt_at FROM executions WHERE status IN ('Pending', 'Retrying') ORDER BY next_attempt_at LIMIT 1) AS waiting_due,
   (SELECT lease_expires_at FROM executions WHERE status = 'Running' ORDER BY lease_expires_at LIMIT 1) AS lease_due`;
+
+/**
+ * Due work not yet claimed, per source, each count stopping at `:limit` (Store.dueCount): the
+ * same `<= :now` range searches of the same partial indexes as CANDIDATES_SQL, reading at most
+ * `:limit` entries each (index only, except `executions_waiting`, whose IN predicate SQLite checks
+ * again on the row; checked with EXPLAIN QUERY PLAN in test/store/sqlite.test.ts). INDEXED BY, as
+ * in IN_PROGRESS_SQL: without statistics the planner may prefer an index on `status` alone, and
+ * would then walk every Pending schedule (due or not) instead of the due ones. Bound: `:now`,
+ * `:limit`.
+ */
+export const DUE_COUNT_SQL = `
+SELECT
+  (SELECT count(*) FROM (SELECT 1 FROM schedules INDEXED BY schedules_pending_due
+     WHERE status = 'Pending' AND scheduled_at <= :now LIMIT :limit)) AS schedule,
+  (SELECT count(*) FROM (SELECT 1 FROM cron_jobs INDEXED BY cron_jobs_active_due
+     WHERE status = 'Active' AND next_invocation <= :now LIMIT :limit)) AS cron,
+  (SELECT count(*) FROM (SELECT 1 FROM executions INDEXED BY executions_waiting
+     WHERE status IN ('Pending', 'Retrying') AND next_attempt_at <= :now LIMIT :limit)) AS waiting,
+  (SELECT count(*) FROM (SELECT 1 FROM executions INDEXED BY executions_running_lease
+     WHERE status = 'Running' AND lease_expires_at <= :now LIMIT :limit)) AS lease`;
 
 /**
  * Is an execution of this cron job in progress? One descent of `executions_in_progress`. INDEXED
@@ -251,6 +271,7 @@ class Occurrences {
 export class ClaimQueries {
   private readonly candidates;
   private readonly nextDue;
+  private readonly dueCounts;
   private readonly startSchedule;
   private readonly insertExecution;
   private readonly dueCron;
@@ -268,6 +289,7 @@ export class ClaimQueries {
       [],
       { schedule_due: number | null; cron_due: number | null; waiting_due: number | null; lease_due: number | null }
     >(NEXT_DUE_SQL);
+    this.dueCounts = db.prepare<[{ now: number; limit: number }], DueCounts>(DUE_COUNT_SQL);
     this.startSchedule = db.prepare<[string], ScheduleStartRow>(
       `UPDATE schedules SET status = 'Running' WHERE id = ? AND status = 'Pending'
        RETURNING endpoint, data, scheduled_at, retry_max_attempts, retry_initial_delay_ms, retry_max_delay_ms, timeout_ms`,
@@ -328,6 +350,11 @@ export class ClaimQueries {
       if (typeof v === 'number' && (min === null || v < min)) min = v;
     }
     return min;
+  }
+
+  /** Due, unclaimed work per source at `now`, each count at most `limit` (see Store.dueCount). */
+  dueCount(now: number, limit: number): DueCounts {
+    return this.dueCounts.get({ now: Math.floor(now), limit: Math.max(1, Math.floor(limit)) })!;
   }
 
   private claimIn(c: Claim): void {

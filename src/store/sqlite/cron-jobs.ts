@@ -1,7 +1,9 @@
 import type { CronJob, CronJobStatus, ExecutionStatus, MisfirePolicy, OverlapPolicy } from '../../domain/types.js';
-import type { CronCreateParams, CronUpdateParams } from '../store.js';
+import { cutPage, foldNameNeedle, scanBound, startOf } from '../paging.js';
+import type { CronCreateParams, CronPageParams, CronUpdateParams } from '../store.js';
 import type { Db } from './connection.js';
 import { nullableObjectFromColumn } from './json.js';
+import { scanPage, type ScanRow } from './paging.js';
 
 /** A row of `cron_jobs` joined with its newest execution, as selected by {@link CRON_SELECT}. */
 export interface CronRow {
@@ -65,11 +67,35 @@ export function cronFromRow(r: CronRow): CronJob {
   };
 }
 
+/** What a page scan checks row by row (see schedules.ts `PAGE_HIT`): the status and the name. */
+const PAGE_HIT = `((:status IS NULL OR c.status = :status) AND (:name IS NULL OR instr(lower(c.name), :name) > 0))`;
+
+const STATUS_KEYS: Record<CronJobStatus, true> = { Active: true, Paused: true };
+const STATUSES = Object.keys(STATUS_KEYS) as CronJobStatus[];
+
+/** A page scan of the jobs in list order after (`:at`, `:id`) `where` holds, at most `:scan`. */
+const tableScan = (where: string) => `SELECT c.created_at, c.id, coalesce(${PAGE_HIT}, 0) AS hit FROM cron_jobs c
+  WHERE ${where}(c.created_at, c.id) > (:at, :id) ORDER BY c.created_at, c.id LIMIT :scan`;
+
+/**
+ * Page scans in list order after (`:at`, `:id`), at most `:scan` rows, by driver (migration 3):
+ * every job (`cron_jobs_by_created`) or one status (its partial index
+ * `cron_jobs_<status>_by_created`, the status written into the statement). A null name never
+ * matches a name filter (`instr` of NULL is NULL).
+ */
+export const CRON_PAGE_SQL = {
+  all: tableScan(''),
+  status: Object.fromEntries(STATUSES.map((st) => [st, tableScan(`c.status = '${st}' AND `)])) as Record<CronJobStatus, string>,
+};
+
 /** The `cron_jobs` table: statements prepared once, synchronous methods (the store wraps them). */
 export class CronJobQueries {
   private readonly insert;
   private readonly byId;
   private readonly all;
+  private readonly pageScan;
+  private readonly byIds;
+  private readonly pageTx;
   private readonly write;
   private readonly remove;
   private readonly updateTx;
@@ -82,7 +108,16 @@ export class CronJobQueries {
          :maxAttempts, :initialDelayMs, :maxDelayMs, :timeoutMs, :misfire, :overlap)`,
     );
     this.byId = db.prepare<[string], CronRow>(`${CRON_SELECT} WHERE c.id = ?`);
-    this.all = db.prepare<[], CronRow>(`${CRON_SELECT} ORDER BY c.created_at, c.rowid`);
+    this.all = db.prepare<[], CronRow>(`${CRON_SELECT} ORDER BY c.created_at, c.id`);
+    this.pageScan = {
+      all: db.prepare<[object], ScanRow>(CRON_PAGE_SQL.all),
+      status: new Map(STATUSES.map((st) => [st, db.prepare<[object], ScanRow>(CRON_PAGE_SQL.status[st])])),
+    };
+    this.byIds = db.prepare<[string], CronRow>(
+      `${CRON_SELECT} WHERE c.id IN (SELECT value FROM json_each(?)) ORDER BY c.created_at, c.id`,
+    );
+    // A deferred transaction: the scan and the read of the rows see one snapshot.
+    this.pageTx = db.transaction((p: CronPageParams) => this.pageIn(p));
     this.write = db.prepare<[object]>(
       `UPDATE cron_jobs SET expression = :expression, name = :name, timezone = :timezone, status = :status,
          endpoint = :endpoint, data = :data, next_invocation = :nextInvocation,
@@ -151,6 +186,25 @@ export class CronJobQueries {
 
   list(): CronJob[] {
     return this.all.all().map(cronFromRow);
+  }
+
+  /** See `Store.cronPage`. */
+  page(p: CronPageParams): { cronJobs: CronJob[]; nextCursor: string | null } {
+    return this.pageTx(p);
+  }
+
+  /** Scans from the cursor by status or over every job (see schedules.ts `pageIn`), then reads the hits. */
+  private pageIn(p: CronPageParams): { cronJobs: CronJob[]; nextCursor: string | null } {
+    const limit = Math.max(1, Math.floor(p.limit));
+    const start = startOf(p.cursor);
+    const scan = scanBound(limit, p.scan);
+    // An unknown status has no index: the scan over every job then finds nothing, within its bound.
+    const stmt = (p.status === null ? undefined : this.pageScan.status.get(p.status)) ?? this.pageScan.all;
+    const params = { at: start.at, id: start.id, scan, status: p.status, name: p.name === null ? null : foldNameNeedle(p.name) };
+    const { hits, scanEnd } = scanPage(stmt, params, limit, scan);
+    const { rows, nextCursor } = cutPage(hits, limit, (r) => ({ at: r.created_at, id: r.id }), scanEnd);
+    const cronJobs = rows.length === 0 ? [] : this.byIds.all(JSON.stringify(rows.map((r) => r.id))).map(cronFromRow);
+    return { cronJobs, nextCursor };
   }
 
   update(p: CronUpdateParams): CronJob | null {

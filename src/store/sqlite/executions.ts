@@ -1,5 +1,5 @@
-import { InvalidInputError } from '../../domain/errors.js';
 import type { Attempt, AttemptOutcome, Execution, ExecutionStatus, JobType } from '../../domain/types.js';
+import { decodeCursor, encodeCursor } from '../paging.js';
 import type { Db } from './connection.js';
 
 /** A row of `executions`, as selected with {@link EXECUTION_COLUMNS}. */
@@ -82,28 +82,9 @@ function attemptFromRow(r: AttemptRow): Attempt {
   };
 }
 
-/** The opaque `nextCursor` after row `r`: base64url of the JSON `[scheduledFor, id]`. */
+/** The opaque `nextCursor` after row `r` (the shared form of ../paging.ts: `[scheduledFor, id]`). */
 function cursorAfter(r: ExecutionRow): string {
-  return Buffer.from(JSON.stringify([r.scheduled_for, r.id])).toString('base64url');
-}
-
-/**
- * Reads a cursor made by {@link cursorAfter}.
- * @throws InvalidInputError (path `/query/cursor`) for anything else
- */
-function parseCursor(cursor: string): { sf: number; id: string } {
-  const bad = () => InvalidInputError.field('/query/cursor', 'must be a nextCursor returned by this list');
-  if (!/^[A-Za-z0-9_-]{1,400}$/.test(cursor)) throw bad();
-  let value: unknown;
-  try {
-    value = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
-  } catch {
-    throw bad();
-  }
-  if (!Array.isArray(value) || value.length !== 2) throw bad();
-  const [sf, id] = value as unknown[];
-  if (!Number.isSafeInteger(sf) || typeof id !== 'string' || id.length === 0) throw bad();
-  return { sf: sf as number, id };
+  return encodeCursor({ at: r.scheduled_for, id: r.id });
 }
 
 /** The `executions` table outside the claim: outcomes, reads, triggers, pruning. */
@@ -235,10 +216,10 @@ export class ExecutionQueries {
     nextCursor: string | null;
   } {
     const limit = Math.max(1, Math.floor(p.limit)); // the HTTP layer allows 1–100
-    const after = p.cursor === null ? null : parseCursor(p.cursor);
+    const after = p.cursor === null ? null : decodeCursor(p.cursor);
     // One row more than the page tells whether another page follows.
     const q = { jobType: p.jobType, jobId: p.jobId, limit: limit + 1 };
-    const rows = after === null ? this.listFirst.all(q) : this.listAfter.all({ ...q, ...after });
+    const rows = after === null ? this.listFirst.all(q) : this.listAfter.all({ ...q, sf: after.at, id: after.id });
     const page = rows.slice(0, limit);
     const attempts = new Map<string, Attempt[]>();
     if (page.length > 0) {

@@ -13,8 +13,11 @@ import type {
   ApiKeyCreateParams,
   ClaimDueParams,
   CronCreateParams,
+  CronPageParams,
   CronUpdateParams,
+  DueCounts,
   ScheduleCreateParams,
+  SchedulePageParams,
   ScheduleUpdateParams,
   Store,
 } from '../store.js';
@@ -149,6 +152,9 @@ export class SqliteStore implements Store {
   async scheduleList(): Promise<Schedule[]> {
     return this.run((q) => q.schedules.list());
   }
+  async schedulePage(p: SchedulePageParams): Promise<{ schedules: Schedule[]; nextCursor: string | null }> {
+    return this.run((q) => q.schedules.page(p));
+  }
   async scheduleUpdate(p: ScheduleUpdateParams): Promise<Schedule | 'not_found' | 'not_pending'> {
     return this.run((q) => q.schedules.update(p));
   }
@@ -165,6 +171,9 @@ export class SqliteStore implements Store {
   }
   async cronList(): Promise<CronJob[]> {
     return this.run((q) => q.cron.list());
+  }
+  async cronPage(p: CronPageParams): Promise<{ cronJobs: CronJob[]; nextCursor: string | null }> {
+    return this.run((q) => q.cron.page(p));
   }
   async cronUpdate(p: CronUpdateParams): Promise<CronJob | null> {
     return this.run((q) => q.cron.update(p));
@@ -192,6 +201,9 @@ export class SqliteStore implements Store {
   }
   async nextDueAt(): Promise<number | null> {
     return this.run((q) => q.claim.nextDueAt());
+  }
+  async dueCount(p: { now: number; limit: number }): Promise<DueCounts> {
+    return this.run((q) => q.claim.dueCount(p.now, p.limit));
   }
 
   // ---- Executions --------------------------------------------------------------------------

@@ -1,7 +1,9 @@
 import type { Schedule, ScheduleStatus } from '../../domain/types.js';
-import type { ScheduleCreateParams, ScheduleUpdateParams } from '../store.js';
+import { cutPage, foldNameNeedle, scanBound, startOf } from '../paging.js';
+import type { ScheduleCreateParams, SchedulePageParams, ScheduleUpdateParams } from '../store.js';
 import type { Db } from './connection.js';
 import { objectFromColumn, stringsFromColumn } from './json.js';
+import { scanPage, type ScanRow } from './paging.js';
 
 interface ScheduleRow {
   id: string;
@@ -54,11 +56,51 @@ interface PatchBinding {
   timeoutMs: number | null;
 }
 
+/**
+ * What a page scan checks row by row, beside the driver's own condition (migration 3): the
+ * status (`:status`), the name (`:name`, folded as `foldNameNeedle` does; `lower()` is ASCII-only
+ * in SQLite builds without ICU, such as better-sqlite3's), and tags other than the driver's
+ * (`:tags`, a JSON array; each one a primary-key lookup in `schedule_tags`). Null: not checked.
+ */
+const PAGE_HIT = `((:status IS NULL OR s.status = :status)
+   AND (:name IS NULL OR instr(lower(s.name), :name) > 0)
+   AND (:tags IS NULL OR NOT EXISTS (
+         SELECT 1 FROM json_each(:tags) j
+          WHERE NOT EXISTS (SELECT 1 FROM schedule_tags t
+                             WHERE t.tag = j.value AND t.created_at = s.created_at AND t.schedule_id = s.id))))`;
+
+// Every status as a key: the compiler refuses one left out (each has its partial index).
+const STATUS_KEYS: Record<ScheduleStatus, true> = { Pending: true, Running: true, Succeeded: true, Failed: true };
+const STATUSES = Object.keys(STATUS_KEYS) as ScheduleStatus[];
+
+/** A page scan of the schedules in list order after (`:at`, `:id`) `where` holds, at most `:scan`. */
+const tableScan = (where: string) => `SELECT s.created_at, s.id, ${PAGE_HIT} AS hit FROM schedules s
+  WHERE ${where}(s.created_at, s.id) > (:at, :id) ORDER BY s.created_at, s.id LIMIT :scan`;
+
+/**
+ * Page scans in list order after (`:at`, `:id`), at most `:scan` rows, each flagged with
+ * {@link PAGE_HIT}, by driver (migration 3): every schedule (`schedules_by_created`), one status
+ * (its partial index `schedules_<status>_by_created`: the status is written into the statement,
+ * as a partial index is only used for a condition known when the statement is prepared), one tag
+ * (`schedule_tags`' primary key, then the schedule by id).
+ */
+export const SCHEDULE_PAGE_SQL = {
+  all: tableScan(''),
+  status: Object.fromEntries(STATUSES.map((st) => [st, tableScan(`s.status = '${st}' AND `)])) as Record<ScheduleStatus, string>,
+  tag: `SELECT d.created_at, d.schedule_id AS id, ${PAGE_HIT} AS hit
+          FROM schedule_tags d JOIN schedules s ON s.id = d.schedule_id
+         WHERE d.tag = :tag AND (d.created_at, d.schedule_id) > (:at, :id)
+         ORDER BY d.created_at, d.schedule_id LIMIT :scan`,
+};
+
 /** The `schedules` table: statements prepared once, synchronous methods (the store wraps them). */
 export class ScheduleQueries {
   private readonly insert;
   private readonly byId;
   private readonly all;
+  private readonly pageScan;
+  private readonly byIds;
+  private readonly pageTx;
   private readonly patchPending;
   private readonly exists;
   private readonly remove;
@@ -73,7 +115,17 @@ export class ScheduleQueries {
        RETURNING ${COLUMNS}`,
     );
     this.byId = db.prepare<[string], ScheduleRow>(`SELECT ${COLUMNS} FROM schedules WHERE id = ?`);
-    this.all = db.prepare<[], ScheduleRow>(`SELECT ${COLUMNS} FROM schedules ORDER BY created_at, rowid`);
+    this.all = db.prepare<[], ScheduleRow>(`SELECT ${COLUMNS} FROM schedules ORDER BY created_at, id`);
+    this.pageScan = {
+      all: db.prepare<[object], ScanRow>(SCHEDULE_PAGE_SQL.all),
+      status: new Map(STATUSES.map((st) => [st, db.prepare<[object], ScanRow>(SCHEDULE_PAGE_SQL.status[st])])),
+      tag: db.prepare<[object], ScanRow>(SCHEDULE_PAGE_SQL.tag),
+    };
+    this.byIds = db.prepare<[string], ScheduleRow>(
+      `SELECT ${COLUMNS} FROM schedules WHERE id IN (SELECT value FROM json_each(?)) ORDER BY created_at, id`,
+    );
+    // A deferred transaction: the scan and the read of the rows see one snapshot.
+    this.pageTx = db.transaction((p: SchedulePageParams) => this.pageIn(p));
     // Every column of a schedule is NOT NULL, so NULL can stand for "absent" and coalesce keeps
     // the old value. The status test is in the same statement as the write: atomic.
     this.patchPending = db.prepare<[PatchBinding], ScheduleRow>(
@@ -123,6 +175,40 @@ export class ScheduleQueries {
 
   list(): Schedule[] {
     return this.all.all().map(fromRow);
+  }
+
+  /** See `Store.schedulePage`. */
+  page(p: SchedulePageParams): { schedules: Schedule[]; nextCursor: string | null } {
+    return this.pageTx(p);
+  }
+
+  /**
+   * Scans in list order from the cursor, by its driver (the first tag, else
+   * the status, else every schedule), until `limit + 1` hits or `scanBound` rows (../paging.ts), then
+   * reads the hits' rows (primary-key lookups).
+   */
+  private pageIn(p: SchedulePageParams): { schedules: Schedule[]; nextCursor: string | null } {
+    const limit = Math.max(1, Math.floor(p.limit));
+    const start = startOf(p.cursor);
+    const tags = [...new Set(p.tags)];
+    const [driverTag, ...otherTags] = tags;
+    const scan = scanBound(limit, p.scan);
+    // An unknown status (not from the API, which checks) has no index: the scan over every
+    // schedule then finds nothing, within its bound.
+    const byStatus = p.status === null ? undefined : this.pageScan.status.get(p.status);
+    const stmt = driverTag !== undefined ? this.pageScan.tag : (byStatus ?? this.pageScan.all);
+    const { hits, scanEnd } = scanPage(stmt, {
+      at: start.at,
+      id: start.id,
+      scan,
+      status: p.status,
+      name: p.name === null ? null : foldNameNeedle(p.name),
+      tags: otherTags.length > 0 ? JSON.stringify(otherTags) : null,
+      tag: driverTag ?? null,
+    }, limit, scan);
+    const { rows, nextCursor } = cutPage(hits, limit, (r) => ({ at: r.created_at, id: r.id }), scanEnd);
+    const schedules = rows.length === 0 ? [] : this.byIds.all(JSON.stringify(rows.map((r) => r.id))).map(fromRow);
+    return { schedules, nextCursor };
   }
 
   update(p: ScheduleUpdateParams): Schedule | 'not_found' | 'not_pending' {

@@ -1,0 +1,224 @@
+/**
+ * `punctual cron create|list|get|update|pause|resume|trigger|delete|executions|preview`:
+ * recurring jobs, through the API (issue #6 §3).
+ */
+import { Option, type Command } from 'commander';
+import type { CronJob, CronJobCreate, CronJobList, CronJobListQuery, CronJobUpdate, CronPreviewQuery } from '../client/index.js';
+import { action, clientFrom, withApiOptions, type ApiOptions } from './connect.js';
+import { executionDetail, printExecutions, withPageOptions, type PageOptions } from './executions.js';
+import { NotFound, UsageError } from './exit.js';
+import { defined, deliveryBody, json, withDeliveryOptions, type DeliveryFlags } from './options.js';
+import { detailTable, listTable, out, printJson, retryCell } from './output.js';
+
+const MISFIRE = ['once', 'skip', 'all'];
+const OVERLAP = ['allow', 'skip'];
+
+/** A cron job as a two-column table. */
+export function cronJobDetail(j: CronJob): string {
+  return detailTable({ ...j, data: j.data === null ? null : JSON.stringify(j.data), retry: retryCell(j.retry) });
+}
+
+function cronJobsTable(list: CronJob[]): string {
+  return listTable(
+    ['ID', 'NAME', 'EXPRESSION', 'TIMEZONE', 'STATUS', 'NEXT INVOCATION', 'LAST STATUS', 'INVOCATIONS'],
+    list.map((j) => [j.id, j.name, j.expression, j.timezone ?? 'UTC', j.status, j.nextInvocation, j.lastStatus, j.invocations]),
+  );
+}
+
+/**
+ * Formats `iso` as wall time in `zone`, e.g. `Mon 2026-11-23 09:00:00 GMT+1` (Intl, with the
+ * tzdata of this Node).
+ */
+export function wallTime(iso: string, zone: string): string {
+  const parts = Object.fromEntries(
+    new Intl.DateTimeFormat('en-US', {
+      timeZone: zone,
+      weekday: 'short',
+      year: 'numeric',
+      month: '2-digit',
+      day: '2-digit',
+      hour: '2-digit',
+      minute: '2-digit',
+      second: '2-digit',
+      hourCycle: 'h23',
+      timeZoneName: 'short',
+    })
+      .formatToParts(new Date(iso))
+      .map((p) => [p.type, p.value]),
+  );
+  return `${parts.weekday} ${parts.year}-${parts.month}-${parts.day} ${parts.hour}:${parts.minute}:${parts.second} ${parts.timeZoneName}`;
+}
+
+interface FieldFlags extends ApiOptions, DeliveryFlags {
+  expression?: string;
+  tz?: string | false;
+  name?: string | false;
+  endpoint?: string;
+  data?: unknown;
+  misfire?: string;
+  overlap?: string;
+}
+
+function withFieldOptions(cmd: Command, required: boolean): Command {
+  const req = required ? ' (required)' : '';
+  return withDeliveryOptions(
+    withApiOptions(cmd)
+      .addOption(new Option('--expression <cron>', `cron expression, e.g. "0 9 * * MON-FRI"${req}`))
+      .addOption(new Option('--tz <zone>', 'IANA time zone the expression is read in, e.g. Europe/Berlin (default UTC)'))
+      .addOption(new Option('--name <name>', 'name of the job'))
+      .addOption(new Option('--endpoint <url>', `URL to call${req}`))
+      .addOption(new Option('--data <json>', "JSON object sent as each call's body").argParser(json))
+      .addOption(new Option('--misfire <policy>', 'occurrences missed while down: once (default), skip, all').choices(MISFIRE))
+      .addOption(new Option('--overlap <policy>', 'while the previous run is unfinished: allow (default), skip').choices(OVERLAP)),
+  );
+}
+
+/** A null for `--no-x` (false), the value otherwise. */
+const orNull = <T>(value: T | false | undefined): T | null | undefined => (value === false ? null : value);
+
+/** Adds the `cron` command group to `program`. */
+export function registerCronCommands(program: Command): void {
+  const cron = program.command('cron').description('recurring jobs: call an endpoint on a cron expression in a time zone');
+
+  withFieldOptions(cron.command('create').description('create a cron job (Active)'), true).action(
+    action(async (opts: FieldFlags) => {
+      const missing = (['expression', 'endpoint'] as const).filter((f) => opts[f] === undefined);
+      if (missing.length > 0) throw new UsageError(`cron create needs ${missing.map((f) => `--${f}`).join(', ')}`);
+      const body = {
+        expression: opts.expression,
+        endpoint: opts.endpoint,
+        ...defined({ timezone: opts.tz, name: opts.name, data: opts.data, misfire: opts.misfire, overlap: opts.overlap }),
+        ...deliveryBody(opts),
+      } as CronJobCreate;
+      const created = await clientFrom(opts).cron.create(body);
+      if (opts.json) printJson(created);
+      else out(cronJobDetail(created));
+    }),
+  );
+
+  withPageOptions(
+    withApiOptions(cron.command('list').description('list cron jobs, oldest first'))
+      .addOption(new Option('--status <status>', 'only jobs in this state').choices(['Active', 'Paused']))
+      .addOption(new Option('--name <text>', 'only jobs whose name contains this')),
+    'cron jobs',
+    '1–1000, default 100',
+  ).action(
+    action(async (opts: PageOptions & { status?: string; name?: string }) => {
+      const client = clientFrom(opts);
+      const query = defined({ status: opts.status, name: opts.name, limit: opts.limit }) as CronJobListQuery;
+      let result: CronJobList;
+      if (opts.all) {
+        const all: CronJob[] = [];
+        for await (const j of client.cron.listAll(query)) all.push(j);
+        result = { size: all.length, cronJobs: all, nextCursor: null };
+      } else {
+        result = await client.cron.list({ ...query, ...defined({ cursor: opts.cursor }) } as CronJobListQuery);
+      }
+      if (opts.json) return printJson(result);
+      out(result.cronJobs.length === 0 ? 'No cron jobs.' : cronJobsTable(result.cronJobs));
+      if (result.nextCursor) out(`More: --cursor ${result.nextCursor} (or --all)`);
+    }),
+  );
+
+  withApiOptions(cron.command('get').argument('<id>', 'id of the cron job').description('show a cron job')).action(
+    action(async (id: string, opts: ApiOptions) => {
+      const job = await clientFrom(opts).cron.get(id);
+      if (opts.json) printJson(job);
+      if (job === null) throw new NotFound(`no cron job has the id ${id}`);
+      if (!opts.json) out(cronJobDetail(job));
+    }),
+  );
+
+  withFieldOptions(
+    cron.command('update').argument('<id>', 'id of the cron job').description('change a cron job: only the fields given'),
+    false,
+  )
+    // Each --no-x after its --x: defined first, it would make the field default to true.
+    .addOption(new Option('--no-tz', 'set the time zone to null (UTC)'))
+    .addOption(new Option('--no-name', 'set the name to null'))
+    .addOption(new Option('--no-data', 'set the data to null'))
+    .action(
+      action(async (id: string, opts: FieldFlags) => {
+        const body = {
+          ...defined({
+            expression: opts.expression,
+            timezone: orNull(opts.tz),
+            name: orNull(opts.name),
+            endpoint: opts.endpoint,
+            data: orNull(opts.data as object | false | undefined),
+            misfire: opts.misfire,
+            overlap: opts.overlap,
+          }),
+          ...deliveryBody(opts),
+        } as CronJobUpdate;
+        const updated = await clientFrom(opts).cron.update(id, body);
+        if (opts.json) printJson(updated);
+        else out(cronJobDetail(updated));
+      }),
+    );
+
+  for (const [verb, description] of [
+    ['pause', 'pause a cron job: it stops firing (PATCH status Paused)'],
+    ['resume', 'resume a paused cron job from its next occurrence after now (PATCH status Active)'],
+  ] as const) {
+    withApiOptions(cron.command(verb).argument('<id>', 'id of the cron job').description(description)).action(
+      action(async (id: string, opts: ApiOptions) => {
+        const client = clientFrom(opts);
+        const job = verb === 'pause' ? await client.cron.pause(id) : await client.cron.resume(id);
+        if (opts.json) printJson(job);
+        else out(cronJobDetail(job));
+      }),
+    );
+  }
+
+  withApiOptions(
+    cron
+      .command('trigger')
+      .argument('<id>', 'id of the cron job')
+      .description('run a cron job now, outside its schedule (Paused ones too); prints the new execution'),
+  ).action(
+    action(async (id: string, opts: ApiOptions) => {
+      const execution = await clientFrom(opts).cron.trigger(id);
+      if (opts.json) printJson(execution);
+      else out(executionDetail(execution));
+    }),
+  );
+
+  withApiOptions(cron.command('delete').argument('<id>', 'id of the cron job').description('delete a cron job')).action(
+    action(async (id: string, opts: ApiOptions) => {
+      await clientFrom(opts).cron.delete(id);
+      if (!opts.json) out(`Deleted cron job ${id}.`);
+    }),
+  );
+
+  withPageOptions(
+    withApiOptions(
+      cron.command('executions').argument('<id>', 'id of the cron job').description("list the job's executions, newest first"),
+    ),
+    'executions',
+    '1–100, default 20',
+  ).action(
+    action(async (id: string, opts: PageOptions) => {
+      const client = clientFrom(opts);
+      await printExecutions((query) => client.cron.executions(id, query), opts);
+    }),
+  );
+
+  withApiOptions(
+    cron
+      .command('preview')
+      .argument('<expression>', 'cron expression, e.g. "0 9 * * MON-FRI"')
+      .description('show the next occurrences of an expression, computed by the service as for real jobs')
+      .addOption(new Option('--tz <zone>', 'IANA time zone (default UTC)'))
+      .addOption(new Option('--from <instant>', 'occurrences strictly after this ISO 8601 instant (default now)'))
+      .addOption(new Option('--count <n>', 'how many, 1–100 (default 5)')),
+  ).action(
+    action(async (expression: string, opts: ApiOptions & { tz?: string; from?: string; count?: string }) => {
+      const query = { expression, ...defined({ timezone: opts.tz, from: opts.from, count: opts.count }) } as CronPreviewQuery;
+      const preview = await clientFrom(opts).cron.preview(query);
+      if (opts.json) return printJson(preview);
+      const zone = opts.tz ?? 'UTC';
+      out(listTable(['#', 'UTC', `LOCAL (${zone})`], preview.occurrences.map((o, i) => [i + 1, o, wallTime(o, zone)])));
+    }),
+  );
+}

@@ -1,0 +1,124 @@
+/**
+ * `punctual executions list <job-id> | get <id>`, and the execution output shared with
+ * `schedules executions|trigger` and `cron executions|trigger`.
+ */
+import { Option, type Command } from 'commander';
+import type { Execution, ExecutionPage, ExecutionPageQuery, PunctualClient } from '../client/index.js';
+import { action, clientFrom, withApiOptions, type ApiOptions } from './connect.js';
+import { NotFound } from './exit.js';
+import { detailTable, listTable, out, printJson } from './output.js';
+
+/** One line of an execution's outcome: the last attempt's status code or error. */
+function lastResult(e: Execution): string {
+  const last = e.attempts[e.attempts.length - 1];
+  if (!last) return '-';
+  return last.statusCode === null ? (last.error ?? '-') : `HTTP ${last.statusCode}`;
+}
+
+/** A table of executions, one per row. */
+export function executionsTable(executions: Execution[]): string {
+  return listTable(
+    ['ID', 'STATUS', 'SCHEDULED FOR', 'TRIGGERED', 'ATTEMPTS', 'LATE MS', 'LAST RESULT'],
+    executions.map((e) => [e.id, e.status, e.scheduledFor, e.triggered ? 'yes' : 'no', e.attempts.length, e.lateMs, lastResult(e)]),
+  );
+}
+
+/** An execution's fields, then a table of its attempts (if any). */
+export function executionDetail(e: Execution): string {
+  const { attempts, ...fields } = e;
+  const head = detailTable(fields);
+  if (attempts.length === 0) return `${head}\nNo attempts yet.`;
+  const table = listTable(
+    ['ATTEMPT', 'STARTED AT', 'DURATION MS', 'STATUS CODE', 'ERROR', 'RESPONSE'],
+    attempts.map((a) => [a.number, a.startedAt, a.durationMs, a.statusCode, a.error, a.responseBody?.slice(0, 80) ?? null]),
+  );
+  return `${head}\n${table}`;
+}
+
+/** Options of the execution lists. */
+export interface PageOptions extends ApiOptions {
+  limit?: string;
+  cursor?: string;
+  all?: boolean;
+}
+
+/** Adds `--limit`, `--cursor` and `--all` (a list command's paging). */
+export function withPageOptions(cmd: Command, what: string, limits: string): Command {
+  return cmd
+    .addOption(new Option('--limit <n>', `${what} per page (${limits})`))
+    .addOption(new Option('--cursor <cursor>', 'the nextCursor of the previous page'))
+    .addOption(new Option('--all', 'follow nextCursor and print every page').conflicts('cursor'));
+}
+
+/**
+ * Prints a job's executions: one page (`--limit`, `--cursor`) or, with `--all`, every page. With
+ * `--json`, the page as the API answered it (with `--all`: every execution in one page whose
+ * `nextCursor` is null).
+ */
+export async function printExecutions(
+  page: (query: ExecutionPageQuery) => Promise<ExecutionPage>,
+  opts: PageOptions,
+): Promise<void> {
+  const query: ExecutionPageQuery = { ...(opts.limit === undefined ? {} : { limit: opts.limit }) };
+  let result: ExecutionPage;
+  if (opts.all) {
+    const executions: Execution[] = [];
+    let cursor: string | null | undefined;
+    do {
+      const p = await page({ ...query, ...(cursor ? { cursor } : {}) });
+      executions.push(...p.executions);
+      cursor = p.nextCursor;
+    } while (cursor);
+    result = { size: executions.length, executions, nextCursor: null };
+  } else {
+    result = await page({ ...query, ...(opts.cursor === undefined ? {} : { cursor: opts.cursor }) });
+  }
+  if (opts.json) return printJson(result);
+  if (result.executions.length === 0) out('No executions.');
+  else out(executionsTable(result.executions));
+  if (result.nextCursor) out(`More: --cursor ${result.nextCursor} (or --all)`);
+}
+
+/** The schedule or cron job with this id, or NotFound. */
+async function findJob(client: PunctualClient, id: string): Promise<'schedule' | 'cron'> {
+  if (await client.schedules.get(id)) return 'schedule';
+  if (await client.cron.get(id)) return 'cron';
+  throw new NotFound(`no schedule or cron job has the id ${id}`);
+}
+
+/** Adds the `executions` command group to `program`. */
+export function registerExecutionCommands(program: Command): void {
+  const executions = program.command('executions').description('the executions of schedules and cron jobs, with their attempts');
+
+  withPageOptions(
+    withApiOptions(
+      executions
+        .command('list')
+        .argument('<job-id>', 'id of a schedule or a cron job')
+        .description('list the executions of a schedule or cron job, newest first'),
+    ),
+    'executions',
+    '1–100, default 20',
+  ).action(
+    action(async (jobId: string, opts: PageOptions) => {
+      const client = clientFrom(opts);
+      const kind = await findJob(client, jobId);
+      const jobs = kind === 'schedule' ? client.schedules : client.cron;
+      await printExecutions((query) => jobs.executions(jobId, query), opts);
+    }),
+  );
+
+  withApiOptions(
+    executions
+      .command('get')
+      .argument('<id>', 'id of the execution (the webhook-id of its calls)')
+      .description('show an execution and each of its attempts'),
+  ).action(
+    action(async (id: string, opts: ApiOptions) => {
+      const execution = await clientFrom(opts).executions.get(id);
+      if (opts.json) printJson(execution);
+      if (execution === null) throw new NotFound(`no execution has the id ${id} (or it was pruned)`);
+      if (!opts.json) out(executionDetail(execution));
+    }),
+  );
+}

@@ -1,0 +1,45 @@
+/**
+ * What the API commands print: tables for people (cli-table3, no colours), or with `--json` the
+ * API's JSON exactly as it answered (indented by 2 spaces), for scripts.
+ */
+import Table from 'cli-table3';
+
+/** Writes a line (or lines) to stdout. */
+export function out(text: string): void {
+  process.stdout.write(text.endsWith('\n') ? text : `${text}\n`);
+}
+
+/** Writes `value` as JSON (2-space indent) to stdout. */
+export function printJson(value: unknown): void {
+  out(JSON.stringify(value, null, 2));
+}
+
+/** A cell: null and undefined as `-`, strings as they are, arrays of strings comma-separated, anything else as JSON. */
+export function cell(value: unknown): string {
+  if (value === null || value === undefined) return '-';
+  if (typeof value === 'string') return value;
+  if (typeof value === 'number' || typeof value === 'boolean') return String(value);
+  if (Array.isArray(value) && value.every((v) => typeof v === 'string')) return value.length === 0 ? '-' : value.join(', ');
+  return JSON.stringify(value);
+}
+
+const STYLE = { head: [] as string[], border: [] as string[], compact: true };
+
+/** A table with a header row and one row per item. */
+export function listTable(head: string[], rows: unknown[][]): string {
+  const table = new Table({ head, style: STYLE });
+  for (const row of rows) table.push(row.map(cell));
+  return table.toString();
+}
+
+/** A two-column table, one row per field: `field │ value`. */
+export function detailTable(fields: Record<string, unknown>): string {
+  const table = new Table({ style: { ...STYLE, compact: false } });
+  for (const [name, value] of Object.entries(fields)) table.push({ [name]: cell(value) });
+  return table.toString();
+}
+
+/** `retry` of a job in one cell: `5 attempts, 1000–3600000 ms`. */
+export function retryCell(retry: { maxAttempts: number; initialDelayMs: number; maxDelayMs: number }): string {
+  return `${retry.maxAttempts} attempts, delays ${retry.initialDelayMs}–${retry.maxDelayMs} ms`;
+}

@@ -1,0 +1,261 @@
+/**
+ * `punctual/client`: a typed client of Punctual's HTTP API (issue #6 §2). The types are generated
+ * from the OpenAPI document (`schema.ts`, by openapi-typescript: `npm run client:types`); the
+ * requests are made by openapi-fetch. A base URL and a token are all it needs:
+ *
+ * ```ts
+ * import { createPunctualClient } from 'punctual/client';
+ * const punctual = createPunctualClient({ baseUrl: 'http://127.0.0.1:8080', token: process.env.PUNCTUAL_TOKEN! });
+ * const job = await punctual.cron.create({ expression: '0 9 * * MON-FRI', timezone: 'Europe/Berlin', endpoint: 'https://example.com/hook' });
+ * await punctual.cron.pause(job.id);
+ * for await (const s of punctual.schedules.listAll({ status: 'Pending' })) console.log(s.name);
+ * ```
+ *
+ * Every method resolves with the answer's JSON body as the API defines it, or throws a
+ * {@link PunctualProblem} (any 4xx or 5xx, with the RFC 9457 fields) or a
+ * {@link PunctualConnectionError} (no answer). `get` of an unknown id resolves with null (spec §7).
+ * This module imports nothing of the service: it runs in any runtime with `fetch`.
+ */
+import createClient, { type Client, type Middleware } from 'openapi-fetch';
+import { PunctualConnectionError, PunctualProblem } from './errors.js';
+import type { paths } from './schema.js';
+
+export { PunctualConnectionError, PunctualProblem, type FieldProblem, type ProblemDetails } from './errors.js';
+export type { components, operations, paths } from './schema.js';
+
+type Method = 'get' | 'post' | 'patch' | 'delete';
+type Operation<P extends keyof paths, M extends Method> = NonNullable<paths[P][M]>;
+type JsonContent<R> = R extends { content: { 'application/json': infer B } } ? B : never;
+type ResponseOf<P extends keyof paths, M extends Method, S extends number> = Operation<P, M> extends {
+  responses: { [K in S]: infer R };
+}
+  ? JsonContent<R>
+  : never;
+type BodyOf<P extends keyof paths, M extends Method> = JsonContent<NonNullable<Operation<P, M>['requestBody']>>;
+type QueryOf<P extends keyof paths, M extends Method> = Operation<P, M> extends { parameters: { query?: infer Q } }
+  ? NonNullable<Q>
+  : never;
+
+/** A schedule (spec §2), as the API answers it. */
+export type Schedule = ResponseOf<'/schedules', 'post', 201>;
+/** Body of `schedules.create` (POST /schedules). */
+export type ScheduleCreate = BodyOf<'/schedules', 'post'>;
+/** Body of `schedules.update` (PATCH /schedules/{id}): absent fields keep their values. */
+export type ScheduleUpdate = BodyOf<'/schedules/{id}', 'patch'>;
+/** Query of `schedules.list` (GET /schedules). */
+export type ScheduleListQuery = QueryOf<'/schedules', 'get'>;
+/** One page of schedules: `{ size, schedules, nextCursor }`. */
+export type ScheduleList = ResponseOf<'/schedules', 'get', 200>;
+
+/** A cron job (spec §2), as the API answers it. */
+export type CronJob = ResponseOf<'/cron', 'post', 201>;
+/** Body of `cron.create` (POST /cron). */
+export type CronJobCreate = BodyOf<'/cron', 'post'>;
+/** Body of `cron.update` (PATCH /cron/{id}): absent fields keep their values, null clears a nullable one. */
+export type CronJobUpdate = BodyOf<'/cron/{id}', 'patch'>;
+/** Query of `cron.list` (GET /cron). */
+export type CronJobListQuery = QueryOf<'/cron', 'get'>;
+/** One page of cron jobs: `{ size, cronJobs, nextCursor }`. */
+export type CronJobList = ResponseOf<'/cron', 'get', 200>;
+/** Query of `cron.preview` (GET /cron/preview). */
+export type CronPreviewQuery = QueryOf<'/cron/preview', 'get'>;
+/** `{ occurrences: [ISO 8601…] }`. */
+export type CronPreview = ResponseOf<'/cron/preview', 'get', 200>;
+
+/** An execution with its attempts. */
+export type Execution = ResponseOf<'/schedules/{id}/trigger', 'post', 202>;
+/** Query of `schedules.executions` and `cron.executions`: `limit` (1–100, default 20), `cursor`. */
+export type ExecutionPageQuery = QueryOf<'/schedules/{id}/executions', 'get'>;
+/** One page of executions, newest first: `{ size, executions, nextCursor }`. */
+export type ExecutionPage = ResponseOf<'/schedules/{id}/executions', 'get', 200>;
+
+/** An API key as listed and read (never with its token). */
+export type ApiKey = NonNullable<ResponseOf<'/api-keys/{id}', 'get', 200>>;
+/** A new API key with its token (shown only once). */
+export type ApiKeyCreated = ResponseOf<'/api-keys', 'post', 201>;
+/** Body of `apiKeys.create` (POST /api-keys). */
+export type ApiKeyCreate = BodyOf<'/api-keys', 'post'>;
+/** Body of `apiKeys.update` (PATCH /api-keys/{id}). */
+export type ApiKeyUpdate = BodyOf<'/api-keys/{id}', 'patch'>;
+/** `{ size, apiKeys }`. */
+export type ApiKeyList = ResponseOf<'/api-keys', 'get', 200>;
+
+/** The answer of GET /healthz. */
+export type Liveness = ResponseOf<'/healthz', 'get', 200>;
+/** The answer of GET /readyz while the node is ready. */
+export type Readiness = ResponseOf<'/readyz', 'get', 200>;
+
+/** Options of {@link createPunctualClient}. */
+export interface PunctualClientOptions {
+  /** Where Punctual serves, e.g. `http://127.0.0.1:8080` (an absolute http or https URL; a path prefix is kept). */
+  baseUrl: string;
+  /** An API key's token (`pk_…`), sent as `Authorization: Bearer <token>` on every request. */
+  token: string;
+  /** The fetch to use (default `globalThis.fetch`), e.g. one with a dispatcher of your own. */
+  fetch?: (request: Request) => Promise<Response>;
+}
+
+/** The result openapi-fetch gives for one request. */
+interface FetchResult {
+  data?: unknown;
+  error?: unknown;
+  response: Response;
+}
+
+/** The body of a successful answer; a {@link PunctualProblem} for any other. */
+async function unwrap<T>(call: Promise<FetchResult>): Promise<T> {
+  const { data, error, response } = await call;
+  if (!response.ok) throw PunctualProblem.fromResponse(response, error);
+  return data as T;
+}
+
+/** Every item of every page, fetching the next page (`nextCursor`) only when the previous one is consumed. */
+async function* paged<P extends { nextCursor?: string | null }, T>(
+  page: (cursor: string | undefined) => Promise<P>,
+  items: (p: P) => T[],
+  cursor?: string,
+): AsyncGenerator<T, void, undefined> {
+  let next: string | null | undefined = cursor;
+  do {
+    const p = await page(next ?? undefined);
+    yield* items(p);
+    next = p.nextCursor;
+  } while (next);
+}
+
+/**
+ * Creates a client of the Punctual API at `baseUrl` authenticating with `token`.
+ * @throws TypeError when `baseUrl` is not an absolute http(s) URL or `token` is empty
+ */
+export function createPunctualClient(options: PunctualClientOptions) {
+  let base: URL;
+  try {
+    base = new URL(options.baseUrl);
+  } catch {
+    throw new TypeError(`baseUrl must be an absolute http or https URL, got ${JSON.stringify(options.baseUrl)}`);
+  }
+  if (base.protocol !== 'http:' && base.protocol !== 'https:') {
+    throw new TypeError(`baseUrl must be an http or https URL, got ${JSON.stringify(options.baseUrl)}`);
+  }
+  if (typeof options.token !== 'string' || options.token.trim() === '') throw new TypeError('token must be a non-empty string');
+  const authorization = `Bearer ${options.token}`;
+
+  const auth: Middleware = {
+    onRequest({ request }) {
+      request.headers.set('authorization', authorization);
+      return request;
+    },
+    onError({ request, error }) {
+      // A caller's abort stays what it is; anything else fetch throws means no answer came.
+      if (error instanceof Error && (error.name === 'AbortError' || error.name === 'TimeoutError')) return error;
+      return new PunctualConnectionError(request.url, error);
+    },
+  };
+  const raw: Client<paths> = createClient<paths>({ baseUrl: base.href.replace(/\/+$/, ''), fetch: options.fetch });
+  raw.use(auth);
+
+  const id = (value: string) => ({ params: { path: { id: value } } });
+
+  const schedules = {
+    /** POST /schedules: creates a Pending schedule. */
+    create: (body: ScheduleCreate) => unwrap<Schedule>(raw.POST('/schedules', { body })),
+    /** GET /schedules: one page, oldest first; pass `nextCursor` back as `cursor` for the next. */
+    list: (query: ScheduleListQuery = {}) => unwrap<ScheduleList>(raw.GET('/schedules', { params: { query } })),
+    /** Every schedule matching `query`, following `nextCursor` page after page. */
+    listAll: (query: ScheduleListQuery = {}) =>
+      paged(
+        (cursor) => schedules.list({ ...query, cursor }),
+        (p) => p.schedules,
+      ),
+    /** GET /schedules/{id}: the schedule, or null when none has this id. */
+    get: (scheduleId: string) => unwrap<Schedule | null>(raw.GET('/schedules/{id}', id(scheduleId))),
+    /** PATCH /schedules/{id}: a Pending schedule only (409 otherwise). */
+    update: (scheduleId: string, body: ScheduleUpdate) =>
+      unwrap<Schedule>(raw.PATCH('/schedules/{id}', { ...id(scheduleId), body })),
+    /** DELETE /schedules/{id}. */
+    delete: (scheduleId: string) => unwrap<void>(raw.DELETE('/schedules/{id}', id(scheduleId))),
+    /** POST /schedules/{id}/trigger: runs a Pending schedule now; resolves with the new execution. */
+    trigger: (scheduleId: string) => unwrap<Execution>(raw.POST('/schedules/{id}/trigger', { ...id(scheduleId), body: {} })),
+    /** GET /schedules/{id}/executions: one page, newest first. */
+    executions: (scheduleId: string, query: ExecutionPageQuery = {}) =>
+      unwrap<ExecutionPage>(raw.GET('/schedules/{id}/executions', { params: { path: { id: scheduleId }, query } })),
+    /** Every execution of the schedule, newest first, following `nextCursor`. */
+    allExecutions: (scheduleId: string, query: ExecutionPageQuery = {}) =>
+      paged(
+        (cursor) => schedules.executions(scheduleId, { ...query, cursor }),
+        (p) => p.executions,
+      ),
+  };
+
+  const cron = {
+    /** POST /cron: creates an Active cron job. */
+    create: (body: CronJobCreate) => unwrap<CronJob>(raw.POST('/cron', { body })),
+    /** GET /cron: one page, oldest first; pass `nextCursor` back as `cursor` for the next. */
+    list: (query: CronJobListQuery = {}) => unwrap<CronJobList>(raw.GET('/cron', { params: { query } })),
+    /** Every cron job matching `query`, following `nextCursor` page after page. */
+    listAll: (query: CronJobListQuery = {}) =>
+      paged(
+        (cursor) => cron.list({ ...query, cursor }),
+        (p) => p.cronJobs,
+      ),
+    /** GET /cron/{id}: the job, or null when none has this id. */
+    get: (jobId: string) => unwrap<CronJob | null>(raw.GET('/cron/{id}', id(jobId))),
+    /** PATCH /cron/{id}. */
+    update: (jobId: string, body: CronJobUpdate) => unwrap<CronJob>(raw.PATCH('/cron/{id}', { ...id(jobId), body })),
+    /** PATCH /cron/{id} with `status: Paused`: the job stops firing. */
+    pause: (jobId: string) => cron.update(jobId, { status: 'Paused' }),
+    /** PATCH /cron/{id} with `status: Active`: the job fires again from its next occurrence after now. */
+    resume: (jobId: string) => cron.update(jobId, { status: 'Active' }),
+    /** DELETE /cron/{id}. */
+    delete: (jobId: string) => unwrap<void>(raw.DELETE('/cron/{id}', id(jobId))),
+    /** POST /cron/{id}/trigger: runs the job now, outside its schedule; resolves with the new execution. */
+    trigger: (jobId: string) => unwrap<Execution>(raw.POST('/cron/{id}/trigger', { ...id(jobId), body: {} })),
+    /** GET /cron/{id}/executions: one page, newest first. */
+    executions: (jobId: string, query: ExecutionPageQuery = {}) =>
+      unwrap<ExecutionPage>(raw.GET('/cron/{id}/executions', { params: { path: { id: jobId }, query } })),
+    /** Every execution of the job, newest first, following `nextCursor`. */
+    allExecutions: (jobId: string, query: ExecutionPageQuery = {}) =>
+      paged(
+        (cursor) => cron.executions(jobId, { ...query, cursor }),
+        (p) => p.executions,
+      ),
+    /** GET /cron/preview: the next `count` (1–100, default 5) occurrences after `from` (default now). */
+    preview: (query: CronPreviewQuery) => unwrap<CronPreview>(raw.GET('/cron/preview', { params: { query } })),
+  };
+
+  const executions = {
+    /** GET /executions/{id}: the execution with its attempts, or null (unknown or pruned). */
+    get: (executionId: string) => unwrap<Execution | null>(raw.GET('/executions/{id}', id(executionId))),
+  };
+
+  const apiKeys = {
+    /** POST /api-keys: the key with its token, shown only in this answer. */
+    create: (body: ApiKeyCreate) => unwrap<ApiKeyCreated>(raw.POST('/api-keys', { body })),
+    /** GET /api-keys: every key, oldest first, without tokens. */
+    list: () => unwrap<ApiKeyList>(raw.GET('/api-keys')),
+    /** GET /api-keys/{id}: the key, or null. */
+    get: (keyId: string) => unwrap<ApiKey | null>(raw.GET('/api-keys/{id}', id(keyId))),
+    /** PATCH /api-keys/{id}: rename, or enable/disable (from the next request on). */
+    update: (keyId: string, body: ApiKeyUpdate) => unwrap<ApiKey>(raw.PATCH('/api-keys/{id}', { ...id(keyId), body })),
+    /** DELETE /api-keys/{id}. */
+    delete: (keyId: string) => unwrap<void>(raw.DELETE('/api-keys/{id}', id(keyId))),
+  };
+
+  return {
+    schedules,
+    cron,
+    executions,
+    apiKeys,
+    /** GET /healthz: answers while the process serves (liveness; needs no key). */
+    liveness: () => unwrap<Liveness>(raw.GET('/healthz')),
+    /** GET /readyz: answers while the node takes work and its store answers; a 503 PunctualProblem otherwise. */
+    readiness: () => unwrap<Readiness>(raw.GET('/readyz')),
+    /** GET /metrics: the node's metrics in the Prometheus text format. */
+    metrics: () => unwrap<string>(raw.GET('/metrics', { parseAs: 'text' })),
+    /** The underlying openapi-fetch client (authenticated), for anything the methods do not cover. */
+    raw,
+  };
+}
+
+/** The client {@link createPunctualClient} returns. */
+export type PunctualClient = ReturnType<typeof createPunctualClient>;

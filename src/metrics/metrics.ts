@@ -1,0 +1,207 @@
+/**
+ * The metrics of one running server (issue #6 §5), with prom-client: one `Registry` per server
+ * (never prom-client's global one), so several servers in one process (the tests) keep their
+ * series apart. The series, their labels and units are listed in the README ("Metrics"); names
+ * follow the Prometheus conventions (`punctual_` prefix, base units: seconds, `_total` counters).
+ *
+ * Where the values come from, without touching the code that makes them:
+ *  - dispatch: the dispatcher's typed events (`dispatch:delivered`, `dispatch:error`) and its
+ *    `callsInFlight` getter ({@link ServerMetrics.watchDispatcher});
+ *  - due work: `Store.dueCount`, asked at each scrape ({@link ServerMetrics.watchDueWork});
+ *  - HTTP: `observeRequest`, called by the HTTP layer's `onResponse` hook (src/http/metrics.ts);
+ *  - store: `observeStoreOperation`, called by the timing decorator (store-timing.ts);
+ *  - process: prom-client's default metrics (process-metrics.ts), shared by the process.
+ */
+import { Counter, Gauge, Histogram, Registry } from 'prom-client';
+import type { DeliveredEvent, DispatcherEvents } from '../dispatch/events.js';
+import type { DueCounts } from '../store/store.js';
+import { attemptLabels } from './attempts.js';
+import { processRegistry } from './process-metrics.js';
+
+/** Buckets of the lateness histogram (s): 1 ms to 60 s. */
+export const LATENESS_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60];
+
+/** Buckets of HTTP request and store operation durations (s): 0.5 ms to 10 s. */
+export const DURATION_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
+
+/** Buckets of outgoing call durations (s): 5 ms to 15 min (the longest `timeoutMs`). */
+export const ATTEMPT_DURATION_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300, 900];
+
+/**
+ * Each source of `punctual_due_unclaimed` is counted up to this many items, so a scrape costs
+ * at most four bounded index reads however large the backlog (`Store.dueCount`).
+ */
+export const DUE_COUNT_LIMIT = 10_000;
+
+const DUE_SOURCES: readonly (keyof DueCounts)[] = ['schedule', 'cron', 'waiting', 'lease'];
+
+/** What {@link ServerMetrics.watchDispatcher} reads of the dispatcher. */
+export interface WatchedDispatcher {
+  readonly events: DispatcherEvents;
+  readonly callsInFlight: number;
+}
+
+/** What {@link ServerMetrics.watchDueWork} asks of the store. */
+export interface DueWorkSource {
+  dueCount(p: { now: number; limit: number }): Promise<DueCounts>;
+}
+
+/** Options of {@link ServerMetrics}. */
+export interface ServerMetricsOptions {
+  /** The service's version, for `punctual_build_info`. */
+  version: string;
+  /** The node's role (`all`, `api`, `dispatcher`), for `punctual_build_info`. */
+  role: string;
+}
+
+/**
+ * The metrics of one server. Implements the HTTP layer's `MetricsExposition` (render,
+ * observeRequest). Recording methods never throw.
+ */
+export class ServerMetrics {
+  /** This server's registry (prom-client's global registry is never used). */
+  readonly registry = new Registry();
+  /** `text/plain; version=0.0.4; charset=utf-8`. */
+  readonly contentType: string = Registry.PROMETHEUS_CONTENT_TYPE;
+
+  private readonly httpDuration: Histogram<'method' | 'route' | 'status_code'>;
+  private readonly storeDuration: Histogram<'operation' | 'result'>;
+
+  constructor(opts: ServerMetricsOptions) {
+    const registers = [this.registry];
+    new Gauge({
+      name: 'punctual_build_info',
+      help: 'Version and role of this node; always 1.',
+      labelNames: ['version', 'role'] as const,
+      registers,
+    }).set({ version: opts.version, role: opts.role }, 1);
+    this.httpDuration = new Histogram({
+      name: 'punctual_http_request_duration_seconds',
+      help: 'Duration of HTTP requests answered by this node, by method, route pattern and status code.',
+      labelNames: ['method', 'route', 'status_code'] as const,
+      buckets: DURATION_BUCKETS,
+      registers,
+    });
+    this.storeDuration = new Histogram({
+      name: 'punctual_store_operation_duration_seconds',
+      help: 'Duration of store operations on this node, by operation (Store method) and result (ok, error).',
+      labelNames: ['operation', 'result'] as const,
+      buckets: DURATION_BUCKETS,
+      registers,
+    });
+  }
+
+  /** Every series of this server, then the process's, in the Prometheus text format 0.0.4. */
+  render(): Promise<string> {
+    return Registry.merge([this.registry, processRegistry()]).metrics();
+  }
+
+  /** Records one answered HTTP request (`punctual_http_request_duration_seconds`). */
+  observeRequest(r: { method: string; route: string; statusCode: number; seconds: number }): void {
+    this.httpDuration.observe({ method: r.method, route: r.route, status_code: String(r.statusCode) }, Math.max(0, r.seconds));
+  }
+
+  /** Records one store operation (`punctual_store_operation_duration_seconds`); see store-timing.ts. */
+  readonly observeStoreOperation = (operation: string, seconds: number, ok: boolean): void => {
+    this.storeDuration.observe({ operation, result: ok ? 'ok' : 'error' }, Math.max(0, seconds));
+  };
+
+  /**
+   * Registers the dispatch series and follows `dispatcher`'s events:
+   * - `punctual_executions_finished_total{outcome}`: executions this node brought to their end
+   *   by an attempt, `succeeded` or `failed` (once per execution, at its last attempt; an attempt
+   *   that leads to a retry finishes nothing);
+   * - `punctual_attempts_total{result, status_class}`: every call this node made (attempts.ts);
+   * - `punctual_attempt_duration_seconds{result}`: how long each call took;
+   * - `punctual_execution_lateness_seconds`: first attempts only, their start − `scheduledFor`;
+   * - `punctual_calls_in_flight`: calls under way, read at scrape;
+   * - `punctual_dispatch_store_errors_total`: claims or outcome writes the store failed (the
+   *   dispatcher tries again).
+   * Call once, for a node that dispatches.
+   * @returns a function that stops following the events
+   */
+  watchDispatcher(dispatcher: WatchedDispatcher): () => void {
+    const registers = [this.registry];
+    const executions = new Counter({
+      name: 'punctual_executions_finished_total',
+      help: 'Executions this node finished by an attempt, by outcome (succeeded, failed).',
+      labelNames: ['outcome'] as const,
+      registers,
+    });
+    const attempts = new Counter({
+      name: 'punctual_attempts_total',
+      help: 'Calls to endpoints made by this node, by result (success, http_error, timeout, connection_error, refused) and status class.',
+      labelNames: ['result', 'status_class'] as const,
+      registers,
+    });
+    const attemptDuration = new Histogram({
+      name: 'punctual_attempt_duration_seconds',
+      help: 'Duration of calls to endpoints made by this node, by result.',
+      labelNames: ['result'] as const,
+      buckets: ATTEMPT_DURATION_BUCKETS,
+      registers,
+    });
+    const lateness = new Histogram({
+      name: 'punctual_execution_lateness_seconds',
+      help: 'Start of the first attempt of an execution minus its scheduled instant, in seconds.',
+      buckets: LATENESS_BUCKETS,
+      registers,
+    });
+    new Gauge({
+      name: 'punctual_calls_in_flight',
+      help: 'Calls to endpoints in flight on this node.',
+      registers,
+      collect() {
+        this.set(dispatcher.callsInFlight);
+      },
+    });
+    const storeErrors = new Counter({
+      name: 'punctual_dispatch_store_errors_total',
+      help: 'Claims and outcome writes of this node that the store failed (they are tried again).',
+      registers,
+    });
+    // Both outcomes exist from the start (at 0), so a success ratio is defined before the first failure.
+    for (const outcome of ['succeeded', 'failed']) executions.inc({ outcome }, 0);
+
+    const delivered = ({ claim, outcome }: DeliveredEvent): void => {
+      const labels = attemptLabels(outcome);
+      attempts.inc({ ...labels });
+      attemptDuration.observe({ result: labels.result }, Math.max(0, outcome.durationMs) / 1000);
+      if (outcome.status === 'Succeeded') executions.inc({ outcome: 'succeeded' });
+      else if (outcome.status === 'Failed') executions.inc({ outcome: 'failed' });
+      if (claim.attempt === 1) lateness.observe(Math.max(0, outcome.startedAt - claim.scheduledFor) / 1000);
+    };
+    const failed = (): void => storeErrors.inc();
+    dispatcher.events.on('dispatch:delivered', delivered);
+    dispatcher.events.on('dispatch:error', failed);
+    return () => {
+      dispatcher.events.off('dispatch:delivered', delivered);
+      dispatcher.events.off('dispatch:error', failed);
+    };
+  }
+
+  /**
+   * Registers `punctual_due_unclaimed{source}`: work due now and not yet claimed, by claim source
+   * (`schedule`, `cron`, `waiting`, `lease`; see `Store.dueCount`), each counted up to
+   * {@link DUE_COUNT_LIMIT}, asked of `store` at each scrape. The store's view, so every node of a
+   * cluster reports the same backlog. When the store cannot answer, the series are absent from
+   * that scrape (and the failed `dueCount` shows in the store operation series).
+   * @param now epoch ms (UTC) that decides what is due (a store with a clock of its own uses its own)
+   */
+  watchDueWork(store: DueWorkSource, now: () => number): void {
+    const gauge: Gauge<'source'> = new Gauge({
+      name: 'punctual_due_unclaimed',
+      help: `Work due now and not yet claimed, by source (schedule, cron, waiting, lease), each counted up to ${DUE_COUNT_LIMIT}.`,
+      labelNames: ['source'] as const,
+      registers: [this.registry],
+      async collect() {
+        try {
+          const counts = await store.dueCount({ now: now(), limit: DUE_COUNT_LIMIT });
+          for (const source of DUE_SOURCES) gauge.set({ source }, counts[source]);
+        } catch {
+          gauge.reset();
+        }
+      },
+    });
+  }
+}

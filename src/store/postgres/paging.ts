@@ -1,0 +1,67 @@
+/**
+ * Page scans of the job lists in PostgreSQL (issue #6 §4; the shared rules are in ../paging.ts).
+ * A page is ONE statement, so it sees one snapshot and costs one round trip:
+ *
+ *   hits  the driver index read in list order from the cursor, at most `PAGE_SCAN_MAX` entries
+ *         (`LIMIT $3`), each row (read through the driver index, or by primary key from a tag's
+ *         entry) checked against the other filters, until `limit + 1` match (`LIMIT $4 + 1`).
+ *         Limit nodes pull rows lazily, so a page that fills early stops early.
+ *   tail  only when the hits did not fill the page (a one-time filter, evaluated once): the
+ *         `PAGE_SCAN_MAX`th driver entry, if there is one. Then the scan stopped at its bound and
+ *         the next page continues after that entry (an index-only walk of at most
+ *         `PAGE_SCAN_MAX` entries; OFFSET within one page's bounded scan, never across pages).
+ *
+ * The answer is one row per hit with the tail's position on each, or one row without a hit when
+ * there is none. Parameters: `$1` position instant, `$2` position id, `$3` scan bound, `$4` page
+ * size, then those of the filters. Statements are unnamed (planned with their values): a
+ * generic plan cannot know how small `$3` and `$4` are.
+ */
+import { cutPage, type ListPosition } from '../paging.js';
+
+/** What a page statement answers: a hit's columns (null without one) and the tail's position. */
+export type PageRow<R> = { [K in keyof R]: R[K] | null } & {
+  k_at: number | null;
+  k_id: string | null;
+  tail_at: number | null;
+  tail_id: string | null;
+};
+
+/**
+ * The SQL of a page.
+ * @param p.hits the hits: a SELECT of the row's columns plus `k_at`, `k_id` (its list position)
+ *   from the driver read in list order with `LIMIT $3`, filtered row by row, ordered by position,
+ *   `LIMIT $4 + 1`
+ * @param p.driver `FROM … WHERE …` of the driver (the same rows as in `hits`, before `LIMIT $3`)
+ * @param p.order the driver's key columns, in list order (`created_at, id`)
+ */
+export function pageSql(p: { hits: string; driver: string; order: string }): string {
+  return `WITH hits AS (
+  ${p.hits}
+), tail AS (
+  SELECT ${p.order.replace(/, (\w+)$/, ', $1 AS id')} ${p.driver} AND (SELECT count(*) FROM hits) <= $4
+  ORDER BY ${p.order} OFFSET $3 - 1 LIMIT 1
+)
+SELECT tail.created_at AS tail_at, tail.id AS tail_id, hits.*
+  FROM (VALUES (1)) AS one (x) LEFT JOIN tail ON true LEFT JOIN hits ON true
+ ORDER BY hits.k_at, hits.k_id`;
+}
+
+/**
+ * Cuts the page from a page statement's answer (`cutPage`).
+ * @returns the hits' rows (with `k_at`, `k_id`, `tail_*` still on them) and the next cursor
+ */
+export function pageOf<R>(answer: PageRow<R>[], limit: number): { rows: R[]; nextCursor: string | null } {
+  const hits = answer.filter((r) => r.k_id !== null) as unknown as (R & { k_at: number; k_id: string })[];
+  const first = answer[0];
+  const scanEnd: ListPosition | null =
+    first && first.tail_id !== null && first.tail_at !== null ? { at: first.tail_at, id: first.tail_id } : null;
+  return cutPage(hits, limit, (r) => ({ at: r.k_at, id: r.k_id }), scanEnd);
+}
+
+/**
+ * The SQL that folds a name as `foldNameNeedle` does: A–Z to a–z and nothing else, whatever the
+ * database's locale (`lower()` would follow it, `ILIKE` too).
+ */
+export function foldNameSql(column: string): string {
+  return `translate(${column}, 'ABCDEFGHIJKLMNOPQRSTUVWXYZ', 'abcdefghijklmnopqrstuvwxyz')`;
+}

@@ -1,0 +1,99 @@
+/**
+ * `punctual keys …` (issue #6 §3): on the store directly when no service URL is set (or with
+ * `--local`), the way the first key is made; through the API otherwise. Real child processes, a
+ * live server on a real SQLite file.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { ApiKey, ApiKeyCreated, ApiKeyList } from '../../src/client/index.js';
+import { startTestServer, TEST_TOKEN, type TestServer } from '../support/server.js';
+import { punctual, punctualJson } from './run.js';
+
+let server: TestServer;
+/** The store of the running server, with no service URL: keys go to the store. */
+let local: Record<string, string>;
+/** The API of the running server. */
+let remote: Record<string, string>;
+
+beforeAll(async () => {
+  server = await startTestServer();
+  local = { DATABASE_URL: server.databaseUrl };
+  remote = { PUNCTUAL_URL: server.url, PUNCTUAL_TOKEN: TEST_TOKEN };
+});
+
+afterAll(async () => {
+  await server?.stop();
+});
+
+/** Status of GET /api-keys with `token`. */
+async function statusWith(token: string): Promise<number> {
+  const res = await fetch(`${server.url}/api-keys`, { headers: { authorization: `Bearer ${token}` } });
+  await res.arrayBuffer();
+  return res.status;
+}
+
+describe('punctual keys, without a service URL: the store itself', () => {
+  it('create prints a token the running server accepts; list shows the key, never a token', async () => {
+    const created = await punctual(['keys', 'create', 'walkthrough'], local);
+    expect(created.code).toBe(0);
+    const token = /^(pk_\S+)$/m.exec(created.stdout)![1]!;
+    expect(created.stdout).toMatch(/^Created API key "walkthrough" \([0-9a-f-]{36}, Enabled\)\.\nToken \(shown only this once; store it now\):\npk_/);
+    expect(await statusWith(token)).toBe(200);
+
+    const json = await punctualJson<ApiKeyCreated>(['keys', 'create', 'scripted', '--disabled'], local);
+    expect(json).toMatchObject({ name: 'scripted', status: 'Disabled', lastUsed: null, token: expect.stringMatching(/^pk_/) });
+    expect(Object.keys(json)).toEqual(['id', 'name', 'status', 'createdAt', 'lastUsed', 'token']);
+    expect(await statusWith(json.token)).toBe(403);
+
+    const list = await punctual(['keys', 'list'], local);
+    expect(list.code).toBe(0);
+    for (const text of ['NAME', 'LAST USED', 'walkthrough', 'scripted', 'Disabled', 'bootstrap']) expect(list.stdout).toContain(text);
+    expect(list.stdout).not.toContain('pk_');
+    const listed = await punctualJson<ApiKeyList>(['keys', 'list'], local);
+    // The same shape as GET /api-keys.
+    expect(listed.apiKeys.map((k) => k.id)).toEqual(((await server.api('GET', '/api-keys')).body as ApiKeyList).apiKeys.map((k) => k.id));
+
+    // Enable, rename, delete: also without a key (the way back in when every key is disabled).
+    expect(await punctualJson<ApiKey>(['keys', 'update', json.id, '--status', 'Enabled', '--name', 'scripted-2'], local)).toMatchObject({
+      name: 'scripted-2',
+      status: 'Enabled',
+    });
+    expect(await statusWith(json.token)).toBe(200);
+    expect(await punctual(['keys', 'delete', json.id], local)).toMatchObject({ code: 0, stdout: `Deleted API key ${json.id}.\n` });
+    expect(await statusWith(json.token)).toBe(401);
+    expect((await punctual(['keys', 'get', json.id], local)).code).toBe(3);
+    expect((await punctual(['keys', 'delete', json.id], local)).code).toBe(3);
+  });
+
+  it('--local goes to the store even when PUNCTUAL_URL is set (here to a server that is not there)', async () => {
+    const created = await punctualJson<ApiKeyCreated>(['keys', 'create', 'forced', '--local'], {
+      ...local,
+      PUNCTUAL_URL: 'http://127.0.0.1:9',
+      PUNCTUAL_TOKEN: 'pk_unused',
+    });
+    expect(await statusWith(created.token)).toBe(200);
+  });
+});
+
+describe('punctual keys, with PUNCTUAL_URL: through the API', () => {
+  it('create, list, get, update (disable), delete', async () => {
+    const created = await punctualJson<ApiKeyCreated>(['keys', 'create', 'ci'], remote);
+    expect(created).toMatchObject({ name: 'ci', status: 'Enabled' });
+    expect(await statusWith(created.token)).toBe(200);
+    const { token: _token, ...key } = created;
+
+    const shown = await punctual(['keys', 'get', created.id], remote);
+    expect(shown.code).toBe(0);
+    for (const text of [created.id, 'ci', 'Enabled', 'lastUsed']) expect(shown.stdout).toContain(text);
+    expect(shown.stdout).not.toContain(created.token);
+    expect(await punctualJson<ApiKey>(['keys', 'get', created.id], remote)).toMatchObject({ ...key, lastUsed: expect.any(String) });
+    expect((await punctualJson<ApiKeyList>(['keys', 'list'], remote)).apiKeys.map((k) => k.name)).toContain('ci');
+
+    const disabled = await punctual(['keys', 'update', created.id, '--status', 'Disabled'], remote);
+    expect(disabled.code).toBe(0);
+    expect(disabled.stdout).toMatch(/status\s+│ Disabled/);
+    expect(await statusWith(created.token)).toBe(403);
+
+    expect((await punctual(['keys', 'delete', created.id], remote)).code).toBe(0);
+    expect(await punctual(['keys', 'get', created.id, '--json'], remote)).toMatchObject({ code: 3, stdout: 'null\n' });
+  });
+});

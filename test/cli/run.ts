@@ -1,0 +1,43 @@
+/** Runs the `punctual` command as a real child process (from the sources, through tsx). Not a test file. */
+import { spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+
+/** What a run of the command gave. */
+export interface CliResult {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** Settings of this process the command reads; a run gets only those its test gives. */
+const OWN = ['PUNCTUAL_URL', 'PUNCTUAL_TOKEN', 'DATABASE_URL', 'PUNCTUAL_BOOTSTRAP_TOKEN'];
+
+/**
+ * Runs `punctual <args>` with `env` added to this process's environment (without its own
+ * PUNCTUAL_URL, PUNCTUAL_TOKEN, DATABASE_URL, PUNCTUAL_BOOTSTRAP_TOKEN) and resolves when it exits.
+ */
+export function punctual(args: string[], env: Record<string, string> = {}): Promise<CliResult> {
+  const base = Object.fromEntries(Object.entries(process.env).filter(([k]) => !OWN.includes(k)));
+  return new Promise((resolve, reject) => {
+    const proc = spawn(process.execPath, ['--import', 'tsx', 'src/cli.ts', ...args], {
+      cwd: ROOT,
+      env: { ...base, ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    proc.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
+    proc.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
+    proc.once('error', reject);
+    proc.once('close', (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+/** `punctual <args>` that must succeed (exit 0), parsed from its `--json` output. */
+export async function punctualJson<T = Record<string, unknown>>(args: string[], env: Record<string, string>): Promise<T> {
+  const r = await punctual([...args, '--json'], env);
+  if (r.code !== 0) throw new Error(`punctual ${args.join(' ')} exited ${r.code}: ${r.stderr}`);
+  return JSON.parse(r.stdout) as T;
+}
