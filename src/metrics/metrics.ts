@@ -68,6 +68,7 @@ export class ServerMetrics {
   private readonly storeDuration: Histogram<'operation' | 'result'>;
 
   constructor(opts: ServerMetricsOptions) {
+    processRegistry(); // the process's collectors (event-loop lag, GC) start with the first server
     const registers = [this.registry];
     new Gauge({
       name: 'punctual_build_info',

@@ -112,6 +112,7 @@ describe.each(STORES)('metrics after real deliveries ($name)', (store) => {
     const unknown = await get(`${server.url}/schedules/${ids[0]}/nope`, TEST_TOKEN);
     expect(unknown.status).toBe(404);
 
+    const cpuBefore = process.cpuUsage(); // this process's CPU since it started (the server is in-process)
     const { text, e } = await scrape(server.url);
     expectNoSecrets(text, secret);
 
@@ -163,7 +164,9 @@ describe.each(STORES)('metrics after real deliveries ($name)', (store) => {
     expect(samplesOf(e, 'punctual_store_operation_duration_seconds_count', { result: 'error' })).toEqual([]);
 
     // Process metrics, under their standard names; and what this node is.
-    expect(valueOf(e, 'process_cpu_user_seconds_total')).toBeGreaterThan(0);
+    // CPU counts from the process's start, not from the first scrape (CI once saw 0 here).
+    expect(valueOf(e, 'process_cpu_user_seconds_total')).toBeGreaterThanOrEqual(cpuBefore.user / 1e6);
+    expect(valueOf(e, 'process_cpu_seconds_total')).toBeGreaterThanOrEqual((cpuBefore.user + cpuBefore.system) / 1e6);
     expect(valueOf(e, 'nodejs_heap_size_used_bytes')).toBeGreaterThan(0);
     expect(samplesOf(e, 'punctual_build_info')).toEqual([{ name: 'punctual_build_info', labels: { version: expect.any(String), role: 'all' }, value: 1 }]);
     expect(e.types.get('punctual_attempts_total')).toBe('counter');
