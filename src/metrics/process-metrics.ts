@@ -29,12 +29,14 @@ let shared: Registry | null = null;
  */
 export function processRegistry(): Registry {
   if (shared === null) {
-    const before = process.cpuUsage(); // µs since the process started
     shared = new Registry();
     collectDefaultMetrics({ register: shared });
-    addCpu(shared, 'process_cpu_user_seconds_total', before.user);
-    addCpu(shared, 'process_cpu_system_seconds_total', before.system);
-    addCpu(shared, 'process_cpu_seconds_total', before.user + before.system);
+    // Read after registration: prom-client took its own reading during it, so the counters may
+    // run ahead by the microseconds of registering, never behind the process's real total.
+    const used = process.cpuUsage(); // µs since the process started
+    addCpu(shared, 'process_cpu_user_seconds_total', used.user);
+    addCpu(shared, 'process_cpu_system_seconds_total', used.system);
+    addCpu(shared, 'process_cpu_seconds_total', used.user + used.system);
   }
   return shared;
 }
