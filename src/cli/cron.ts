@@ -7,7 +7,7 @@ import type { CronJob, CronJobCreate, CronJobList, CronJobListQuery, CronJobUpda
 import { action, clientFrom, withApiOptions, type ApiOptions } from './connect.js';
 import { executionDetail, printExecutions, withPageOptions, type PageOptions } from './executions.js';
 import { NotFound, UsageError } from './exit.js';
-import { defined, deliveryBody, json, withDeliveryOptions, type DeliveryFlags } from './options.js';
+import { defined, deliveryBody, integer, json, withDeliveryOptions, type DeliveryFlags } from './options.js';
 import { detailTable, listTable, out, printJson, retryCell } from './output.js';
 
 const MISFIRE = ['once', 'skip', 'all'];
@@ -211,9 +211,9 @@ export function registerCronCommands(program: Command): void {
       .description('show the next occurrences of an expression, computed by the service as for real jobs')
       .addOption(new Option('--tz <zone>', 'IANA time zone (default UTC)'))
       .addOption(new Option('--from <instant>', 'occurrences strictly after this ISO 8601 instant (default now)'))
-      .addOption(new Option('--count <n>', 'how many, 1–100 (default 5)')),
+      .addOption(new Option('--count <n>', 'how many, 1–100 (default 5)').argParser(integer)),
   ).action(
-    action(async (expression: string, opts: ApiOptions & { tz?: string; from?: string; count?: string }) => {
+    action(async (expression: string, opts: ApiOptions & { tz?: string; from?: string; count?: number }) => {
       const query = { expression, ...defined({ timezone: opts.tz, from: opts.from, count: opts.count }) } as CronPreviewQuery;
       const preview = await clientFrom(opts).cron.preview(query);
       if (opts.json) return printJson(preview);

@@ -6,6 +6,7 @@ import { Option, type Command } from 'commander';
 import type { Execution, ExecutionPage, ExecutionPageQuery, PunctualClient } from '../client/index.js';
 import { action, clientFrom, withApiOptions, type ApiOptions } from './connect.js';
 import { NotFound } from './exit.js';
+import { integer } from './options.js';
 import { detailTable, listTable, out, printJson } from './output.js';
 
 /** One line of an execution's outcome: the last attempt's status code or error. */
@@ -37,7 +38,7 @@ export function executionDetail(e: Execution): string {
 
 /** Options of the execution lists. */
 export interface PageOptions extends ApiOptions {
-  limit?: string;
+  limit?: number;
   cursor?: string;
   all?: boolean;
 }
@@ -45,7 +46,7 @@ export interface PageOptions extends ApiOptions {
 /** Adds `--limit`, `--cursor` and `--all` (a list command's paging). */
 export function withPageOptions(cmd: Command, what: string, limits: string): Command {
   return cmd
-    .addOption(new Option('--limit <n>', `${what} per page (${limits})`))
+    .addOption(new Option('--limit <n>', `${what} per page (${limits})`).argParser(integer))
     .addOption(new Option('--cursor <cursor>', 'the nextCursor of the previous page'))
     .addOption(new Option('--all', 'follow nextCursor and print every page').conflicts('cursor'));
 }

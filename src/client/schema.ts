@@ -1226,7 +1226,7 @@ export interface operations {
         parameters: {
             query?: {
                 /** @description Cron jobs per page, 1 to 1,000 (default 100). */
-                limit?: string;
+                limit?: number;
                 /** @description The `nextCursor` of the previous page (opaque); absent for the first page. A page continues strictly after the previous one, so jobs created or deleted meanwhile never make one appear twice. A cursor this service did not make is a 400. */
                 cursor?: string;
                 /** @description Only cron jobs in this status. */
@@ -1298,7 +1298,7 @@ export interface operations {
                 /** @description ISO 8601 instant with `Z` or an offset; occurrences strictly after it. Default: now. */
                 from?: string;
                 /** @description How many occurrences, 1 to 100 (default 5). */
-                count?: string;
+                count?: number;
             };
             header?: never;
             path?: never;
@@ -1426,7 +1426,7 @@ export interface operations {
         parameters: {
             query?: {
                 /** @description Executions per page, 1 to 100 (default 20). */
-                limit?: string;
+                limit?: number;
                 /** @description The `nextCursor` of the previous page; absent for the first page. */
                 cursor?: string;
             };
@@ -1616,7 +1616,7 @@ export interface operations {
         parameters: {
             query?: {
                 /** @description Schedules per page, 1 to 1,000 (default 100). */
-                limit?: string;
+                limit?: number;
                 /** @description The `nextCursor` of the previous page (opaque); absent for the first page. A page continues strictly after the previous one, so jobs created or deleted meanwhile never make one appear twice. A cursor this service did not make is a 400. */
                 cursor?: string;
                 /** @description Only schedules in this status. */
@@ -1785,7 +1785,7 @@ export interface operations {
         parameters: {
             query?: {
                 /** @description Executions per page, 1 to 100 (default 20). */
-                limit?: string;
+                limit?: number;
                 /** @description The `nextCursor` of the previous page; absent for the first page. */
                 cursor?: string;
             };

@@ -8,6 +8,10 @@
  *    changed in one place only is an error, not a silent second version;
  *  - `tags` arrays (checked as a whole by `x-check`, without `items` at run time) are documented
  *    with `items: {type: 'string'}`;
+ *  - whole-number query parameters (`limit`, `count`: checked at run time as strings of decimal
+ *    digits by their `x-rule`, so that `1e2` or ` 5` get a problem naming the field rather than
+ *    Ajv's coercion) are documented as `type: 'integer'` with their `minimum`, `maximum` and
+ *    `default` ({@link INTEGER_QUERY_RULES}), so generated clients take numbers;
  *  - the problem answers (`problemResponses`) are kept once each in `components.responses`
  *    (`BadRequest`, `Unauthenticated`, …) and referenced by the operations;
  *  - an operation whose route schema says `'x-body-optional': true` (the triggers) gets
@@ -27,6 +31,18 @@ import {
 } from './schemas/cron-jobs.js';
 import { RetryInputSchema, RetryPolicySchema } from './schemas/delivery.js';
 import { AttemptSchema, ExecutionPageSchema, ExecutionSchema } from './schemas/executions.js';
+import { PREVIEW_COUNT_DEFAULT } from '../service/cron-jobs.js';
+import { PAGE_LIMIT_DEFAULT } from '../service/executions.js';
+import { LIST_LIMIT_DEFAULT } from '../service/job-lists.js';
+import {
+  LIST_LIMIT_MAX,
+  LIST_LIMIT_MIN,
+  PAGE_LIMIT_MAX,
+  PAGE_LIMIT_MIN,
+  PREVIEW_COUNT_MAX,
+  PREVIEW_COUNT_MIN,
+  type RuleName,
+} from '../service/rules.js';
 import * as EXAMPLES from './schemas/examples.js';
 import { PROBLEM_RESPONSE_KEY } from './schemas/operations.js';
 import { ScheduleCreateBody, ScheduleListSchema, SchedulePatchBody, ScheduleSchema } from './schemas/schedules.js';
@@ -162,6 +178,29 @@ function documentTagItems(node: Json): Json {
   return out;
 }
 
+/**
+ * Query parameters that are whole numbers, by their rule (src/service/rules.ts): the schema the
+ * document shows instead of the run-time `type: 'string'` (the rule keyword is kept).
+ */
+export const INTEGER_QUERY_RULES: Readonly<Partial<Record<RuleName, { minimum: number; maximum: number; default: number }>>> = {
+  'list-limit': { minimum: LIST_LIMIT_MIN, maximum: LIST_LIMIT_MAX, default: LIST_LIMIT_DEFAULT },
+  'page-limit': { minimum: PAGE_LIMIT_MIN, maximum: PAGE_LIMIT_MAX, default: PAGE_LIMIT_DEFAULT },
+  'preview-count': { minimum: PREVIEW_COUNT_MIN, maximum: PREVIEW_COUNT_MAX, default: PREVIEW_COUNT_DEFAULT },
+};
+
+/** An operation's query parameters of {@link INTEGER_QUERY_RULES} get their integer schema. */
+function documentIntegerQueries(op: Json): Json {
+  if (!isObject(op) || !Array.isArray(op.parameters)) return op;
+  const parameters = op.parameters.map((param) => {
+    if (!isObject(param) || param.in !== 'query' || !isObject(param.schema ?? null)) return param;
+    const schema = param.schema as JsonObject;
+    const integer = INTEGER_QUERY_RULES[schema['x-rule'] as RuleName];
+    if (integer === undefined || schema.type !== 'string') return param;
+    return { ...param, schema: { ...schema, type: 'integer', ...integer } };
+  });
+  return { ...op, parameters };
+}
+
 function sortedKeys<T>(record: Record<string, T>, compare?: (a: string, b: string) => number): Record<string, T> {
   return Object.fromEntries(Object.keys(record).sort(compare).map((k) => [k, record[k]!]));
 }
@@ -218,7 +257,8 @@ export function finishDocument(doc: OpenApiDocument): OpenApiDocument {
   for (const [path, item] of Object.entries(sortedKeys(doc.paths))) {
     const methods: Record<string, Record<string, unknown>> = {};
     for (const [method, op] of Object.entries(sortedKeys(item, byMethod))) {
-      methods[method] = finishOperation(documentTagItems(hoister.walk(op as unknown as Json)) as Record<string, unknown>, problems);
+      const walked = documentIntegerQueries(documentTagItems(hoister.walk(op as unknown as Json)));
+      methods[method] = finishOperation(walked as Record<string, unknown>, problems);
     }
     paths[path] = methods;
   }

@@ -111,6 +111,8 @@ describe('exit codes', () => {
       [['schedules', 'create', '--name', 'x', '--at', 'now', '--endpoint', 'http://e', '--data', '{oops'], env, /'--data <json>' argument '\{oops' is invalid/],
       [['schedules', 'list', '--status', 'Done'], env, /Allowed choices are Pending, Running, Succeeded, Failed/],
       [['cron', 'create', '--timeout-ms', '5s'], env, /must be a whole number/],
+      [['schedules', 'list', '--limit', 'ten'], env, /'--limit <n>' argument 'ten' is invalid/],
+      [['cron', 'preview', '* * * * *', '--count', '1e2'], env, /must be a whole number/],
       [['cron', 'frobnicate'], env, /unknown command 'frobnicate'/],
       [['schedules', 'list', '--colour'], env, /unknown option '--colour'/],
       [['executions', 'get'], env, /missing required argument 'id'/],

@@ -99,7 +99,7 @@ describe('schedules', () => {
     expect(done).toMatchObject({ id: execution.id, status: 'Succeeded', attempts: [{ number: 1, statusCode: 200, error: null }] });
     expect(receiver.arrivals.find((a) => a.path === '/invoice')?.body).toBe('{"invoice":42}');
 
-    expect(await punctual.schedules.executions(created.id, { limit: '10' })).toMatchObject({
+    expect(await punctual.schedules.executions(created.id, { limit: 10 })).toMatchObject({
       size: 1,
       executions: [{ id: execution.id, status: 'Succeeded' }],
       nextCursor: null,
@@ -139,7 +139,7 @@ describe('schedules', () => {
       errors: problem.errors,
     });
     // Query parameters are named too, as /query/<name>.
-    const query = (await rejection(punctual.schedules.list({ limit: '0' }))) as PunctualProblem;
+    const query = (await rejection(punctual.schedules.list({ limit: 0 }))) as PunctualProblem;
     expect(query.errors.map((e) => e.path)).toEqual(['/query/limit']);
   });
 
@@ -159,15 +159,15 @@ describe('schedules', () => {
     }
     urls.length = 0;
     const seen = [];
-    for await (const s of counting.schedules.listAll({ tag: ['paging'], limit: '2' })) seen.push(s.name);
+    for await (const s of counting.schedules.listAll({ tag: ['paging'], limit: 2 })) seen.push(s.name);
     expect(seen).toEqual(names);
     expect(urls).toHaveLength(3);
     expect(urls.filter((u) => new URL(u).searchParams.has('cursor'))).toHaveLength(2);
     for (const u of urls) expect(new URL(u).searchParams.get('limit')).toBe('2');
 
-    const first = await counting.schedules.list({ tag: ['paging'], limit: '2' });
+    const first = await counting.schedules.list({ tag: ['paging'], limit: 2 });
     expect(first.size).toBe(2);
-    const second = await counting.schedules.list({ tag: ['paging'], limit: '2', cursor: first.nextCursor! });
+    const second = await counting.schedules.list({ tag: ['paging'], limit: 2, cursor: first.nextCursor! });
     expect(second.schedules.map((s) => s.name)).toEqual(['p3', 'p4']);
   });
 });
@@ -197,16 +197,16 @@ describe('cron jobs', () => {
     const second = await punctual.cron.trigger(job.id);
     await deliveries.of(second.id);
     expect(first).toMatchObject({ jobType: 'cron', jobId: job.id, triggered: true });
-    const page = await punctual.cron.executions(job.id, { limit: '1' });
+    const page = await punctual.cron.executions(job.id, { limit: 1 });
     expect(page.size).toBe(1);
     expect(page.nextCursor).not.toBeNull();
     const all = [];
-    for await (const e of punctual.cron.allExecutions(job.id, { limit: '1' })) all.push(e.id);
+    for await (const e of punctual.cron.allExecutions(job.id, { limit: 1 })) all.push(e.id);
     expect(all.sort()).toEqual([first.id, second.id].sort());
     expect(await punctual.cron.get(job.id)).toMatchObject({ invocations: 2, lastStatus: 'Succeeded' });
 
     const listed = [];
-    for await (const j of punctual.cron.listAll({ limit: '1' })) listed.push(j.id);
+    for await (const j of punctual.cron.listAll({ limit: 1 })) listed.push(j.id);
     expect(listed).toContain(job.id);
 
     await punctual.cron.delete(job.id);
@@ -220,7 +220,7 @@ describe('cron jobs', () => {
       expression: '0 9 * * MON-FRI',
       timezone: 'Europe/Berlin',
       from: '2026-11-21T10:00:00Z',
-      count: '3',
+      count: 3,
     });
     expect(preview).toEqual({ occurrences: ['2026-11-23T08:00:00.000Z', '2026-11-24T08:00:00.000Z', '2026-11-25T08:00:00.000Z'] });
     const bad = (await rejection(punctual.cron.preview({ expression: '0 9 * * MON-FRI', timezone: 'Mars/Olympus' }))) as PunctualProblem;

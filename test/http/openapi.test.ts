@@ -109,6 +109,9 @@ describe('the OpenAPI document', () => {
   afterAll(async () => {
     await h?.close();
   });
+  /** The harness's app on a real socket (listening from the first call on); its base URL. */
+  let base: Promise<string> | undefined;
+  const listening = () => (base ??= h.app.listen({ port: 0, host: '127.0.0.1' }));
 
   it('is committed as docs/openapi.json, current (else run `npm run openapi` and commit it)', () => {
     expect(committed, 'docs/openapi.json is stale: run `npm run openapi` and commit the result').toBe(generated);
@@ -213,8 +216,42 @@ describe('the OpenAPI document', () => {
     expect(doc.components.schemas.FieldProblem).toMatchObject({ required: ['path', 'message'], additionalProperties: false });
   });
 
+  it('documents limit and count as integers with the bounds and defaults the service applies', async () => {
+    const base = await listening();
+    const integers: string[] = [];
+    for (const [key, op] of documentedOperations(doc)) {
+      const [method, path] = key.split(' ') as [string, string];
+      for (const param of (op.parameters ?? []) as { in: string; name: string; required?: boolean; schema?: Record<string, Json> }[]) {
+        if (param.in !== 'query' || param.schema?.type !== 'integer') continue;
+        integers.push(`${key} ${param.name}`);
+        const { minimum, maximum, default: byDefault } = param.schema as { minimum: number; maximum: number; default: number };
+        expect([minimum, maximum, byDefault].every(Number.isInteger), `${key} ${param.name}`).toBe(true);
+        expect(minimum <= byDefault && byDefault <= maximum, `${key} ${param.name}`).toBe(true);
+        // The bounds are the service's: one step outside each is a 400 naming the parameter; the bounds themselves are not.
+        const target = base + path.replace(/\{[^}]+\}/g, '019aa5c2-5e00-7c3a-8d2b-3f6e1a9b4c70');
+        const required = path === '/cron/preview' ? 'expression=*%20*%20*%20*%20*&' : '';
+        for (const [value, ok] of [[minimum - 1, false], [minimum, true], [maximum, true], [maximum + 1, false]] as const) {
+          const res = await fetch(`${target}?${required}${param.name}=${value}`, { method, headers: h.headers });
+          const text = await res.text();
+          if (ok) expect(res.status, `${key} ${param.name}=${value}: ${text}`).toBe(200);
+          else {
+            expect(res.status, `${key} ${param.name}=${value}`).toBe(400);
+            expect((JSON.parse(text) as { errors: { path: string }[] }).errors.map((e) => e.path)).toEqual([`/query/${param.name}`]);
+          }
+        }
+      }
+    }
+    expect(integers.sort()).toEqual([
+      'GET /cron limit',
+      'GET /cron/preview count',
+      'GET /cron/{id}/executions limit',
+      'GET /schedules limit',
+      'GET /schedules/{id}/executions limit',
+    ]);
+  });
+
   it('says the truth about authentication: every operation it secures answers 401 without a token, the open ones do not', async () => {
-    const base = await h.app.listen({ port: 0, host: '127.0.0.1' });
+    const base = await listening();
     for (const [key, op] of documentedOperations(doc)) {
       const [method, path] = key.split(' ') as [string, string];
       const url = base + path.replace(/\{[^}]+\}/g, '019aa5c2-5e00-7c3a-8d2b-3f6e1a9b4c70');
