@@ -182,7 +182,7 @@ function documentTagItems(node: Json): Json {
  * Query parameters that are whole numbers, by their rule (src/service/rules.ts): the schema the
  * document shows instead of the run-time `type: 'string'` (the rule keyword is kept).
  */
-export const INTEGER_QUERY_RULES: Readonly<Partial<Record<RuleName, { minimum: number; maximum: number; default: number }>>> = {
+const INTEGER_QUERY_RULES: Readonly<Partial<Record<RuleName, { minimum: number; maximum: number; default: number }>>> = {
   'list-limit': { minimum: LIST_LIMIT_MIN, maximum: LIST_LIMIT_MAX, default: LIST_LIMIT_DEFAULT },
   'page-limit': { minimum: PAGE_LIMIT_MIN, maximum: PAGE_LIMIT_MAX, default: PAGE_LIMIT_DEFAULT },
   'preview-count': { minimum: PREVIEW_COUNT_MIN, maximum: PREVIEW_COUNT_MAX, default: PREVIEW_COUNT_DEFAULT },

@@ -96,6 +96,9 @@ function expectedProblems(method: string, op: Operation): number[] {
   return [...statuses].sort((a, b) => a - b);
 }
 
+/** A documented path with an (unknown) id in each `{…}` parameter. */
+const withIds = (path: string) => path.replace(/\{[^}]+\}/g, '019aa5c2-5e00-7c3a-8d2b-3f6e1a9b4c70');
+
 describe('the OpenAPI document', () => {
   let h: Harness;
   let committed: string;
@@ -228,7 +231,7 @@ describe('the OpenAPI document', () => {
         expect([minimum, maximum, byDefault].every(Number.isInteger), `${key} ${param.name}`).toBe(true);
         expect(minimum <= byDefault && byDefault <= maximum, `${key} ${param.name}`).toBe(true);
         // The bounds are the service's: one step outside each is a 400 naming the parameter; the bounds themselves are not.
-        const target = base + path.replace(/\{[^}]+\}/g, '019aa5c2-5e00-7c3a-8d2b-3f6e1a9b4c70');
+        const target = base + withIds(path);
         const required = path === '/cron/preview' ? 'expression=*%20*%20*%20*%20*&' : '';
         for (const [value, ok] of [[minimum - 1, false], [minimum, true], [maximum, true], [maximum + 1, false]] as const) {
           const res = await fetch(`${target}?${required}${param.name}=${value}`, { method, headers: h.headers });
@@ -254,7 +257,7 @@ describe('the OpenAPI document', () => {
     const base = await listening();
     for (const [key, op] of documentedOperations(doc)) {
       const [method, path] = key.split(' ') as [string, string];
-      const url = base + path.replace(/\{[^}]+\}/g, '019aa5c2-5e00-7c3a-8d2b-3f6e1a9b4c70');
+      const url = base + withIds(path);
       const res = await fetch(url, { method });
       const secured = (op.security ?? []).length > 0;
       if (secured) {

@@ -231,8 +231,8 @@ describe.skipIf(!BASE)('PostgreSQL store', () => {
         expect((await s.claimDue(claimAt(T0))).map((x) => x.jobId)).toEqual([locked.id]);
       });
 
-      it('the claim reads each source through its partial index', async () => {
-        const s = await open();
+      /** 5,000 schedules (1 in 50 Pending, the rest Succeeded) with an execution each, analysed: a history the planner must skip. */
+      const seedHistory = async (s: PostgresStore): Promise<void> => {
         await s.sql.rows(
           `INSERT INTO schedules (id, name, scheduled_at, status, endpoint, created_at)
            SELECT 'h-' || g, 'history', g, CASE WHEN g % 50 = 0 THEN 'Pending' ELSE 'Succeeded' END, 'https://e/', 0
@@ -243,6 +243,11 @@ describe.skipIf(!BASE)('PostgreSQL store', () => {
            SELECT 'e-' || g, 'schedule', 'h-' || g, g, 'Succeeded', 1, 0, g FROM generate_series(1, 5000) AS g`,
         );
         await s.sql.rows('ANALYZE');
+      };
+
+      it('the claim reads each source through its partial index', async () => {
+        const s = await open();
+        await seedHistory(s);
         const plan = async (text: string, values: unknown[]) =>
           (await s.sql.rows<{ 'QUERY PLAN': string }>(`EXPLAIN (COSTS OFF) ${text}`, values)).map((r) => r['QUERY PLAN']).join('\n');
         const claimPlan = await plan(candidatesSql('caller'), [100, schema.schema, T0]);
@@ -258,16 +263,7 @@ describe.skipIf(!BASE)('PostgreSQL store', () => {
 
       it('dueCount reads each source through its partial index only, at most limit entries', async () => {
         const s = await open();
-        await s.sql.rows(
-          `INSERT INTO schedules (id, name, scheduled_at, status, endpoint, created_at)
-           SELECT 'h-' || g, 'history', g, CASE WHEN g % 50 = 0 THEN 'Pending' ELSE 'Succeeded' END, 'https://e/', 0
-             FROM generate_series(1, 5000) AS g`,
-        );
-        await s.sql.rows(
-          `INSERT INTO executions (id, job_type, job_id, scheduled_for, status, attempt, created_at, finished_at)
-           SELECT 'e-' || g, 'schedule', 'h-' || g, g, 'Succeeded', 1, 0, g FROM generate_series(1, 5000) AS g`,
-        );
-        await s.sql.rows('ANALYZE');
+        await seedHistory(s);
         const text = (await s.sql.rows<{ 'QUERY PLAN': string }>(`EXPLAIN (COSTS OFF) ${dueCountSql('caller')}`, [10_000, T0]))
           .map((r) => r['QUERY PLAN'])
           .join('\n');
