@@ -171,3 +171,32 @@ export async function spawnReceiver(): Promise<ChildReceiver> {
     },
   };
 }
+
+/** Endpoints that accept connections in the kernel and never answer (test/support/stuck-process.ts). */
+export interface StuckServers {
+  /** `http://127.0.0.1:<port>`, one origin each. */
+  urls: string[];
+  /** Kills the process (SIGKILL: its thread is blocked) and waits for its end. */
+  close(): Promise<void>;
+}
+
+/** Starts `count` stuck servers in one child process; see test/support/stuck-process.ts. */
+export async function spawnStuckServers(count: number): Promise<StuckServers> {
+  const proc = spawn(process.execPath, ['--import', 'tsx', 'test/support/stuck-process.ts', String(count)], {
+    cwd: ROOT,
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
+  const ports = await new Promise<number[]>((resolve, reject) => {
+    proc.once('exit', (code) => reject(new Error(`stuck servers process exited (${code})`)));
+    proc.once('message', (m: { type: string; ports: number[] }) => resolve(m.ports));
+  });
+  return {
+    urls: ports.map((p) => `http://127.0.0.1:${p}`),
+    close: async () => {
+      if (proc.exitCode !== null || proc.signalCode !== null) return;
+      const exited = once(proc, 'exit');
+      proc.kill('SIGKILL');
+      await exited;
+    },
+  };
+}
