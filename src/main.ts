@@ -4,6 +4,7 @@ import type { Config, Role } from './config.js';
 import { Dispatcher } from './dispatch/dispatcher.js';
 import { ExecutionPruner } from './dispatch/pruner.js';
 import { DEFAULT_RETRY_POLICY } from './dispatch/retry.js';
+import { withDispatchThread } from './dispatch/store-thread.js';
 import { resolveSigningSecrets, WebhookSigner } from './dispatch/signing.js';
 import { offsetClock, systemClock, type Clock } from './domain/clock.js';
 import { AJV_OPTIONS, ruleKeywordPlugin } from './http/ajv.js';
@@ -15,7 +16,7 @@ import { createLogger } from './logger.js';
 import { ServerMetrics } from './metrics/metrics.js';
 import { timedStore } from './metrics/store-timing.js';
 import { ensureBootstrapKey } from './service/api-keys.js';
-import { openStore } from './store/open.js';
+import { openStore, parseDatabaseUrl } from './store/open.js';
 import type { Store } from './store/store.js';
 import { VERSION } from './version.js';
 
@@ -86,9 +87,13 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     logger.warn({ offsetMs: config.testClockOffsetMs }, 'PUNCTUAL_TEST_CLOCK_OFFSET_MS is set: this process reads a skewed clock (for tests only)');
   }
   const metrics = new ServerMetrics({ version: VERSION, role });
-  // Every store operation of this server is timed (punctual_store_operation_duration_seconds).
-  const store = timedStore(await openStore(config.databaseUrl, { logger }), metrics.observeStoreOperation);
   const dispatches = role !== 'api';
+  const opened = await openStore(config.databaseUrl, { logger });
+  const target = parseDatabaseUrl(config.databaseUrl);
+  // SQLite: the dispatcher's transactions run on a thread of their own (dispatch/store-thread.ts).
+  const threaded = target.kind === 'sqlite' && dispatches ? withDispatchThread(opened, target.path, { logger }) : opened;
+  // Every store operation of this server is timed (punctual_store_operation_duration_seconds).
+  const store = timedStore(threaded, metrics.observeStoreOperation);
   let signer: WebhookSigner | null = null;
   try {
     await store.migrate();

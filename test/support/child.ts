@@ -181,8 +181,20 @@ export interface StuckServers {
 }
 
 /** Starts `count` stuck servers in one child process; see test/support/stuck-process.ts. */
-export async function spawnStuckServers(count: number): Promise<StuckServers> {
-  const proc = spawn(process.execPath, ['--import', 'tsx', 'test/support/stuck-process.ts', String(count)], {
+export function spawnStuckServers(count: number): Promise<StuckServers> {
+  return spawnEndpoints(count, 'hang');
+}
+
+/**
+ * Starts `count` HTTP servers in one child process that answer 200 at once (test/support/stuck-process.ts,
+ * mode `answer`): healthy origins of their own, apart from the test's receiver.
+ */
+export function spawnAnsweringServers(count: number): Promise<StuckServers> {
+  return spawnEndpoints(count, 'answer');
+}
+
+async function spawnEndpoints(count: number, mode: 'hang' | 'answer'): Promise<StuckServers> {
+  const proc = spawn(process.execPath, ['--import', 'tsx', 'test/support/stuck-process.ts', String(count), mode], {
     cwd: ROOT,
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });

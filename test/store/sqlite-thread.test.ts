@@ -1,0 +1,128 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { cronJobNext } from '../../src/dispatch/cron-next.js';
+import { DEFAULT_RETRY_POLICY } from '../../src/dispatch/retry.js';
+import { withDispatchThread } from '../../src/dispatch/store-thread.js';
+import { StoreUnavailableError } from '../../src/domain/errors.js';
+import { newId } from '../../src/domain/ids.js';
+import { SqliteStore } from '../../src/store/sqlite/index.js';
+import type { ClaimDueParams, Store } from '../../src/store/store.js';
+
+/**
+ * The dispatcher's SQLite operations on a thread of their own (src/dispatch/store-thread.ts), on
+ * a real database file: what the thread writes, the main connection reads, and the other way round.
+ */
+const T0 = Date.UTC(2026, 10, 21, 12, 0, 0);
+
+describe('SQLite store with the dispatcher thread', () => {
+  let dir: string;
+  let path: string;
+  let store: Store;
+  const warnings: { obj: object; msg: string | undefined }[] = [];
+
+  beforeEach(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'punctual-thread-'));
+    path = join(dir, 'punctual.db');
+    const main = SqliteStore.open(path);
+    await main.migrate();
+    warnings.length = 0;
+    store = withDispatchThread(main, path, { logger: { warn: (obj, msg) => warnings.push({ obj, msg }) } });
+  });
+  afterEach(async () => {
+    await store.close();
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  const claim = (now: number, o: Partial<ClaimDueParams> = {}) =>
+    store.claimDue({ now, limit: 100, nodeId: 'node-a', leaseMs: 60_000, nextOccurrence: cronJobNext, misfireThresholdMs: 60_000, ...o });
+  const schedule = (scheduledAt: number) =>
+    store.scheduleCreate({
+      id: newId(),
+      name: 'job',
+      scheduledAt,
+      endpoint: 'https://example.com/hook',
+      data: { n: 1 },
+      tags: [],
+      retry: DEFAULT_RETRY_POLICY,
+      timeoutMs: 30_000,
+      now: T0 - 60_000,
+    });
+
+  it('claims on the thread what the main connection created, and the main connection reads the outcome the thread wrote', async () => {
+    const s = await schedule(T0);
+    expect(await store.nextDueAt()).toBe(T0);
+    expect(await claim(T0 - 1)).toEqual([]);
+    const [c, ...rest] = await claim(T0);
+    expect(rest).toEqual([]);
+    expect(c).toMatchObject({ jobType: 'schedule', jobId: s.id, scheduledFor: T0, attempt: 1, data: { n: 1 } });
+    expect((await store.scheduleGet({ id: s.id }))?.status).toBe('Running');
+
+    await store.executionsFinish({
+      nodeId: 'node-a',
+      outcomes: [
+        { executionId: c!.executionId, attempt: 1, status: 'Succeeded', nextAttemptAt: null, startedAt: T0 + 2, durationMs: 5, statusCode: 200, error: null, responseBody: 'ok' },
+      ],
+    });
+    expect((await store.scheduleGet({ id: s.id }))?.status).toBe('Succeeded');
+    expect(await store.executionGet({ id: c!.executionId })).toMatchObject({ status: 'Succeeded', attempts: [{ number: 1, statusCode: 200 }] });
+    expect(await store.nextDueAt()).toBeNull();
+  });
+
+  it("claims cron occurrences on the thread with the real cron engine (cronJobNext), in the job's time zone", async () => {
+    const job = await store.cronCreate({
+      id: newId(),
+      name: 'hourly',
+      expression: '0 * * * *',
+      timezone: 'Asia/Kolkata', // UTC+05:30: the next hour there is at :30 UTC
+      endpoint: 'https://example.com/hook',
+      data: {},
+      retry: DEFAULT_RETRY_POLICY,
+      timeoutMs: 30_000,
+      misfire: 'once',
+      overlap: 'allow',
+      nextInvocation: T0 + 30 * 60_000,
+      now: T0,
+    });
+    const [c] = await claim(T0 + 30 * 60_000);
+    expect(c).toMatchObject({ jobType: 'cron', jobId: job.id, scheduledFor: T0 + 30 * 60_000 });
+    expect((await store.cronGet({ id: job.id }))?.nextInvocation).toBe(T0 + 90 * 60_000);
+  });
+
+  it("passes the thread store's warnings to the logger (the main connection here has none): a cron job paused by the claim", async () => {
+    const job = await store.cronCreate({
+      id: newId(), name: 'broken', expression: 'not a cron expression', timezone: null, endpoint: 'https://example.com/c', data: {},
+      retry: DEFAULT_RETRY_POLICY, timeoutMs: 30_000, misfire: 'once', overlap: 'allow', nextInvocation: T0, now: T0 - 60_000,
+    });
+    expect(await claim(T0)).toHaveLength(1);
+    expect((await store.cronGet({ id: job.id }))?.status).toBe('Paused');
+    expect(warnings).toEqual([{ obj: { cronJobId: job.id, nextOccurrence: null }, msg: expect.stringContaining('paused') }]);
+  });
+
+  it('runs a claim with another nextOccurrence on the main connection (a function cannot cross threads)', async () => {
+    await schedule(T0);
+    let called = 0;
+    await store.cronCreate({
+      id: newId(), name: 'c', expression: '* * * * *', timezone: null, endpoint: 'https://example.com/c', data: {},
+      retry: DEFAULT_RETRY_POLICY, timeoutMs: 30_000, misfire: 'once', overlap: 'allow', nextInvocation: T0, now: T0 - 60_000,
+    });
+    const claimed = await claim(T0, { nextOccurrence: (_job, after) => (called++, after + 60_000) });
+    expect(claimed).toHaveLength(2);
+    expect(called).toBeGreaterThan(0);
+  });
+
+  it('hands back leases on the thread, so the next claim takes the execution again as the same execution', async () => {
+    await schedule(T0);
+    const [c] = await claim(T0);
+    await store.leasesRelease({ nodeId: 'node-a', executionIds: [c!.executionId], now: T0 + 10 });
+    const [again] = await claim(T0 + 10);
+    expect(again).toMatchObject({ executionId: c!.executionId, attempt: 2 });
+  });
+
+  it("fails the thread's operations with StoreUnavailableError once it is closed", async () => {
+    await store.close();
+    await expect(store.nextDueAt()).rejects.toBeInstanceOf(StoreUnavailableError);
+    await expect(claim(T0)).rejects.toBeInstanceOf(StoreUnavailableError);
+  });
+});
