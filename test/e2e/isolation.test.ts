@@ -55,8 +55,10 @@ const PRIMER_LEAD_MS = 150;
 /** Time given to create a round's schedules through the API before its window opens. */
 const LEAD_MS = 2_500;
 /*
- * ROUNDS: a warm-up, three baseline rounds, then three rounds with the hangers (the hanging rounds
- * last: their calls fail for a second afterwards). Each side's figure is the best p99 of its
+ * ROUNDS: a warm-up, then three times a baseline round, a control round (CONTROL below) and a round
+ * with the hangers (interleaved since 2026-11-21's last session, so that a slow stretch of the VM
+ * hits both sides; a hanging round's last timeouts end 1.5 s into it, before the next window).
+ * Each side's figure is the best p99 of its
  * rounds. The p99 of 100 calls is their second-worst lateness, so one scheduler hiccup in one
  * round moves it: in A/A runs of this test (no hanger in any round, on the 2-core machine of
  * docs/benchmarks.md while other work ran on it), the second round's p99 was more than twice the
@@ -84,19 +86,26 @@ async function inBatches<T>(items: T[], width: number, fn: (item: T) => Promise<
  * have `maxAttempts: 1`, which keeps the 300 calls below the cap as designed (HANG_WAVES_MS).
  */
 /*
- * GATED (2026-11-21 night). On the 2-core machine CI runs on, the healthy p99 with the hangers is
- * about 1.5-2.2 × the p99 without them (baselines 4-7 ms, with hangers 9-13 ms): the bar holds in
- * most runs and fails in about 1 of 5 (2 of 11 runs that night, one of them a CI run: 4 vs 10
- * ms). The late calls sit next to the waves (connections opened to the stuck origins) and the
- * first wave's timeouts (aborts and the Failed outcomes' writes), all on the service's one
- * thread; capping every claim at 32 items did not change it. Until that work moves off the event
- * loop (SQLite in a worker thread, cheaper slow-origin starts), the test runs only with
+ * GATED (2026-11-21 night, still on 2026-11-21's last session). On the 2-core machine CI runs on,
+ * the healthy p99 with the hangers was about 1.5-2.2 × the p99 without them, and the bar failed in
+ * about 1 run of 5 (2 of 11 runs that night, one of them a CI run: 4 vs 10 ms). Since then the
+ * dispatcher's SQLite transactions run on a thread of their own (src/dispatch/store-thread.ts), its
+ * timer closes in on due instants (WAKE_LEAD_MS in dispatcher.ts), and every round starts awake
+ * (PRIMER): 7 runs of 7 held, with ratios of 1.0-1.83 (e.g. 5/8, 8/13, 6/11 ms), too close to the
+ * bar to call it reliable on this VM. The test therefore still runs only with
  * PUNCTUAL_ISOLATION_TEST=1, so that it cannot block unrelated work from landing; the default run
  * skips it with one visible line. Issue #3 stays open on this item.
+ *
+ * CONTROL. Between the rounds without and with hangers, a round sends the same three waves to 100
+ * origins that answer at once (spawnAnsweringServers). Printed, not asserted: the same calls
+ * answered cost the healthy ones more than hanging ones do (p99 14-84 ms against 7-13 ms in the
+ * runs above: the answers and their outcomes come at the wave, the hangers' a second later, spread
+ * out by the deadline sweeper), so what is left of the hangers' cost is the load of 300 calls, not
+ * their hanging.
  */
 const RUN_ISOLATION = process.env.PUNCTUAL_ISOLATION_TEST === '1';
 if (!RUN_ISOLATION) {
-  console.log('⚠ isolation test skipped: holds in about 4 runs of 5 on 2 cores (see the test); run with PUNCTUAL_ISOLATION_TEST=1');
+  console.log('⚠ isolation test skipped: held 7 runs of 7 on 2 cores but up to 1.83× of the 2× bar (see the test); run with PUNCTUAL_ISOLATION_TEST=1');
 }
 
 describe.skipIf(!RUN_ISOLATION)('isolation from hanging endpoints (issue #3 §5)', () => {
