@@ -125,6 +125,8 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
           misfireThresholdMs: config.misfireThresholdMs,
           maxInFlight: config.maxInFlight,
           policy: config.endpointPolicy,
+          // Calls to slow origins go out from a thread of their own (dispatch/slow-lane.ts).
+          slowLane: true,
         });
   if (dispatcher) metrics.watchDispatcher(dispatcher);
   metrics.watchDueWork(store, () => (dispatcher ? dispatcher.now() : clock.now()));

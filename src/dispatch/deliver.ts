@@ -74,63 +74,103 @@ export function attemptHeaders(
   };
 }
 
+/** One signed call, ready to send: what crosses to the slow lane's thread (slow-lane.ts). */
+export interface CallRequest {
+  endpoint: string;
+  /** From {@link attemptHeaders}. */
+  headers: Record<string, string>;
+  /** The job's `data` as JSON. */
+  body: string;
+  /** The job's `timeoutMs`: connect, headers and the body excerpt. */
+  timeoutMs: number;
+}
+
+/** What a call produced, without its timing (the caller measures that). */
+export interface CallResult {
+  /** HTTP status, or null when no answer came. */
+  statusCode: number | null;
+  /** Why the call failed (connection error, timeout, non-2xx), or null on success. */
+  error: string | null;
+  /** First {@link RESPONSE_EXCERPT_BYTES} bytes of the body, decoded as UTF-8, or null. */
+  responseBody: string | null;
+  /** The answer's `Retry-After` header as sent (first value), or null. */
+  retryAfter: string | null;
+  ok: boolean;
+  /** True when the SSRF guard's lookup refused the destination. */
+  refused: boolean;
+}
+
+/** Sends calls elsewhere than on this thread: the slow lane (slow-lane.ts). */
+export interface CallSender {
+  /** Sends `req`; never rejects (failures are described in the result). */
+  send(req: CallRequest): Promise<CallResult>;
+}
+
 /**
- * Makes one attempt of a claimed execution: a signed `POST` of the job's `data` as JSON to its
- * endpoint (issue #2 §6, issue #3 §3), within the job's `timeoutMs` (connect, headers and the
- * body excerpt). Redirects are never followed (undici's `request` follows none unless a redirect
- * interceptor is installed), so a 3xx is a failed attempt. Never throws: every failure is
- * described in the result.
+ * Sends one call over `dispatcher`: a `POST` of `req.body` within `req.timeoutMs`, aborted by
+ * `deadlines` (or a timer of its own). Redirects are never followed (undici's `request` follows
+ * none unless a redirect interceptor is installed). Runs on the event loop's thread and on the
+ * slow lane's. Never throws: every failure is described in the result.
  */
-export async function deliver(claim: ClaimedExecution, opts: DeliverOptions): Promise<AttemptResult> {
-  const startedAt = opts.now();
-  const t0 = performance.now();
-  const timeoutMs = claim.timeoutMs;
-  const done = (r: Omit<AttemptResult, 'startedAt' | 'durationMs'>): AttemptResult => ({
-    startedAt,
-    durationMs: Math.round(performance.now() - t0),
-    ...r,
-  });
-  const refusedBy = opts.policy ? literalHostProblem(claim.endpoint, opts.policy) : null;
-  if (refusedBy !== null) {
-    return done({ statusCode: null, ok: false, error: `refused: ${refusedBy}`, responseBody: null, retryAfterMs: null, refused: true });
-  }
-  const deadline = opts.deadlines?.add(timeoutMs);
+export async function sendCall(req: CallRequest, dispatcher: Dispatcher, deadlines?: DeadlineSweeper): Promise<CallResult> {
+  const { timeoutMs } = req;
+  const deadline = deadlines?.add(timeoutMs);
   try {
-    const body = JSON.stringify(claim.data);
-    const res = await request(claim.endpoint, {
+    const res = await request(req.endpoint, {
       method: 'POST',
-      dispatcher: opts.dispatcher,
-      headers: attemptHeaders(claim, body, startedAt, opts),
-      body,
+      dispatcher,
+      headers: req.headers,
+      body: req.body,
       signal: deadline?.signal ?? AbortSignal.timeout(timeoutMs),
       // undici's own timers only back the deadline up (they would all fire in the same turn).
       headersTimeout: timeoutMs + BACKSTOP_MS,
       bodyTimeout: timeoutMs + BACKSTOP_MS,
     });
-    const retryAfterMs = parseRetryAfter(res.headers['retry-after'], opts.now());
+    const header = res.headers['retry-after'];
+    const retryAfter = (Array.isArray(header) ? header[0] : header) ?? null;
     const responseBody = await readExcerpt(res.body);
     const ok = res.statusCode >= 200 && res.statusCode < 300;
-    return done({
-      statusCode: res.statusCode,
-      ok,
-      error: ok ? null : `HTTP ${res.statusCode}`,
-      responseBody,
-      retryAfterMs,
-      refused: false,
-    });
+    return { statusCode: res.statusCode, ok, error: ok ? null : `HTTP ${res.statusCode}`, responseBody, retryAfter, refused: false };
   } catch (err) {
     const refused = errorCode(err) === SSRF_REFUSED;
-    return done({
+    return {
       statusCode: null,
       ok: false,
       error: refused ? (err as Error).message : describeError(err, timeoutMs),
       responseBody: null,
-      retryAfterMs: null,
+      retryAfter: null,
       refused,
-    });
+    };
   } finally {
     deadline?.clear();
   }
+}
+
+/**
+ * Makes one attempt of a claimed execution: a signed `POST` of the job's `data` as JSON to its
+ * endpoint (issue #2 §6, issue #3 §3), within the job's `timeoutMs` (connect, headers and the
+ * body excerpt), through {@link sendCall} here or, when `lane` is given, on the slow lane's
+ * thread. A 3xx is a failed attempt (redirects are not followed). Never throws: every failure is
+ * described in the result.
+ * @param lane sends the call from another thread (calls to slow origins; see slow-lane.ts)
+ */
+export async function deliver(claim: ClaimedExecution, opts: DeliverOptions, lane?: CallSender): Promise<AttemptResult> {
+  const startedAt = opts.now();
+  const t0 = performance.now();
+  const refusedBy = opts.policy ? literalHostProblem(claim.endpoint, opts.policy) : null;
+  if (refusedBy !== null) {
+    const error = `refused: ${refusedBy}`;
+    return { startedAt, durationMs: Math.round(performance.now() - t0), statusCode: null, ok: false, error, responseBody: null, retryAfterMs: null, refused: true };
+  }
+  const body = JSON.stringify(claim.data);
+  const req: CallRequest = { endpoint: claim.endpoint, headers: attemptHeaders(claim, body, startedAt, opts), body, timeoutMs: claim.timeoutMs };
+  const { retryAfter, ...result } = await (lane ? lane.send(req) : sendCall(req, opts.dispatcher, opts.deadlines));
+  return {
+    startedAt,
+    durationMs: Math.round(performance.now() - t0),
+    ...result,
+    retryAfterMs: retryAfter === null ? null : parseRetryAfter(retryAfter, opts.now()),
+  };
 }
 
 /** Reads at most RESPONSE_EXCERPT_BYTES of a body, then drops the rest (a huge body is not read). */

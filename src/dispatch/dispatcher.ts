@@ -5,11 +5,12 @@ import type { AttemptOutcome, ClaimedExecution } from '../domain/types.js';
 import type { Store } from '../store/store.js';
 import { cronJobNext } from './cron-next.js';
 import { DeadlineSweeper } from './deadlines.js';
-import { deliver, type AttemptResult } from './deliver.js';
+import { deliver, sendCall, type AttemptResult } from './deliver.js';
 import { DispatcherEvents } from './events.js';
 import { createHttpAgent } from './http-agent.js';
 import { LaunchQueue } from './launch-queue.js';
 import { classifyAttempt, retryDelayMs } from './retry.js';
+import { SlowLane } from './slow-lane.js';
 import type { WebhookSigner } from './signing.js';
 import type { EndpointPolicy } from './ssrf.js';
 
@@ -58,6 +59,11 @@ export interface DispatcherOptions {
    * (http-agent.ts, with the guard's lookup when `policy` is given), closed by `stop()`.
    */
   http?: HttpDispatcher;
+  /**
+   * Send the calls to slow origins from a worker thread of their own (slow-lane.ts; issue #3 §5),
+   * with its own undici `Agent` under `policy`. Default false; `punctual serve` turns it on.
+   */
+  slowLane?: boolean;
 }
 
 /**
@@ -165,7 +171,9 @@ export class Dispatcher {
   private readonly policy: EndpointPolicy | undefined;
   private readonly deadlines = new DeadlineSweeper();
   /** Claimed calls not started yet: a few start per turn, slow origins last (launch-queue.ts). */
-  private readonly queue = new LaunchQueue<Pending>((p) => this.launch(p));
+  private readonly queue = new LaunchQueue<Pending>((p, slow) => this.launch(p, slow));
+  /** Sends the calls to slow origins from a thread of its own, when enabled. */
+  private readonly slowLane: SlowLane | null;
 
   private timer: NodeJS.Timeout | null = null;
   /** Store clock − local clock (ms), measured at the last look at the store; 0 for a store without a clock. */
@@ -208,6 +216,19 @@ export class Dispatcher {
       (opts.policy
         ? createHttpAgent({ policy: opts.policy, connectTimeoutMs })
         : new Agent({ keepAliveTimeout: 10_000, connect: { timeout: connectTimeoutMs } }));
+    this.slowLane = opts.slowLane
+      ? new SlowLane({
+          ...(opts.policy && { policy: opts.policy }),
+          connectTimeoutMs,
+          fallback: (req) => sendCall(req, this.http, this.deadlines),
+          logger: this.log,
+        })
+      : null;
+  }
+
+  /** Calls sent through the slow lane so far (0 without it); see slow-lane.ts. */
+  get slowLaneCalls(): number {
+    return this.slowLane?.sent ?? 0;
   }
 
   /** Calls in flight now, counting claimed calls about to start. */
@@ -290,6 +311,7 @@ export class Dispatcher {
       }
     }
     this.deadlines.close();
+    await this.slowLane?.close(unfinished > 0);
     if (this.ownsHttp) await (unfinished > 0 ? this.http.destroy() : this.http.close());
     return { unfinished };
   }
@@ -392,17 +414,19 @@ export class Dispatcher {
     }
   }
 
-  private launch(pending: Pending): void {
+  /** Starts one call: from the slow lane's thread when `slow` and the lane is enabled, else here. */
+  private launch(pending: Pending, slow: boolean): void {
     const { claim } = pending;
     const call = (async () => {
-      const result = await deliver(claim, {
+      const opts = {
         dispatcher: this.http,
         signer: this.signer,
         ...(this.policy && { policy: this.policy }),
         userAgent: this.userAgent,
         now: () => this.now(),
         deadlines: this.deadlines,
-      });
+      };
+      const result = await deliver(claim, opts, slow && this.slowLane ? this.slowLane : undefined);
       if (this.handedBack) return; // its lease was handed back at stop(): another attempt follows
       const outcome = this.outcomeOf(claim, result);
       this.log.debug(

@@ -62,6 +62,32 @@ export function parseAllowedNetworks(text: string): Pick<EndpointPolicy, 'networ
   return { networks, hosts };
 }
 
+/** An {@link EndpointPolicy} as plain data, for a worker thread (structured clone keeps no ipaddr.js classes). */
+export interface EndpointPolicyData {
+  allowPrivate: boolean;
+  /** CIDRs as `[address, prefix length]`. */
+  networks: [string, number][];
+  hosts: string[];
+}
+
+/** `policy` as plain data; {@link policyFromData} reverses it. */
+export function policyToData(policy: EndpointPolicy): EndpointPolicyData {
+  return {
+    allowPrivate: policy.allowPrivate,
+    networks: policy.networks.map(([net, bits]) => [net.toString(), bits]),
+    hosts: [...policy.hosts],
+  };
+}
+
+/** The policy that {@link policyToData} described. */
+export function policyFromData(data: EndpointPolicyData): EndpointPolicy {
+  return {
+    allowPrivate: data.allowPrivate,
+    networks: data.networks.map(([address, bits]) => [ipaddr.parse(address), bits]),
+    hosts: new Set(data.hosts),
+  };
+}
+
 /**
  * Why the guard refuses to connect to `address` (an IP address as text), or null when allowed.
  * @param hostname the URL's host, when the address came from resolving it (for messages and

@@ -17,11 +17,11 @@
  * A claim whose `nextOccurrence` is not {@link cronJobNext} runs on the main connection: a
  * function cannot cross threads (tests pass their own).
  */
-import { Worker } from 'node:worker_threads';
 import { StoreUnavailableError } from '../domain/errors.js';
 import type { AttemptOutcome, ClaimedExecution } from '../domain/types.js';
 import type { ClaimDueParams, Store } from '../store/store.js';
 import { cronJobNext } from './cron-next.js';
+import { startWorker } from './worker-start.js';
 
 /** A request to the thread; `id` pairs it with its reply. */
 export type ThreadRequest = { id: number } & (
@@ -44,22 +44,6 @@ export interface DispatchThreadOptions {
   logger?: { warn(obj: object, msg?: string): void };
 }
 
-/** The worker's entry: the compiled `.js` beside this file, or the `.ts` source (run through tsx). */
-function workerEntry(): { url: URL; fromSource: boolean } {
-  const fromSource = import.meta.url.endsWith('.ts');
-  return { url: new URL(`./store-thread-worker.${fromSource ? 'ts' : 'js'}`, import.meta.url), fromSource };
-}
-
-function startWorker(path: string): Worker {
-  const { url, fromSource } = workerEntry();
-  if (!fromSource) return new Worker(url, { workerData: { path } });
-  // From the sources (tests, `npm run bench`), the worker registers tsx itself: Node 20 does not
-  // apply the parent's `--import tsx` to a worker.
-  const tsx = import.meta.resolve('tsx/esm/api');
-  const code = `import(${JSON.stringify(tsx)}).then(({ register }) => { register(); return import(${JSON.stringify(url.href)}); })`;
-  return new Worker(code, { eval: true, workerData: { path } });
-}
-
 /**
  * `store` (a SQLite store on the file at `path`, migrated), with the dispatcher's operations
  * moved to a worker thread on a second connection to that file (see above). `close()` ends the
@@ -69,7 +53,7 @@ function startWorker(path: string): Worker {
  * @returns a Proxy of `store`, usable wherever `store` is
  */
 export function withDispatchThread<S extends Store>(store: S, path: string, opts: DispatchThreadOptions = {}): S {
-  const worker = startWorker(path);
+  const worker = startWorker('store-thread-worker', import.meta.url, { path });
   worker.unref();
   let nextId = 1;
   let dead: Error | null = null;

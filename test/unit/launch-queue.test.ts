@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { LaunchQueue, SLOW_ORIGIN_MS } from '../../src/dispatch/launch-queue.js';
+import { LaunchQueue, SLOW_MEMORY_MS, SLOW_ORIGIN_MS } from '../../src/dispatch/launch-queue.js';
 
 /** The launch order of claimed calls (issue #3 §5): a few per turn, idle origins first. */
 interface Item {
@@ -46,10 +46,10 @@ describe('LaunchQueue', () => {
     now = SLOW_ORIGIN_MS - 1;
     q.push([...items('http://h1', 1, 'early-h1-'), { origin: 'http://ok', name: 'ok-early' }]);
     expect(started.slice(3)).toEqual(['early-h1-0', 'ok-early']);
+    q.finished(healthy); // answered within SLOW_ORIGIN_MS
     // Once the hanging calls have waited SLOW_ORIGIN_MS, a wave to them goes after a healthy call
     // claimed in the same batch (or later), however the batch is ordered.
     now = SLOW_ORIGIN_MS + 50;
-    q.finished(healthy);
     q.push([...items('http://h1', 3, 'h1-'), ...items('http://h2', 3, 'h2-'), { origin: 'http://ok', name: 'ok' }]);
     expect(started.slice(5)).toEqual(['ok', 'h1-0']);
     q.push([{ origin: 'http://ok2', name: 'ok2' }]);
@@ -59,21 +59,49 @@ describe('LaunchQueue', () => {
     expect(started).toHaveLength(13);
   });
 
-  it('treats an origin as healthy again once its slow calls have finished', () => {
+  it('remembers an origin as slow after a slow call, until a call to it ends sooner or SLOW_MEMORY_MS pass', () => {
     let now = 0;
     const started: string[] = [];
-    const q = new LaunchQueue<Item>((i) => started.push(i.name), 1, () => now);
-    const [a] = items('http://a', 1);
-    q.push([a!]);
+    const slowFlags = new Map<string, boolean>();
+    const q = new LaunchQueue<Item>(
+      (i, slow) => {
+        started.push(i.name);
+        slowFlags.set(i.name, slow);
+      },
+      1,
+      () => now,
+    );
+    const first = items('http://a', 1, 'first-');
+    q.push(first);
     now = 10 * SLOW_ORIGIN_MS;
-    q.push([...items('http://b', 1, 'b'), ...items('http://a', 1, 'slow-a'), ...items('http://c', 1, 'c')]);
+    const second = items('http://a', 1, 'second-');
+    q.push([...items('http://b', 1, 'b'), ...second, ...items('http://c', 1, 'c')]);
     vi.runAllTimers();
-    expect(started).toEqual(['http://a0', 'b0', 'c0', 'slow-a0']);
-    for (const item of [a!]) q.finished(item);
+    expect(started).toEqual(['first-0', 'b0', 'c0', 'second-0']);
+    expect(Object.fromEntries(slowFlags)).toEqual({ 'first-0': false, b0: false, c0: false, 'second-0': true });
+    // Both calls to http://a end after SLOW_ORIGIN_MS or more (timeouts, say): none is in flight,
+    // and http://a is still slow; an item the queue never started changes nothing.
+    now += SLOW_ORIGIN_MS;
+    for (const item of [...first, ...second, { origin: 'http://a', name: 'unknown' }]) q.finished(item);
     started.length = 0;
-    q.push([...items('http://a', 1, 'a'), ...items('http://d', 1, 'd')]);
+    const third = items('http://a', 1, 'third-');
+    q.push([...third, ...items('http://d', 1, 'd')]);
     vi.runAllTimers();
-    expect(started).toEqual(['a0', 'd0']);
+    expect(started).toEqual(['d0', 'third-0']);
+    expect(slowFlags.get('third-0')).toBe(true);
+    // A call that answers within SLOW_ORIGIN_MS clears the memory at once.
+    now += SLOW_ORIGIN_MS - 1;
+    q.finished(third[0]!);
+    expect(q.isSlow('http://a')).toBe(false);
+    // Otherwise the memory ends SLOW_MEMORY_MS after the slow call ended.
+    const e = items('http://e', 1);
+    q.push(e);
+    now += SLOW_ORIGIN_MS;
+    q.finished(e[0]!);
+    now += SLOW_MEMORY_MS - 1;
+    expect(q.isSlow('http://e')).toBe(true);
+    now += 1;
+    expect(q.isSlow('http://e')).toBe(false);
   });
 
   it('stops starting calls in a turn once they have taken the turn budget', () => {
