@@ -17,6 +17,11 @@
  * the main thread), reads the clock for `startedAt` and records the outcome; the thread only
  * sends. A thread that dies fails the calls it held (a retryable attempt, the same execution) and
  * later calls are sent from the main thread.
+ *
+ * Priority. The thread runs at nice 19 (Linux; slow-lane-worker.ts): moved off the event loop's
+ * thread but not off a 2-core machine, the hangers' work still took the CPU from the event loop
+ * at each wave (the isolation test failed 2 runs of 5); at nice 19 it uses spare CPU, and 15 runs
+ * of 15 held. Figures: docs/benchmarks.md, "Isolation".
  */
 import type { Worker } from 'node:worker_threads';
 import type { CallRequest, CallResult, CallSender } from './deliver.js';

@@ -1,3 +1,4 @@
+import { readdirSync, readFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -98,6 +99,14 @@ describe('SlowLane', () => {
     } finally {
       await strict.close();
     }
+  });
+
+  it.runIf(process.platform === 'linux')('runs its thread at nice 19, the rest of the process at its own priority', () => {
+    // Field 19 of /proc/<pid>/task/<tid>/stat is the nice value (proc(5)); the lane has sent calls above.
+    const niceOf = (tid: string) => Number(readFileSync(`/proc/self/task/${tid}/stat`, 'utf8').split(') ')[1]!.split(' ')[16]);
+    const nices = readdirSync('/proc/self/task').map(niceOf);
+    expect(nices.filter((n) => n === 19)).toHaveLength(1);
+    expect(niceOf(String(process.pid))).toBe(0);
   });
 
   it('after close, sends from the fallback', async () => {
