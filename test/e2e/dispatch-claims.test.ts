@@ -3,16 +3,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Agent, type Dispatcher as HttpDispatcher } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Dispatcher } from '../../src/dispatch/dispatcher.js';
-import { generateSigningSecret, WebhookSigner } from '../../src/dispatch/signing.js';
-import { systemClock } from '../../src/domain/clock.js';
+import type { Dispatcher } from '../../src/dispatch/dispatcher.js';
 import { newId } from '../../src/domain/ids.js';
 import type { ClaimedExecution } from '../../src/domain/types.js';
 import { openStore } from '../../src/store/open.js';
 import type { Store } from '../../src/store/store.js';
+import { testDispatcher } from '../support/dispatcher.js';
 import { startReceiver, type Receiver } from '../support/receiver.js';
-
-const silent = { debug() {}, info() {}, warn() {}, error() {} };
 
 /**
  * How the dispatcher claims a burst (issue #3 §5): a small first claim, whose calls start before
@@ -60,15 +57,7 @@ describe('dispatcher claims of a burst', () => {
         now: Date.now(),
       });
     }
-    dispatcher = new Dispatcher({
-      store,
-      clock: systemClock,
-      logger: silent,
-      userAgent: 'Punctual/test',
-      signer: new WebhookSigner([generateSigningSecret()]),
-      batchSize: 100,
-      http,
-    });
+    dispatcher = testDispatcher({ store, batchSize: 100, http });
     // For each claim: its size, and how many calls undici had been handed when it was made.
     const claims: { size: number; startedBefore: number }[] = [];
     dispatcher.events.on('dispatch:claimed', (items: ClaimedExecution[]) => {

@@ -1,11 +1,11 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { Dispatcher } from '../../src/dispatch/dispatcher.js';
+import type { Dispatcher } from '../../src/dispatch/dispatcher.js';
 import { DEFAULT_RETRY_POLICY } from '../../src/dispatch/retry.js';
-import { generateSigningSecret, WebhookSigner } from '../../src/dispatch/signing.js';
 import { offsetClock } from '../../src/domain/clock.js';
 import { newId } from '../../src/domain/ids.js';
 import { openStore } from '../../src/store/open.js';
 import type { Store } from '../../src/store/store.js';
+import { testDispatcher } from '../support/dispatcher.js';
 import { startReceiver, type Receiver } from '../support/receiver.js';
 import { SQLITE, type TestDatabase } from '../support/stores.js';
 
@@ -53,13 +53,7 @@ describe('dispatcher on a store with its own clock (local clock 5 s ahead)', () 
         return typeof v === 'function' ? (v as (...a: unknown[]) => unknown).bind(target) : v;
       },
     });
-    dispatcher = new Dispatcher({
-      store,
-      clock: offsetClock(SKEW_MS),
-      logger: { debug: () => undefined, info: () => undefined, warn: () => undefined, error: () => undefined },
-      userAgent: 'Punctual/test',
-      signer: new WebhookSigner([generateSigningSecret()]),
-    });
+    dispatcher = testDispatcher({ store, clock: offsetClock(SKEW_MS) });
     const due = new Map<string, number>();
     const start = Date.now() + 300;
     for (let i = 0; i < 20; i++) {

@@ -4,16 +4,15 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CallRequest, CallResult } from '../../src/dispatch/deliver.js';
-import { Dispatcher } from '../../src/dispatch/dispatcher.js';
+import type { Dispatcher } from '../../src/dispatch/dispatcher.js';
 import type { DeliveredEvent } from '../../src/dispatch/events.js';
-import { generateSigningSecret, WebhookSigner } from '../../src/dispatch/signing.js';
 import { SlowLane } from '../../src/dispatch/slow-lane.js';
 import { parseAllowedNetworks, STRICT_POLICY, type EndpointPolicy } from '../../src/dispatch/ssrf.js';
-import { systemClock } from '../../src/domain/clock.js';
 import { newId } from '../../src/domain/ids.js';
 import { openStore } from '../../src/store/open.js';
 import type { Store } from '../../src/store/store.js';
 import { spawnReceiver, type ChildReceiver } from '../support/child.js';
+import { testDispatcher } from '../support/dispatcher.js';
 import { startReceiver, type Receiver } from '../support/receiver.js';
 
 /**
@@ -125,8 +124,6 @@ describe('SlowLane', () => {
   });
 });
 
-const silent = { debug() {}, info() {}, warn() {}, error() {} };
-
 /**
  * The dispatcher with the slow lane on (as `punctual serve` runs it), a real SQLite file and a
  * real receiver: which calls take the lane, and that their outcomes are recorded like any other.
@@ -143,15 +140,7 @@ describe('dispatcher with the slow lane', () => {
     store = await openStore(`file:${join(dir, 'p.db')}`);
     await store.migrate();
     receiver = await startReceiver();
-    dispatcher = new Dispatcher({
-      store,
-      clock: systemClock,
-      logger: silent,
-      userAgent: 'Punctual/test',
-      signer: new WebhookSigner([generateSigningSecret()]),
-      policy: LOOPBACK,
-      slowLane: true,
-    });
+    dispatcher = testDispatcher({ store, policy: LOOPBACK, slowLane: true });
     dispatcher.events.on('dispatch:delivered', (e) => delivered.push(e));
     dispatcher.start();
   });

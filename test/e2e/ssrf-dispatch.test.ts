@@ -4,18 +4,15 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Dispatcher } from '../../src/dispatch/dispatcher.js';
+import type { Dispatcher } from '../../src/dispatch/dispatcher.js';
 import type { DeliveredEvent } from '../../src/dispatch/events.js';
 import { createHttpAgent } from '../../src/dispatch/http-agent.js';
-import { generateSigningSecret, WebhookSigner } from '../../src/dispatch/signing.js';
 import { STRICT_POLICY } from '../../src/dispatch/ssrf.js';
-import { systemClock } from '../../src/domain/clock.js';
 import { newId } from '../../src/domain/ids.js';
 import { openStore } from '../../src/store/open.js';
 import type { Store } from '../../src/store/store.js';
+import { testDispatcher } from '../support/dispatcher.js';
 import { startReceiver, type Receiver } from '../support/receiver.js';
-
-const silent = { debug() {}, info() {}, warn() {}, error() {} };
 
 /**
  * The real dispatcher with the guard on: a host name that resolves to loopback (the resolver is
@@ -35,12 +32,8 @@ describe('dispatcher with the SSRF guard on', () => {
     receiver = await startReceiver();
     const resolve = ((_h: string, _o: unknown, cb: (e: null, a: LookupAddress[]) => void) =>
       cb(null, [{ address: '127.0.0.1', family: 4 }])) as unknown as Parameters<typeof createHttpAgent>[0]['resolve'];
-    dispatcher = new Dispatcher({
+    dispatcher = testDispatcher({
       store,
-      clock: systemClock,
-      logger: silent,
-      userAgent: 'Punctual/test',
-      signer: new WebhookSigner([generateSigningSecret()]),
       policy: STRICT_POLICY,
       http: createHttpAgent({ policy: STRICT_POLICY, resolve }),
     });
