@@ -27,6 +27,8 @@ export interface AttemptResult {
   ok: boolean;
   /** True when the SSRF guard refused the destination: such an attempt is never retried. */
   refused: boolean;
+  /** True when no answer came within the job's `timeoutMs` (the call was aborted). */
+  timedOut: boolean;
 }
 
 /** Options of {@link deliver}. */
@@ -98,6 +100,8 @@ export interface CallResult {
   ok: boolean;
   /** True when the SSRF guard's lookup refused the destination. */
   refused: boolean;
+  /** True when no answer came within `timeoutMs` (the call was aborted). */
+  timedOut: boolean;
 }
 
 /** Sends calls elsewhere than on this thread: the slow lane (slow-lane.ts). */
@@ -130,16 +134,18 @@ export async function sendCall(req: CallRequest, dispatcher: Dispatcher, deadlin
     const retryAfter = (Array.isArray(header) ? header[0] : header) ?? null;
     const responseBody = await readExcerpt(res.body);
     const ok = res.statusCode >= 200 && res.statusCode < 300;
-    return { statusCode: res.statusCode, ok, error: ok ? null : `HTTP ${res.statusCode}`, responseBody, retryAfter, refused: false };
+    return { statusCode: res.statusCode, ok, error: ok ? null : `HTTP ${res.statusCode}`, responseBody, retryAfter, refused: false, timedOut: false };
   } catch (err) {
     const refused = errorCode(err) === SSRF_REFUSED;
+    const timedOut = !refused && isTimeout(err);
     return {
       statusCode: null,
       ok: false,
-      error: refused ? (err as Error).message : describeError(err, timeoutMs),
+      error: refused ? (err as Error).message : timedOut ? `timeout after ${timeoutMs} ms` : describeError(err),
       responseBody: null,
       retryAfter: null,
       refused,
+      timedOut,
     };
   } finally {
     deadline?.clear();
@@ -160,7 +166,8 @@ export async function deliver(claim: ClaimedExecution, opts: DeliverOptions, lan
   const refusedBy = opts.policy ? literalHostProblem(claim.endpoint, opts.policy) : null;
   if (refusedBy !== null) {
     const error = `refused: ${refusedBy}`;
-    return { startedAt, durationMs: Math.round(performance.now() - t0), statusCode: null, ok: false, error, responseBody: null, retryAfterMs: null, refused: true };
+    const durationMs = Math.round(performance.now() - t0);
+    return { startedAt, durationMs, statusCode: null, ok: false, error, responseBody: null, retryAfterMs: null, refused: true, timedOut: false };
   }
   const body = JSON.stringify(claim.data);
   const req: CallRequest = { endpoint: claim.endpoint, headers: attemptHeaders(claim, body, startedAt, opts), body, timeoutMs: claim.timeoutMs };
@@ -199,11 +206,13 @@ function errorCode(err: unknown): string | undefined {
   return typeof e?.cause?.code === 'string' ? e.cause.code : undefined;
 }
 
-function describeError(err: unknown, timeoutMs: number): string {
+/** Whether `err` is the abort of a call at its deadline (or one of undici's backstop timeouts). */
+function isTimeout(err: unknown): boolean {
+  return err instanceof Error && (err.name === 'TimeoutError' || err.name === 'AbortError' || /timeout/i.test(err.name));
+}
+
+function describeError(err: unknown): string {
   if (err instanceof Error) {
-    if (err.name === 'TimeoutError' || err.name === 'AbortError' || /timeout/i.test(err.name)) {
-      return `timeout after ${timeoutMs} ms`;
-    }
     const code = (err as { code?: unknown }).code;
     const cause = (err as { cause?: { code?: unknown; message?: string } }).cause;
     const detail = typeof code === 'string' ? code : typeof cause?.code === 'string' ? cause.code : err.name;

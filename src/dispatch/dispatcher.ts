@@ -60,7 +60,7 @@ export interface DispatcherOptions {
    */
   http?: HttpDispatcher;
   /**
-   * Send the calls to slow origins from a worker thread of their own (slow-lane.ts; issue #3 §5),
+   * Send the calls to hung origins (launch-queue.ts) from a worker thread of their own (slow-lane.ts; issue #3 §5),
    * with its own undici `Agent` under `policy`. Default false; `punctual serve` turns it on.
    */
   slowLane?: boolean;
@@ -171,8 +171,8 @@ export class Dispatcher {
   private readonly policy: EndpointPolicy | undefined;
   private readonly deadlines = new DeadlineSweeper();
   /** Claimed calls not started yet: a few start per turn, slow origins last (launch-queue.ts). */
-  private readonly queue = new LaunchQueue<Pending>((p, slow) => this.launch(p, slow));
-  /** Sends the calls to slow origins from a thread of its own, when enabled. */
+  private readonly queue = new LaunchQueue<Pending>((p, hung) => this.launch(p, hung));
+  /** Sends the calls to hung origins from a thread of its own, when enabled. */
   private readonly slowLane: SlowLane | null;
 
   private timer: NodeJS.Timeout | null = null;
@@ -414,9 +414,10 @@ export class Dispatcher {
     }
   }
 
-  /** Starts one call: from the slow lane's thread when `slow` and the lane is enabled, else here. */
-  private launch(pending: Pending, slow: boolean): void {
+  /** Starts one call: from the slow lane's thread when `hung` and the lane is enabled, else here. */
+  private launch(pending: Pending, hung: boolean): void {
     const { claim } = pending;
+    let ending: 'timedOut' | 'answered' | 'other' = 'other';
     const call = (async () => {
       const opts = {
         dispatcher: this.http,
@@ -426,7 +427,8 @@ export class Dispatcher {
         now: () => this.now(),
         deadlines: this.deadlines,
       };
-      const result = await deliver(claim, opts, slow && this.slowLane ? this.slowLane : undefined);
+      const result = await deliver(claim, opts, hung && this.slowLane ? this.slowLane : undefined);
+      ending = result.timedOut ? 'timedOut' : result.statusCode !== null ? 'answered' : 'other';
       if (this.handedBack) return; // its lease was handed back at stop(): another attempt follows
       const outcome = this.outcomeOf(claim, result);
       this.log.debug(
@@ -446,7 +448,7 @@ export class Dispatcher {
     this.inFlight.set(call, claim);
     void call.finally(() => {
       this.inFlight.delete(call);
-      this.queue.finished(pending);
+      this.queue.finished(pending, ending);
       if (this.waitingForRoom && this.maxInFlight - this.callsInFlight >= this.refillMin) {
         this.waitingForRoom = false;
         this.refilling = true;

@@ -12,10 +12,10 @@
  *    start per turn of the event loop; I/O runs in between (answers are read, outcomes written,
  *    the dispatcher's timer fires and claims).
  * 2. A call to a slow origin starts after the calls to other origins: an origin is slow while a
- *    call of ours to it has waited {@link SLOW_ORIGIN_MS} or more for its answer, and for
- *    {@link SLOW_MEMORY_MS} after a call to it took that long (until one of its calls ends sooner).
- *    The owner is told which calls are slow: the dispatcher sends those from the slow lane's
- *    thread (slow-lane.ts). Such a call needs
+ *    call of ours to it has waited {@link SLOW_ORIGIN_MS} or more for its answer, or while it is
+ *    *hung*: a call to it reached its timeout, within {@link HUNG_MEMORY_MS}, and none has been
+ *    answered since. The owner is told which calls go to hung origins: the dispatcher sends those
+ *    from the slow lane's thread (slow-lane.ts). Such a call needs
  *    yet another connection to an origin that has not answered the previous one, which is what a
  *    hanging endpoint looks like; a call to a healthy origin most likely goes out on an idle
  *    keep-alive connection. (Counting any call in flight as "busy" is not enough: a healthy
@@ -47,16 +47,22 @@ export const DEFAULT_SLOW_STARTS_PER_TURN = 4;
 export const SLOW_ORIGIN_MS = 100;
 
 /**
- * How long (ms) an origin stays slow after one of its calls took {@link SLOW_ORIGIN_MS} or more
- * (an answer that slow, or a timeout). An endpoint that hangs mostly keeps hanging (a host gone,
- * a stuck server): without a memory, the first calls of each new wave to it would be taken for
- * healthy ones, and a cron job calling it every minute would never be seen as slow. A call to it
- * that ends sooner clears the memory at once.
+ * How long (ms) an origin stays hung after one of its calls reached its timeout. An endpoint that
+ * hangs mostly keeps hanging (a host gone, a stuck server): without a memory, the first calls of
+ * each new wave to it would be taken for healthy ones, and a cron job calling it every minute
+ * would never be seen as slow. Any answer from it (whatever its status) ends the memory at once.
+ *
+ * Only a timeout counts, not a slow answer: the dispatcher sends calls to hung origins from the
+ * slow lane's thread at the lowest CPU priority, and an origin that answers, however slowly (a
+ * receiver that works before it answers, or one queueing our own burst at the cap), must not
+ * wait for spare CPU. With "a call took ≥ 100 ms" as the rule (tried first), a burst to one busy
+ * receiver went to the lane, and three dispatchers sharing 2 cores in test/e2e/multinode.test.ts
+ * delivered with p50 1,309 / p99 3,141 ms lateness (60-173 / 338-995 ms before).
  */
-export const SLOW_MEMORY_MS = 10 * 60_000;
+export const HUNG_MEMORY_MS = 10 * 60_000;
 
-/** Origins remembered as slow, at most; the oldest is forgotten first. */
-const SLOW_MEMORY_MAX = 10_000;
+/** Origins remembered as hung, at most; the oldest is forgotten first. */
+const HUNG_MEMORY_MAX = 10_000;
 
 /** A call to start; `origin` is its endpoint's origin (`new URL(endpoint).origin`). */
 export interface Launchable {
@@ -66,7 +72,7 @@ export interface Launchable {
 /**
  * Queue of claimed calls not started yet, in two classes (other origins first, slow origins
  * second), with each origin's calls in flight and their start times. `start` is called for each
- * item, at most `startsPerTurn` per turn, with `slow` true for a slow origin's; the owner reports
+ * item, at most `startsPerTurn` per turn, with `hung` true for a hung origin's; the owner reports
  * each call's end with {@link LaunchQueue.finished}.
  */
 export class LaunchQueue<T extends Launchable> {
@@ -79,18 +85,18 @@ export class LaunchQueue<T extends Launchable> {
   private scheduled = false;
   /** Calls in flight per origin, each with its start (ms on `now`'s scale), oldest first. */
   private readonly perOrigin = new Map<string, Map<T, number>>();
-  /** Origins whose last call ended after SLOW_ORIGIN_MS or more, with the instant (ms on `now`'s scale) they stop counting as slow. */
-  private readonly remembered = new Map<string, number>();
+  /** Hung origins (a call reached its timeout), with the instant (ms on `now`'s scale) they stop counting as hung. */
+  private readonly hung = new Map<string, number>();
 
   /**
-   * @param start starts one call (must not throw); `slow` tells whether its origin is slow
+   * @param start starts one call (must not throw); `hung` tells whether its origin is hung
    * @param startsPerTurn calls started per turn at most (≥ 1)
    * @param now monotonic clock in ms (default `performance.now()`)
    * @param turnBudgetMs once starting calls has taken this long in a turn, the rest wait for the next turn
    * @param slowStartsPerTurn calls to slow origins started per turn at most (≥ 1)
    */
   constructor(
-    private readonly start: (item: T, slow: boolean) => void,
+    private readonly start: (item: T, hung: boolean) => void,
     private readonly startsPerTurn = DEFAULT_STARTS_PER_TURN,
     private readonly now: () => number = () => performance.now(),
     private readonly turnBudgetMs = DEFAULT_TURN_BUDGET_MS,
@@ -115,27 +121,35 @@ export class LaunchQueue<T extends Launchable> {
     if (!this.scheduled) this.drain();
   }
 
-  /** Tells the queue that a call it started has ended. */
-  finished(item: T): void {
+  /**
+   * Tells the queue that a call it started has ended.
+   * @param ending `timedOut`: the call reached its timeout (the origin is hung from now on);
+   *   `answered`: an HTTP answer came (the origin is no longer hung); neither (a connection
+   *   refused, say): no change
+   */
+  finished(item: T, ending: 'timedOut' | 'answered' | 'other' = 'other'): void {
     const calls = this.perOrigin.get(item.origin);
-    const startedAt = calls?.get(item);
-    if (calls === undefined || startedAt === undefined) return;
-    calls.delete(item);
+    if (calls === undefined || !calls.delete(item)) return;
     if (calls.size === 0) this.perOrigin.delete(item.origin);
-    const now = this.now();
-    this.remembered.delete(item.origin);
-    if (now - startedAt < SLOW_ORIGIN_MS) return;
-    this.remembered.set(item.origin, now + SLOW_MEMORY_MS);
-    if (this.remembered.size > SLOW_MEMORY_MAX) this.remembered.delete(this.remembered.keys().next().value as string);
+    if (ending === 'other') return;
+    this.hung.delete(item.origin);
+    if (ending === 'answered') return;
+    this.hung.set(item.origin, this.now() + HUNG_MEMORY_MS);
+    if (this.hung.size > HUNG_MEMORY_MAX) this.hung.delete(this.hung.keys().next().value as string);
   }
 
-  /** Whether calls to `origin` count as slow now (see the rules above). */
+  /** Whether `origin` is hung now (see {@link HUNG_MEMORY_MS}). */
+  isHung(origin: string, now = this.now()): boolean {
+    const until = this.hung.get(origin);
+    if (until === undefined) return false;
+    if (now < until) return true;
+    this.hung.delete(origin);
+    return false;
+  }
+
+  /** Whether calls to `origin` count as slow now: hung, or a call waiting ≥ SLOW_ORIGIN_MS. */
   isSlow(origin: string, now = this.now()): boolean {
-    const until = this.remembered.get(origin);
-    if (until !== undefined) {
-      if (now < until) return true;
-      this.remembered.delete(origin);
-    }
+    if (this.isHung(origin, now)) return true;
     const calls = this.perOrigin.get(origin);
     if (calls === undefined) return false;
     const oldest = calls.values().next().value as number;
@@ -171,7 +185,7 @@ export class LaunchQueue<T extends Launchable> {
       let calls = this.perOrigin.get(item.origin);
       if (calls === undefined) this.perOrigin.set(item.origin, (calls = new Map()));
       calls.set(item, this.now());
-      this.start(item, fromSlow);
+      this.start(item, fromSlow && this.isHung(item.origin));
     }
     if (this.otherHead === this.other.length) {
       this.other = [];

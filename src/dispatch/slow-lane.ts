@@ -1,8 +1,8 @@
 /**
- * The slow lane (issue #3 §5, isolation): calls to slow origins are sent from a worker thread of
- * their own, with its own undici `Agent` (connection pools per origin, the SSRF guard's lookup)
- * and its own deadlines, so that what such calls cost never runs on the event loop that starts
- * the healthy calls.
+ * The slow lane (issue #3 §5, isolation): calls to hung origins (launch-queue.ts) are sent from a
+ * worker thread of their own, with its own undici `Agent` (connection pools per origin, the SSRF
+ * guard's lookup) and its own deadlines, so that what such calls cost never runs on the event loop
+ * that starts the healthy calls.
  *
  * Why. A call to an origin that has not answered the previous one needs a new connection, and
  * opening it, writing the request and, a timeout later, tearing it down is synchronous work on
@@ -12,8 +12,9 @@
  * 500–530 ms into the window) and at their timeouts (930–990 ms).
  *
  * Which calls. The launch queue decides (launch-queue.ts): a call goes here when its origin is
- * slow, i.e. a call to it has waited {@link SLOW_ORIGIN_MS} or more for its answer, or did so
- * recently ({@link SLOW_MEMORY_MS}). The event loop still signs each call (the secret stays on
+ * hung, i.e. a call to it reached its timeout within {@link HUNG_MEMORY_MS} and none has been
+ * answered since. An origin that answers slowly stays on the event loop's thread (see
+ * HUNG_MEMORY_MS for why). The event loop still signs each call (the secret stays on
  * the main thread), reads the clock for `startedAt` and records the outcome; the thread only
  * sends. A thread that dies fails the calls it held (a retryable attempt, the same execution) and
  * later calls are sent from the main thread.
@@ -56,7 +57,7 @@ export interface SlowLaneOptions {
 
 /** A call's result when the thread died before answering (retryable: no status code). */
 function threadEnded(message: string): CallResult {
-  return { statusCode: null, ok: false, error: `delivery thread ended: ${message}`, responseBody: null, retryAfter: null, refused: false };
+  return { statusCode: null, ok: false, error: `delivery thread ended: ${message}`, responseBody: null, retryAfter: null, refused: false, timedOut: false };
 }
 
 /**

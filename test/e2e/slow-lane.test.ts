@@ -50,7 +50,7 @@ describe('SlowLane', () => {
   it('sends the request as given and returns status, body excerpt and Retry-After', async () => {
     receiver.respond('/busy', { status: 503, body: 'x'.repeat(3_000), headers: { 'retry-after': '7' } });
     const result = await lane.send(request(`${receiver.url}/busy`));
-    expect(result).toEqual({ statusCode: 503, ok: false, error: 'HTTP 503', responseBody: 'x'.repeat(1024), retryAfter: '7', refused: false });
+    expect(result).toEqual({ statusCode: 503, ok: false, error: 'HTTP 503', responseBody: 'x'.repeat(1024), retryAfter: '7', refused: false, timedOut: false });
     const [arrival] = receiver.arrivals.filter((a) => a.path === '/busy');
     expect(arrival?.method).toBe('POST');
     expect(arrival?.body).toBe('{"n":1}');
@@ -79,7 +79,7 @@ describe('SlowLane', () => {
     const t0 = performance.now();
     const result = await lane.send(request(`${receiver.url}/hang`, 1_000));
     const took = performance.now() - t0;
-    expect(result).toMatchObject({ statusCode: null, ok: false, error: 'timeout after 1000 ms', refused: false });
+    expect(result).toMatchObject({ statusCode: null, ok: false, error: 'timeout after 1000 ms', refused: false, timedOut: true });
     expect(took).toBeGreaterThanOrEqual(990);
     expect(took).toBeLessThan(2_000);
   });
@@ -90,7 +90,7 @@ describe('SlowLane', () => {
       const port = new URL(receiver.url).port;
       const before = receiver.arrivals.length;
       const refused = await strict.send(request(`http://localhost:${port}/refused`));
-      expect(refused).toMatchObject({ statusCode: null, ok: false, refused: true });
+      expect(refused).toMatchObject({ statusCode: null, ok: false, refused: true, timedOut: false });
       expect(refused.error).toMatch(/localhost resolves to (127\.0\.0\.1|::1), a loopback address/);
       // The lane allowing 127.0.0.0/8 connects to the same name.
       expect(await lane.send(request(`http://localhost:${port}/allowed`))).toMatchObject({ statusCode: 200 });
@@ -114,7 +114,7 @@ describe('SlowLane', () => {
       connectTimeoutMs: 5_000,
       fallback: async (req) => {
         sent.push(req.endpoint);
-        return { statusCode: 204, ok: true, error: null, responseBody: null, retryAfter: null, refused: false };
+        return { statusCode: 204, ok: true, error: null, responseBody: null, retryAfter: null, refused: false, timedOut: false };
       },
     });
     expect((await closing.send(request(`${receiver.url}/before-close`))).statusCode).toBe(200);

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { LaunchQueue, SLOW_MEMORY_MS, SLOW_ORIGIN_MS } from '../../src/dispatch/launch-queue.js';
+import { HUNG_MEMORY_MS, LaunchQueue, SLOW_ORIGIN_MS } from '../../src/dispatch/launch-queue.js';
 
 /** The launch order of claimed calls (issue #3 §5): a few per turn, idle origins first. */
 interface Item {
@@ -59,14 +59,14 @@ describe('LaunchQueue', () => {
     expect(started).toHaveLength(13);
   });
 
-  it('remembers an origin as slow after a slow call, until a call to it ends sooner or SLOW_MEMORY_MS pass', () => {
+  it('treats an origin whose call timed out as hung (slow, and flagged) until one of its calls is answered or HUNG_MEMORY_MS pass', () => {
     let now = 0;
     const started: string[] = [];
-    const slowFlags = new Map<string, boolean>();
+    const hungFlags = new Map<string, boolean>();
     const q = new LaunchQueue<Item>(
-      (i, slow) => {
+      (i, hung) => {
         started.push(i.name);
-        slowFlags.set(i.name, slow);
+        hungFlags.set(i.name, hung);
       },
       1,
       () => now,
@@ -77,28 +77,37 @@ describe('LaunchQueue', () => {
     const second = items('http://a', 1, 'second-');
     q.push([...items('http://b', 1, 'b'), ...second, ...items('http://c', 1, 'c')]);
     vi.runAllTimers();
+    // http://a is slow (a call waiting), so its call starts last, but not hung: nothing timed out.
     expect(started).toEqual(['first-0', 'b0', 'c0', 'second-0']);
-    expect(Object.fromEntries(slowFlags)).toEqual({ 'first-0': false, b0: false, c0: false, 'second-0': true });
-    // Both calls to http://a end after SLOW_ORIGIN_MS or more (timeouts, say): none is in flight,
-    // and http://a is still slow; an item the queue never started changes nothing.
-    now += SLOW_ORIGIN_MS;
-    for (const item of [...first, ...second, { origin: 'http://a', name: 'unknown' }]) q.finished(item);
+    expect(Object.fromEntries(hungFlags)).toEqual({ 'first-0': false, b0: false, c0: false, 'second-0': false });
+    // A slow answer does not make an origin hung; a timeout does, and outlives the call.
+    q.finished(first[0]!, 'answered');
+    expect(q.isHung('http://a')).toBe(false);
+    q.finished(second[0]!, 'timedOut');
+    q.finished({ origin: 'http://a', name: 'unknown' }, 'answered'); // never started here: ignored
+    expect(q.isHung('http://a')).toBe(true);
     started.length = 0;
     const third = items('http://a', 1, 'third-');
     q.push([...third, ...items('http://d', 1, 'd')]);
     vi.runAllTimers();
     expect(started).toEqual(['d0', 'third-0']);
-    expect(slowFlags.get('third-0')).toBe(true);
-    // A call that answers within SLOW_ORIGIN_MS clears the memory at once.
-    now += SLOW_ORIGIN_MS - 1;
-    q.finished(third[0]!);
+    expect(hungFlags.get('third-0')).toBe(true);
+    // An ending without an answer nor a timeout (connection refused) changes nothing; an answer,
+    // whatever its status and however slow, ends it.
+    now += 5 * SLOW_ORIGIN_MS;
+    q.finished(third[0]!, 'other');
+    expect(q.isHung('http://a')).toBe(true);
+    const fourth = items('http://a', 1, 'fourth-');
+    q.push(fourth);
+    now += 5 * SLOW_ORIGIN_MS;
+    q.finished(fourth[0]!, 'answered');
+    expect(q.isHung('http://a')).toBe(false);
     expect(q.isSlow('http://a')).toBe(false);
-    // Otherwise the memory ends SLOW_MEMORY_MS after the slow call ended.
+    // Otherwise the memory ends HUNG_MEMORY_MS after the timeout.
     const e = items('http://e', 1);
     q.push(e);
-    now += SLOW_ORIGIN_MS;
-    q.finished(e[0]!);
-    now += SLOW_MEMORY_MS - 1;
+    q.finished(e[0]!, 'timedOut');
+    now += HUNG_MEMORY_MS - 1;
     expect(q.isSlow('http://e')).toBe(true);
     now += 1;
     expect(q.isSlow('http://e')).toBe(false);
