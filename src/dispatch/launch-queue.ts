@@ -55,9 +55,10 @@ export const SLOW_ORIGIN_MS = 100;
  * Only a timeout counts, not a slow answer: the dispatcher sends calls to hung origins from the
  * slow lane's thread at the lowest CPU priority, and an origin that answers, however slowly (a
  * receiver that works before it answers, or one queueing our own burst at the cap), must not
- * wait for spare CPU. With "a call took ≥ 100 ms" as the rule (tried first), a burst to one busy
- * receiver went to the lane, and three dispatchers sharing 2 cores in test/e2e/multinode.test.ts
- * delivered with p50 1,309 / p99 3,141 ms lateness (60-173 / 338-995 ms before).
+ * wait for spare CPU. With "a call took ≥ 100 ms" as the rule (tried first), the calls to one
+ * busy receiver went to the lane, and three dispatchers sharing 2 cores in
+ * test/e2e/multinode.test.ts delivered with lateness p99 2.1-3.1 s (3 runs), against 0.9-1.8 s
+ * with this rule (3 runs; docs/benchmarks.md, "Isolation").
  */
 export const HUNG_MEMORY_MS = 10 * 60_000;
 

@@ -94,7 +94,9 @@ async function inBatches<T>(items: T[], width: number, fn: (item: T) => Promise<
  * calls to slow origins moved to the slow lane's thread (src/dispatch/slow-lane.ts): 3 of 5 held
  * (4 vs 9 ms twice), as that thread still took the CPU from the event loop at each wave; at nice 19
  * (slow-lane-worker.ts) 15 runs of 15 held, ratios 1.0-1.75 (best p99 without/with hangers, ms:
- * 5/8, 4/6, 5/7, 5/6, 4/5, 6/6, 6/8, 5/6, 5/6, 6/10, 4/6, 7/8, 6/6, 7/7, 4/7).
+ * 5/8, 4/6, 5/7, 5/6, 4/5, 6/6, 6/8, 5/6, 5/6, 6/10, 4/6, 7/8, 6/6, 7/7, 4/7). With only hung
+ * origins in the lane (a call timed out: HUNG_MEMORY_MS in launch-queue.ts; the warm-up round makes
+ * the hangers hung), 5 of 5: 6/7, 7/7, 6/6, 4/5, 6/4.
  *
  * CONTROL. Between the rounds without and with hangers, a round sends the same three waves to 100
  * origins that answer at once (spawnAnsweringServers). Printed, not asserted: the same calls
