@@ -60,8 +60,9 @@ export interface DispatcherOptions {
    */
   http?: HttpDispatcher;
   /**
-   * Send the calls to hung origins (launch-queue.ts) from a worker thread of their own (slow-lane.ts; issue #3 §5),
-   * with its own undici `Agent` under `policy`. Default false; `punctual serve` turns it on.
+   * Send the calls to hung origins (launch-queue.ts) from a worker thread of their own
+   * (slow-lane.ts; issue #3 §5), with its own undici `Agent` under `policy`. Default false;
+   * `punctual serve` turns it on.
    */
   slowLane?: boolean;
 }
@@ -229,6 +230,11 @@ export class Dispatcher {
   /** Calls sent through the slow lane so far (0 without it); see slow-lane.ts. */
   get slowLaneCalls(): number {
     return this.slowLane?.sent ?? 0;
+  }
+
+  /** Calls to hung origins in flight now on the slow lane's thread (0 without the lane). */
+  get hungCallsInFlight(): number {
+    return this.slowLane?.size ?? 0;
   }
 
   /** Calls in flight now, counting claimed calls about to start. */

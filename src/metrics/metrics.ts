@@ -6,7 +6,7 @@
  *
  * Where the values come from, without touching the code that makes them:
  *  - dispatch: the dispatcher's typed events (`dispatch:delivered`, `dispatch:error`) and its
- *    `callsInFlight` getter ({@link ServerMetrics.watchDispatcher});
+ *    `callsInFlight` and `hungCallsInFlight` getters ({@link ServerMetrics.watchDispatcher});
  *  - due work: `Store.dueCount`, asked at each scrape ({@link ServerMetrics.watchDueWork});
  *  - HTTP: `observeRequest`, called by the HTTP layer's `onResponse` hook (src/http/metrics.ts);
  *  - store: `observeStoreOperation`, called by the timing decorator (store-timing.ts);
@@ -39,6 +39,8 @@ const DUE_SOURCES: readonly (keyof DueCounts)[] = ['schedule', 'cron', 'waiting'
 export interface WatchedDispatcher {
   readonly events: DispatcherEvents;
   readonly callsInFlight: number;
+  /** Of those, the calls to hung endpoints, sent from the slow lane's thread (slow-lane.ts). */
+  readonly hungCallsInFlight: number;
 }
 
 /** What {@link ServerMetrics.watchDueWork} asks of the store. */
@@ -154,6 +156,14 @@ export class ServerMetrics {
       registers,
       collect() {
         this.set(dispatcher.callsInFlight);
+      },
+    });
+    new Gauge({
+      name: 'punctual_hung_calls_in_flight',
+      help: 'Calls in flight on this node to hung endpoints (a call to their origin timed out, none answered since).',
+      registers,
+      collect() {
+        this.set(dispatcher.hungCallsInFlight);
       },
     });
     const storeErrors = new Counter({

@@ -210,6 +210,23 @@ describe.each(STORES)('metrics after real deliveries ($name)', (store) => {
     expect(valueOf(after, 'punctual_execution_lateness_seconds_count')).toBe(5);
     expect(valueOf(after, 'punctual_execution_lateness_seconds_bucket', { le: '1' })).toBeLessThanOrEqual(4);
     expect(valueOf(after, 'punctual_execution_lateness_seconds_sum')).toBeGreaterThan(1);
+    expect(valueOf(after, 'punctual_hung_calls_in_flight')).toBe(0);
+  });
+
+  it('counts a call to a hung endpoint apart: once a call timed out, the retry goes out on the slow lane', async () => {
+    receiver.respond('/hung', { hang: true });
+    const before = delivered.length;
+    await schedule('/hung', { inMs: 0, retry: { maxAttempts: 2, initialDelayMs: 100, maxDelayMs: 1000 }, timeoutMs: 1000 });
+    // The first attempt times out (the origin is hung from then on); the second is in flight.
+    await receiver.waitFor((a) => a.filter((x) => x.path === '/hung').length === 2);
+    const during = (await scrape(server.url)).e;
+    expect(valueOf(during, 'punctual_calls_in_flight')).toBe(1);
+    expect(valueOf(during, 'punctual_hung_calls_in_flight')).toBe(1);
+    await deliveries(before + 2);
+    expect(delivered.slice(before).map((d) => d.outcome.error)).toEqual(['timeout after 1000 ms', 'timeout after 1000 ms']);
+    const after = (await scrape(server.url)).e;
+    expect(valueOf(after, 'punctual_calls_in_flight')).toBe(0);
+    expect(valueOf(after, 'punctual_hung_calls_in_flight')).toBe(0);
   });
 });
 
