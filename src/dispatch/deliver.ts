@@ -12,25 +12,6 @@ export const RESPONSE_EXCERPT_BYTES = 1024;
 /** How long past a call's timeout undici's own header and body timers fire, as a backstop (ms). */
 const BACKSTOP_MS = 1_000;
 
-/** What one HTTP attempt produced. Times in epoch ms (UTC) and ms. */
-export interface AttemptResult {
-  startedAt: number;
-  durationMs: number;
-  /** HTTP status, or null when no answer came. */
-  statusCode: number | null;
-  /** Why the attempt failed (connection error, timeout, non-2xx), or null on success. */
-  error: string | null;
-  /** First {@link RESPONSE_EXCERPT_BYTES} bytes of the body, decoded as UTF-8, or null. */
-  responseBody: string | null;
-  /** Delay asked by a `Retry-After` header (ms), or null. */
-  retryAfterMs: number | null;
-  ok: boolean;
-  /** True when the SSRF guard refused the destination: such an attempt is never retried. */
-  refused: boolean;
-  /** True when no answer came within the job's `timeoutMs` (the call was aborted). */
-  timedOut: boolean;
-}
-
 /** Options of {@link deliver}. */
 export interface DeliverOptions {
   /** undici dispatcher (an `Agent`: connection pools per origin, keep-alive). */
@@ -102,6 +83,17 @@ export interface CallResult {
   refused: boolean;
   /** True when no answer came within `timeoutMs` (the call was aborted). */
   timedOut: boolean;
+}
+
+/**
+ * What one attempt produced: the call's result, with its timing (epoch ms, UTC, and ms) and the
+ * `Retry-After` delay read from it (ms, or null). `refused`: such an attempt is never retried.
+ */
+export interface AttemptResult extends Omit<CallResult, 'retryAfter'> {
+  startedAt: number;
+  durationMs: number;
+  /** Delay asked by a `Retry-After` header (ms), or null. */
+  retryAfterMs: number | null;
 }
 
 /** Sends calls elsewhere than on this thread: the slow lane (slow-lane.ts). */

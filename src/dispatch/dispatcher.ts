@@ -1,4 +1,4 @@
-import { Agent, type Dispatcher as HttpDispatcher } from 'undici';
+import type { Dispatcher as HttpDispatcher } from 'undici';
 import type { Clock } from '../domain/clock.js';
 import { newId } from '../domain/ids.js';
 import type { AttemptOutcome, ClaimedExecution } from '../domain/types.js';
@@ -212,11 +212,7 @@ export class Dispatcher {
     this.ownsHttp = opts.http === undefined;
     this.policy = opts.policy;
     const connectTimeoutMs = opts.connectTimeoutMs ?? 10_000;
-    this.http =
-      opts.http ??
-      (opts.policy
-        ? createHttpAgent({ policy: opts.policy, connectTimeoutMs })
-        : new Agent({ keepAliveTimeout: 10_000, connect: { timeout: connectTimeoutMs } }));
+    this.http = opts.http ?? createHttpAgent({ ...(opts.policy && { policy: opts.policy }), connectTimeoutMs });
     this.slowLane = opts.slowLane
       ? new SlowLane({
           ...(opts.policy && { policy: opts.policy }),

@@ -3,8 +3,8 @@ import { guardedLookup, type EndpointPolicy } from './ssrf.js';
 
 /** Options of {@link createHttpAgent}. */
 export interface HttpAgentOptions {
-  /** The SSRF guard's policy, applied to every address connected to. */
-  policy: EndpointPolicy;
+  /** The SSRF guard's policy, applied to every address connected to; absent: no guard. */
+  policy?: EndpointPolicy;
   /** TCP connect timeout in ms (default 10,000). */
   connectTimeoutMs?: number;
   /** The DNS lookup under the guard (Node's `dns.lookup` by default; tests inject a resolver). */
@@ -14,14 +14,14 @@ export interface HttpAgentOptions {
 /**
  * The undici `Agent` outgoing calls go through: a keep-alive connection pool per origin
  * (issue #3 §5), redirects not followed (undici's default), and the SSRF guard's lookup on every
- * new connection (issue #5 §1).
+ * new connection (issue #5 §1) when a policy is given. Used by the dispatcher and the slow lane.
  */
 export function createHttpAgent(opts: HttpAgentOptions): Agent {
   return new Agent({
     keepAliveTimeout: 10_000,
     connect: {
       timeout: opts.connectTimeoutMs ?? 10_000,
-      lookup: guardedLookup(opts.policy, opts.resolve),
+      ...(opts.policy && { lookup: guardedLookup(opts.policy, opts.resolve) }),
     },
   });
 }

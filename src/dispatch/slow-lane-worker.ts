@@ -8,7 +8,6 @@
 import { readlinkSync } from 'node:fs';
 import { setPriority } from 'node:os';
 import { parentPort, workerData } from 'node:worker_threads';
-import { Agent } from 'undici';
 import { DeadlineSweeper } from './deadlines.js';
 import { sendCall } from './deliver.js';
 import { createHttpAgent } from './http-agent.js';
@@ -44,10 +43,7 @@ lowerPriority();
 
 const port = parentPort!;
 const { policy, connectTimeoutMs } = workerData as SlowLaneWorkerData;
-const agent =
-  policy === null
-    ? new Agent({ keepAliveTimeout: 10_000, connect: { timeout: connectTimeoutMs } })
-    : createHttpAgent({ policy: policyFromData(policy), connectTimeoutMs });
+const agent = createHttpAgent({ ...(policy !== null && { policy: policyFromData(policy) }), connectTimeoutMs });
 const deadlines = new DeadlineSweeper();
 
 port.on('message', (m: SlowLaneRequest) => {
