@@ -140,20 +140,17 @@ export interface Store {
    * occurrence is a no-op. At most `p.limit` items in all, the earliest due first (an expired
    * lease is due at its expiry).
    *
-   * Cron occurrences (issue #3 §4). Let o₁ = `nextInvocation` ≤ now. It is a *misfire* when
-   * `now − o₁ > p.misfireThresholdMs` or the following occurrence o₂ is also ≤ now. Without a
-   * misfire, o₁ runs and `nextInvocation = nextOccurrence(o₁)`. On a misfire, by the job's
-   * `misfire`: `once` runs o₁ only; `skip` records o₁ as a `Skipped` execution; `all` runs every
-   * due occurrence oldest first, at most 1,000 (counted toward `limit` only as returned items);
-   * then `nextInvocation = nextOccurrence(now)`. With `overlap: 'skip'`, an occurrence that would
-   * run while the job has an execution `Pending`, `Running` or `Retrying` is recorded `Skipped`
-   * instead. `invocations` counts executions created (Skipped included); the job's
-   * `lastInvocation`/`lastStatus` follow its newest execution.
+   * Cron occurrences, by the rules of src/store/claim-rules.ts (the one place they are decided),
+   * with the store's own cron engine (`cronJobNext`, docs/cron.md): o₁ = `nextInvocation` runs,
+   * unless it is a *misfire* (more than `p.misfireThresholdMs` late, or the next occurrence also
+   * due), which the job's `misfire` policy settles (`once`, `skip`, or `all`: every missed one,
+   * at most 1,000); `overlap: 'skip'` records `Skipped` an occurrence that would run beside one in
+   * progress. `invocations` counts executions created (Skipped included); the job's
+   * `lastInvocation`/`lastStatus` follow its newest execution. A job the engine cannot continue
+   * (no occurrence after `now`) is set `Paused` and its occurrence still runs.
    *
-   * A cron job for which `p.nextOccurrence` returns null, or an instant not after `now`, is set
-   * `Paused` (its `nextInvocation` left at the occurrence just claimed, which still runs). An
-   * expired lease whose job was deleted is not returned: its execution becomes `Failed` with the
-   * error `job deleted`.
+   * An expired lease or a waiting execution whose job was deleted is not returned: its execution
+   * becomes `Failed` with the error `job deleted`.
    */
   claimDue(p: ClaimDueParams): Promise<ClaimedExecution[]>;
   /**
@@ -347,8 +344,6 @@ export interface ClaimDueParams {
    * `now + timeoutMs + leaseMs` is claimed again (its node is taken for dead).
    */
   leaseMs: number;
-  /** Next occurrence of `job` strictly after `afterMs`, or null when it has none. */
-  nextOccurrence: (job: CronJob, afterMs: number) => number | null;
   /** A cron occurrence claimed more than this late (ms) is a misfire (default policy: 60,000). */
   misfireThresholdMs: number;
 }

@@ -46,7 +46,6 @@ try {
       limit: batch,
       nodeId: 'bench',
       leaseMs: 5000,
-      nextOccurrence: () => null,
       misfireThresholdMs: 60_000,
     });
     if (got.length === 0) break;
@@ -81,7 +80,7 @@ try {
   t = performance.now();
   const reclaimed: ClaimedExecution[] = [];
   for (;;) {
-    const got = await s.claimDue({ now: T0 + 10_000, limit: batch, nodeId: 'bench', leaseMs: 5000, nextOccurrence: () => null, misfireThresholdMs: 60_000 });
+    const got = await s.claimDue({ now: T0 + 10_000, limit: batch, nodeId: 'bench', leaseMs: 5000, misfireThresholdMs: 60_000 });
     if (got.length === 0) break;
     for (const c of got) reclaimed.push(c);
   }

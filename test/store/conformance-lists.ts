@@ -99,7 +99,6 @@ export function describeLists(current: () => Store): void {
         limit,
         nodeId: 'n',
         leaseMs: 86_400_000,
-        nextOccurrence: () => T0 + 10_800_000,
         misfireThresholdMs: 60_000,
       });
 
@@ -182,7 +181,6 @@ export function describeLists(current: () => Store): void {
           limit: 1,
           nodeId: 'n',
           leaseMs: 86_400_000,
-          nextOccurrence: () => T0 + 7_200_000,
           misfireThresholdMs: 60_000,
         });
         const pages = await walkCron({}, 3);

@@ -67,7 +67,6 @@ function claimAt(now: number, o: Partial<ClaimDueParams> = {}): ClaimDueParams {
     limit: 100,
     nodeId: 'n',
     leaseMs: 60_000,
-    nextOccurrence: (_job: CronJob, after: number) => after + 60_000,
     misfireThresholdMs: 60_000,
     ...o,
   };

@@ -1,9 +1,10 @@
 /*
  * The PostgreSQL claim: how due work leaves the database when several nodes claim at once. Read
- * this before changing it. The rules of *what* a claim does (sources, misfire, overlap, leases,
- * deleted jobs) are the SQLite claim's (src/store/sqlite/claim.ts has the long explanation) and
- * one conformance suite holds both stores to them; this file is about doing it safely and fast
- * with many concurrent claimers.
+ * this before changing it. The rules of *what* a claim does (misfire, overlap, leases, a broken
+ * cron engine, the job's advance, the newest execution) are the rulebook's, src/store/claim-rules.ts,
+ * shared with SQLite (whose claim.ts explains the four sources and deleted jobs), and one
+ * conformance suite holds both stores to them; this file is about doing it safely and fast with
+ * many concurrent claimers.
  *
  * One transaction (READ COMMITTED), in this order:
  *
@@ -42,7 +43,7 @@
  * (job_type, job_id, scheduled_for) WHERE NOT triggered DO NOTHING (executions_occurrence), and a
  * schedule leaves Pending / a cron job advances in the transaction that inserts the execution.
  *
- * Never early, whatever the nodes' clocks (issue #4 §3). With `clock: 'database'` (production),
+ * Never early, whatever the nodes' clocks. With `clock: 'database'` (production),
  * `now` is the database's clock, read once by the candidates statement as
  * floor(extract(epoch FROM clock_timestamp()) * 1000) and used for everything in the claim: the
  * due comparisons, the misfire rule, started_at, the lease expiry (compared by other nodes with
@@ -54,8 +55,7 @@
  * pg_try_advisory_xact_lock on this schema's "reclaim" key, taken only when an expired lease is
  * found (the lock call sits in that source's filter, which runs only on rows the index returns).
  * SKIP LOCKED already makes the re-lease row-safe; the advisory lock makes it a duty of one
- * claimer at a time (issue #4: "reclaiming expired leases run under an advisory lock … not on
- * every node"): when a node dies with hundreds of leases, one node's claim takes them over per
+ * claimer at a time, not of every node: when a node dies with hundreds of leases, one node's claim takes them over per
  * round instead of every node scanning and contending for them. A claimer that does not get the
  * lock skips that source for this claim only (it never waits), and the lock ends with the
  * transaction, so a claimer that dies cannot keep it. A lease row would need its own expiry; the
@@ -77,12 +77,22 @@
  * EXPLAIN of every hot statement was checked for primary-key access (see the note above
  * START_SCHEDULES_SQL about partial indexes and stale statistics).
  */
+import { cronJobNext } from '../../cron/index.js';
 import { newId } from '../../domain/ids.js';
 import type { ClaimedExecution, CronJob, JobType, JsonObject } from '../../domain/types.js';
+import {
+  claimClock,
+  cronAdvance,
+  leaseExpiry,
+  occurrenceStatuses,
+  pausedEntry,
+  planCron,
+  type ClaimClock,
+  type ClaimResult,
+} from '../claim-rules.js';
 import type { ClaimDueParams, DueCounts } from '../store.js';
 import { DB_NOW_MS, lockKeySql, type Sql } from './connection.js';
 import { cronFromRow, JOB_COLUMNS, type CronRow } from './cron-jobs.js';
-import { planCron } from './cron-plan.js';
 
 /**
  * Up to `$1` due items across the four sources, earliest first, each row locked (FOR UPDATE SKIP
@@ -230,8 +240,9 @@ const EXISTING_OCCURRENCES_SQL = `SELECT scheduled_for FROM executions
  * One cron job's claim, in one statement: insert its occurrences (`$2` ids, `$3` instants, `$4`
  * statuses; `$5` now, `$6` node, `$7` lease expiry of the Running ones), ON CONFLICT DO NOTHING,
  * and advance the job (`$8` next_invocation, `$9` status) counting the executions inserted and
- * moving `last_execution_id` to the newest execution by (scheduled_for, id) among those inserted
- * and the previous one (`$10`, `$11`). Returns the ids inserted.
+ * moving `last_execution_id` to the newest execution among those inserted and the previous one
+ * (`$10`, `$11`), by the rule of `newerExecution` (claim-rules.ts), here in SQL because only this
+ * statement knows which inserts took place. Returns the ids inserted.
  */
 export const CRON_ADVANCE_SQL = `WITH u AS (SELECT * FROM unnest($2::text[], $3::bigint[], $4::text[]) WITH ORDINALITY AS u(id, sf, st, ord)),
 ins AS (
@@ -297,21 +308,12 @@ interface DueCronRow extends CronRow {
   in_progress: boolean;
 }
 
-/** What a claim did: the work leased, and the cron jobs it paused (for the log). */
-export interface ClaimResult {
-  claimed: ClaimedExecution[];
-  /** Cron jobs set Paused because they had no occurrence after `now` (`error`: the engine threw). */
-  paused: { id: string; next: number | null; error?: unknown }[];
-}
+export type { ClaimResult } from '../claim-rules.js';
 
-/** The state of one claim transaction. */
-interface Claim {
+/** The state of one claim transaction; `now` is the database's clock, or `p.now` floored (clock 'caller'). */
+interface Claim extends ClaimClock {
   sql: Sql;
   p: ClaimDueParams;
-  /** The claim's instant: the database's clock, or `p.now` floored (clock 'caller'). */
-  now: number;
-  /** `p.leaseMs`, rounded up. */
-  leaseMs: number;
   /** Items still allowed (`limit` minus those claimed). */
   room: number;
   result: ClaimResult;
@@ -335,10 +337,10 @@ export class ClaimQueries {
     const limit = Math.floor(p.limit);
     const result: ClaimResult = { claimed: [], paused: [] };
     if (!(limit > 0)) return result;
-    const params = this.clock === 'database' ? [limit, scope] : [limit, scope, Math.floor(p.now)];
+    const params = this.clock === 'database' ? [limit, scope] : [limit, scope, claimClock(p).now];
     const candidates = await sql.rows<Candidate>(this.candidates, params, `punctual_claim_candidates_${this.clock}`);
     if (candidates.length === 0) return result;
-    const c: Claim = { sql, p, now: candidates[0]!.now, leaseMs: Math.ceil(p.leaseMs), room: limit, result };
+    const c: Claim = { sql, p, ...claimClock({ now: candidates[0]!.now, leaseMs: p.leaseMs }), room: limit, result };
 
     const cronIds = candidates.filter((k) => k.kind === 'cron').map((k) => k.id);
     const cronRows = new Map<string, DueCronRow>();
@@ -399,7 +401,7 @@ export class ClaimQueries {
           data: s.data ?? {},
           retry: retryOf(s),
           timeoutMs: s.timeout_ms,
-          leaseExpiresAt: c.now + s.timeout_ms + c.leaseMs, // as the INSERT computed it
+          leaseExpiresAt: leaseExpiry(c, s.timeout_ms), // as the INSERT computed it
         });
       }
     }
@@ -427,34 +429,29 @@ export class ClaimQueries {
     }
   }
 
-  /** One due cron job: its occurrences by the misfire and overlap rules (Store.claimDue). */
+  /** One due cron job: its occurrences, statuses and advance by the rules of claim-rules.ts. */
   private async claimCron(c: Claim, row: DueCronRow): Promise<void> {
     const job: CronJob = cronFromRow(row);
-    const plan = planCron(job, c.now, c.p);
-    const { occurrences, skipAll, advances, next } = plan;
-    if (!advances) c.result.paused.push({ id: job.id, next, ...(plan.error !== undefined && { error: plan.error }) });
+    const plan = planCron(job, c.now, c.p.misfireThresholdMs, cronJobNext);
+    const paused = pausedEntry(job.id, plan);
+    if (paused) c.result.paused.push(paused);
 
     // Occurrences that already have their execution insert nothing and use no room (SQLite learns
     // it from each INSERT; here the statuses of all are decided before the one statement, so a
     // job with several occurrences asks first — only misfire `all` has several).
+    const { occurrences } = plan;
     const existing = new Set<number>();
     if (occurrences.length > 1) {
       for (const r of await c.sql.rows<{ scheduled_for: number }>(EXISTING_OCCURRENCES_SQL, [job.id, occurrences])) {
         existing.add(r.scheduled_for);
       }
     }
-    let busy = !skipAll && job.overlap === 'skip' && row.in_progress;
-    let room = c.room;
-    const leaseExpiresAt = c.now + job.timeoutMs + c.leaseMs;
-    const planned: { id: string; sf: number; status: 'Running' | 'Pending' | 'Skipped' }[] = [];
-    for (const o of occurrences) {
-      if (existing.has(o)) continue;
-      const status = skipAll || busy ? 'Skipped' : room > 0 ? 'Running' : 'Pending';
-      planned.push({ id: newId(), sf: o, status });
-      if (status !== 'Skipped' && job.overlap === 'skip') busy = true;
-      if (status === 'Running') room--;
-    }
-    const last = occurrences[occurrences.length - 1]!;
+    const planned = occurrenceStatuses(plan, job.overlap, () => row.in_progress, c.room, (o) => existing.has(o)).map(
+      (x) => ({ id: newId(), ...x }),
+    );
+    // The count of inserts is known only after the statement, which counts them itself.
+    const advance = cronAdvance(plan, planned.length);
+    const leaseExpiresAt = leaseExpiry(c, job.timeoutMs);
     const inserted = new Set(
       (
         await c.sql.rows<{ id: string }>(
@@ -462,13 +459,13 @@ export class ClaimQueries {
           [
             job.id,
             planned.map((x) => x.id),
-            planned.map((x) => x.sf),
+            planned.map((x) => x.scheduledFor),
             planned.map((x) => x.status),
             c.now,
             c.p.nodeId,
             leaseExpiresAt,
-            advances ? next : last,
-            advances ? 'Active' : 'Paused',
+            advance.nextInvocation,
+            advance.status,
             row.last_execution_id,
             row.last_invocation,
           ],
@@ -482,7 +479,7 @@ export class ClaimQueries {
         executionId: x.id,
         jobType: 'cron',
         jobId: job.id,
-        scheduledFor: x.sf,
+        scheduledFor: x.scheduledFor,
         attempt: 1,
         endpoint: job.endpoint,
         data: job.data ?? {},
