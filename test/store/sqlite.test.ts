@@ -14,7 +14,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { StoreUnavailableError } from '../../src/domain/errors.js';
 import { newId } from '../../src/domain/ids.js';
 import { describeDatabaseUrl, openStore, parseDatabaseUrl } from '../../src/store/open.js';
-import { CANDIDATES_SQL, DUE_COUNT_SQL, IN_PROGRESS_SQL, NEXT_DUE_SQL } from '../../src/store/sqlite/claim.js';
+import { CANDIDATES_SQL, DUE_COUNT_SQL, IN_PROGRESS_SQL, NEXT_DUE_SQL } from '../../src/store/sqlite/claim-sql.js';
 import { ATTEMPTS_OF_SQL, ExecutionQueries, LIST_AFTER_SQL, LIST_FIRST_SQL, PRUNABLE_SQL } from '../../src/store/sqlite/executions.js';
 import { CRON_PAGE_SQL } from '../../src/store/sqlite/cron-jobs.js';
 import { SCHEDULE_PAGE_SQL } from '../../src/store/sqlite/schedules.js';

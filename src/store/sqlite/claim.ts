@@ -77,102 +77,20 @@ import {
   type ExecutionKey,
   type OccurrenceStatus,
 } from '../claim-rules.js';
+import { executionWithJobSql, retryOf, type DeliveryRow } from '../claim-common.js';
 import type { ClaimDueParams, DueCounts } from '../store.js';
+import { CANDIDATES_SQL, DUE_COUNT_SQL, IN_PROGRESS_SQL, NEXT_DUE_SQL } from './claim-sql.js';
 import type { Db } from './connection.js';
 import { CRON_SELECT, cronFromRow, type CronRow } from './cron-jobs.js';
 import { objectFromColumn } from './json.js';
 
-/**
- * Up to `limit` due items across the four sources, earliest first. Bound: `:now`, `:limit`.
- * Each branch is a range search of its partial index (checked with EXPLAIN QUERY PLAN).
- */
-export const CANDIDATES_SQL = `
-SELECT kind, id, due FROM (
-  SELECT 'schedule' AS kind, id, scheduled_at AS due FROM schedules
-   WHERE status = 'Pending' AND scheduled_at <= :now ORDER BY scheduled_at LIMIT :limit)
-UNION ALL
-SELECT kind, id, due FROM (
-  SELECT 'cron' AS kind, id, next_invocation AS due FROM cron_jobs
-   WHERE status = 'Active' AND next_invocation <= :now ORDER BY next_invocation LIMIT :limit)
-UNION ALL
-SELECT kind, id, due FROM (
-  SELECT 'waiting' AS kind, id, next_attempt_at AS due FROM executions
-   WHERE status IN ('Pending', 'Retrying') AND next_attempt_at <= :now ORDER BY next_attempt_at LIMIT :limit)
-UNION ALL
-SELECT kind, id, due FROM (
-  SELECT 'lease' AS kind, id, lease_expires_at AS due FROM executions
-   WHERE status = 'Running' AND lease_expires_at <= :now ORDER BY lease_expires_at LIMIT :limit)
-ORDER BY due, kind, id
-LIMIT :limit`;
-
-/**
- * The earliest due instant of each source: four scalar subqueries, each reading the first entry
- * of its partial index (ORDER BY … LIMIT 1 on the indexed column: O(log n), no scan, no sort —
- * checked with EXPLAIN QUERY PLAN in test/store/sqlite.test.ts).
- */
-export const NEXT_DUE_SQL = `
-SELECT
-  (SELECT scheduled_at FROM schedules WHERE status = 'Pending' ORDER BY scheduled_at LIMIT 1) AS schedule_due,
-  (SELECT next_invocation FROM cron_jobs WHERE status = 'Active' ORDER BY next_invocation LIMIT 1) AS cron_due,
-  (SELECT next_attempt_at FROM executions WHERE status IN ('Pending', 'Retrying') ORDER BY next_attempt_at LIMIT 1) AS waiting_due,
-  (SELECT lease_expires_at FROM executions WHERE status = 'Running' ORDER BY lease_expires_at LIMIT 1) AS lease_due`;
-
-/**
- * Due work not yet claimed, per source, each count stopping at `:limit` (Store.dueCount): the
- * same `<= :now` range searches of the same partial indexes as CANDIDATES_SQL, reading at most
- * `:limit` entries each (index only, except `executions_waiting`, whose IN predicate SQLite checks
- * again on the row; checked with EXPLAIN QUERY PLAN in test/store/sqlite.test.ts). INDEXED BY, as
- * in IN_PROGRESS_SQL: without statistics the planner may prefer an index on `status` alone, and
- * would then walk every Pending schedule (due or not) instead of the due ones. Bound: `:now`,
- * `:limit`.
- */
-export const DUE_COUNT_SQL = `
-SELECT
-  (SELECT count(*) FROM (SELECT 1 FROM schedules INDEXED BY schedules_pending_due
-     WHERE status = 'Pending' AND scheduled_at <= :now LIMIT :limit)) AS schedule,
-  (SELECT count(*) FROM (SELECT 1 FROM cron_jobs INDEXED BY cron_jobs_active_due
-     WHERE status = 'Active' AND next_invocation <= :now LIMIT :limit)) AS cron,
-  (SELECT count(*) FROM (SELECT 1 FROM executions INDEXED BY executions_waiting
-     WHERE status IN ('Pending', 'Retrying') AND next_attempt_at <= :now LIMIT :limit)) AS waiting,
-  (SELECT count(*) FROM (SELECT 1 FROM executions INDEXED BY executions_running_lease
-     WHERE status = 'Running' AND lease_expires_at <= :now LIMIT :limit)) AS lease`;
-
-/**
- * Is an execution of this cron job in progress? One descent of `executions_in_progress`. INDEXED
- * BY because, without statistics, the planner prefers `executions_by_job` (two equality terms
- * instead of one) and would then walk the job's whole history.
- */
-export const IN_PROGRESS_SQL = `SELECT 1 AS one FROM executions INDEXED BY executions_in_progress
- WHERE job_type = 'cron' AND job_id = ? AND status IN ('Pending', 'Running', 'Retrying') LIMIT 1`;
-
-/**
- * An existing execution with what is needed to call its job *now*: the job's current endpoint,
- * data and delivery settings (NULL columns and `job_exists = 0` when the job was deleted).
- */
-const EXECUTION_WITH_JOB = `SELECT e.id, e.job_type, e.job_id, e.scheduled_for,
-       coalesce(s.endpoint, c.endpoint) AS endpoint,
-       coalesce(s.data, c.data) AS data,
-       coalesce(s.retry_max_attempts, c.retry_max_attempts) AS retry_max_attempts,
-       coalesce(s.retry_initial_delay_ms, c.retry_initial_delay_ms) AS retry_initial_delay_ms,
-       coalesce(s.retry_max_delay_ms, c.retry_max_delay_ms) AS retry_max_delay_ms,
-       coalesce(s.timeout_ms, c.timeout_ms) AS timeout_ms,
-       (s.id IS NOT NULL OR c.id IS NOT NULL) AS job_exists
-  FROM executions e
-  LEFT JOIN schedules s ON e.job_type = 'schedule' AND s.id = e.job_id
-  LEFT JOIN cron_jobs c ON e.job_type = 'cron' AND c.id = e.job_id`;
+/** An existing execution with what is needed to call its job now (see executionWithJobSql). */
+const EXECUTION_WITH_JOB = executionWithJobSql('executions e');
 
 interface Candidate {
   kind: 'schedule' | 'cron' | 'waiting' | 'lease';
   id: string;
   due: number;
-}
-
-/** Delivery columns of a job row. */
-interface DeliveryRow {
-  retry_max_attempts: number;
-  retry_initial_delay_ms: number;
-  retry_max_delay_ms: number;
-  timeout_ms: number;
 }
 
 interface ScheduleStartRow extends DeliveryRow {
@@ -444,13 +362,4 @@ export class ClaimQueries {
     });
     return r ? r.id : null;
   }
-}
-
-/** The retry policy of a job row. */
-function retryOf(r: DeliveryRow): ClaimedExecution['retry'] {
-  return {
-    maxAttempts: r.retry_max_attempts,
-    initialDelayMs: r.retry_initial_delay_ms,
-    maxDelayMs: r.retry_max_delay_ms,
-  };
 }
