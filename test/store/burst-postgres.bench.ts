@@ -1,5 +1,5 @@
 /**
- * The store's share of the issue-#3 burst on PostgreSQL, measured without HTTP (the companion of
+ * The store's share of the burst on PostgreSQL, measured without HTTP (the companion of
  * burst.bench.ts for SQLite): `count` schedules due at once are claimed in batches (as the
  * dispatcher does) by 1 claimer, then by 3 concurrent claimers (three stores, three pools, as
  * three nodes would), and their outcomes recorded in batches. Clock 'database' (production).

@@ -1,5 +1,5 @@
 /**
- * The store's share of the issue-#3 burst, measured without HTTP: 100,000 schedules due at one
+ * The store's share of the burst, measured without HTTP: 100,000 schedules due at one
  * instant are claimed in batches (as the dispatcher does) and their outcomes recorded in batches,
  * on a real database file with the production settings (WAL, synchronous FULL). Prints µs per
  * claimed item and per recorded outcome.

@@ -210,7 +210,7 @@ describe('SQLite store', () => {
       );
     });
 
-    it('migration 3 indexes the tags of existing schedules; the triggers keep them in step (issue #6 §4)', async () => {
+    it('migration 3 indexes the tags of existing schedules; the triggers keep them in step', async () => {
       const v2 = new Database(path);
       migrate(v2, MIGRATIONS.slice(0, 2));
       const sch = v2.prepare(
@@ -246,8 +246,8 @@ describe('SQLite store', () => {
       }
     });
 
-    it('migration 2 upgrades an issue-#2 database: data intact, defaults filled, history kept', async () => {
-      // A database at version 1, holding what the issue-#2 store wrote.
+    it('migration 2 upgrades a version-1 database: data intact, defaults filled, history kept', async () => {
+      // A database at version 1, holding what the version-1 store wrote.
       const ids = { key: newId(), pending: newId(), done: newId(), running: newId(), cron: newId(), idle: newId() };
       const ex = { done: newId(), running: newId(), cronOld: newId(), cronNew: newId(), deleted: newId() };
       const v1 = new Database(path);
@@ -271,7 +271,7 @@ describe('SQLite store', () => {
          VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       );
       exe.run(ex.done, 'schedule', ids.done, T0, 'Succeeded', 1, T0 + 1, T0 + 3, T0 + 15, 'old', null, 200, null, 12, 'ok');
-      // Attempt 1 crashed; attempt 2 in flight (the issue-#2 store had no start for it yet).
+      // Attempt 1 crashed; attempt 2 in flight (the version-1 store had no start for it yet).
       exe.run(ex.running, 'schedule', ids.running, T0 + 100, 'Running', 2, T0 + 100, null, null, 'old', T0 + 5000, null, null, null, null);
       // Attempt 2 finished after attempt 1 crashed: migration 1 kept attempt 2's start.
       exe.run(ex.cronOld, 'cron', ids.cron, T0, 'Failed', 2, T0, T0 + 2000, T0 + 2010, 'old', null, 500, 'HTTP 500', 10, 'oops');
@@ -439,7 +439,7 @@ describe('SQLite store', () => {
       }
     });
 
-    it('a page of jobs walks its driver index from the cursor on, in list order: no sort (issue #6 §4)', async () => {
+    it('a page of jobs walks its driver index from the cursor on, in list order: no sort', async () => {
       (await open()).close();
       const q = { at: T0, id: 'x', scan: 5000, status: null, name: null, tags: null, tag: 'a' };
       const cases: [string, RegExp][] = [
