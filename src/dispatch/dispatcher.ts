@@ -3,7 +3,6 @@ import type { Clock } from '../domain/clock.js';
 import { newId } from '../domain/ids.js';
 import type { AttemptOutcome, ClaimedExecution } from '../domain/types.js';
 import type { Store } from '../store/store.js';
-import { cronJobNext } from './cron-next.js';
 import { DeadlineSweeper } from './deadlines.js';
 import { deliver, sendCall, type AttemptResult } from './deliver.js';
 import { DispatcherEvents } from './events.js';
@@ -386,7 +385,6 @@ export class Dispatcher {
           limit,
           nodeId: this.nodeId,
           leaseMs: LEASE_MARGIN_MS,
-          nextOccurrence: cronJobNext,
           misfireThresholdMs: this.misfireThresholdMs,
         });
         if (claims.length > 0) {

@@ -13,19 +13,15 @@
  * connection. Both connections write in IMMEDIATE transactions (WAL: one writer at a time, the
  * other waits up to the busy timeout), as two processes on one file already do (the CLI beside
  * `punctual serve`).
- *
- * A claim whose `nextOccurrence` is not {@link cronJobNext} runs on the main connection: a
- * function cannot cross threads (tests pass their own).
  */
 import { StoreUnavailableError } from '../domain/errors.js';
 import type { AttemptOutcome, ClaimedExecution } from '../domain/types.js';
 import type { ClaimDueParams, Store } from '../store/store.js';
-import { cronJobNext } from './cron-next.js';
 import { startWorker } from './worker-start.js';
 
 /** A request to the thread; `id` pairs it with its reply. */
 export type ThreadRequest = { id: number } & (
-  | { method: 'claimDue'; params: Omit<ClaimDueParams, 'nextOccurrence'> }
+  | { method: 'claimDue'; params: ClaimDueParams }
   | { method: 'executionsFinish'; params: { nodeId: string; outcomes: AttemptOutcome[] } }
   | { method: 'leasesRelease'; params: { nodeId: string; executionIds: string[]; now: number } }
   | { method: 'nextDueAt' }
@@ -88,11 +84,7 @@ export function withDispatchThread<S extends Store>(store: S, path: string, opts
   };
 
   const overrides: Partial<Store> = {
-    claimDue: (p: ClaimDueParams) => {
-      if (p.nextOccurrence !== cronJobNext) return store.claimDue(p);
-      const { nextOccurrence: _, ...params } = p;
-      return send<ClaimedExecution[]>({ method: 'claimDue', params });
-    },
+    claimDue: (p: ClaimDueParams) => send<ClaimedExecution[]>({ method: 'claimDue', params: p }),
     executionsFinish: (p) => send<void>({ method: 'executionsFinish', params: p }),
     leasesRelease: (p) => send<void>({ method: 'leasesRelease', params: p }),
     nextDueAt: () => send<number | null>({ method: 'nextDueAt' }),

@@ -1,13 +1,13 @@
 /**
- * Cron job use cases (spec §4 /cron; issue #2 §2, §5) and the occurrence preview.
+ * Cron job use cases (the /cron endpoints of docs/openapi.json) and the occurrence preview
+ * (expressions and zones: docs/cron.md).
  *
  * `nextInvocation` is always the next occurrence strictly after "now" when it is (re)computed:
  * at create; at a patch that changes `expression` or `timezone`; at a patch that moves a job from
  * `Paused` to `Active` (so the occurrences missed while paused are not run). A `Paused` job is
  * shown with the occurrence it would run next if resumed now, computed when it is read.
  */
-import { nextOccurrence, nextOccurrences, parseCronExpression } from '../cron/index.js';
-import { cronJobNext } from '../dispatch/cron-next.js';
+import { cronJobNext, nextOccurrence, nextOccurrences, parseCronExpression } from '../cron/index.js';
 import { InvalidInputError, NotFoundError } from '../domain/errors.js';
 import { isUuid, newId } from '../domain/ids.js';
 import { parseIsoInstant } from '../domain/time.js';
@@ -18,19 +18,19 @@ import { checkDelivery, checkRetryDelays, deliveryDefaults, mergeRetry, type Ret
 import { listParams, type JobListInput } from './job-lists.js';
 import { Checks, PREVIEW_COUNT_MAX, PREVIEW_COUNT_MIN, ruleContext, wholeNumberMessage } from './rules.js';
 
-/** Zone in which an expression is evaluated when the job has none (issue #2 §5). */
+/** Zone in which an expression is evaluated when the job has none (docs/cron.md). */
 export const DEFAULT_TIME_ZONE = 'UTC';
 
 /** Occurrences answered by a preview when no count is given. */
 export const PREVIEW_COUNT_DEFAULT = 5;
 
-/** What a new job does with occurrences missed during downtime, when it does not say (issue #3 §4). */
+/** What a new job does with occurrences missed during downtime, when it does not say (rules: src/store/claim-rules.ts). */
 export const DEFAULT_MISFIRE: MisfirePolicy = 'once';
 
-/** Whether a new job's occurrences may overlap, when it does not say (issue #3 §4). */
+/** Whether a new job's occurrences may overlap, when it does not say (rules: src/store/claim-rules.ts). */
 export const DEFAULT_OVERLAP: OverlapPolicy = 'allow';
 
-/** Every status of a cron job (spec §2). */
+/** Every status of a cron job. */
 export const CRON_JOB_STATUSES: readonly CronJobStatus[] = ['Active', 'Paused'];
 /** The values of {@link MisfirePolicy}. */
 export const MISFIRE_POLICIES: readonly MisfirePolicy[] = ['skip', 'once', 'all'];
@@ -39,7 +39,7 @@ export const OVERLAP_POLICIES: readonly OverlapPolicy[] = ['allow', 'skip'];
 const NO_OCCURRENCE = 'has no occurrence after now';
 
 /**
- * Input of {@link createCronJob} (spec §4 POST /cron). Absent nullable fields are stored as null;
+ * Input of {@link createCronJob} (POST /cron). Absent nullable fields are stored as null;
  * absent delivery settings take the context's defaults, `misfire` is `once`, `overlap` `allow`.
  */
 export interface CronCreateInput {
@@ -49,7 +49,7 @@ export interface CronCreateInput {
   timezone?: string | null;
   endpoint: string;
   data?: JsonObject | null;
-  /** Any fields of a retry policy (issue #3 §2); the others take the defaults. */
+  /** Any fields of a retry policy; the others take the defaults. */
   retry?: RetryInput;
   /** Timeout of one attempt, ms (1,000–900,000). */
   timeoutMs?: number;
@@ -131,8 +131,8 @@ export interface CronJobPage {
 }
 
 /**
- * A page of cron jobs, oldest first (by `createdAt`, then id), filtered by status and name (issue
- * #6 §4; see `Store.cronPage`), `Paused` ones as described above.
+ * A page of cron jobs, oldest first (by `createdAt`, then id), filtered by status and name (see
+ * `Store.cronPage`), `Paused` ones as described above.
  * @param pathPrefix prefixed to the field paths of errors (`/query` for a query string)
  * @throws InvalidInputError naming every faulty parameter (`job-lists.ts`), or a cursor the store
  *   did not make (`/query/cursor`)

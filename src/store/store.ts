@@ -41,7 +41,7 @@ export interface Store {
    * The authoritative current time (epoch ms, UTC) of a store shared by several nodes
    * (PostgreSQL: the database's clock, so clock skew between nodes never fires a call early), or
    * null when the caller's own clock decides (SQLite: one node). The dispatcher arms its timer
-   * and claims with this time when it is not null (issue #4 §3).
+   * and claims with this time when it is not null.
    */
   now(): Promise<number | null>;
   /**
@@ -84,7 +84,7 @@ export interface Store {
   scheduleList(): Promise<Schedule[]>;
   /**
    * One page of schedules, oldest first (by `createdAt`, then id: ids are UUID v7, so within one
-   * millisecond that is the order of creation), keyset-paged (issue #6 §4). Filters combine with
+   * millisecond that is the order of creation), keyset-paged. Filters combine with
    * AND. Backed by indexes: the whole list by `(created_at, id)`, a status by a partial index
    * `(created_at, id) WHERE status = …`, a tag by the `schedule_tags` table `(tag, created_at,
    * schedule_id)`, which the database keeps in step with `tags` (triggers; see the migrations).
@@ -111,7 +111,7 @@ export interface Store {
   cronList(): Promise<CronJob[]>;
   /**
    * One page of cron jobs, oldest first (by `createdAt`, then id), keyset-paged as
-   * {@link Store.schedulePage} (issue #6 §4): by `(created_at, id)`, or for a status by a partial
+   * {@link Store.schedulePage}: by `(created_at, id)`, or for a status by a partial
    * index of that status; a `name` filter is checked row by row within `PAGE_SCAN_MAX` rows a page.
    * @throws InvalidInputError (path `/query/cursor`) for a cursor this store did not make
    */
@@ -140,20 +140,17 @@ export interface Store {
    * occurrence is a no-op. At most `p.limit` items in all, the earliest due first (an expired
    * lease is due at its expiry).
    *
-   * Cron occurrences (issue #3 §4). Let o₁ = `nextInvocation` ≤ now. It is a *misfire* when
-   * `now − o₁ > p.misfireThresholdMs` or the following occurrence o₂ is also ≤ now. Without a
-   * misfire, o₁ runs and `nextInvocation = nextOccurrence(o₁)`. On a misfire, by the job's
-   * `misfire`: `once` runs o₁ only; `skip` records o₁ as a `Skipped` execution; `all` runs every
-   * due occurrence oldest first, at most 1,000 (counted toward `limit` only as returned items);
-   * then `nextInvocation = nextOccurrence(now)`. With `overlap: 'skip'`, an occurrence that would
-   * run while the job has an execution `Pending`, `Running` or `Retrying` is recorded `Skipped`
-   * instead. `invocations` counts executions created (Skipped included); the job's
-   * `lastInvocation`/`lastStatus` follow its newest execution.
+   * Cron occurrences, by the rules of src/store/claim-rules.ts (the one place they are decided),
+   * with the store's own cron engine (`cronJobNext`, docs/cron.md): o₁ = `nextInvocation` runs,
+   * unless it is a *misfire* (more than `p.misfireThresholdMs` late, or the next occurrence also
+   * due), which the job's `misfire` policy settles (`once`, `skip`, or `all`: every missed one,
+   * at most 1,000); `overlap: 'skip'` records `Skipped` an occurrence that would run beside one in
+   * progress. `invocations` counts executions created (Skipped included); the job's
+   * `lastInvocation`/`lastStatus` follow its newest execution. A job the engine cannot continue
+   * (no occurrence after `now`) is set `Paused` and its occurrence still runs.
    *
-   * A cron job for which `p.nextOccurrence` returns null, or an instant not after `now`, is set
-   * `Paused` (its `nextInvocation` left at the occurrence just claimed, which still runs). An
-   * expired lease whose job was deleted is not returned: its execution becomes `Failed` with the
-   * error `job deleted`.
+   * An expired lease or a waiting execution whose job was deleted is not returned: its execution
+   * becomes `Failed` with the error `job deleted`.
    */
   claimDue(p: ClaimDueParams): Promise<ClaimedExecution[]>;
   /**
@@ -164,7 +161,7 @@ export interface Store {
    */
   executionsFinish(p: { nodeId: string; outcomes: AttemptOutcome[] }): Promise<void>;
   /**
-   * Hands back leases (a graceful stop, issue #5 §7): each of `p.executionIds` that is still
+   * Hands back leases (a graceful stop): each of `p.executionIds` that is still
    * `Running` and leased to `p.nodeId` becomes due at once — its lease expires at `p.now` (or
    * stays earlier), so the next `claimDue` of any node takes it as an expired lease, with
    * `attempt + 1` and the same execution (the same `webhook-id`), instead of after the full lease.
@@ -182,7 +179,7 @@ export interface Store {
   nextDueAt(): Promise<number | null>;
   /**
    * How much work is due at `p.now` (epoch ms, UTC) and not yet claimed, by the sources of
-   * `claimDue` (the due-but-unclaimed gauge of issue #6 §5): `schedule`, Pending schedules with
+   * `claimDue` (the metrics' due-but-unclaimed gauge): `schedule`, Pending schedules with
    * `scheduledAt <= now`; `cron`, Active cron jobs with `nextInvocation <= now` (a job counts once,
    * however many occurrences it missed); `waiting`, Pending or Retrying executions whose next
    * attempt is due; `lease`, Running executions whose lease expired at or before `now`. Each count
@@ -192,7 +189,7 @@ export interface Store {
    */
   dueCount(p: { now: number; limit: number }): Promise<DueCounts>;
 
-  // ---- Executions (issue #3 §1) ------------------------------------------------------------------
+  // ---- Executions --------------------------------------------------------------------------------
   /** The execution with its attempts, or null. */
   executionGet(p: { id: string }): Promise<Execution | null>;
   /**
@@ -206,7 +203,7 @@ export interface Store {
     nextCursor: string | null;
   }>;
   /**
-   * Runs a job now, outside its schedule (issue #3 §4): makes a `Pending` execution due at `now`
+   * Runs a job now, outside its schedule: makes a `Pending` execution due at `now`
    * (`triggered: true`, `scheduledFor = now`). A schedule must be `Pending`, and becomes `Running`
    * (it will not run again at `scheduledAt`); a cron job runs whatever its status, and its
    * `invocations` grows when the execution is made.
@@ -347,13 +344,11 @@ export interface ClaimDueParams {
    * `now + timeoutMs + leaseMs` is claimed again (its node is taken for dead).
    */
   leaseMs: number;
-  /** Next occurrence of `job` strictly after `afterMs`, or null when it has none. */
-  nextOccurrence: (job: CronJob, afterMs: number) => number | null;
   /** A cron occurrence claimed more than this late (ms) is a misfire (default policy: 60,000). */
   misfireThresholdMs: number;
 }
 
-// ---- Moving a whole store to another (issue #4 §6, `punctual migrate-store`) -------------------
+// ---- Moving a whole store to another (`punctual migrate-store`) ---------------------------------
 //
 // Kept apart from `Store`: only `migrate-store` copies whole tables, and it does so through its own
 // connections (a snapshot to read, one transaction to write), so the serving store needs none of

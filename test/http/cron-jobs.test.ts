@@ -3,7 +3,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { cronJobNext } from '../../src/dispatch/cron-next.js';
 import { newId } from '../../src/domain/ids.js';
 import { buildApp } from '../../src/http/app.js';
 import { createApiKey } from '../../src/service/api-keys.js';
@@ -49,7 +48,7 @@ async function patch(id: string, body: object) {
   return app.inject({ method: 'PATCH', url: `/cron/${id}`, headers, payload: body });
 }
 function claim() {
-  return store.claimDue({ now: clock.now(), limit: 10, nodeId: 'test', leaseMs: 60_000, nextOccurrence: cronJobNext, misfireThresholdMs: 60_000 });
+  return store.claimDue({ now: clock.now(), limit: 10, nodeId: 'test', leaseMs: 60_000, misfireThresholdMs: 60_000 });
 }
 
 describe('POST /cron', () => {

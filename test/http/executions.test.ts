@@ -3,7 +3,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { cronJobNext } from '../../src/dispatch/cron-next.js';
 import { newId } from '../../src/domain/ids.js';
 import { buildApp } from '../../src/http/app.js';
 import { createApiKey } from '../../src/service/api-keys.js';
@@ -103,7 +102,6 @@ describe('POST /cron/{id}/trigger and /schedules/{id}/trigger', () => {
       limit: 10,
       nodeId: 'n',
       leaseMs: 60_000,
-      nextOccurrence: cronJobNext,
       misfireThresholdMs: 60_000,
     });
     expect(claimed.map((c) => [c.executionId, c.attempt])).toEqual([[e.id, 1]]);
@@ -196,7 +194,6 @@ describe('GET /executions/{id}', () => {
       limit: 10,
       nodeId: 'n',
       leaseMs: 60_000,
-      nextOccurrence: cronJobNext,
       misfireThresholdMs: 60_000,
     });
     expect(claimed?.executionId).toBe(e.id);

@@ -1,5 +1,5 @@
 /**
- * The store's share of the issue-#3 burst on PostgreSQL, measured without HTTP (the companion of
+ * The store's share of the burst on PostgreSQL, measured without HTTP (the companion of
  * burst.bench.ts for SQLite): `count` schedules due at once are claimed in batches (as the
  * dispatcher does) by 1 claimer, then by 3 concurrent claimers (three stores, three pools, as
  * three nodes would), and their outcomes recorded in batches. Clock 'database' (production).
@@ -37,7 +37,7 @@ async function seed(store: PostgresStore, dueAt: number): Promise<void> {
 async function drain(store: PostgresStore, nodeId: string): Promise<ClaimedExecution[]> {
   const claimed: ClaimedExecution[] = [];
   for (;;) {
-    const got = await store.claimDue({ now: 0, limit: batch, nodeId, leaseMs: 60_000, nextOccurrence: () => null, misfireThresholdMs: 60_000 });
+    const got = await store.claimDue({ now: 0, limit: batch, nodeId, leaseMs: 60_000, misfireThresholdMs: 60_000 });
     if (got.length === 0) return claimed;
     for (const c of got) claimed.push(c);
   }

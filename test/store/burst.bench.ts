@@ -1,5 +1,5 @@
 /**
- * The store's share of the issue-#3 burst, measured without HTTP: 100,000 schedules due at one
+ * The store's share of the burst, measured without HTTP: 100,000 schedules due at one
  * instant are claimed in batches (as the dispatcher does) and their outcomes recorded in batches,
  * on a real database file with the production settings (WAL, synchronous FULL). Prints µs per
  * claimed item and per recorded outcome.
@@ -46,7 +46,6 @@ try {
       limit: batch,
       nodeId: 'bench',
       leaseMs: 5000,
-      nextOccurrence: () => null,
       misfireThresholdMs: 60_000,
     });
     if (got.length === 0) break;
@@ -81,7 +80,7 @@ try {
   t = performance.now();
   const reclaimed: ClaimedExecution[] = [];
   for (;;) {
-    const got = await s.claimDue({ now: T0 + 10_000, limit: batch, nodeId: 'bench', leaseMs: 5000, nextOccurrence: () => null, misfireThresholdMs: 60_000 });
+    const got = await s.claimDue({ now: T0 + 10_000, limit: batch, nodeId: 'bench', leaseMs: 5000, misfireThresholdMs: 60_000 });
     if (got.length === 0) break;
     for (const c of got) reclaimed.push(c);
   }

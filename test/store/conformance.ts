@@ -1,11 +1,13 @@
 /**
  * The Store conformance suite (after River's `riverdrivertest.Exercise`): one set of tests that
  * every store implementation must pass. It uses only the `Store` interface, so the PostgreSQL
- * store (issue #4) runs exactly these tests by calling {@link exerciseStore} with its factory.
+ * store runs exactly these tests by calling {@link exerciseStore} with its factory.
  *
  * Time is a fixed value (`T0`) plus offsets: the store takes `now` as a parameter and reads no
- * clock, so nothing here sleeps. Cron occurrences come from a trivial `nextOccurrence`; the real
- * cron engine is tested on its own.
+ * clock, so nothing here sleeps. Cron occurrences come from the real cron engine (each store calls
+ * it through src/store/claim-rules.ts), with expressions whose occurrences are whole minutes or
+ * seconds from T0; the rules themselves, broken engines included, are unit-tested in
+ * test/unit/claim-rules.test.ts.
  */
 import { createHash } from 'node:crypto';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -46,14 +48,10 @@ function digestOf(token: string): string {
 /** Default lease of the tests' claims: long enough never to expire unless a test means it to. */
 const LONG_LEASE = 30 * 86_400_000;
 
-/** The trivial cron engine of these tests: one occurrence a minute after `after`. */
-const everyMinute = (_job: CronJob, after: number): number => after + 60_000;
-
-/** A cron engine of occurrences at T0 + k·period (k whole), as a real expression gives. */
-const every =
-  (period: number) =>
-  (_job: CronJob, after: number): number =>
-    T0 + (Math.floor((after - T0) / period) + 1) * period;
+/** Expressions of the tests' cron jobs: occurrences at T0 + k·period (T0 is on a whole hour). */
+const EVERY_MINUTE = '* * * * *';
+const EVERY_SECOND = '* * * * * *';
+const HOURLY = '0 * * * *';
 
 /** Misfire threshold of the tests' claims (the service's default). */
 const THRESHOLD = 60_000;
@@ -87,7 +85,6 @@ export function exerciseStore(name: string, factory: () => Promise<StoreUnderTes
         limit: 100,
         nodeId: 'node-a',
         leaseMs: LONG_LEASE,
-        nextOccurrence: everyMinute,
         misfireThresholdMs: THRESHOLD,
         ...o,
       });
@@ -112,6 +109,8 @@ export function exerciseStore(name: string, factory: () => Promise<StoreUnderTes
         nextInvocation?: number;
         now?: number;
         id?: string;
+        expression?: string;
+        timezone?: string;
         data?: object | null;
         misfire?: MisfirePolicy;
         overlap?: OverlapPolicy;
@@ -121,9 +120,9 @@ export function exerciseStore(name: string, factory: () => Promise<StoreUnderTes
     ) =>
       store.cronCreate({
         id: o.id ?? newId(),
-        expression: '* * * * *',
+        expression: o.expression ?? EVERY_MINUTE,
         name: 'every minute',
-        timezone: 'Europe/Paris',
+        timezone: o.timezone ?? 'Europe/Paris',
         endpoint: 'https://example.com/cron',
         data: (o.data === undefined ? { c: 1 } : o.data) as Record<string, unknown> | null,
         nextInvocation: o.nextInvocation ?? T0,
@@ -167,7 +166,7 @@ export function exerciseStore(name: string, factory: () => Promise<StoreUnderTes
       return all;
     };
 
-    // ---- paged, filtered lists (issue #6 §4): conformance-lists.ts ------------------------------
+    // ---- paged, filtered lists: conformance-lists.ts ---------------------------------------------
     describeLists(() => store);
 
     // ---- lifecycle -------------------------------------------------------------------------
@@ -583,35 +582,27 @@ export function exerciseStore(name: string, factory: () => Promise<StoreUnderTes
       });
 
       it('claims a due cron occurrence, counts it, and advances nextInvocation from that occurrence', async () => {
-        const c = await newCron({ nextInvocation: T0 - 500 });
-        const calls: [CronJob, number][] = [];
-        const claimed = await claim(T0, {
-          leaseMs: 1000,
-          nextOccurrence: (job, after) => {
-            calls.push([job, after]);
-            return after + 60_000;
-          },
-        });
+        const c = await newCron({ nextInvocation: T0 });
+        const claimed = await claim(T0 + 500, { leaseMs: 1000 });
         expect(claimed).toEqual([
           {
             executionId: expect.any(String),
             jobType: 'cron',
             jobId: c.id,
-            scheduledFor: T0 - 500,
+            scheduledFor: T0,
             attempt: 1,
             endpoint: c.endpoint,
             data: { c: 1 },
             retry: RETRY,
             timeoutMs: TIMEOUT,
-            leaseExpiresAt: T0 + TIMEOUT + 1000,
+            leaseExpiresAt: T0 + 500 + TIMEOUT + 1000,
           },
         ]);
-        expect(calls).toEqual([[c, T0 - 500]]);
         expect(await store.cronGet({ id: c.id })).toEqual({
           ...c,
           invocations: 1,
-          nextInvocation: T0 + 59_500,
-          lastInvocation: T0 - 500,
+          nextInvocation: T0 + 60_000,
+          lastInvocation: T0,
           lastStatus: 'Running',
         });
       });
@@ -646,9 +637,10 @@ export function exerciseStore(name: string, factory: () => Promise<StoreUnderTes
         expect((await claim(T0 + 6000)).map((x) => x.scheduledFor)).toEqual([T0 + 6000]);
       });
 
-      it('a cron job with no occurrence after now runs its last occurrence and is Paused', async () => {
-        const c = await newCron({ nextInvocation: T0 });
-        expect((await claim(T0, { nextOccurrence: () => null })).map((x) => x.jobId)).toEqual([c.id]);
+      it('a cron job the engine cannot continue (its zone no longer exists) runs its occurrence and is Paused', async () => {
+        // The service validates zones; a stored one can still vanish from a later tzdata.
+        const c = await newCron({ nextInvocation: T0, timezone: 'Mars/Olympus_Mons' });
+        expect((await claim(T0)).map((x) => x.jobId)).toEqual([c.id]);
         expect(await store.cronGet({ id: c.id })).toEqual({
           ...c,
           status: 'Paused',
@@ -658,13 +650,6 @@ export function exerciseStore(name: string, factory: () => Promise<StoreUnderTes
           lastStatus: 'Running',
         });
         expect(await claim(T0 + 3_600_000)).toEqual([]);
-      });
-
-      it('a cron job whose next occurrence is not after now is Paused instead of firing in a loop', async () => {
-        const c = await newCron({ nextInvocation: T0 });
-        expect(await claim(T0, { nextOccurrence: (_job, after) => after })).toHaveLength(1);
-        expect((await store.cronGet({ id: c.id }))?.status).toBe('Paused');
-        expect(await claim(T0)).toEqual([]);
       });
 
       it('an occurrence claimed once is never claimed again, even when a job is set back onto it', async () => {
@@ -1000,38 +985,34 @@ export function exerciseStore(name: string, factory: () => Promise<StoreUnderTes
 
     // ---- cron policies -------------------------------------------------------------------------
     describe('cron misfire and overlap', () => {
-      const perSecond = every(1000);
-      const perMinute = every(60_000);
-
       it('no misfire: the next occurrence follows the one claimed, so a claim late by less than a period drops none', async () => {
-        const c = await newCron({ nextInvocation: T0 });
-        expect((await claim(T0 + 800, { nextOccurrence: perSecond })).map((x) => x.scheduledFor)).toEqual([T0]);
+        const c = await newCron({ nextInvocation: T0, expression: EVERY_SECOND });
+        expect((await claim(T0 + 800)).map((x) => x.scheduledFor)).toEqual([T0]);
         expect((await store.cronGet({ id: c.id }))?.nextInvocation).toBe(T0 + 1000);
-        expect((await claim(T0 + 1000, { nextOccurrence: perSecond })).map((x) => x.scheduledFor)).toEqual([T0 + 1000]);
+        expect((await claim(T0 + 1000)).map((x) => x.scheduledFor)).toEqual([T0 + 1000]);
       });
 
       it("a claim late by more than a period is a misfire: with 'once', the missed occurrences collapse into the first", async () => {
-        const c = await newCron({ nextInvocation: T0 });
-        expect((await claim(T0 + 2500, { nextOccurrence: perSecond })).map((x) => x.scheduledFor)).toEqual([T0]);
+        const c = await newCron({ nextInvocation: T0, expression: EVERY_SECOND });
+        expect((await claim(T0 + 2500)).map((x) => x.scheduledFor)).toEqual([T0]);
         expect(await store.cronGet({ id: c.id })).toMatchObject({ invocations: 1, nextInvocation: T0 + 3000 });
-        expect(await claim(T0 + 2999, { nextOccurrence: perSecond })).toEqual([]);
+        expect(await claim(T0 + 2999)).toEqual([]);
       });
 
       it('an occurrence exactly misfireThresholdMs late is no misfire; one ms more is', async () => {
-        const hourly = every(3_600_000);
-        const a = await newCron({ nextInvocation: T0, misfire: 'skip' });
-        expect((await claim(T0 + THRESHOLD, { nextOccurrence: hourly })).map((x) => x.jobId)).toEqual([a.id]);
-        const b = await newCron({ nextInvocation: T0, misfire: 'skip' });
-        expect(await claim(T0 + THRESHOLD + 1, { nextOccurrence: hourly })).toEqual([]);
+        const a = await newCron({ nextInvocation: T0, misfire: 'skip', expression: HOURLY });
+        expect((await claim(T0 + THRESHOLD)).map((x) => x.jobId)).toEqual([a.id]);
+        const b = await newCron({ nextInvocation: T0, misfire: 'skip', expression: HOURLY });
+        expect(await claim(T0 + THRESHOLD + 1)).toEqual([]);
         expect(await history('cron', b.id)).toMatchObject([{ scheduledFor: T0, status: 'Skipped' }]);
-        const d = await newCron({ nextInvocation: T0, misfire: 'skip' });
-        expect(await claim(T0 + 11, { nextOccurrence: hourly, misfireThresholdMs: 10 })).toEqual([]);
+        const d = await newCron({ nextInvocation: T0, misfire: 'skip', expression: HOURLY });
+        expect(await claim(T0 + 11, { misfireThresholdMs: 10 })).toEqual([]);
         expect(await history('cron', d.id)).toMatchObject([{ status: 'Skipped' }]);
       });
 
       it("misfire 'skip' records the first missed occurrence as Skipped, calls nothing, and goes on after now", async () => {
         const c = await newCron({ nextInvocation: T0 - 10 * 60_000, misfire: 'skip' });
-        expect(await claim(T0, { nextOccurrence: perMinute })).toEqual([]);
+        expect(await claim(T0)).toEqual([]);
         const [skipped] = await history('cron', c.id);
         expect(skipped).toEqual({
           id: expect.any(String),
@@ -1053,12 +1034,12 @@ export function exerciseStore(name: string, factory: () => Promise<StoreUnderTes
           lastStatus: 'Skipped',
         });
         expect(await store.nextDueAt()).toBe(T0 + 60_000);
-        expect((await claim(T0 + 60_000, { nextOccurrence: perMinute })).map((x) => x.scheduledFor)).toEqual([T0 + 60_000]);
+        expect((await claim(T0 + 60_000)).map((x) => x.scheduledFor)).toEqual([T0 + 60_000]);
       });
 
       it("misfire 'all' runs every missed occurrence, oldest first", async () => {
         const c = await newCron({ nextInvocation: T0 - 4 * 60_000, misfire: 'all' });
-        const claimed = await claim(T0 + 1, { nextOccurrence: perMinute });
+        const claimed = await claim(T0 + 1);
         expect(claimed.map((x) => [x.scheduledFor, x.attempt])).toEqual([
           [T0 - 240_000, 1],
           [T0 - 180_000, 1],
@@ -1071,18 +1052,18 @@ export function exerciseStore(name: string, factory: () => Promise<StoreUnderTes
 
       it("misfire 'all' beyond the limit: the rest wait as Pending and later claims take them, oldest first", async () => {
         const c = await newCron({ nextInvocation: T0 - 4 * 60_000, misfire: 'all' });
-        const first = await claim(T0, { limit: 2, nextOccurrence: perMinute });
+        const first = await claim(T0, { limit: 2 });
         expect(first.map((x) => x.scheduledFor)).toEqual([T0 - 240_000, T0 - 180_000]);
         expect(await store.cronGet({ id: c.id })).toMatchObject({ invocations: 5, nextInvocation: T0 + 60_000, lastStatus: 'Pending' });
         expect((await history('cron', c.id)).map((e) => e.status)).toEqual(['Pending', 'Pending', 'Pending', 'Running', 'Running']);
         expect(await store.nextDueAt()).toBe(T0 - 120_000);
-        const second = await claim(T0, { limit: 2, nextOccurrence: perMinute });
+        const second = await claim(T0, { limit: 2 });
         expect(second.map((x) => [x.scheduledFor, x.attempt])).toEqual([
           [T0 - 120_000, 1],
           [T0 - 60_000, 1],
         ]);
-        expect((await claim(T0, { limit: 2, nextOccurrence: perMinute })).map((x) => x.scheduledFor)).toEqual([T0]);
-        expect(await claim(T0, { limit: 2, nextOccurrence: perMinute })).toEqual([]);
+        expect((await claim(T0, { limit: 2 })).map((x) => x.scheduledFor)).toEqual([T0]);
+        expect(await claim(T0, { limit: 2 })).toEqual([]);
         expect(await store.executionGet({ id: second[0]!.executionId })).toMatchObject({ startedAt: T0, lateMs: 120_000 });
       });
 
@@ -1091,7 +1072,7 @@ export function exerciseStore(name: string, factory: () => Promise<StoreUnderTes
         const c = await newCron({ nextInvocation: o1, misfire: 'all' });
         const got: ClaimedExecution[] = [];
         for (;;) {
-          const batch = await claim(T0, { limit: 100, nextOccurrence: perMinute });
+          const batch = await claim(T0, { limit: 100 });
           expect(batch.length).toBeLessThanOrEqual(100);
           if (batch.length === 0) break;
           got.push(...batch);
@@ -1102,7 +1083,7 @@ export function exerciseStore(name: string, factory: () => Promise<StoreUnderTes
 
       it("misfire 'all' with overlap 'skip': the first runs, the others are Skipped", async () => {
         const c = await newCron({ nextInvocation: T0 - 2 * 60_000, misfire: 'all', overlap: 'skip' });
-        expect((await claim(T0, { nextOccurrence: perMinute })).map((x) => x.scheduledFor)).toEqual([T0 - 120_000]);
+        expect((await claim(T0)).map((x) => x.scheduledFor)).toEqual([T0 - 120_000]);
         expect((await history('cron', c.id)).map((e) => e.status)).toEqual(['Skipped', 'Skipped', 'Running']);
         expect((await store.cronGet({ id: c.id }))?.invocations).toBe(3);
       });
@@ -1560,7 +1541,7 @@ export function exerciseStore(name: string, factory: () => Promise<StoreUnderTes
       });
     });
 
-    // ---- dueCount (issue #6 §5: the due-but-unclaimed gauge) -------------------------------------
+    // ---- dueCount (the due-but-unclaimed gauge) ---------------------------------------------------
     describe('dueCount', () => {
       const NONE = { schedule: 0, cron: 0, waiting: 0, lease: 0 };
 

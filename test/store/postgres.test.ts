@@ -11,9 +11,9 @@ import pg from 'pg';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { InvalidInputError, StoreUnavailableError } from '../../src/domain/errors.js';
 import { newId } from '../../src/domain/ids.js';
-import type { ClaimedExecution, CronJob } from '../../src/domain/types.js';
+import type { ClaimedExecution } from '../../src/domain/types.js';
 import { describeDatabaseUrl, openStore } from '../../src/store/open.js';
-import { candidatesSql, dueCountSql, DUE_CRON_SQL, NEXT_DUE_SQL, RELET_SQL, START_SCHEDULES_SQL } from '../../src/store/postgres/claim.js';
+import { candidatesSql, dueCountSql, DUE_CRON_SQL, NEXT_DUE_SQL, RELET_SQL, START_SCHEDULES_SQL } from '../../src/store/postgres/claim-sql.js';
 import { finishSql } from '../../src/store/postgres/executions.js';
 import { connectionConfig, toStoreError } from '../../src/store/postgres/connection.js';
 import { PostgresStore, type PostgresStoreOptions } from '../../src/store/postgres/index.js';
@@ -67,7 +67,6 @@ function claimAt(now: number, o: Partial<ClaimDueParams> = {}): ClaimDueParams {
     limit: 100,
     nodeId: 'n',
     leaseMs: 60_000,
-    nextOccurrence: (_job: CronJob, after: number) => after + 60_000,
     misfireThresholdMs: 60_000,
     ...o,
   };

@@ -54,7 +54,6 @@ async function main(): Promise<void> {
         limit: 2,
         nodeId: arg ?? 'child',
         leaseMs: 600_000,
-        nextOccurrence: (_job, after) => after + 60_000,
         misfireThresholdMs: 60_000,
       });
       empty = claimed.length === 0 ? empty + 1 : 0;

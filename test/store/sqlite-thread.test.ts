@@ -2,7 +2,6 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { cronJobNext } from '../../src/dispatch/cron-next.js';
 import { DEFAULT_RETRY_POLICY } from '../../src/dispatch/retry.js';
 import { withDispatchThread } from '../../src/dispatch/store-thread.js';
 import { StoreUnavailableError } from '../../src/domain/errors.js';
@@ -36,7 +35,7 @@ describe('SQLite store with the dispatcher thread', () => {
   });
 
   const claim = (now: number, o: Partial<ClaimDueParams> = {}) =>
-    store.claimDue({ now, limit: 100, nodeId: 'node-a', leaseMs: 60_000, nextOccurrence: cronJobNext, misfireThresholdMs: 60_000, ...o });
+    store.claimDue({ now, limit: 100, nodeId: 'node-a', leaseMs: 60_000, misfireThresholdMs: 60_000, ...o });
   const schedule = (scheduledAt: number) =>
     store.scheduleCreate({
       id: newId(),
@@ -70,7 +69,7 @@ describe('SQLite store with the dispatcher thread', () => {
     expect(await store.nextDueAt()).toBeNull();
   });
 
-  it("claims cron occurrences on the thread with the real cron engine (cronJobNext), in the job's time zone", async () => {
+  it("claims cron occurrences on the thread with the real cron engine, in the job's time zone", async () => {
     const job = await store.cronCreate({
       id: newId(),
       name: 'hourly',
@@ -98,18 +97,6 @@ describe('SQLite store with the dispatcher thread', () => {
     expect(await claim(T0)).toHaveLength(1);
     expect((await store.cronGet({ id: job.id }))?.status).toBe('Paused');
     expect(warnings).toEqual([{ obj: { cronJobId: job.id, nextOccurrence: null }, msg: expect.stringContaining('paused') }]);
-  });
-
-  it('runs a claim with another nextOccurrence on the main connection (a function cannot cross threads)', async () => {
-    await schedule(T0);
-    let called = 0;
-    await store.cronCreate({
-      id: newId(), name: 'c', expression: '* * * * *', timezone: null, endpoint: 'https://example.com/c', data: {},
-      retry: DEFAULT_RETRY_POLICY, timeoutMs: 30_000, misfire: 'once', overlap: 'allow', nextInvocation: T0, now: T0 - 60_000,
-    });
-    const claimed = await claim(T0, { nextOccurrence: (_job, after) => (called++, after + 60_000) });
-    expect(claimed).toHaveLength(2);
-    expect(called).toBeGreaterThan(0);
   });
 
   it('hands back leases on the thread, so the next claim takes the execution again as the same execution', async () => {

@@ -18,20 +18,20 @@
  * misfire `all` can yield several items; a candidate that yields nothing, e.g. a Skipped
  * occurrence or a deleted job's execution, uses no room).
  *
- * The lease of each item runs to now + the job's timeoutMs + p.leaseMs: a call may take its whole
- * timeout, and p.leaseMs is the margin to write its outcome. A lease of p.leaseMs alone would let
- * any call slower than the margin be claimed again, and called twice, while still in flight.
+ * Every lease runs to now + the job's timeoutMs + p.leaseMs. What a claim decides (misfire,
+ * overlap, leases, a broken cron engine, the job's advance, the newest execution) is the
+ * rulebook's, src/store/claim-rules.ts, shared with PostgreSQL; this file is the SQL around it.
  *
  * Why one IMMEDIATE transaction and no SKIP LOCKED: SQLite has one writer at a time. BEGIN
  * IMMEDIATE takes the write lock *before* reading the candidates, so no other connection (another
  * process on the same file) can claim the same rows between our read and our write; a second
  * claimer waits on busy_timeout and then sees the rows already Running / advanced. A deferred
  * transaction would read under a shared lock and could fail with SQLITE_BUSY on upgrade instead
- * of waiting. (PostgreSQL, issue #4, needs FOR UPDATE SKIP LOCKED instead; this file is SQLite's.)
+ * of waiting. (PostgreSQL needs FOR UPDATE SKIP LOCKED instead: postgres/claim.ts; this file is SQLite's.)
  *
  * Why "select candidates, then update each row" rather than one UPDATE … RETURNING per kind:
- * the limit and the earliest-first order span three tables, and a cron occurrence needs
- * `nextOccurrence` (JavaScript, the cron engine) between read and write. Inside the transaction
+ * the limit and the earliest-first order span three tables, and a cron occurrence needs the
+ * cron engine (JavaScript, through claim-rules.ts) between read and write. Inside the transaction
  * the per-row statements are prepared once and cheap (figures: test/store/burst.bench.ts).
  *
  * Never twice: every occurrence's execution is INSERT … ON CONFLICT (job_type, job_id,
@@ -43,41 +43,10 @@
  * the insert is a no-op and nothing is returned for it.
  *
  * Never early: every comparison is `<= now`, with `now` chosen by the caller (the clock is
- * injected; issue #4 moves it into the database), and every instant from the cron engine is
- * rounded up to the whole ms.
+ * injected; PostgreSQL's production store uses the database's clock instead), and every instant
+ * from the cron engine is rounded up to the whole ms.
  *
- * Cron occurrences (issue #3 §4). Let o1 = next_invocation (<= now) and o2 = nextOccurrence(o1).
- * - No misfire (now − o1 <= misfireThresholdMs and o2 > now): o1 runs, and next_invocation = o2.
- *   The job advances from o1, never "from now": o2 is needed anyway to detect a misfire, and
- *   every occurrence after o1 is either run or accounted for by the misfire rule below, so a
- *   claim that comes a little late (a busy event loop, a GC pause, a long claim batch) never
- *   silently drops one. (Issue #2 advanced from now, which hid such drops.)
- * - Misfire (o1 more than the threshold late, or o2 also due: the service was down, or the claim
- *   lagged by more than a period), by the job's `misfire`:
- *     once  o1 runs (one run stands for all that were missed);
- *     skip  o1 is recorded as a Skipped execution (visible in the history, never called);
- *     all   o1, o2, o3 … <= now each get an execution, oldest first, at most MISFIRE_ALL_MAX
- *           (the oldest ones: finding the newest would mean walking every missed occurrence,
- *           unbounded after a long outage). As many as the claim has room for run now; the rest
- *           are inserted Pending with next_attempt_at = their occurrence, so the following
- *           claims take them through the `waiting` source, still oldest first, and `limit`
- *           holds. All are created at once, so next_invocation can jump past now in this
- *           transaction and the 1,000 cap needs no memory across claims.
- *   then next_invocation = nextOccurrence(now) (the rest of the missed ones are dropped).
- * - Overlap `skip`: an occurrence that would run while the job has an execution Pending, Running
- *   or Retrying (executions_in_progress; an expired lease still counts: it will be re-leased) is
- *   inserted Skipped instead (finished now). With misfire `all` this means the first runs and the
- *   rest are Skipped.
- * - `invocations` grows by the executions inserted (Skipped included); `last_execution_id` moves
- *   to the newest execution by (scheduled_for, id), the order of the execution list, which a
- *   trigger made at a later instant may keep.
- *
- * Decisions:
- * - A cron job whose `nextOccurrence` returns null (no further occurrence), an instant not
- *   after `now` (a broken engine: the job would be due again at once, forever), or throws (one
- *   broken job must not stop every claim), is set Paused with next_invocation left at the
- *   (last) occurrence just claimed; that occurrence still runs. The store's logger is told.
- *   Resuming the job (PATCH status Active) recomputes next_invocation.
+ * Decisions about existing executions:
  * - A waiting execution or an expired lease whose job was deleted meanwhile is not leased again:
  *   the execution becomes Failed with error 'job deleted' (a deleted job never fires again). It
  *   is not counted in the returned items, so a claim may return fewer than `limit` while more is
@@ -90,107 +59,38 @@
  *   replaced by attempt 1's own startedAt when its outcome is recorded (executions.ts). So a
  *   first attempt whose node died still leaves its start, and a retry never overwrites it.
  */
+import { cronJobNext } from '../../cron/index.js';
 import { newId } from '../../domain/ids.js';
-import type { ClaimedExecution, CronJob, JobType } from '../../domain/types.js';
+import type { ClaimedExecution, JobType } from '../../domain/types.js';
+import {
+  afterInsert,
+  claimClock,
+  cronAdvance,
+  leaseExpiry,
+  newerExecution,
+  occurrenceStatus,
+  overlapStart,
+  pausedEntry,
+  planCron,
+  type ClaimClock,
+  type ClaimResult,
+  type ExecutionKey,
+  type OccurrenceStatus,
+} from '../claim-rules.js';
+import { executionWithJobSql, retryOf, type DeliveryRow } from '../claim-common.js';
 import type { ClaimDueParams, DueCounts } from '../store.js';
+import { CANDIDATES_SQL, DUE_COUNT_SQL, IN_PROGRESS_SQL, NEXT_DUE_SQL } from './claim-sql.js';
 import type { Db } from './connection.js';
 import { CRON_SELECT, cronFromRow, type CronRow } from './cron-jobs.js';
 import { objectFromColumn } from './json.js';
 
-/** Most occurrences one claim creates for a job whose `misfire` is `all` (issue #3 §4). */
-export const MISFIRE_ALL_MAX = 1_000;
-
-/**
- * Up to `limit` due items across the four sources, earliest first. Bound: `:now`, `:limit`.
- * Each branch is a range search of its partial index (checked with EXPLAIN QUERY PLAN).
- */
-export const CANDIDATES_SQL = `
-SELECT kind, id, due FROM (
-  SELECT 'schedule' AS kind, id, scheduled_at AS due FROM schedules
-   WHERE status = 'Pending' AND scheduled_at <= :now ORDER BY scheduled_at LIMIT :limit)
-UNION ALL
-SELECT kind, id, due FROM (
-  SELECT 'cron' AS kind, id, next_invocation AS due FROM cron_jobs
-   WHERE status = 'Active' AND next_invocation <= :now ORDER BY next_invocation LIMIT :limit)
-UNION ALL
-SELECT kind, id, due FROM (
-  SELECT 'waiting' AS kind, id, next_attempt_at AS due FROM executions
-   WHERE status IN ('Pending', 'Retrying') AND next_attempt_at <= :now ORDER BY next_attempt_at LIMIT :limit)
-UNION ALL
-SELECT kind, id, due FROM (
-  SELECT 'lease' AS kind, id, lease_expires_at AS due FROM executions
-   WHERE status = 'Running' AND lease_expires_at <= :now ORDER BY lease_expires_at LIMIT :limit)
-ORDER BY due, kind, id
-LIMIT :limit`;
-
-/**
- * The earliest due instant of each source: four scalar subqueries, each reading the first entry
- * of its partial index (ORDER BY … LIMIT 1 on the indexed column: O(log n), no scan, no sort —
- * checked with EXPLAIN QUERY PLAN in test/store/sqlite.test.ts).
- */
-export const NEXT_DUE_SQL = `
-SELECT
-  (SELECT scheduled_at FROM schedules WHERE status = 'Pending' ORDER BY scheduled_at LIMIT 1) AS schedule_due,
-  (SELECT next_invocation FROM cron_jobs WHERE status = 'Active' ORDER BY next_invocation LIMIT 1) AS cron_due,
-  (SELECT next_attempt_at FROM executions WHERE status IN ('Pending', 'Retrying') ORDER BY next_attempt_at LIMIT 1) AS waiting_due,
-  (SELECT lease_expires_at FROM executions WHERE status = 'Running' ORDER BY lease_expires_at LIMIT 1) AS lease_due`;
-
-/**
- * Due work not yet claimed, per source, each count stopping at `:limit` (Store.dueCount): the
- * same `<= :now` range searches of the same partial indexes as CANDIDATES_SQL, reading at most
- * `:limit` entries each (index only, except `executions_waiting`, whose IN predicate SQLite checks
- * again on the row; checked with EXPLAIN QUERY PLAN in test/store/sqlite.test.ts). INDEXED BY, as
- * in IN_PROGRESS_SQL: without statistics the planner may prefer an index on `status` alone, and
- * would then walk every Pending schedule (due or not) instead of the due ones. Bound: `:now`,
- * `:limit`.
- */
-export const DUE_COUNT_SQL = `
-SELECT
-  (SELECT count(*) FROM (SELECT 1 FROM schedules INDEXED BY schedules_pending_due
-     WHERE status = 'Pending' AND scheduled_at <= :now LIMIT :limit)) AS schedule,
-  (SELECT count(*) FROM (SELECT 1 FROM cron_jobs INDEXED BY cron_jobs_active_due
-     WHERE status = 'Active' AND next_invocation <= :now LIMIT :limit)) AS cron,
-  (SELECT count(*) FROM (SELECT 1 FROM executions INDEXED BY executions_waiting
-     WHERE status IN ('Pending', 'Retrying') AND next_attempt_at <= :now LIMIT :limit)) AS waiting,
-  (SELECT count(*) FROM (SELECT 1 FROM executions INDEXED BY executions_running_lease
-     WHERE status = 'Running' AND lease_expires_at <= :now LIMIT :limit)) AS lease`;
-
-/**
- * Is an execution of this cron job in progress? One descent of `executions_in_progress`. INDEXED
- * BY because, without statistics, the planner prefers `executions_by_job` (two equality terms
- * instead of one) and would then walk the job's whole history.
- */
-export const IN_PROGRESS_SQL = `SELECT 1 AS one FROM executions INDEXED BY executions_in_progress
- WHERE job_type = 'cron' AND job_id = ? AND status IN ('Pending', 'Running', 'Retrying') LIMIT 1`;
-
-/**
- * An existing execution with what is needed to call its job *now*: the job's current endpoint,
- * data and delivery settings (NULL columns and `job_exists = 0` when the job was deleted).
- */
-const EXECUTION_WITH_JOB = `SELECT e.id, e.job_type, e.job_id, e.scheduled_for,
-       coalesce(s.endpoint, c.endpoint) AS endpoint,
-       coalesce(s.data, c.data) AS data,
-       coalesce(s.retry_max_attempts, c.retry_max_attempts) AS retry_max_attempts,
-       coalesce(s.retry_initial_delay_ms, c.retry_initial_delay_ms) AS retry_initial_delay_ms,
-       coalesce(s.retry_max_delay_ms, c.retry_max_delay_ms) AS retry_max_delay_ms,
-       coalesce(s.timeout_ms, c.timeout_ms) AS timeout_ms,
-       (s.id IS NOT NULL OR c.id IS NOT NULL) AS job_exists
-  FROM executions e
-  LEFT JOIN schedules s ON e.job_type = 'schedule' AND s.id = e.job_id
-  LEFT JOIN cron_jobs c ON e.job_type = 'cron' AND c.id = e.job_id`;
+/** An existing execution with what is needed to call its job now (see executionWithJobSql). */
+const EXECUTION_WITH_JOB = executionWithJobSql('executions e');
 
 interface Candidate {
   kind: 'schedule' | 'cron' | 'waiting' | 'lease';
   id: string;
   due: number;
-}
-
-/** Delivery columns of a job row. */
-interface DeliveryRow {
-  retry_max_attempts: number;
-  retry_initial_delay_ms: number;
-  retry_max_delay_ms: number;
-  timeout_ms: number;
 }
 
 interface ScheduleStartRow extends DeliveryRow {
@@ -215,7 +115,7 @@ interface NewExecution {
   jobType: JobType;
   jobId: string;
   scheduledFor: number;
-  status: 'Running' | 'Pending' | 'Skipped';
+  status: OccurrenceStatus;
   attempt: number;
   now: number;
   startedAt: number | null;
@@ -225,46 +125,14 @@ interface NewExecution {
   leaseExpiresAt: number | null;
 }
 
-/** What a claim did: the work leased, and the cron jobs it paused (for the log). */
-export interface ClaimResult {
-  claimed: ClaimedExecution[];
-  /** Cron jobs set Paused because they had no occurrence after `now` (`error`: the engine threw). */
-  paused: { id: string; next: number | null; error?: unknown }[];
-}
+export type { ClaimResult } from '../claim-rules.js';
 
 /** The state of one claim transaction. */
-interface Claim {
+interface Claim extends ClaimClock {
   p: ClaimDueParams;
-  /** `p.now`, floored to whole ms. */
-  now: number;
-  /** `p.leaseMs`, rounded up. */
-  leaseMs: number;
   /** Items still allowed (`limit` minus those claimed). */
   room: number;
   result: ClaimResult;
-}
-
-/**
- * Calls the cron engine for one job: results rounded up to whole ms (never early); a throw or a
- * non-finite result is taken as "no further occurrence" and the first error kept for the log.
- */
-class Occurrences {
-  error: unknown = undefined;
-
-  constructor(
-    private readonly job: CronJob,
-    private readonly fn: ClaimDueParams['nextOccurrence'],
-  ) {}
-
-  after(ms: number): number | null {
-    try {
-      const n = this.fn(this.job, ms);
-      return typeof n === 'number' && Number.isFinite(n) ? Math.ceil(n) : null;
-    } catch (err) {
-      this.error ??= err; // one broken job must not stop every claim: it is paused
-      return null;
-    }
-  }
 }
 
 /** The claim and the next-due query, prepared once. */
@@ -337,8 +205,8 @@ export class ClaimQueries {
     const limit = Math.floor(p.limit);
     const result: ClaimResult = { claimed: [], paused: [] };
     if (!(limit > 0)) return result;
-    // STRICT INTEGER columns: instants are whole ms. Flooring `now` can only make work due later.
-    this.claimTx.immediate({ p, now: Math.floor(p.now), leaseMs: Math.ceil(p.leaseMs), room: limit, result });
+    // STRICT INTEGER columns: instants are whole ms (claimClock floors `now`).
+    this.claimTx.immediate({ p, ...claimClock(p), room: limit, result });
     return result;
   }
 
@@ -369,7 +237,7 @@ export class ClaimQueries {
   private claimSchedule(c: Claim, id: string): void {
     const s = this.startSchedule.get(id);
     if (!s) return;
-    const leaseExpiresAt = c.now + s.timeout_ms + c.leaseMs;
+    const leaseExpiresAt = leaseExpiry(c, s.timeout_ms);
     const executionId = this.insert(c, 'schedule', id, s.scheduled_at, 'Running', leaseExpiresAt);
     // No execution inserted: this occurrence already has one, which owns the schedule's status.
     // Unreachable through the Store contract (a schedule leaves Pending exactly when its execution
@@ -389,54 +257,27 @@ export class ClaimQueries {
     });
   }
 
-  /** One due cron job: its occurrences by the misfire and overlap rules (top of this file). */
+  /** One due cron job: its occurrences, statuses and advance by the rules of claim-rules.ts. */
   private claimCron(c: Claim, id: string): void {
     const row = this.dueCron.get(id, c.now);
     if (!row) return;
     const job = cronFromRow(row);
-    const engine = new Occurrences(job, c.p.nextOccurrence);
-    const now = c.now;
-    const o1 = job.nextInvocation;
-    const o2 = engine.after(o1);
-    const misfire = now - o1 > c.p.misfireThresholdMs || (o2 !== null && o2 <= now);
+    const plan = planCron(job, c.now, c.p.misfireThresholdMs, cronJobNext);
+    const paused = pausedEntry(id, plan);
+    if (paused) c.result.paused.push(paused);
 
-    // Occurrences to record, oldest first, and the job's next occurrence after them.
-    const occurrences = [o1];
-    let next: number | null;
-    if (!misfire) {
-      next = o2; // > now: else it would be a misfire
-    } else if (job.misfire !== 'all') {
-      next = engine.after(now);
-    } else {
-      let o = o2;
-      while (o !== null && o <= now && occurrences.length < MISFIRE_ALL_MAX) {
-        if (o <= occurrences[occurrences.length - 1]!) {
-          o = null; // a broken engine (not increasing): stop here, and pause below
-          break;
-        }
-        occurrences.push(o);
-        o = engine.after(o);
-      }
-      next = o !== null && o > now ? o : engine.after(now);
-    }
-    const last = occurrences[occurrences.length - 1]!;
-    const advances = next !== null && next > now;
-    if (!advances) c.result.paused.push({ id, next, ...(engine.error !== undefined && { error: engine.error }) });
-
-    const skipAll = misfire && job.misfire === 'skip';
-    let busy = !skipAll && job.overlap === 'skip' && this.inProgress.get(id) !== undefined;
+    let overlap = overlapStart(plan, job.overlap, () => this.inProgress.get(id) !== undefined);
     let added = 0;
-    let newest = row.last_execution_id === null ? null : { sf: row.last_invocation ?? -Infinity, id: row.last_execution_id };
-    for (const o of occurrences) {
-      const status = skipAll || busy ? 'Skipped' : c.room > 0 ? 'Running' : 'Pending';
-      const leaseExpiresAt = status === 'Running' ? now + job.timeoutMs + c.leaseMs : null;
+    let newest: ExecutionKey | null =
+      row.last_execution_id === null ? null : { scheduledFor: row.last_invocation ?? -Infinity, id: row.last_execution_id };
+    for (const o of plan.occurrences) {
+      const status = occurrenceStatus(overlap, c.room);
+      const leaseExpiresAt = status === 'Running' ? leaseExpiry(c, job.timeoutMs) : null;
       const executionId = this.insert(c, 'cron', id, o, status, leaseExpiresAt);
       if (!executionId) continue; // that occurrence already has its execution
       added++;
-      if (newest === null || o > newest.sf || (o === newest.sf && executionId > newest.id)) {
-        newest = { sf: o, id: executionId };
-      }
-      if (status !== 'Skipped' && job.overlap === 'skip') busy = true;
+      newest = newerExecution(newest, { scheduledFor: o, id: executionId });
+      overlap = afterInsert(overlap, status);
       if (status === 'Running') {
         this.push(c, {
           executionId,
@@ -452,11 +293,12 @@ export class ClaimQueries {
         });
       }
     }
+    const advance = cronAdvance(plan, added);
     this.advanceCron.run({
       id,
-      next: advances ? next : last,
-      status: advances ? 'Active' : 'Paused',
-      added,
+      next: advance.nextInvocation,
+      status: advance.status,
+      added: advance.invocationsAdded,
       lastExecutionId: newest?.id ?? null,
     });
   }
@@ -469,7 +311,7 @@ export class ClaimQueries {
       this.failDeleted.run({ id, now: c.now });
       return;
     }
-    const leaseExpiresAt = c.now + e.timeout_ms + c.leaseMs;
+    const leaseExpiresAt = leaseExpiry(c, e.timeout_ms);
     const { attempt } = this.relet.get({ id, now: c.now, nodeId: c.p.nodeId, leaseExpiresAt })!;
     this.push(c, {
       executionId: id,
@@ -520,13 +362,4 @@ export class ClaimQueries {
     });
     return r ? r.id : null;
   }
-}
-
-/** The retry policy of a job row. */
-function retryOf(r: DeliveryRow): ClaimedExecution['retry'] {
-  return {
-    maxAttempts: r.retry_max_attempts,
-    initialDelayMs: r.retry_initial_delay_ms,
-    maxDelayMs: r.retry_max_delay_ms,
-  };
 }

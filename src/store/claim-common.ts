@@ -1,0 +1,43 @@
+/*
+ * What the SQLite and PostgreSQL claims share beyond the rules (claim-rules.ts): the SQL that reads
+ * an existing execution with its job's current delivery settings (valid in both dialects), and the
+ * retry policy of such a row.
+ */
+import type { ClaimedExecution } from '../domain/types.js';
+
+/** Delivery columns of a job row (or of {@link executionWithJobSql}'s row). */
+export interface DeliveryRow {
+  retry_max_attempts: number;
+  retry_initial_delay_ms: number;
+  retry_max_delay_ms: number;
+  timeout_ms: number;
+}
+
+/**
+ * Executions of `from` (a table or CTE aliased `e`, with the columns of `executions`) with what is
+ * needed to call their job *now*: the job's current endpoint, data and delivery settings (a
+ * re-leased or retried execution is sent with them; a cron job's fix of its URL applies to its
+ * retries), NULL columns and `job_exists` false when the job was deleted. Add a WHERE clause.
+ */
+export function executionWithJobSql(from: string): string {
+  return `SELECT e.id, e.job_type, e.job_id, e.scheduled_for,
+       coalesce(s.endpoint, c.endpoint) AS endpoint,
+       coalesce(s.data, c.data) AS data,
+       coalesce(s.retry_max_attempts, c.retry_max_attempts) AS retry_max_attempts,
+       coalesce(s.retry_initial_delay_ms, c.retry_initial_delay_ms) AS retry_initial_delay_ms,
+       coalesce(s.retry_max_delay_ms, c.retry_max_delay_ms) AS retry_max_delay_ms,
+       coalesce(s.timeout_ms, c.timeout_ms) AS timeout_ms,
+       (s.id IS NOT NULL OR c.id IS NOT NULL) AS job_exists
+  FROM ${from}
+  LEFT JOIN schedules s ON e.job_type = 'schedule' AND s.id = e.job_id
+  LEFT JOIN cron_jobs c ON e.job_type = 'cron' AND c.id = e.job_id`;
+}
+
+/** The retry policy of a job row. */
+export function retryOf(r: DeliveryRow): ClaimedExecution['retry'] {
+  return {
+    maxAttempts: r.retry_max_attempts,
+    initialDelayMs: r.retry_initial_delay_ms,
+    maxDelayMs: r.retry_max_delay_ms,
+  };
+}

@@ -1,0 +1,262 @@
+/*
+ * The claim's rulebook: what a claim decides, whatever the database. Pure functions, no I/O and no
+ * clock: each store (sqlite/claim.ts, postgres/claim.ts) reads the rows, asks these functions, and
+ * writes what they answer; only the SQL (locking, indexes, batching) differs between databases.
+ * `Store.claimDue` (store.ts) is the contract; one conformance suite holds both stores to it, and
+ * test/unit/claim-rules.test.ts tests these rules on their own.
+ *
+ * Instants are epoch ms (UTC), whole: a claim floors `now` (flooring can only make work due later)
+ * and rounds every instant from the cron engine up (never early).
+ *
+ * Cron occurrences. Let o1 = next_invocation (<= now) and o2 = the engine's next occurrence after o1.
+ * - No misfire (now − o1 <= misfireThresholdMs and o2 > now): o1 runs, and next_invocation = o2.
+ *   The job advances from o1, never "from now": o2 is needed anyway to detect a misfire, and
+ *   every occurrence after o1 is either run or accounted for by the misfire rule below, so a
+ *   claim that comes a little late (a busy event loop, a GC pause, a long claim batch) never
+ *   silently drops one. (Advancing from now would hide such drops.)
+ * - Misfire (o1 more than the threshold late, or o2 also due: the service was down, or the claim
+ *   lagged by more than a period), by the job's `misfire`:
+ *     once  o1 runs (one run stands for all that were missed);
+ *     skip  o1 is recorded as a Skipped execution (visible in the history, never called);
+ *     all   o1, o2, o3 … <= now each get an execution, oldest first, at most MISFIRE_ALL_MAX
+ *           (the oldest ones: finding the newest would mean walking every missed occurrence,
+ *           unbounded after a long outage). As many as the claim has room for run now; the rest
+ *           are inserted Pending with next_attempt_at = their occurrence, so the following
+ *           claims take them through the `waiting` source, still oldest first, and `limit`
+ *           holds. All are created at once, so next_invocation can jump past now in this
+ *           transaction and the 1,000 cap needs no memory across claims.
+ *   then next_invocation = the engine's next occurrence after now (the rest of the missed ones
+ *   are dropped).
+ * - Overlap `skip`: an occurrence that would run while the job has an execution Pending, Running
+ *   or Retrying (an expired lease still counts: it will be re-leased) is inserted Skipped instead
+ *   (finished now). With misfire `all` this means the first runs and the rest are Skipped.
+ * - An occurrence that already has its execution (a clock set back, a job resumed onto an
+ *   instant that already ran) inserts nothing, uses no room and changes no overlap state.
+ * - `invocations` grows by the executions inserted (Skipped included); `last_execution_id` moves
+ *   to the newest execution by (scheduled_for, id), the order of the execution list, which a
+ *   trigger made at a later instant may keep.
+ * - A broken engine: a job whose next occurrence is null (none), not after `now` (the job would
+ *   be due again at once, forever), not increasing during a misfire `all` walk, or whose engine
+ *   throws (one broken job must not stop every claim), is set Paused with next_invocation left at
+ *   the (last) occurrence just claimed; that occurrence still runs. The store's logger is told.
+ *   Resuming the job (PATCH status Active) recomputes next_invocation.
+ *
+ * Leases. Every item claimed is leased until now + its job's timeoutMs + leaseMs: a call may take
+ * its whole timeout, and leaseMs is the margin to write its outcome. A lease of leaseMs alone
+ * would let any call slower than the margin be claimed again, and called twice, while in flight.
+ */
+import type { ClaimedExecution, CronJob, OverlapPolicy } from '../domain/types.js';
+
+/** Most occurrences one claim creates for a cron job whose `misfire` is `all`. */
+export const MISFIRE_ALL_MAX = 1_000;
+
+/**
+ * The cron engine as the rules see it: the next occurrence of `job` strictly after `afterMs`
+ * (epoch ms, UTC), or null when it has none. The stores pass `cronJobNext` (src/cron/job-next.ts);
+ * tests inject their own. It may throw or return anything: {@link planCron} copes.
+ */
+export type NextOccurrence = (job: CronJob, afterMs: number) => number | null;
+
+/** The status an occurrence's new execution is inserted with. */
+export type OccurrenceStatus = 'Running' | 'Pending' | 'Skipped';
+
+/** What a claim did: the work leased, and the cron jobs it paused (for the log). */
+export interface ClaimResult {
+  claimed: ClaimedExecution[];
+  /**
+   * Cron jobs set Paused because the engine gave no occurrence after `now` (`next`: what it gave,
+   * epoch ms or null; `error`: the first error it threw).
+   */
+  paused: { id: string; next: number | null; error?: unknown }[];
+}
+
+/** A claim's instants, as every rule and every row uses them. */
+export interface ClaimClock {
+  /** The claim's instant: epoch ms (UTC), floored to whole ms. */
+  now: number;
+  /** The lease margin in ms, rounded up. */
+  leaseMs: number;
+}
+
+/**
+ * The instants of a claim: `now` floored (the columns hold whole ms, and flooring can only make
+ * work due later), `leaseMs` rounded up (a lease is never shorter than asked).
+ * @param p `now` epoch ms (UTC), `leaseMs` ms; fractions allowed
+ */
+export function claimClock(p: { now: number; leaseMs: number }): ClaimClock {
+  return { now: Math.floor(p.now), leaseMs: Math.ceil(p.leaseMs) };
+}
+
+/**
+ * When the lease of an item claimed at `clock.now` expires: now + the job's call timeout + the
+ * margin (see "Leases" at the top of this file). Epoch ms (UTC).
+ * @param timeoutMs the job's call timeout, ms
+ */
+export function leaseExpiry(clock: ClaimClock, timeoutMs: number): number {
+  return clock.now + timeoutMs + clock.leaseMs;
+}
+
+/** What a claim does with one due cron job, before any write (see {@link planCron}). */
+export interface CronPlan {
+  /** Occurrences to record, epoch ms (UTC), oldest first (o1 first); never empty. */
+  occurrences: number[];
+  /** o1 is a misfire (more than the threshold late, or o2 also due). */
+  misfire: boolean;
+  /** Misfire with policy `skip`: every occurrence is recorded Skipped. */
+  skipAll: boolean;
+  /** The job's next occurrence after those recorded (epoch ms, UTC), or null. */
+  next: number | null;
+  /** `next` is after now: the job stays Active at `next`; else it is Paused at the last occurrence. */
+  advances: boolean;
+  /** The first error the cron engine threw, if any (the job is then paused). */
+  error?: unknown;
+}
+
+/**
+ * The occurrences of a due cron job at `now`, by the misfire rule and the broken-engine rule
+ * ("Cron occurrences" at the top of this file). Calls only `engine`: its results are rounded up
+ * to whole ms (never early); a throw, or anything but a finite number, counts as "no further
+ * occurrence" (the first error is kept in the plan). Never throws.
+ * @param job the job as read, its `nextInvocation` (o1) <= now
+ * @param now the claim's instant, epoch ms (UTC), whole
+ * @param misfireThresholdMs an occurrence claimed more than this late (ms) is a misfire
+ */
+export function planCron(job: CronJob, now: number, misfireThresholdMs: number, engine: NextOccurrence): CronPlan {
+  let error: unknown = undefined;
+  const after = (ms: number): number | null => {
+    try {
+      const n = engine(job, ms);
+      return typeof n === 'number' && Number.isFinite(n) ? Math.ceil(n) : null;
+    } catch (err) {
+      error ??= err; // one broken job must not stop every claim: it is paused
+      return null;
+    }
+  };
+  const o1 = job.nextInvocation;
+  const o2 = after(o1);
+  const misfire = now - o1 > misfireThresholdMs || (o2 !== null && o2 <= now);
+  const occurrences = [o1];
+  let next: number | null;
+  if (!misfire) {
+    next = o2; // > now: else it would be a misfire
+  } else if (job.misfire !== 'all') {
+    next = after(now);
+  } else {
+    let o = o2;
+    while (o !== null && o <= now && occurrences.length < MISFIRE_ALL_MAX) {
+      if (o <= occurrences[occurrences.length - 1]!) {
+        o = null; // a broken engine (not increasing): stop here, and pause
+        break;
+      }
+      occurrences.push(o);
+      o = after(o);
+    }
+    next = o !== null && o > now ? o : after(now);
+  }
+  return {
+    occurrences,
+    misfire,
+    skipAll: misfire && job.misfire === 'skip',
+    next,
+    advances: next !== null && next > now,
+    ...(error !== undefined && { error }),
+  };
+}
+
+/** The entry of {@link ClaimResult.paused} for a plan that does not advance, else null. */
+export function pausedEntry(id: string, plan: CronPlan): ClaimResult['paused'][number] | null {
+  if (plan.advances) return null;
+  return { id, next: plan.next, ...(plan.error !== undefined && { error: plan.error }) };
+}
+
+/** Where the overlap rule stands while a job's occurrences are recorded, oldest first. */
+export interface OverlapState {
+  /** Misfire `skip`: everything is Skipped. */
+  readonly skipAll: boolean;
+  /** The job's `overlap` is `skip`. */
+  readonly overlapSkip: boolean;
+  /** Overlap `skip` and an execution of the job is in progress: the next occurrence is Skipped. */
+  readonly busy: boolean;
+}
+
+/**
+ * The overlap state before a job's first occurrence is recorded.
+ * @param inProgress whether the job has an execution Pending, Running or Retrying (an expired
+ *   lease included); called only when the answer matters (overlap `skip`, no misfire `skip`), so
+ *   a store asks its database only then
+ */
+export function overlapStart(plan: CronPlan, overlap: OverlapPolicy, inProgress: () => boolean): OverlapState {
+  const overlapSkip = overlap === 'skip';
+  return { skipAll: plan.skipAll, overlapSkip, busy: !plan.skipAll && overlapSkip && inProgress() };
+}
+
+/**
+ * The status of the next occurrence: Skipped under misfire `skip` or a busy overlap `skip`;
+ * else Running while the claim has room, Pending (due at its occurrence) when it has none.
+ * @param room items the claim may still return (its `limit` minus those claimed)
+ */
+export function occurrenceStatus(s: OverlapState, room: number): OccurrenceStatus {
+  return s.skipAll || s.busy ? 'Skipped' : room > 0 ? 'Running' : 'Pending';
+}
+
+/** The overlap state after an occurrence was inserted with `status` (not called when it already existed). */
+export function afterInsert(s: OverlapState, status: OccurrenceStatus): OverlapState {
+  return status !== 'Skipped' && s.overlapSkip ? { ...s, busy: true } : s;
+}
+
+/**
+ * The statuses of all of a plan's occurrences at once, for a store that writes them in one
+ * statement: occurrences for which `exists` is true are left out (they insert nothing, use no
+ * room), each Running one uses one unit of `room`.
+ * @returns the occurrences to insert, oldest first, with their statuses
+ */
+export function occurrenceStatuses(
+  plan: CronPlan,
+  overlap: OverlapPolicy,
+  inProgress: () => boolean,
+  room: number,
+  exists: (occurrence: number) => boolean,
+): { scheduledFor: number; status: OccurrenceStatus }[] {
+  let s = overlapStart(plan, overlap, inProgress);
+  const out: { scheduledFor: number; status: OccurrenceStatus }[] = [];
+  for (const o of plan.occurrences) {
+    if (exists(o)) continue;
+    const status = occurrenceStatus(s, room);
+    out.push({ scheduledFor: o, status });
+    s = afterInsert(s, status);
+    if (status === 'Running') room--;
+  }
+  return out;
+}
+
+/**
+ * The job's row after the claim: Active at `plan.next` when the plan advances, else Paused at its
+ * last occurrence (which still runs); `invocations` grows by the executions inserted.
+ * @param inserted executions actually inserted for the job (Skipped included)
+ */
+export function cronAdvance(
+  plan: CronPlan,
+  inserted: number,
+): { nextInvocation: number; status: 'Active' | 'Paused'; invocationsAdded: number } {
+  return plan.advances && plan.next !== null
+    ? { nextInvocation: plan.next, status: 'Active', invocationsAdded: inserted }
+    : { nextInvocation: plan.occurrences[plan.occurrences.length - 1]!, status: 'Paused', invocationsAdded: inserted };
+}
+
+/** An execution as the newest-execution rule compares them. */
+export interface ExecutionKey {
+  /** Its occurrence, epoch ms (UTC). */
+  scheduledFor: number;
+  id: string;
+}
+
+/**
+ * The newer of two executions by the order of the execution list: by `scheduledFor`, then by id
+ * (code-unit order, PostgreSQL's `COLLATE "C"`). A job's `last_execution_id` is its newest one. A
+ * null side loses.
+ */
+export function newerExecution<T extends ExecutionKey>(a: T | null, b: T | null): T | null {
+  if (a === null) return b;
+  if (b === null) return a;
+  return b.scheduledFor > a.scheduledFor || (b.scheduledFor === a.scheduledFor && b.id > a.id) ? b : a;
+}
