@@ -5,7 +5,7 @@
  */
 
 import { parseSigningSecrets } from './dispatch/signing.js';
-import { parseAllowedNetworks, STRICT_POLICY, type EndpointPolicy } from './dispatch/ssrf.js';
+import { parseAllowedNetworks, STRICT_POLICY, type EndpointPolicy } from './net/ssrf.js';
 import { DEFAULT_RATE_LIMIT, type RateLimitSettings } from './http/rate-limit.js';
 import { DEFAULT_LIMITS, type InputLimits } from './service/limits.js';
 

@@ -5,7 +5,7 @@
  */
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { pino, type Logger } from 'pino';
-import { STRICT_POLICY, type EndpointPolicy } from '../dispatch/ssrf.js';
+import { STRICT_POLICY, type EndpointPolicy } from '../net/ssrf.js';
 import type { Clock } from '../domain/clock.js';
 import type { DeliverySettings } from '../domain/types.js';
 import type { JobServiceContext } from '../service/context.js';

@@ -1,4 +1,4 @@
-import type { EndpointPolicy } from '../dispatch/ssrf.js';
+import type { EndpointPolicy } from '../net/ssrf.js';
 import type { Clock } from '../domain/clock.js';
 import type { DeliverySettings } from '../domain/types.js';
 import type { Store } from '../store/store.js';

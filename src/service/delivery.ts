@@ -6,7 +6,7 @@
  * (`JobServiceContext.defaults`), and a `PATCH` with a partial `retry` object merges it into the
  * job's stored policy.
  */
-import { DEFAULT_RETRY_POLICY } from '../dispatch/retry.js';
+import { DEFAULT_RETRY_POLICY } from '../domain/retry-policy.js';
 import type { DeliverySettings, RetryPolicy } from '../domain/types.js';
 import type { JobServiceContext } from './context.js';
 import { Checks, isJsonObject, retryDelaysMessage } from './rules.js';

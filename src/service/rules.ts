@@ -5,7 +5,7 @@
  * gets every problem reported at once.
  */
 import { parseCronExpression, validateTimeZone } from '../cron/index.js';
-import { endpointProblem, STRICT_POLICY, type EndpointPolicy } from '../dispatch/ssrf.js';
+import { endpointProblem, STRICT_POLICY, type EndpointPolicy } from '../net/ssrf.js';
 import { DomainError, InvalidInputError, type FieldProblem } from '../domain/errors.js';
 import { parseIsoInstant } from '../domain/time.js';
 import type { JsonObject } from '../domain/types.js';

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Dispatcher } from '../../src/dispatch/dispatcher.js';
-import { DEFAULT_RETRY_POLICY } from '../../src/dispatch/retry.js';
+import { DEFAULT_RETRY_POLICY } from '../../src/domain/retry-policy.js';
 import { offsetClock } from '../../src/domain/clock.js';
 import { newId } from '../../src/domain/ids.js';
 import { openStore } from '../../src/store/open.js';

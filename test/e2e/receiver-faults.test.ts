@@ -5,7 +5,7 @@ import { deliver } from '../../src/dispatch/deliver.js';
 import { createHttpAgent } from '../../src/dispatch/http-agent.js';
 import { classifyAttempt } from '../../src/dispatch/retry.js';
 import { generateSigningSecret, WebhookSigner } from '../../src/dispatch/signing.js';
-import { STRICT_POLICY } from '../../src/dispatch/ssrf.js';
+import { STRICT_POLICY } from '../../src/net/ssrf.js';
 import type { ClaimedExecution } from '../../src/domain/types.js';
 
 const OPEN = { ...STRICT_POLICY, allowPrivate: true };

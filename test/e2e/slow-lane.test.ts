@@ -7,7 +7,7 @@ import type { CallRequest, CallResult } from '../../src/dispatch/deliver.js';
 import type { Dispatcher } from '../../src/dispatch/dispatcher.js';
 import type { DeliveredEvent } from '../../src/dispatch/events.js';
 import { SlowLane } from '../../src/dispatch/slow-lane.js';
-import { parseAllowedNetworks, STRICT_POLICY, type EndpointPolicy } from '../../src/dispatch/ssrf.js';
+import { parseAllowedNetworks, STRICT_POLICY, type EndpointPolicy } from '../../src/net/ssrf.js';
 import { newId } from '../../src/domain/ids.js';
 import { openStore } from '../../src/store/open.js';
 import type { Store } from '../../src/store/store.js';

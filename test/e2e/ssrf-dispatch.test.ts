@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Dispatcher } from '../../src/dispatch/dispatcher.js';
 import type { DeliveredEvent } from '../../src/dispatch/events.js';
 import { createHttpAgent } from '../../src/dispatch/http-agent.js';
-import { STRICT_POLICY } from '../../src/dispatch/ssrf.js';
+import { STRICT_POLICY } from '../../src/net/ssrf.js';
 import { newId } from '../../src/domain/ids.js';
 import { openStore } from '../../src/store/open.js';
 import type { Store } from '../../src/store/store.js';

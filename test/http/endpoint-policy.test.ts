@@ -4,7 +4,7 @@
  * allows it. Host names are checked when called (the dispatcher's guarded lookup), not here.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { parseAllowedNetworks, STRICT_POLICY, type EndpointPolicy } from '../../src/dispatch/ssrf.js';
+import { parseAllowedNetworks, STRICT_POLICY, type EndpointPolicy } from '../../src/net/ssrf.js';
 import { buildApp } from '../../src/http/app.js';
 import { expectProblem, openHarness, snapshot, type Harness } from './harness.js';
 

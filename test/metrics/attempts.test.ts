@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { deliver } from '../../src/dispatch/deliver.js';
 import { createHttpAgent } from '../../src/dispatch/http-agent.js';
 import { generateSigningSecret, WebhookSigner } from '../../src/dispatch/signing.js';
-import { STRICT_POLICY, type EndpointPolicy } from '../../src/dispatch/ssrf.js';
+import { STRICT_POLICY, type EndpointPolicy } from '../../src/net/ssrf.js';
 import type { ClaimedExecution } from '../../src/domain/types.js';
 import { attemptLabels } from '../../src/metrics/attempts.js';
 import { startReceiver, type Receiver } from '../support/receiver.js';

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { STRICT_POLICY } from '../../src/dispatch/ssrf.js';
+import { STRICT_POLICY } from '../../src/net/ssrf.js';
 import { InvalidInputError } from '../../src/domain/errors.js';
 import { createApiKey, updateApiKey } from '../../src/service/api-keys.js';
 import type { JobServiceContext } from '../../src/service/context.js';
