@@ -11,6 +11,9 @@
  */
 import type { components, paths } from '../../src/client/schema';
 
+/** The statuses a list can be filtered by, as the service defines them (src/domain/enums.ts). */
+export { CRON_JOB_STATUSES, SCHEDULE_STATUSES } from '../../src/domain/enums';
+
 type Schemas = components['schemas'];
 
 /** A one-time job. Instants are ISO 8601 UTC strings. */

@@ -3,6 +3,7 @@
  * delete, authenticate, and the operator's bootstrap key (issue #2 §3).
  */
 import type { Clock } from '../domain/clock.js';
+import { API_KEY_STATUSES } from '../domain/enums.js';
 import { DomainError, InvalidInputError, NotFoundError } from '../domain/errors.js';
 import { isUuid, newId } from '../domain/ids.js';
 import type { ApiKey, ApiKeyStatus } from '../domain/types.js';
@@ -16,8 +17,6 @@ export const BOOTSTRAP_TOKEN_MIN_LENGTH = 32;
 
 /** Name of the key made from `PUNCTUAL_BOOTSTRAP_TOKEN`. */
 export const BOOTSTRAP_KEY_NAME = 'bootstrap';
-
-const STATUSES: readonly ApiKeyStatus[] = ['Enabled', 'Disabled'];
 
 /** Input of {@link createApiKey} (spec §4 POST /api-keys). `status` null or absent means `Enabled`. */
 export interface ApiKeyCreateInput {
@@ -47,7 +46,7 @@ export async function createApiKey(
   new Checks(rules)
     .required('/name', input.name)
     .rule('/name', 'name', input.name)
-    .oneOf('/status', input.status ?? undefined, STATUSES)
+    .oneOf('/status', input.status ?? undefined, API_KEY_STATUSES)
     .throwIfAny();
   const token = generateToken();
   const apiKey = await store.apiKeyCreate({
@@ -89,7 +88,7 @@ export async function updateApiKey(
   recorder?: LastUsedRecorder,
   rules: RuleContext = DEFAULT_RULE_CONTEXT,
 ): Promise<ApiKey> {
-  new Checks(rules).rule('/name', 'name', patch.name).oneOf('/status', patch.status, STATUSES).throwIfAny();
+  new Checks(rules).rule('/name', 'name', patch.name).oneOf('/status', patch.status, API_KEY_STATUSES).throwIfAny();
   if (!isUuid(id)) throw new NotFoundError('No API key has this id.');
   const key = await store.apiKeyUpdate({ id, name: patch.name, status: patch.status });
   if (key === null) throw new NotFoundError('No API key has this id.');

@@ -1,4 +1,5 @@
 /** One-time schedule use cases (spec §4 /schedules; issue #2 §2; delivery settings: issue #3 §2). */
+import { SCHEDULE_STATUSES } from '../domain/enums.js';
 import { ConflictError, NotFoundError } from '../domain/errors.js';
 import { isUuid, newId } from '../domain/ids.js';
 import { parseIsoInstant } from '../domain/time.js';
@@ -61,9 +62,6 @@ export async function createSchedule(ctx: JobServiceContext, input: ScheduleCrea
 export async function getSchedule(ctx: JobServiceContext, id: string): Promise<Schedule | null> {
   return isUuid(id) ? ctx.store.scheduleGet({ id }) : null;
 }
-
-/** Every status of a schedule (spec §2), in the order a schedule goes through them. */
-export const SCHEDULE_STATUSES: readonly ScheduleStatus[] = ['Pending', 'Running', 'Succeeded', 'Failed'];
 
 /** A page of schedules, oldest first; `nextCursor` is null on the last page. */
 export interface SchedulePage {

@@ -11,7 +11,8 @@ import { InvalidInputError } from '../../src/domain/errors.js';
 import { listCronJobs } from '../../src/service/cron-jobs.js';
 import { LIST_LIMIT_DEFAULT, listParams } from '../../src/service/job-lists.js';
 import { DEFAULT_RULE_CONTEXT } from '../../src/service/rules.js';
-import { listSchedules, SCHEDULE_STATUSES } from '../../src/service/schedules.js';
+import { SCHEDULE_STATUSES } from '../../src/domain/enums.js';
+import { listSchedules } from '../../src/service/schedules.js';
 import { openStore } from '../../src/store/open.js';
 import type { Store } from '../../src/store/store.js';
 
