@@ -33,7 +33,7 @@ export interface RunningServer {
   role: Role;
   /** Base URL the HTTP server listens on, e.g. `http://127.0.0.1:8080`. */
   url: string;
-  /** This server's metrics (issue #6 §5). */
+  /** This server's metrics. */
   metrics: ServerMetrics;
   /**
    * Base URL of the metrics listener (`PUNCTUAL_METRICS_PORT`: `GET /metrics` there, without
@@ -63,8 +63,7 @@ export class RoleError extends Error {
 }
 
 /**
- * Wires configuration → store → dispatcher → HTTP API and starts serving, as `config.role` says
- * (issue #4 §3):
+ * Wires configuration → store → dispatcher → HTTP API and starts serving, as `config.role` says:
  *  - `all`: the HTTP API and the dispatcher (with the pruner);
  *  - `api`: the HTTP API only; creating work wakes no local dispatcher (the store's hint, NOTIFY
  *    on PostgreSQL, reaches the dispatchers);

@@ -16,7 +16,7 @@ import { testDispatcher } from '../support/dispatcher.js';
 import { startReceiver, type Receiver } from '../support/receiver.js';
 
 /**
- * The slow lane (src/dispatch/slow-lane.ts; issue #3 §5): calls sent from a worker thread with
+ * The slow lane (src/dispatch/slow-lane.ts): calls sent from a worker thread with
  * its own undici Agent, SSRF lookup and deadlines, over real sockets to real receivers.
  */
 const LOOPBACK: EndpointPolicy = { allowPrivate: false, ...parseAllowedNetworks('127.0.0.0/8') };

@@ -22,7 +22,7 @@ function scriptedResolver(answers: string[]): { resolve: Resolve; lookups: () =>
 
 /**
  * The SSRF guard at call time, through undici's real connector and real sockets: the addresses
- * connected to are checked after resolution, so rebinding is caught (issue #5 §1).
+ * connected to are checked after resolution, so rebinding is caught.
  */
 describe('SSRF guard at call time (real connections)', () => {
   let receiver: Receiver;

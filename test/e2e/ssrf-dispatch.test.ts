@@ -17,7 +17,7 @@ import { startReceiver, type Receiver } from '../support/receiver.js';
 /**
  * The real dispatcher with the guard on: a host name that resolves to loopback (the resolver is
  * injected, as a rebinding DNS server would answer) fails its attempt with a clear error, once,
- * and is not retried although attempts are left (issue #5 §1).
+ * and is not retried although attempts are left.
  */
 describe('dispatcher with the SSRF guard on', () => {
   let dir: string;

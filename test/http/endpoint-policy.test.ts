@@ -1,5 +1,5 @@
 /**
- * The SSRF guard at create and patch (issue #5 §1): an endpoint whose host is `localhost` or an
+ * The SSRF guard at create and patch: an endpoint whose host is `localhost` or an
  * IP literal that is not public is a 400 naming `/endpoint`, unless the app's `endpointPolicy`
  * allows it. Host names are checked when called (the dispatcher's guarded lookup), not here.
  */

@@ -1,5 +1,5 @@
 /**
- * The list use cases' own checks (issue #6 §4), for callers other than the HTTP layer (whose
+ * The list use cases' own checks, for callers other than the HTTP layer (whose
  * schemas refuse the same values first; test/http/lists.test.ts): every faulty parameter named
  * at once, with the prefix given, before the store is asked anything.
  */

@@ -1,5 +1,5 @@
 /**
- * The limits and the endpoint policy in the service layer (issue #5 §1, §2): the same rules the
+ * The limits and the endpoint policy in the service layer: the same rules the
  * HTTP layer applies, for callers other than HTTP, with the context's values; and the helpers
  * they rest on, checked against their definitions.
  */

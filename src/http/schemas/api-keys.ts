@@ -1,4 +1,4 @@
-/** Wire schemas of API keys (spec §2 "API key", §4 /api-keys). */
+/** Wire schemas of API keys. */
 import { Type, type Static } from 'typebox';
 import { API_KEY_STATUSES } from '../../domain/enums.js';
 import { toIso, toIsoOrNull } from '../../domain/time.js';

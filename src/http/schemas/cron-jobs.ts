@@ -1,6 +1,6 @@
 /**
- * Wire schemas of cron jobs (spec §2 "Cron job", §4 /cron; delivery settings and policies: issue
- * #3 §2, §4) and of the occurrence preview.
+ * Wire schemas of cron jobs (with their delivery settings, misfire and overlap policies) and of
+ * the occurrence preview.
  */
 import { Type, type Static } from 'typebox';
 import { CRON_JOB_STATUSES, EXECUTION_STATUSES, MISFIRE_POLICIES, OVERLAP_POLICIES } from '../../domain/enums.js';
@@ -60,7 +60,7 @@ export const CronJobListSchema = Type.Object(
   { additionalProperties: false, title: 'CronJobList', description: 'A page of cron jobs.' },
 );
 
-/** Query of GET /cron (issue #6 §4). No `tag`: cron jobs have no tags. */
+/** Query of GET /cron. No `tag`: cron jobs have no tags. */
 export const CronJobListQuery = Type.Object(
   {
     limit: Type.Optional(ListLimitQuery('Cron jobs')),

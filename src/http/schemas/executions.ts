@@ -1,4 +1,4 @@
-/** Wire schemas of executions and their attempts (issue #3 §1, §4). */
+/** Wire schemas of executions and their attempts. */
 import { Type, type Static } from 'typebox';
 import { EXECUTION_STATUSES, JOB_TYPES } from '../../domain/enums.js';
 import { toIso, toIsoOrNull } from '../../domain/time.js';

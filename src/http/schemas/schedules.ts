@@ -1,4 +1,4 @@
-/** Wire schemas of schedules (spec §2 "Schedule", §4 /schedules; delivery settings: issue #3 §2). */
+/** Wire schemas of schedules. */
 import { Type, type Static } from 'typebox';
 import { SCHEDULE_STATUSES } from '../../domain/enums.js';
 import { toIso } from '../../domain/time.js';
@@ -39,7 +39,7 @@ export const ScheduleListSchema = Type.Object(
   { additionalProperties: false, title: 'ScheduleList', description: 'A page of schedules.' },
 );
 
-/** Query of GET /schedules (issue #6 §4). Numbers are digit strings: query strings are not coerced. */
+/** Query of GET /schedules. Numbers are digit strings: query strings are not coerced. */
 export const ScheduleListQuery = Type.Object(
   {
     limit: Type.Optional(ListLimitQuery('Schedules')),
