@@ -1,11 +1,11 @@
 /**
- * Configuration from the environment (issue #2 §8). Every value is checked at start; an invalid
+ * Configuration from the environment. Every value is checked at start; an invalid
  * one stops start-up with a message that names the variable, the value's problem and the
  * accepted form. Secrets (PUNCTUAL_BOOTSTRAP_TOKEN) are never echoed back.
  */
 
 import { parseSigningSecrets } from './dispatch/signing.js';
-import { parseAllowedNetworks, STRICT_POLICY, type EndpointPolicy } from './dispatch/ssrf.js';
+import { parseAllowedNetworks, STRICT_POLICY, type EndpointPolicy } from './net/ssrf.js';
 import { DEFAULT_RATE_LIMIT, type RateLimitSettings } from './http/rate-limit.js';
 import { DEFAULT_LIMITS, type InputLimits } from './service/limits.js';
 
@@ -14,7 +14,7 @@ export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', '
 export type LogLevel = (typeof LOG_LEVELS)[number];
 
 /**
- * What a `punctual serve` process does (issue #4 §3): `all` serves the HTTP API and dispatches;
+ * What a `punctual serve` process does: `all` serves the HTTP API and dispatches;
  * `api` serves the HTTP API only; `dispatcher` dispatches (and prunes) and serves only the
  * probes `GET /healthz` and `GET /readyz`. `api` and `dispatcher` need a store shared by several
  * nodes (PostgreSQL).
@@ -59,15 +59,15 @@ export interface Config {
   /** Calls in flight at most (`PUNCTUAL_MAX_IN_FLIGHT`, default 512). */
   maxInFlight: number;
   /**
-   * Which endpoints may be called (issue #5 §1): `PUNCTUAL_ALLOW_PRIVATE_ENDPOINTS=true` turns the
+   * Which endpoints may be called: `PUNCTUAL_ALLOW_PRIVATE_ENDPOINTS=true` turns the
    * SSRF guard off; `PUNCTUAL_ALLOWED_NETWORKS` (CIDRs, addresses, host names, comma- or
    * space-separated) allows some non-public destinations. Default: public addresses only.
    */
   endpointPolicy: EndpointPolicy;
-  /** Size limits of requests and fields (issue #5 §2; `PUNCTUAL_MAX_*`, see {@link InputLimits}). */
+  /** Size limits of requests and fields (`PUNCTUAL_MAX_*`, see {@link InputLimits}). */
   limits: InputLimits;
   /**
-   * Per-API-key request rate (issue #5 §3; `PUNCTUAL_RATE_LIMIT_PER_SECOND`, default 1,000, 0 turns
+   * Per-API-key request rate (`PUNCTUAL_RATE_LIMIT_PER_SECOND`, default 1,000, 0 turns
    * it off; `PUNCTUAL_RATE_LIMIT_BURST`, default 2,000).
    */
   rateLimit: RateLimitSettings;
@@ -75,7 +75,7 @@ export interface Config {
   role: Role;
   /**
    * TCP port of a separate listener, on `host`, that serves only `GET /metrics` without
-   * authentication (`PUNCTUAL_METRICS_PORT`, 0–65,535, 0 picks a free port; issue #6 §5), or null
+   * authentication (`PUNCTUAL_METRICS_PORT`, 0–65,535, 0 picks a free port), or null
    * (unset): then `GET /metrics` is served on `port` behind an API key, and a `dispatcher` node
    * exposes no metrics. When set, `port` no longer serves `/metrics`. Must differ from `port`.
    */

@@ -3,10 +3,10 @@ import type { Logger } from 'pino';
 import type { Config, Role } from './config.js';
 import { Dispatcher } from './dispatch/dispatcher.js';
 import { ExecutionPruner } from './dispatch/pruner.js';
-import { DEFAULT_RETRY_POLICY } from './dispatch/retry.js';
 import { withDispatchThread } from './dispatch/store-thread.js';
 import { resolveSigningSecrets, WebhookSigner } from './dispatch/signing.js';
 import { offsetClock, systemClock, type Clock } from './domain/clock.js';
+import { DEFAULT_RETRY_POLICY } from './domain/retry-policy.js';
 import { AJV_OPTIONS, ruleKeywordPlugin } from './http/ajv.js';
 import { buildApp } from './http/app.js';
 import { buildMetricsApp } from './http/metrics.js';
@@ -33,7 +33,7 @@ export interface RunningServer {
   role: Role;
   /** Base URL the HTTP server listens on, e.g. `http://127.0.0.1:8080`. */
   url: string;
-  /** This server's metrics (issue #6 §5). */
+  /** This server's metrics. */
   metrics: ServerMetrics;
   /**
    * Base URL of the metrics listener (`PUNCTUAL_METRICS_PORT`: `GET /metrics` there, without
@@ -63,8 +63,7 @@ export class RoleError extends Error {
 }
 
 /**
- * Wires configuration → store → dispatcher → HTTP API and starts serving, as `config.role` says
- * (issue #4 §3):
+ * Wires configuration → store → dispatcher → HTTP API and starts serving, as `config.role` says:
  *  - `all`: the HTTP API and the dispatcher (with the pruner);
  *  - `api`: the HTTP API only; creating work wakes no local dispatcher (the store's hint, NOTIFY
  *    on PostgreSQL, reaches the dispatchers);

@@ -1,106 +1,57 @@
 /**
- * Every call the console makes to the Punctual API, in one place, with the wire shapes of
- * src/http/schemas/*.ts. The API key is read from sessionStorage ({@link session}) and sent as
- * `Authorization: Bearer`; errors are RFC 9457 problem details, thrown as {@link ApiError}.
+ * Every call the console makes to the Punctual API, in one place. The wire shapes are not written
+ * here: they are the types generated from the OpenAPI document (src/client/schema.ts, made by
+ * `npm run client:types` from docs/openapi.json), and {@link request} takes a path template and a
+ * method of that document, so a call to an operation the API does not have fails to typecheck.
+ * The API key is read from sessionStorage ({@link session}) and sent as `Authorization: Bearer`;
+ * errors are RFC 9457 problem details, thrown as {@link ApiError}.
  *
- * Lists (`GET /schedules`, `GET /cron`) are paged and filtered by the service (issue #6 §4): the
- * console sends `limit`, `cursor`, `status`, `tag` (repeated) and `name`, and follows `nextCursor`.
+ * Lists (`GET /schedules`, `GET /cron`) are paged and filtered by the service: the console sends
+ * `limit`, `cursor`, `status`, `tag` (repeated) and `name`, and follows `nextCursor`.
  */
+import type { components, paths } from '../../src/client/schema';
 
-export type ScheduleStatus = 'Pending' | 'Running' | 'Succeeded' | 'Failed';
-export type CronStatus = 'Active' | 'Paused';
-export type ExecutionStatus = 'Pending' | 'Running' | 'Retrying' | 'Succeeded' | 'Failed' | 'Skipped';
-export type JobType = 'schedule' | 'cron';
-export type JsonObject = Record<string, unknown>;
+/** The statuses a list can be filtered by, as the service defines them (src/domain/enums.ts). */
+export { CRON_JOB_STATUSES, SCHEDULE_STATUSES } from '../../src/domain/enums';
 
-/** Retry policy of a job; delays in ms. */
-export interface RetryPolicy {
-  maxAttempts: number;
-  initialDelayMs: number;
-  maxDelayMs: number;
-}
+type Schemas = components['schemas'];
 
 /** A one-time job. Instants are ISO 8601 UTC strings. */
-export interface Schedule {
-  id: string;
-  name: string;
-  scheduledAt: string;
-  status: ScheduleStatus;
-  endpoint: string;
-  data: JsonObject;
-  tags: string[];
-  createdAt: string;
-  retry: RetryPolicy;
-  timeoutMs: number;
-}
-
-export type MisfirePolicy = 'skip' | 'once' | 'all';
-export type OverlapPolicy = 'allow' | 'skip';
-
+export type Schedule = Schemas['Schedule'];
 /** A recurring job. */
-export interface CronJob {
-  id: string;
-  expression: string;
-  name: string | null;
-  invocations: number;
-  timezone: string | null;
-  status: CronStatus;
-  endpoint: string;
-  data: JsonObject | null;
-  createdAt: string;
-  nextInvocation: string;
-  retry: RetryPolicy;
-  timeoutMs: number;
-  misfire: MisfirePolicy;
-  overlap: OverlapPolicy;
-  lastInvocation: string | null;
-  lastStatus: ExecutionStatus | null;
-}
-
-/** One call of an endpoint. */
-export interface Attempt {
-  number: number;
-  startedAt: string;
-  durationMs: number;
-  statusCode: number | null;
-  error: string | null;
-  responseBody: string | null;
-}
-
+export type CronJob = Schemas['CronJob'];
 /** One firing of a job, with its attempts (oldest first). */
-export interface Execution {
-  id: string;
-  jobType: JobType;
-  jobId: string;
-  scheduledFor: string;
-  status: ExecutionStatus;
-  triggered: boolean;
-  createdAt: string;
-  startedAt: string | null;
-  finishedAt: string | null;
-  lateMs: number | null;
-  attempts: Attempt[];
-}
+export type Execution = Schemas['Execution'];
+/** One call of an endpoint; `durationMs` in ms. */
+export type Attempt = Schemas['Attempt'];
+/** Retry policy of a job; delays in ms. */
+export type RetryPolicy = Schemas['RetryPolicy'];
+/** A problem with one input field: `path` is a JSON Pointer (`/name`, `/retry/maxAttempts`, `/query/count`). */
+export type FieldProblem = Schemas['FieldProblem'];
+/** RFC 9457 problem details, as the API answers every error. */
+export type Problem = Schemas['ProblemDetails'];
+
+export type ScheduleStatus = Schedule['status'];
+export type CronStatus = CronJob['status'];
+export type ExecutionStatus = Execution['status'];
+export type JobType = Execution['jobType'];
+export type MisfirePolicy = CronJob['misfire'];
+export type OverlapPolicy = CronJob['overlap'];
+export type JsonObject = Record<string, unknown>;
+
+/** Body of POST /schedules. */
+export type ScheduleInput = Schemas['ScheduleCreate'];
+/** Body of PATCH /schedules/{id}: absent fields keep their values. */
+export type SchedulePatch = Schemas['SchedulePatch'];
+/** Body of POST /cron. */
+export type CronInput = Schemas['CronJobCreate'];
+/** Body of PATCH /cron/{id}: absent fields keep their values; null sets a nullable field to null. */
+export type CronPatch = Schemas['CronJobPatch'];
 
 /** A page of a list; `nextCursor` is null on the last page (a page may be short while it is not). */
 export interface Page<T> {
   items: T[];
   nextCursor: string | null;
-}
-
-/** A problem with one input field: `path` is a JSON Pointer (`/name`, `/retry/maxAttempts`, `/query/count`). */
-export interface FieldProblem {
-  path: string;
-  message: string;
-}
-
-/** RFC 9457 problem details, as the API answers every error. */
-export interface Problem {
-  type: string;
-  title: string;
-  status: number;
-  detail: string;
-  errors?: FieldProblem[];
 }
 
 /** A failed API call: the problem the service answered, or one made up for a network failure (status 0). */
@@ -143,13 +94,52 @@ function isProblem(value: unknown): value is Problem {
   return typeof value === 'object' && value !== null && 'status' in value && 'title' in value;
 }
 
-async function request<T>(method: string, path: string, body?: unknown, token = session.get()): Promise<T> {
+// ---- Typed requests -----------------------------------------------------------------------------
+
+type Path = keyof paths;
+type Method = 'get' | 'post' | 'patch' | 'delete';
+/** The methods the document defines on `P`. */
+type MethodOf<P extends Path> = { [M in Method]-?: [NonNullable<paths[P][M]>] extends [never] ? never : M }[Method];
+type Operation<P extends Path, M extends Method> = NonNullable<paths[P][M]>;
+type JsonBody<R> = R extends { content: { 'application/json': infer B } } ? B : undefined;
+/** The JSON body of a successful (2xx) answer of `M P`; undefined for 204. */
+type Answer<P extends Path, M extends Method> =
+  Operation<P, M> extends { responses: infer R }
+    ? { [S in keyof R]: S extends 200 | 201 | 202 | 204 ? JsonBody<R[S]> : never }[keyof R]
+    : never;
+type Body<P extends Path, M extends Method> =
+  Operation<P, M> extends { requestBody?: infer B } ? JsonBody<NonNullable<B>> : never;
+
+/** What a call adds to its path template: the `{id}`, the query, the JSON body, another key. */
+interface CallOptions<B> {
+  id?: string;
+  query?: URLSearchParams;
+  body?: B;
+  /** The key to send instead of the session's. */
+  token?: string;
+}
+
+/**
+ * Makes the call `method path` of the OpenAPI document, `{id}` replaced by the encoded `id`.
+ * @returns the answer's JSON body, typed by the document
+ * @throws ApiError for any non-2xx answer (after telling {@link onUnauthorized} of a 401 or 403 on
+ *   the session's key), and with status 0 when the service could not be reached
+ */
+async function request<P extends Path, M extends MethodOf<P>>(
+  method: M,
+  path: P,
+  options: CallOptions<Body<P, M>> = {},
+): Promise<Answer<P, M>> {
+  const token = options.token ?? session.get();
+  const { body } = options;
+  const qs = options.query?.toString() ?? '';
+  const url = (options.id === undefined ? path : path.replace('{id}', encodeURIComponent(options.id))) + (qs ? `?${qs}` : '');
   const headers: Record<string, string> = { accept: 'application/json' };
   if (token) headers.authorization = `Bearer ${token}`;
   if (body !== undefined) headers['content-type'] = 'application/json';
   let res: Response;
   try {
-    res = await fetch(path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+    res = await fetch(url, { method: method.toUpperCase(), headers, body: body === undefined ? undefined : JSON.stringify(body) });
   } catch (err) {
     throw new ApiError({
       type: 'about:blank',
@@ -174,21 +164,21 @@ async function request<T>(method: string, path: string, body?: unknown, token = 
     if ((res.status === 401 || res.status === 403) && token === session.get()) unauthorizedListener?.(problem);
     throw new ApiError(problem);
   }
-  return parsed as T;
+  return parsed as Answer<P, M>;
 }
 
 // ---- Keys -------------------------------------------------------------------------------------
 
 /** Checks a key with `GET /schedules` (any authenticated read would do); throws the ApiError on refusal. */
 export async function verifyKey(token: string): Promise<void> {
-  await request('GET', '/schedules', undefined, token);
+  await request('get', '/schedules', { token });
 }
 
 // ---- Lists --------------------------------------------------------------------------------------
 
 /**
- * Filters and paging of a list (issue #6 §4). `tag`: every tag must match. `name`: a substring,
- * the letters A–Z in either case. `limit`: 1–1,000 (the service's default is 100).
+ * Filters and paging of a list. `tag`: every tag must match. `name`: a substring, the letters
+ * A–Z in either case. `limit`: 1–1,000 (the service's default is 100).
  */
 export interface ListQuery {
   limit?: number;
@@ -198,30 +188,26 @@ export interface ListQuery {
   name?: string;
 }
 
-function queryString(q: ListQuery): string {
+function listParams(q: ListQuery): URLSearchParams {
   const p = new URLSearchParams();
   if (q.limit !== undefined) p.set('limit', String(q.limit));
   if (q.cursor) p.set('cursor', q.cursor);
   if (q.status) p.set('status', q.status);
   for (const t of q.tag ?? []) if (t) p.append('tag', t);
   if (q.name) p.set('name', q.name);
-  const s = p.toString();
-  return s ? `?${s}` : '';
-}
-
-async function list<T>(path: string, key: string, q: ListQuery): Promise<Page<T>> {
-  const answer = await request<Record<string, unknown> & { nextCursor: string | null }>('GET', path + queryString(q));
-  return { items: answer[key] as T[], nextCursor: answer.nextCursor };
+  return p;
 }
 
 /** A page of schedules (oldest first). */
-export function listSchedules(q: ListQuery = {}): Promise<Page<Schedule>> {
-  return list<Schedule>('/schedules', 'schedules', q);
+export async function listSchedules(q: ListQuery = {}): Promise<Page<Schedule>> {
+  const answer = await request('get', '/schedules', { query: listParams(q) });
+  return { items: answer.schedules, nextCursor: answer.nextCursor };
 }
 
 /** A page of cron jobs (oldest first). `tag` does not apply: cron jobs have no tags. */
-export function listCronJobs(q: ListQuery = {}): Promise<Page<CronJob>> {
-  return list<CronJob>('/cron', 'cronJobs', { ...q, tag: undefined });
+export async function listCronJobs(q: ListQuery = {}): Promise<Page<CronJob>> {
+  const answer = await request('get', '/cron', { query: listParams({ ...q, tag: undefined }) });
+  return { items: answer.cronJobs, nextCursor: answer.nextCursor };
 }
 
 /** Every item of a list (at most `max`), page by page from the service. */
@@ -238,57 +224,29 @@ export async function listAll<T>(fetchPage: (q: ListQuery) => Promise<Page<T>>, 
 
 // ---- Schedules ----------------------------------------------------------------------------------
 
-/** Body of POST /schedules and PATCH /schedules/{id} (in a PATCH, absent fields keep their values). */
-export interface ScheduleInput {
-  name?: string;
-  scheduledAt?: string;
-  endpoint?: string;
-  data?: JsonObject;
-  tags?: string[];
-  retry?: Partial<RetryPolicy>;
-  timeoutMs?: number;
-}
-
-export const getSchedule = (id: string) => request<Schedule | null>('GET', `/schedules/${encodeURIComponent(id)}`);
-export const createSchedule = (input: ScheduleInput) => request<Schedule>('POST', '/schedules', input);
-export const updateSchedule = (id: string, input: ScheduleInput) =>
-  request<Schedule>('PATCH', `/schedules/${encodeURIComponent(id)}`, input);
-export const deleteSchedule = (id: string) => request<void>('DELETE', `/schedules/${encodeURIComponent(id)}`);
+/** The schedule, or null when none has this id. */
+export const getSchedule = (id: string) => request('get', '/schedules/{id}', { id });
+export const createSchedule = (body: ScheduleInput) => request('post', '/schedules', { body });
+export const updateSchedule = (id: string, body: SchedulePatch) => request('patch', '/schedules/{id}', { id, body });
+export const deleteSchedule = (id: string) => request('delete', '/schedules/{id}', { id });
 
 // ---- Cron jobs ----------------------------------------------------------------------------------
 
-/** Body of POST /cron and PATCH /cron/{id}; null sets a nullable field to null. */
-export interface CronInput {
-  expression?: string;
-  name?: string | null;
-  timezone?: string | null;
-  status?: CronStatus;
-  endpoint?: string;
-  data?: JsonObject | null;
-  retry?: Partial<RetryPolicy>;
-  timeoutMs?: number;
-  misfire?: MisfirePolicy;
-  overlap?: OverlapPolicy;
-}
-
-export const getCronJob = (id: string) => request<CronJob | null>('GET', `/cron/${encodeURIComponent(id)}`);
-export const createCronJob = (input: CronInput) => request<CronJob>('POST', '/cron', input);
-export const updateCronJob = (id: string, input: CronInput) =>
-  request<CronJob>('PATCH', `/cron/${encodeURIComponent(id)}`, input);
-export const deleteCronJob = (id: string) => request<void>('DELETE', `/cron/${encodeURIComponent(id)}`);
+/** The cron job, or null when none has this id. */
+export const getCronJob = (id: string) => request('get', '/cron/{id}', { id });
+export const createCronJob = (body: CronInput) => request('post', '/cron', { body });
+export const updateCronJob = (id: string, body: CronPatch) => request('patch', '/cron/{id}', { id, body });
+export const deleteCronJob = (id: string) => request('delete', '/cron/{id}', { id });
 
 /** The next `count` occurrences (ISO UTC) of `expression` in `timezone` (UTC when empty), after `from` (now). */
 export async function previewCron(expression: string, timezone: string | null, count = 5, from?: string): Promise<string[]> {
-  const p = new URLSearchParams({ expression, count: String(count) });
-  if (timezone) p.set('timezone', timezone);
-  if (from) p.set('from', from);
-  return (await request<{ occurrences: string[] }>('GET', `/cron/preview?${p.toString()}`)).occurrences;
+  const query = new URLSearchParams({ expression, count: String(count) });
+  if (timezone) query.set('timezone', timezone);
+  if (from) query.set('from', from);
+  return (await request('get', '/cron/preview', { query })).occurrences;
 }
 
 // ---- Executions ---------------------------------------------------------------------------------
-
-const jobPath = (jobType: JobType, id: string) =>
-  `${jobType === 'schedule' ? '/schedules' : '/cron'}/${encodeURIComponent(id)}`;
 
 /** A page of a job's executions, newest first (`limit` 1–100). */
 export async function listExecutions(
@@ -296,16 +254,16 @@ export async function listExecutions(
   id: string,
   opts: { limit?: number; cursor?: string | null } = {},
 ): Promise<Page<Execution>> {
-  const p = new URLSearchParams();
-  if (opts.limit) p.set('limit', String(opts.limit));
-  if (opts.cursor) p.set('cursor', opts.cursor);
-  const qs = p.toString();
-  const answer = await request<{ executions: Execution[]; nextCursor: string | null }>(
-    'GET',
-    `${jobPath(jobType, id)}/executions${qs ? `?${qs}` : ''}`,
-  );
+  const query = new URLSearchParams();
+  if (opts.limit) query.set('limit', String(opts.limit));
+  if (opts.cursor) query.set('cursor', opts.cursor);
+  const answer =
+    jobType === 'schedule'
+      ? await request('get', '/schedules/{id}/executions', { id, query })
+      : await request('get', '/cron/{id}/executions', { id, query });
   return { items: answer.executions, nextCursor: answer.nextCursor };
 }
 
 /** Runs a job now (POST …/trigger); answers the new execution. */
-export const triggerJob = (jobType: JobType, id: string) => request<Execution>('POST', `${jobPath(jobType, id)}/trigger`);
+export const triggerJob = (jobType: JobType, id: string): Promise<Execution> =>
+  jobType === 'schedule' ? request('post', '/schedules/{id}/trigger', { id }) : request('post', '/cron/{id}/trigger', { id });

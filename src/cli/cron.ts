@@ -1,17 +1,16 @@
 /**
  * `punctual cron create|list|get|update|pause|resume|trigger|delete|executions|preview`:
- * recurring jobs, through the API (issue #6 §3).
+ * recurring jobs, through the API. The choices of `--misfire`, `--overlap` and `--status` are
+ * the lists of src/domain/enums.ts.
  */
 import { Option, type Command } from 'commander';
 import type { CronJob, CronJobCreate, CronJobList, CronJobListQuery, CronJobUpdate, CronPreviewQuery } from '../client/index.js';
+import { CRON_JOB_STATUSES, MISFIRE_POLICIES, OVERLAP_POLICIES } from '../domain/enums.js';
 import { action, clientFrom, withApiOptions, type ApiOptions } from './connect.js';
 import { executionDetail, printExecutions, withPageOptions, type PageOptions } from './executions.js';
 import { NotFound, UsageError } from './exit.js';
 import { defined, deliveryBody, integer, json, withDeliveryOptions, type DeliveryFlags } from './options.js';
 import { detailTable, listTable, out, printJson, retryCell } from './output.js';
-
-const MISFIRE = ['once', 'skip', 'all'];
-const OVERLAP = ['allow', 'skip'];
 
 /** A cron job as a two-column table. */
 export function cronJobDetail(j: CronJob): string {
@@ -68,8 +67,8 @@ function withFieldOptions(cmd: Command, required: boolean): Command {
       .addOption(new Option('--name <name>', 'name of the job'))
       .addOption(new Option('--endpoint <url>', `URL to call${req}`))
       .addOption(new Option('--data <json>', "JSON object sent as each call's body").argParser(json))
-      .addOption(new Option('--misfire <policy>', 'occurrences missed while down: once (default), skip, all').choices(MISFIRE))
-      .addOption(new Option('--overlap <policy>', 'while the previous run is unfinished: allow (default), skip').choices(OVERLAP)),
+      .addOption(new Option('--misfire <policy>', 'occurrences missed while down: once (default), skip, all').choices(MISFIRE_POLICIES))
+      .addOption(new Option('--overlap <policy>', 'while the previous run is unfinished: allow (default), skip').choices(OVERLAP_POLICIES)),
   );
 }
 
@@ -98,7 +97,7 @@ export function registerCronCommands(program: Command): void {
 
   withPageOptions(
     withApiOptions(cron.command('list').description('list cron jobs, oldest first'))
-      .addOption(new Option('--status <status>', 'only jobs in this state').choices(['Active', 'Paused']))
+      .addOption(new Option('--status <status>', 'only jobs in this state').choices(CRON_JOB_STATUSES))
       .addOption(new Option('--name <text>', 'only jobs whose name contains this')),
     'cron jobs',
     '1–1000, default 100',

@@ -4,6 +4,7 @@
  */
 import { Option, type Command } from 'commander';
 import type { Execution, ExecutionPage, ExecutionPageQuery, PunctualClient } from '../client/index.js';
+import type { JobType } from '../domain/enums.js';
 import { action, clientFrom, withApiOptions, type ApiOptions } from './connect.js';
 import { NotFound } from './exit.js';
 import { integer } from './options.js';
@@ -81,7 +82,7 @@ export async function printExecutions(
 }
 
 /** The schedule or cron job with this id, or NotFound. */
-async function findJob(client: PunctualClient, id: string): Promise<'schedule' | 'cron'> {
+async function findJob(client: PunctualClient, id: string): Promise<JobType> {
   if (await client.schedules.get(id)) return 'schedule';
   if (await client.cron.get(id)) return 'cron';
   throw new NotFound(`no schedule or cron job has the id ${id}`);

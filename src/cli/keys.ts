@@ -6,6 +6,7 @@
  */
 import { Option, type Command } from 'commander';
 import type { ApiKey, ApiKeyCreated, ApiKeyList } from '../client/index.js';
+import { API_KEY_STATUSES } from '../domain/enums.js';
 import type { ApiKey as StoredApiKey, ApiKeyStatus } from '../domain/types.js';
 import { toIso, toIsoOrNull } from '../domain/time.js';
 import { action, clientFrom, withApiOptions, type ApiOptions } from './connect.js';
@@ -141,7 +142,7 @@ export function registerKeyCommands(program: Command): void {
       .argument('<id>', 'id of the key')
       .description('rename, disable or enable an API key (applies from the next request)')
       .option('--name <name>', 'new name')
-      .addOption(new Option('--status <status>', 'Disabled refuses the key; Enabled accepts it again').choices(['Enabled', 'Disabled'])),
+      .addOption(new Option('--status <status>', 'Disabled refuses the key; Enabled accepts it again').choices(API_KEY_STATUSES)),
   ).action(
     action(async (id: string, opts: KeyOptions & { name?: string; status?: ApiKeyStatus }) => {
       const key = await backend(opts).update(id, defined({ name: opts.name, status: opts.status }));

@@ -1,16 +1,15 @@
 /**
  * `punctual schedules create|list|get|update|delete|trigger|executions`: one-time jobs, through
- * the API (issue #6 §3).
+ * the API. The choices of `--status` are SCHEDULE_STATUSES of src/domain/enums.ts.
  */
 import { Option, type Command } from 'commander';
 import type { Schedule, ScheduleCreate, ScheduleList, ScheduleListQuery, ScheduleUpdate } from '../client/index.js';
+import { SCHEDULE_STATUSES } from '../domain/enums.js';
 import { action, clientFrom, withApiOptions, type ApiOptions } from './connect.js';
 import { executionDetail, printExecutions, withPageOptions, type PageOptions } from './executions.js';
 import { NotFound, UsageError } from './exit.js';
 import { collect, defined, deliveryBody, json, withDeliveryOptions, type DeliveryFlags } from './options.js';
 import { detailTable, listTable, out, printJson, retryCell } from './output.js';
-
-const STATUSES = ['Pending', 'Running', 'Succeeded', 'Failed'];
 
 /** A schedule as a two-column table. */
 export function scheduleDetail(s: Schedule): string {
@@ -67,7 +66,7 @@ export function registerScheduleCommands(program: Command): void {
 
   withPageOptions(
     withApiOptions(schedules.command('list').description('list schedules, oldest first'))
-      .addOption(new Option('--status <status>', 'only schedules in this state').choices(STATUSES))
+      .addOption(new Option('--status <status>', 'only schedules in this state').choices(SCHEDULE_STATUSES))
       .addOption(new Option('--tag <tag>', 'only schedules with this tag (repeatable: all must match)').argParser(collect))
       .addOption(new Option('--name <text>', 'only schedules whose name contains this')),
     'schedules',

@@ -4,7 +4,7 @@ import type { ClaimedExecution } from '../domain/types.js';
 import type { DeadlineSweeper } from './deadlines.js';
 import { parseRetryAfter } from './retry.js';
 import type { WebhookSigner } from './signing.js';
-import { literalHostProblem, SSRF_REFUSED, type EndpointPolicy } from './ssrf.js';
+import { literalHostProblem, SSRF_REFUSED, type EndpointPolicy } from '../net/ssrf.js';
 
 /** Bytes of the response body kept with an attempt (issue #3: "first 1 KiB"). */
 export const RESPONSE_EXCERPT_BYTES = 1024;

@@ -11,7 +11,7 @@ import { LaunchQueue } from './launch-queue.js';
 import { classifyAttempt, retryDelayMs } from './retry.js';
 import { SlowLane } from './slow-lane.js';
 import type { WebhookSigner } from './signing.js';
-import type { EndpointPolicy } from './ssrf.js';
+import type { EndpointPolicy } from '../net/ssrf.js';
 
 /** The few logger methods the dispatcher uses (pino's signature). */
 export interface DispatchLogger {

@@ -1,5 +1,5 @@
 import { Agent } from 'undici';
-import { guardedLookup, type EndpointPolicy } from './ssrf.js';
+import { guardedLookup, type EndpointPolicy } from '../net/ssrf.js';
 
 /** Options of {@link createHttpAgent}. */
 export interface HttpAgentOptions {

@@ -1,5 +1,6 @@
 /**
- * Which attempts are retried, and when (issue #3 §2).
+ * Which attempts are retried, and when. The default policy is DEFAULT_RETRY_POLICY of
+ * src/domain/retry-policy.ts.
  *
  * Retried: no answer (connection or DNS error, timeout), a 3xx (redirects are not followed),
  * 408, 429 and every 5xx. Any other 4xx means the receiver refused the call: the execution fails
@@ -9,9 +10,6 @@
  */
 
 import type { RetryPolicy } from '../domain/types.js';
-
-/** The defaults: 5 attempts, first retry within about 1 s, delays capped at 1 h. */
-export const DEFAULT_RETRY_POLICY: RetryPolicy = { maxAttempts: 5, initialDelayMs: 1_000, maxDelayMs: 3_600_000 };
 
 /** What to do after an attempt. */
 export type AttemptVerdict = 'succeeded' | 'retry' | 'failed';

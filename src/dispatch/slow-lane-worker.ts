@@ -12,7 +12,7 @@ import { DeadlineSweeper } from './deadlines.js';
 import { sendCall } from './deliver.js';
 import { createHttpAgent } from './http-agent.js';
 import type { SlowLaneReply, SlowLaneRequest, SlowLaneWorkerData } from './slow-lane.js';
-import { policyFromData } from './ssrf.js';
+import { policyFromData } from '../net/ssrf.js';
 
 /**
  * The thread's nice value (Linux: 19 is the lowest priority, 0 the default). The lane moves work

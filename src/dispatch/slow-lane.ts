@@ -26,7 +26,7 @@
  */
 import type { Worker } from 'node:worker_threads';
 import type { CallRequest, CallResult, CallSender } from './deliver.js';
-import { policyToData, type EndpointPolicy, type EndpointPolicyData } from './ssrf.js';
+import { policyToData, type EndpointPolicy, type EndpointPolicyData } from '../net/ssrf.js';
 import { startWorker } from './worker-start.js';
 
 /** What the slow lane's thread is started with. */

@@ -1,13 +1,14 @@
 /**
- * The resources of the interface (spec §2) as the service holds them: instants are epoch
- * milliseconds (UTC) here and become ISO 8601 strings only at the HTTP edge.
+ * The resources of the interface (schedules, cron jobs, executions, API keys) as the service
+ * holds them: instants are epoch milliseconds (UTC) here and become ISO 8601 strings only at the
+ * HTTP edge. Their statuses, policies and job types are the lists of `enums.ts`, re-exported here.
  */
+import type { ApiKeyStatus, CronJobStatus, ExecutionStatus, JobType, MisfirePolicy, OverlapPolicy, ScheduleStatus } from './enums.js';
 
-/** A JSON object, as accepted in `data` (spec §2: "record (JSON object)"). */
+export type { ApiKeyStatus, CronJobStatus, ExecutionStatus, JobType, MisfirePolicy, OverlapPolicy, ScheduleStatus } from './enums.js';
+
+/** A JSON object, as accepted in `data` (a record: any JSON object). */
 export type JsonObject = { [key: string]: unknown };
-
-/** API key states (spec §3). */
-export type ApiKeyStatus = 'Enabled' | 'Disabled';
 
 /** An API key without its secret. The store keeps only the SHA-256 digest of the token. */
 export interface ApiKey {
@@ -21,13 +22,7 @@ export interface ApiKey {
 }
 
 /**
- * Schedule states. The spec names `Pending`; the rest follow issue #2:
- * `Pending` → `Running` (call in flight) → `Succeeded` (2xx) | `Failed`.
- */
-export type ScheduleStatus = 'Pending' | 'Running' | 'Succeeded' | 'Failed';
-
-/**
- * Retry settings of a job (issue #3 §2). Delays in ms. Stored with the job, defaults filled in at
+ * Retry settings of a job. Delays in ms. Stored with the job, defaults filled in at
  * creation: 5 attempts, 1,000 ms, 3,600,000 ms.
  */
 export interface RetryPolicy {
@@ -39,26 +34,14 @@ export interface RetryPolicy {
   maxDelayMs: number;
 }
 
-/** How a job's calls are made (issue #3 §2): its retry policy and the timeout of one attempt (ms). */
+/** How a job's calls are made: its retry policy and the timeout of one attempt (ms). */
 export interface DeliverySettings {
   retry: RetryPolicy;
   /** Timeout of one attempt in ms (1,000–900,000; default 30,000). */
   timeoutMs: number;
 }
 
-/**
- * What happens to cron occurrences missed while the service was down (issue #3 §4):
- * `skip` none run, `once` one run for all of them (default), `all` each, oldest first (≤ 1,000).
- */
-export type MisfirePolicy = 'skip' | 'once' | 'all';
-
-/**
- * `allow` (default): occurrences run whatever the previous execution does; `skip`: an occurrence
- * is recorded as `Skipped` while the job's previous execution is still pending, running or retrying.
- */
-export type OverlapPolicy = 'allow' | 'skip';
-
-/** A one-time job (spec §2 "Schedule"). */
+/** A one-time job. */
 export interface Schedule extends DeliverySettings {
   id: string;
   name: string;
@@ -73,10 +56,7 @@ export interface Schedule extends DeliverySettings {
   createdAt: number;
 }
 
-/** Cron job states (spec §3). */
-export type CronJobStatus = 'Active' | 'Paused';
-
-/** A recurring job (spec §2 "Cron job"). */
+/** A recurring job. */
 export interface CronJob extends DeliverySettings {
   id: string;
   expression: string;
@@ -104,16 +84,6 @@ export interface CronJob extends DeliverySettings {
   lastStatus: ExecutionStatus | null;
 }
 
-/** Kinds of job an execution belongs to. */
-export type JobType = 'schedule' | 'cron';
-
-/**
- * Execution states (issue #3 §1): `Pending` (created, e.g. by a trigger, not yet claimed) →
- * `Running` (an attempt in flight, leased) → `Succeeded` | `Failed` | `Retrying` (waiting for its
- * next attempt) → `Running` … `Skipped`: an occurrence that did not run (overlap or misfire `skip`).
- */
-export type ExecutionStatus = 'Pending' | 'Running' | 'Retrying' | 'Succeeded' | 'Failed' | 'Skipped';
-
 /** One attempt of an execution. Times: epoch ms (UTC) and ms. */
 export interface Attempt {
   /** 1 for the first attempt. */
@@ -127,7 +97,7 @@ export interface Attempt {
   responseBody: string | null;
 }
 
-/** Every firing of a schedule and every occurrence of a cron job (issue #3 §1). */
+/** Every firing of a schedule and every occurrence of a cron job. */
 export interface Execution {
   id: string;
   jobType: JobType;

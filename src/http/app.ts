@@ -5,7 +5,7 @@
  */
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { pino, type Logger } from 'pino';
-import { STRICT_POLICY, type EndpointPolicy } from '../dispatch/ssrf.js';
+import { STRICT_POLICY, type EndpointPolicy } from '../net/ssrf.js';
 import type { Clock } from '../domain/clock.js';
 import type { DeliverySettings } from '../domain/types.js';
 import type { JobServiceContext } from '../service/context.js';
@@ -52,31 +52,31 @@ export interface AppDeps {
   /** False while the node drains; `GET /readyz` then answers 503. Default: always true. */
   isReady?: () => boolean;
   /**
-   * Delivery settings of new jobs for the fields they do not give (issue #3 §2; the timeout from
+   * Delivery settings of new jobs for the fields they do not give (the timeout from
    * `PUNCTUAL_REQUEST_TIMEOUT_MS`). Default: 5 attempts, 1,000 ms, 3,600,000 ms; 30,000 ms.
    */
   defaults?: DeliverySettings;
   /**
-   * Which endpoint hosts are accepted at create and patch (issue #5 §1; `PUNCTUAL_ALLOW_PRIVATE_ENDPOINTS`,
+   * Which endpoint hosts are accepted at create and patch (`PUNCTUAL_ALLOW_PRIVATE_ENDPOINTS`,
    * `PUNCTUAL_ALLOWED_NETWORKS`): an IP literal that is not public, or `localhost`, is a 400
    * naming `/endpoint` unless the policy allows it. Default: `STRICT_POLICY` (safe by default).
    */
   endpointPolicy?: EndpointPolicy;
   /**
-   * Size limits (issue #5 §2; `PUNCTUAL_MAX_*`): the body (413 past it) and the fields (400 naming
+   * Size limits (`PUNCTUAL_MAX_*`): the body (413 past it) and the fields (400 naming
    * the field). Fields not given take `DEFAULT_LIMITS` (1 MiB body, 256 KiB data, 256-character
    * names, 32 tags of 64 characters, 2,048-character endpoints, 256-character expressions).
    */
   limits?: Partial<InputLimits>;
   /**
-   * The per-API-key token bucket (issue #5 §3; `PUNCTUAL_RATE_LIMIT_PER_SECOND`,
+   * The per-API-key token bucket (`PUNCTUAL_RATE_LIMIT_PER_SECOND`,
    * `PUNCTUAL_RATE_LIMIT_BURST`); `perSecond` 0 turns it off. Fields not given take
    * `DEFAULT_RATE_LIMIT` (1,000 per second, burst 2,000). The guard against repeated failed
    * authentications (50 a minute per address) is always on.
    */
   rateLimit?: Partial<RateLimitSettings>;
   /**
-   * Metrics (issue #6 §5; see `metrics.ts`): every answered request is recorded (method, route
+   * Metrics (see `metrics.ts`): every answered request is recorded (method, route
    * pattern, status, duration), and `GET /metrics` serves them behind the API key unless
    * `metricsOnOwnPort`. Absent: neither.
    */
@@ -101,7 +101,7 @@ declare module 'fastify' {
  * Builds the HTTP API, ready for `inject` or `listen`. Closing the app (`app.close()`) writes the
  * pending `lastUsed` updates; it does not close the store.
  *
- * Interface routes (spec §4 and the additions of issues #2 §2 and #3) require `Authorization: Bearer`;
+ * Every route of the interface (schedules, cron jobs, executions, API keys) requires `Authorization: Bearer`;
  * `GET /healthz` and `GET /readyz` are open.
  */
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
@@ -135,14 +135,14 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     await recorder.close();
   });
 
-  // JSON is the only media type taken (issue #2 §4); any other body is a 415.
+  // JSON is the only media type taken; any other body is a 415.
   app.removeContentTypeParser('text/plain');
 
   app.setErrorHandler(errorHandler);
   app.setNotFoundHandler(notFoundHandler);
   if (deps.metrics) observeRequests(app, deps.metrics);
 
-  // The OpenAPI generator first: it documents the routes registered after it (issue #6 §1).
+  // The OpenAPI generator first: it documents the routes registered after it.
   await registerOpenApiGenerator(app);
   await app.register(healthRoutes, { store, isReady: deps.isReady ?? (() => true) });
   await app.register(consoleRoutes);

@@ -1,8 +1,9 @@
 /**
  * API key use cases: create (the only place a token is shown), read, rename, enable/disable,
- * delete, authenticate, and the operator's bootstrap key (issue #2 §3).
+ * delete, authenticate, and the operator's bootstrap key.
  */
 import type { Clock } from '../domain/clock.js';
+import { API_KEY_STATUSES } from '../domain/enums.js';
 import { DomainError, InvalidInputError, NotFoundError } from '../domain/errors.js';
 import { isUuid, newId } from '../domain/ids.js';
 import type { ApiKey, ApiKeyStatus } from '../domain/types.js';
@@ -11,15 +12,13 @@ import type { LastUsedRecorder } from './last-used.js';
 import { Checks, DEFAULT_RULE_CONTEXT, type RuleContext } from './rules.js';
 import { digestToken, generateToken } from './tokens.js';
 
-/** Shortest bootstrap token accepted (issue #2 §3). */
+/** Shortest bootstrap token accepted. */
 export const BOOTSTRAP_TOKEN_MIN_LENGTH = 32;
 
 /** Name of the key made from `PUNCTUAL_BOOTSTRAP_TOKEN`. */
 export const BOOTSTRAP_KEY_NAME = 'bootstrap';
 
-const STATUSES: readonly ApiKeyStatus[] = ['Enabled', 'Disabled'];
-
-/** Input of {@link createApiKey} (spec §4 POST /api-keys). `status` null or absent means `Enabled`. */
+/** Input of {@link createApiKey}. `status` null or absent means `Enabled`. */
 export interface ApiKeyCreateInput {
   name: string;
   status?: ApiKeyStatus | null;
@@ -47,7 +46,7 @@ export async function createApiKey(
   new Checks(rules)
     .required('/name', input.name)
     .rule('/name', 'name', input.name)
-    .oneOf('/status', input.status ?? undefined, STATUSES)
+    .oneOf('/status', input.status ?? undefined, API_KEY_STATUSES)
     .throwIfAny();
   const token = generateToken();
   const apiKey = await store.apiKeyCreate({
@@ -89,7 +88,7 @@ export async function updateApiKey(
   recorder?: LastUsedRecorder,
   rules: RuleContext = DEFAULT_RULE_CONTEXT,
 ): Promise<ApiKey> {
-  new Checks(rules).rule('/name', 'name', patch.name).oneOf('/status', patch.status, STATUSES).throwIfAny();
+  new Checks(rules).rule('/name', 'name', patch.name).oneOf('/status', patch.status, API_KEY_STATUSES).throwIfAny();
   if (!isUuid(id)) throw new NotFoundError('No API key has this id.');
   const key = await store.apiKeyUpdate({ id, name: patch.name, status: patch.status });
   if (key === null) throw new NotFoundError('No API key has this id.');
@@ -105,8 +104,8 @@ export async function deleteApiKey(store: Store, id: string): Promise<void> {
 }
 
 /**
- * Makes sure an `Enabled` key named `bootstrap` with this token exists (`PUNCTUAL_BOOTSTRAP_TOKEN`,
- * issue #2 §3): creates it, or enables and renames the key that already has the token.
+ * Makes sure an `Enabled` key named `bootstrap` with this token exists (`PUNCTUAL_BOOTSTRAP_TOKEN`):
+ * creates it, or enables and renames the key that already has the token.
  * @throws InvalidInputError when the token is shorter than 32 characters (the token is never
  *   part of the message)
  */

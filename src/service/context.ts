@@ -1,4 +1,4 @@
-import type { EndpointPolicy } from '../dispatch/ssrf.js';
+import type { EndpointPolicy } from '../net/ssrf.js';
 import type { Clock } from '../domain/clock.js';
 import type { DeliverySettings } from '../domain/types.js';
 import type { Store } from '../store/store.js';
@@ -7,7 +7,7 @@ import type { InputLimits } from './limits.js';
 /**
  * What the job use cases (schedules, cron jobs, executions) work with.
  * `wake(dueAtMs)` is called after a create, patch or trigger with the instant (epoch ms, UTC) at
- * which the job is next due, so the dispatcher can re-arm its timer earlier (issue #2 §6); it
+ * which the job is next due, so the dispatcher can re-arm its timer earlier; it
  * must be cheap and must not throw.
  */
 export interface JobServiceContext {
@@ -15,15 +15,15 @@ export interface JobServiceContext {
   clock: Clock;
   wake: (dueAtMs: number) => void;
   /**
-   * Delivery settings a new job takes for the fields it does not give (issue #3 §2): the timeout
+   * Delivery settings a new job takes for the fields it does not give: the timeout
    * comes from `PUNCTUAL_REQUEST_TIMEOUT_MS`. Absent: `DEFAULT_DELIVERY` of `delivery.ts`
    * (5 attempts, 1,000 ms, 3,600,000 ms; 30,000 ms).
    */
   defaults?: DeliverySettings;
-  /** Size limits of the fields (issue #5 §2). Absent: `DEFAULT_LIMITS` of `limits.ts`. */
+  /** Size limits of the fields. Absent: `DEFAULT_LIMITS` of `limits.ts`. */
   limits?: InputLimits;
   /**
-   * Which endpoint hosts are accepted at create and patch (issue #5 §1). Absent: `STRICT_POLICY`
+   * Which endpoint hosts are accepted at create and patch. Absent: `STRICT_POLICY`
    * (no IP literal that is not public, no `localhost`).
    */
   endpointPolicy?: EndpointPolicy;

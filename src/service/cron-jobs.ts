@@ -8,6 +8,7 @@
  * shown with the occurrence it would run next if resumed now, computed when it is read.
  */
 import { cronJobNext, nextOccurrence, nextOccurrences, parseCronExpression } from '../cron/index.js';
+import { CRON_JOB_STATUSES, MISFIRE_POLICIES, OVERLAP_POLICIES } from '../domain/enums.js';
 import { InvalidInputError, NotFoundError } from '../domain/errors.js';
 import { isUuid, newId } from '../domain/ids.js';
 import { parseIsoInstant } from '../domain/time.js';
@@ -30,12 +31,6 @@ export const DEFAULT_MISFIRE: MisfirePolicy = 'once';
 /** Whether a new job's occurrences may overlap, when it does not say (rules: src/store/claim-rules.ts). */
 export const DEFAULT_OVERLAP: OverlapPolicy = 'allow';
 
-/** Every status of a cron job. */
-export const CRON_JOB_STATUSES: readonly CronJobStatus[] = ['Active', 'Paused'];
-/** The values of {@link MisfirePolicy}. */
-export const MISFIRE_POLICIES: readonly MisfirePolicy[] = ['skip', 'once', 'all'];
-/** The values of {@link OverlapPolicy}. */
-export const OVERLAP_POLICIES: readonly OverlapPolicy[] = ['allow', 'skip'];
 const NO_OCCURRENCE = 'has no occurrence after now';
 
 /**

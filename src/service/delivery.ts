@@ -1,22 +1,22 @@
 /**
- * How a job's calls are made (issue #3 §2): its retry policy and the timeout of one attempt.
+ * How a job's calls are made: its retry policy and the timeout of one attempt.
  * Defaults, limits, the checks of the service, and how a request's partial `retry` is merged.
  *
  * A job always holds complete settings: missing fields take the service's defaults at create
  * (`JobServiceContext.defaults`), and a `PATCH` with a partial `retry` object merges it into the
  * job's stored policy.
  */
-import { DEFAULT_RETRY_POLICY } from '../dispatch/retry.js';
+import { DEFAULT_RETRY_POLICY } from '../domain/retry-policy.js';
 import type { DeliverySettings, RetryPolicy } from '../domain/types.js';
 import type { JobServiceContext } from './context.js';
 import { Checks, isJsonObject, retryDelaysMessage } from './rules.js';
 
-/** Timeout of one attempt when neither the job nor the configuration says (ms; issue #3 §2). */
+/** Timeout of one attempt when neither the job nor the configuration says (ms). */
 export const DEFAULT_TIMEOUT_MS = 30_000;
 
 /**
  * Settings a new job takes when the service is given none: 5 attempts, first retry within
- * about 1 s, delays capped at 1 h, a 30 s timeout (issue #3 §2).
+ * about 1 s, delays capped at 1 h, a 30 s timeout.
  */
 export const DEFAULT_DELIVERY: DeliverySettings = { retry: DEFAULT_RETRY_POLICY, timeoutMs: DEFAULT_TIMEOUT_MS };
 

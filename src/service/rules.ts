@@ -1,11 +1,11 @@
 /**
- * The field rules of the interface that JSON Schema alone cannot state (issue #2 §4), in one
+ * The field rules of the interface that JSON Schema alone cannot state, in one
  * place. The service checks them before it writes anything, and the HTTP layer runs the same
  * functions inside schema validation (the `x-rule` keyword, see `http/ajv.ts`), so that a request
  * gets every problem reported at once.
  */
 import { parseCronExpression, validateTimeZone } from '../cron/index.js';
-import { endpointProblem, STRICT_POLICY, type EndpointPolicy } from '../dispatch/ssrf.js';
+import { endpointProblem, STRICT_POLICY, type EndpointPolicy } from '../net/ssrf.js';
 import { DomainError, InvalidInputError, type FieldProblem } from '../domain/errors.js';
 import { parseIsoInstant } from '../domain/time.js';
 import type { JsonObject } from '../domain/types.js';
@@ -25,7 +25,7 @@ import {
  */
 export interface RuleContext {
   limits: InputLimits;
-  /** Which endpoint hosts are accepted at create and patch (`dispatch/ssrf.ts`). */
+  /** Which endpoint hosts are accepted at create and patch (`net/ssrf.ts`). */
   endpointPolicy: EndpointPolicy;
 }
 
@@ -50,15 +50,15 @@ export type Rule = (value: string, ctx?: RuleContext) => string | null;
  */
 export const MAX_DATA_DEPTH = 64;
 
-/** Smallest and largest `count` of `GET /cron/preview` (issue #2 §5). */
+/** Smallest and largest `count` of `GET /cron/preview`. */
 export const PREVIEW_COUNT_MIN = 1;
 export const PREVIEW_COUNT_MAX = 100;
 
-/** Smallest and largest `limit` of a page of executions (issue #3 §1). */
+/** Smallest and largest `limit` of a page of executions. */
 export const PAGE_LIMIT_MIN = 1;
 export const PAGE_LIMIT_MAX = 100;
 
-/** Smallest and largest `limit` of a page of schedules or cron jobs (issue #6 §4). */
+/** Smallest and largest `limit` of a page of schedules or cron jobs. */
 export const LIST_LIMIT_MIN = 1;
 export const LIST_LIMIT_MAX = 1_000;
 
@@ -190,7 +190,7 @@ export type RuleName = keyof typeof RULES;
 export const RULE_NAMES = Object.keys(RULES) as RuleName[];
 
 /**
- * The rule between the two delays of a retry policy (issue #3 §2): `maxDelayMs` caps every delay,
+ * The rule between the two delays of a retry policy: `maxDelayMs` caps every delay,
  * so it must be at least `initialDelayMs`. Reported on `maxDelayMs`.
  * @param maxGiven whether the request sent `maxDelayMs` (else it is the job's or the default)
  * @returns why the pair breaks the rule, or null

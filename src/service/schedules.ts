@@ -1,4 +1,5 @@
-/** One-time schedule use cases (spec §4 /schedules; issue #2 §2; delivery settings: issue #3 §2). */
+/** One-time schedule use cases. */
+import { SCHEDULE_STATUSES } from '../domain/enums.js';
 import { ConflictError, NotFoundError } from '../domain/errors.js';
 import { isUuid, newId } from '../domain/ids.js';
 import { parseIsoInstant } from '../domain/time.js';
@@ -9,7 +10,7 @@ import { listParams, type ScheduleListInput } from './job-lists.js';
 import { Checks, ruleContext, type RuleContext } from './rules.js';
 
 /**
- * Input of {@link createSchedule} (spec §4 POST /schedules). `data` defaults to `{}`, `tags` to
+ * Input of {@link createSchedule}. `data` defaults to `{}`, `tags` to
  * `[]`; `retry` fields and `timeoutMs` to the context's defaults.
  */
 export interface ScheduleCreateInput {
@@ -19,14 +20,14 @@ export interface ScheduleCreateInput {
   endpoint: string;
   data?: JsonObject;
   tags?: string[];
-  /** Any fields of a retry policy (issue #3 §2); the others take the defaults. */
+  /** Any fields of a retry policy; the others take the defaults. */
   retry?: RetryInput;
   /** Timeout of one attempt, ms (1,000–900,000). */
   timeoutMs?: number;
 }
 
 /**
- * Input of {@link updateSchedule}: absent fields keep their values (spec §4 PATCH /schedules/{id});
+ * Input of {@link updateSchedule}: absent fields keep their values;
  * the fields of a partial `retry` replace those of the stored policy.
  */
 export type SchedulePatch = Partial<ScheduleCreateInput>;
@@ -57,13 +58,10 @@ export async function createSchedule(ctx: JobServiceContext, input: ScheduleCrea
   return schedule;
 }
 
-/** The schedule with this id, or null (also for ids that are not UUIDs: spec §4 "the result is null"). */
+/** The schedule with this id, or null (also for ids that are not UUIDs: an unknown id reads as null, not as an error). */
 export async function getSchedule(ctx: JobServiceContext, id: string): Promise<Schedule | null> {
   return isUuid(id) ? ctx.store.scheduleGet({ id }) : null;
 }
-
-/** Every status of a schedule (spec §2), in the order a schedule goes through them. */
-export const SCHEDULE_STATUSES: readonly ScheduleStatus[] = ['Pending', 'Running', 'Succeeded', 'Failed'];
 
 /** A page of schedules, oldest first; `nextCursor` is null on the last page. */
 export interface SchedulePage {
@@ -72,7 +70,7 @@ export interface SchedulePage {
 }
 
 /**
- * A page of schedules, oldest first (by `createdAt`, then id), filtered (issue #6 §4; see
+ * A page of schedules, oldest first (by `createdAt`, then id), filtered (see
  * `Store.schedulePage` for the order, the cost and when a page may be short).
  * @param pathPrefix prefixed to the field paths of errors (`/query` for a query string)
  * @throws InvalidInputError naming every faulty parameter (`job-lists.ts`), or a cursor the store

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Dispatcher } from '../../src/dispatch/dispatcher.js';
-import { DEFAULT_RETRY_POLICY } from '../../src/dispatch/retry.js';
+import { DEFAULT_RETRY_POLICY } from '../../src/domain/retry-policy.js';
 import { offsetClock } from '../../src/domain/clock.js';
 import { newId } from '../../src/domain/ids.js';
 import { openStore } from '../../src/store/open.js';
@@ -10,7 +10,7 @@ import { startReceiver, type Receiver } from '../support/receiver.js';
 import { SQLITE, type TestDatabase } from '../support/stores.js';
 
 /**
- * Whose clock decides (issue #4 §3), in-process and without PostgreSQL: a dispatcher whose local
+ * Whose clock decides, in-process and without PostgreSQL: a dispatcher whose local
  * clock is 5 s ahead, on a store that has a clock of its own (`now()` not null), fires nothing
  * early and does not spin while it waits. The store is the real SQLite store; only its `now()` is
  * given a clock (the true one, `Date.now()`), as PostgreSQL's `now()` would be. The control case

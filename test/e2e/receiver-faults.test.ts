@@ -5,13 +5,13 @@ import { deliver } from '../../src/dispatch/deliver.js';
 import { createHttpAgent } from '../../src/dispatch/http-agent.js';
 import { classifyAttempt } from '../../src/dispatch/retry.js';
 import { generateSigningSecret, WebhookSigner } from '../../src/dispatch/signing.js';
-import { STRICT_POLICY } from '../../src/dispatch/ssrf.js';
+import { STRICT_POLICY } from '../../src/net/ssrf.js';
 import type { ClaimedExecution } from '../../src/domain/types.js';
 
 const OPEN = { ...STRICT_POLICY, allowPrivate: true };
 
 /**
- * Receivers that misbehave (issue #5 §6), over real sockets: a huge answer, an answer that never
+ * Receivers that misbehave, over real sockets: a huge answer, an answer that never
  * comes, a reset connection, a name that does not resolve. Each attempt ends within its timeout
  * with a clear error, and the retry rules classify it.
  */

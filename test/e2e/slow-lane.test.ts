@@ -7,7 +7,7 @@ import type { CallRequest, CallResult } from '../../src/dispatch/deliver.js';
 import type { Dispatcher } from '../../src/dispatch/dispatcher.js';
 import type { DeliveredEvent } from '../../src/dispatch/events.js';
 import { SlowLane } from '../../src/dispatch/slow-lane.js';
-import { parseAllowedNetworks, STRICT_POLICY, type EndpointPolicy } from '../../src/dispatch/ssrf.js';
+import { parseAllowedNetworks, STRICT_POLICY, type EndpointPolicy } from '../../src/net/ssrf.js';
 import { newId } from '../../src/domain/ids.js';
 import { openStore } from '../../src/store/open.js';
 import type { Store } from '../../src/store/store.js';
@@ -16,7 +16,7 @@ import { testDispatcher } from '../support/dispatcher.js';
 import { startReceiver, type Receiver } from '../support/receiver.js';
 
 /**
- * The slow lane (src/dispatch/slow-lane.ts; issue #3 §5): calls sent from a worker thread with
+ * The slow lane (src/dispatch/slow-lane.ts): calls sent from a worker thread with
  * its own undici Agent, SSRF lookup and deadlines, over real sockets to real receivers.
  */
 const LOOPBACK: EndpointPolicy = { allowPrivate: false, ...parseAllowedNetworks('127.0.0.0/8') };

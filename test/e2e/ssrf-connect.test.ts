@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { deliver } from '../../src/dispatch/deliver.js';
 import { createHttpAgent } from '../../src/dispatch/http-agent.js';
 import { generateSigningSecret, WebhookSigner } from '../../src/dispatch/signing.js';
-import { parseAllowedNetworks, STRICT_POLICY, type EndpointPolicy } from '../../src/dispatch/ssrf.js';
+import { parseAllowedNetworks, STRICT_POLICY, type EndpointPolicy } from '../../src/net/ssrf.js';
 import type { ClaimedExecution } from '../../src/domain/types.js';
 import { startReceiver, type Receiver } from '../support/receiver.js';
 
@@ -22,7 +22,7 @@ function scriptedResolver(answers: string[]): { resolve: Resolve; lookups: () =>
 
 /**
  * The SSRF guard at call time, through undici's real connector and real sockets: the addresses
- * connected to are checked after resolution, so rebinding is caught (issue #5 §1).
+ * connected to are checked after resolution, so rebinding is caught.
  */
 describe('SSRF guard at call time (real connections)', () => {
   let receiver: Receiver;

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Dispatcher } from '../../src/dispatch/dispatcher.js';
 import type { DeliveredEvent } from '../../src/dispatch/events.js';
 import { createHttpAgent } from '../../src/dispatch/http-agent.js';
-import { STRICT_POLICY } from '../../src/dispatch/ssrf.js';
+import { STRICT_POLICY } from '../../src/net/ssrf.js';
 import { newId } from '../../src/domain/ids.js';
 import { openStore } from '../../src/store/open.js';
 import type { Store } from '../../src/store/store.js';
@@ -17,7 +17,7 @@ import { startReceiver, type Receiver } from '../support/receiver.js';
 /**
  * The real dispatcher with the guard on: a host name that resolves to loopback (the resolver is
  * injected, as a rebinding DNS server would answer) fails its attempt with a clear error, once,
- * and is not retried although attempts are left (issue #5 §1).
+ * and is not retried although attempts are left.
  */
 describe('dispatcher with the SSRF guard on', () => {
   let dir: string;

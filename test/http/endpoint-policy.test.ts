@@ -1,10 +1,10 @@
 /**
- * The SSRF guard at create and patch (issue #5 §1): an endpoint whose host is `localhost` or an
+ * The SSRF guard at create and patch: an endpoint whose host is `localhost` or an
  * IP literal that is not public is a 400 naming `/endpoint`, unless the app's `endpointPolicy`
  * allows it. Host names are checked when called (the dispatcher's guarded lookup), not here.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { parseAllowedNetworks, STRICT_POLICY, type EndpointPolicy } from '../../src/dispatch/ssrf.js';
+import { parseAllowedNetworks, STRICT_POLICY, type EndpointPolicy } from '../../src/net/ssrf.js';
 import { buildApp } from '../../src/http/app.js';
 import { expectProblem, openHarness, snapshot, type Harness } from './harness.js';
 

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { deliver } from '../../src/dispatch/deliver.js';
 import { createHttpAgent } from '../../src/dispatch/http-agent.js';
 import { generateSigningSecret, WebhookSigner } from '../../src/dispatch/signing.js';
-import { STRICT_POLICY, type EndpointPolicy } from '../../src/dispatch/ssrf.js';
+import { STRICT_POLICY, type EndpointPolicy } from '../../src/net/ssrf.js';
 import type { ClaimedExecution } from '../../src/domain/types.js';
 import { attemptLabels } from '../../src/metrics/attempts.js';
 import { startReceiver, type Receiver } from '../support/receiver.js';
@@ -14,7 +14,7 @@ type Resolve = NonNullable<Parameters<typeof createHttpAgent>[0]['resolve']>;
 const OPEN: EndpointPolicy = { ...STRICT_POLICY, allowPrivate: true };
 
 /**
- * The labels of `punctual_attempts_total` (issue #6 §5) are read from what the dispatcher records
+ * The labels of `punctual_attempts_total` are read from what the dispatcher records
  * of an attempt: its status code, or for no answer the text of its error. These attempts are real
  * calls made by the dispatcher's own `deliver()` over real sockets, so a change to those error
  * texts (src/dispatch/deliver.ts, ssrf.ts) that would put timeouts or refusals under the wrong

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { InvalidInputError } from '../../src/domain/errors.js';
 import { previewCron } from '../../src/service/cron-jobs.js';
-import { STRICT_POLICY } from '../../src/dispatch/ssrf.js';
+import { STRICT_POLICY } from '../../src/net/ssrf.js';
 import { DEFAULT_RULE_CONTEXT, RULES } from '../../src/service/rules.js';
 
 /** The rules with the SSRF guard off: the endpoint cases below are about URL syntax only. */

@@ -1,5 +1,5 @@
 /**
- * The list use cases' own checks (issue #6 §4), for callers other than the HTTP layer (whose
+ * The list use cases' own checks, for callers other than the HTTP layer (whose
  * schemas refuse the same values first; test/http/lists.test.ts): every faulty parameter named
  * at once, with the prefix given, before the store is asked anything.
  */
@@ -11,7 +11,8 @@ import { InvalidInputError } from '../../src/domain/errors.js';
 import { listCronJobs } from '../../src/service/cron-jobs.js';
 import { LIST_LIMIT_DEFAULT, listParams } from '../../src/service/job-lists.js';
 import { DEFAULT_RULE_CONTEXT } from '../../src/service/rules.js';
-import { listSchedules, SCHEDULE_STATUSES } from '../../src/service/schedules.js';
+import { SCHEDULE_STATUSES } from '../../src/domain/enums.js';
+import { listSchedules } from '../../src/service/schedules.js';
 import { openStore } from '../../src/store/open.js';
 import type { Store } from '../../src/store/store.js';
 

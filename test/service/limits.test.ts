@@ -1,5 +1,5 @@
 /**
- * The limits and the endpoint policy in the service layer (issue #5 §1, §2): the same rules the
+ * The limits and the endpoint policy in the service layer: the same rules the
  * HTTP layer applies, for callers other than HTTP, with the context's values; and the helpers
  * they rest on, checked against their definitions.
  */
@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { STRICT_POLICY } from '../../src/dispatch/ssrf.js';
+import { STRICT_POLICY } from '../../src/net/ssrf.js';
 import { InvalidInputError } from '../../src/domain/errors.js';
 import { createApiKey, updateApiKey } from '../../src/service/api-keys.js';
 import type { JobServiceContext } from '../../src/service/context.js';

@@ -2,7 +2,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { DEFAULT_RETRY_POLICY } from '../../src/dispatch/retry.js';
+import { DEFAULT_RETRY_POLICY } from '../../src/domain/retry-policy.js';
 import { withDispatchThread } from '../../src/dispatch/store-thread.js';
 import { StoreUnavailableError } from '../../src/domain/errors.js';
 import { newId } from '../../src/domain/ids.js';

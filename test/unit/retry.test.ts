@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { classifyAttempt, DEFAULT_RETRY_POLICY, parseRetryAfter, retryDelayMs } from '../../src/dispatch/retry.js';
+import { classifyAttempt, parseRetryAfter, retryDelayMs } from '../../src/dispatch/retry.js';
+import { DEFAULT_RETRY_POLICY } from '../../src/domain/retry-policy.js';
 
 describe('retry rules', () => {
   it.each([

@@ -6,7 +6,7 @@ import {
   parseAllowedNetworks,
   STRICT_POLICY,
   type EndpointPolicy,
-} from '../../src/dispatch/ssrf.js';
+} from '../../src/net/ssrf.js';
 
 const withAllowed = (text: string): EndpointPolicy => ({ allowPrivate: false, ...parseAllowedNetworks(text) });
 

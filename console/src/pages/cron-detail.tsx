@@ -1,6 +1,6 @@
 /** A cron job: its fields, actions (edit, pause/resume, run now, delete) and its execution history. */
 import { useEffect, useState } from 'preact/hooks';
-import { deleteCronJob, getCronJob, triggerJob, updateCronJob } from '../api';
+import { deleteCronJob, getCronJob, triggerJob, updateCronJob, type CronStatus } from '../api';
 import { CronPreview, describeCron } from '../components/cron-preview';
 import { ExecutionHistory } from '../components/executions';
 import { Alert, announce, ConfirmButton, errorText, Instant, StatusBadge } from '../components/ui';
@@ -39,7 +39,7 @@ export function CronDetailPage({ id }: { id: string }) {
     }
   };
 
-  const setStatus = (status: 'Active' | 'Paused') =>
+  const setStatus = (status: CronStatus) =>
     act(async () => {
       set(await updateCronJob(id, { status }));
       announce(status === 'Paused' ? 'Cron job paused: it will not run until resumed.' : 'Cron job resumed.');

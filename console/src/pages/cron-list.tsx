@@ -1,6 +1,6 @@
 /** The list of cron jobs, with filters and paging. */
 import { useEffect } from 'preact/hooks';
-import { listCronJobs, type CronJob } from '../api';
+import { CRON_JOB_STATUSES, listCronJobs, type CronJob } from '../api';
 import { describeCron } from '../components/cron-preview';
 import { Alert, Instant, StatusBadge } from '../components/ui';
 import { Link, useLocation } from '../router';
@@ -29,7 +29,7 @@ export function CronListPage() {
         </Link>
       </div>
       <p class="lead">Recurring jobs: Punctual calls the endpoint at each occurrence of the expression, in its time zone.</p>
-      <FilterForm path="/cron" filters={filters} statuses={['Active', 'Paused']} withTags={false} label="cron jobs" />
+      <FilterForm path="/cron" filters={filters} statuses={CRON_JOB_STATUSES} withTags={false} label="cron jobs" />
       {list.error && <Alert>Could not load the cron jobs: {list.error}</Alert>}
       {list.items === null && !list.error && <p aria-busy="true">Loading…</p>}
       {list.items !== null && list.items.length === 0 && list.hasNext && (

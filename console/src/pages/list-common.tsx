@@ -128,7 +128,7 @@ export function FilterForm({
 }: {
   path: string;
   filters: Filters;
-  statuses: string[];
+  statuses: readonly string[];
   withTags: boolean;
   label: string;
 }) {

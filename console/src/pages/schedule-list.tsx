@@ -1,6 +1,6 @@
 /** The list of schedules, with filters and paging. */
 import { useEffect } from 'preact/hooks';
-import { listSchedules } from '../api';
+import { listSchedules, SCHEDULE_STATUSES } from '../api';
 import { Alert, Instant, StatusBadge } from '../components/ui';
 import { Link, useLocation } from '../router';
 import { FilterForm, filtersFrom, Pager, usePagedList } from './list-common';
@@ -23,7 +23,7 @@ export function ScheduleListPage() {
         </Link>
       </div>
       <p class="lead">One-time jobs: Punctual calls the endpoint once, at the instant given.</p>
-      <FilterForm path="/schedules" filters={filters} statuses={['Pending', 'Running', 'Succeeded', 'Failed']} withTags label="schedules" />
+      <FilterForm path="/schedules" filters={filters} statuses={SCHEDULE_STATUSES} withTags label="schedules" />
       {list.error && <Alert>Could not load the schedules: {list.error}</Alert>}
       {list.items === null && !list.error && <p aria-busy="true">Loading…</p>}
       {list.items !== null && list.items.length === 0 && list.hasNext && (

@@ -1,10 +1,11 @@
-/** Wire schemas of API keys (spec §2 "API key", §4 /api-keys). */
+/** Wire schemas of API keys. */
 import { Type, type Static } from 'typebox';
+import { API_KEY_STATUSES } from '../../domain/enums.js';
 import { toIso, toIsoOrNull } from '../../domain/time.js';
 import type { ApiKey } from '../../domain/types.js';
 import { Id, Nullable, RuleString, StringEnum, Timestamp } from './common.js';
 
-const Status = StringEnum(['Enabled', 'Disabled'], 'Enabled keys authorise requests; Disabled ones are refused (403).');
+const Status = StringEnum(API_KEY_STATUSES, 'Enabled keys authorise requests; Disabled ones are refused (403).');
 
 const fields = {
   id: Id,
@@ -46,7 +47,7 @@ const KeyName = RuleString('name', 'Name of the key (not blank; at most 256 char
 export const ApiKeyCreateBody = Type.Object(
   {
     name: KeyName,
-    status: Type.Optional(Nullable(StringEnum(['Enabled', 'Disabled'], 'Initial state; null or absent: Enabled.'))),
+    status: Type.Optional(Nullable(StringEnum(API_KEY_STATUSES, 'Initial state; null or absent: Enabled.'))),
   },
   { additionalProperties: false, title: 'ApiKeyCreate', description: 'A new API key.' },
 );
@@ -56,7 +57,7 @@ export type ApiKeyCreateBody = Static<typeof ApiKeyCreateBody>;
 export const ApiKeyPatchBody = Type.Object(
   {
     name: Type.Optional(KeyName),
-    status: Type.Optional(StringEnum(['Enabled', 'Disabled'], 'Disabled refuses the key from the next request on.')),
+    status: Type.Optional(StringEnum(API_KEY_STATUSES, 'Disabled refuses the key from the next request on.')),
   },
   { additionalProperties: false, title: 'ApiKeyPatch', description: 'Partial update of an API key.' },
 );

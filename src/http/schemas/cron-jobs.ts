@@ -1,14 +1,14 @@
 /**
- * Wire schemas of cron jobs (spec §2 "Cron job", §4 /cron; delivery settings and policies: issue
- * #3 §2, §4) and of the occurrence preview.
+ * Wire schemas of cron jobs (with their delivery settings, misfire and overlap policies) and of
+ * the occurrence preview.
  */
 import { Type, type Static } from 'typebox';
+import { CRON_JOB_STATUSES, EXECUTION_STATUSES, MISFIRE_POLICIES, OVERLAP_POLICIES } from '../../domain/enums.js';
 import { toIso, toIsoOrNull } from '../../domain/time.js';
 import type { CronJob } from '../../domain/types.js';
-import { CRON_JOB_STATUSES, MISFIRE_POLICIES, OVERLAP_POLICIES } from '../../service/cron-jobs.js';
 import { Endpoint, Id, JsonObjectInput, JsonObjectSchema, Nullable, RuleString, StringEnum, Timestamp } from './common.js';
 import { deliveryToWire, RetryInputSchema, RetryPolicySchema, TimeoutMsInput, TimeoutMsSchema } from './delivery.js';
-import { EXECUTION_STATUS_DESCRIPTION, EXECUTION_STATUSES } from './executions.js';
+import { EXECUTION_STATUS_DESCRIPTION } from './executions.js';
 import { LIST_NEXT_CURSOR_DESCRIPTION, ListCursorQuery, ListLimitQuery, ListNameQuery } from './lists.js';
 
 const EXPRESSION_DESCRIPTION =
@@ -30,7 +30,7 @@ export const CronJobSchema = Type.Object(
     name: Nullable(Type.String({ description: 'Name of the job, or null.' })),
     invocations: Type.Integer({ description: 'Executions so far; 0 on a new job.' }),
     timezone: Nullable(Type.String({ description: TIMEZONE_DESCRIPTION })),
-    status: StringEnum(['Active', 'Paused'], 'Active jobs run on their schedule; Paused ones never run.'),
+    status: StringEnum(CRON_JOB_STATUSES, 'Active jobs run on their schedule; Paused ones never run.'),
     endpoint: Type.String({ description: 'URL called on each execution.' }),
     data: Nullable(JsonObjectSchema('JSON object sent as the body of each call, or null (then `{}` is sent).')),
     createdAt: Timestamp('When the job was created (ISO 8601, UTC).'),
@@ -60,7 +60,7 @@ export const CronJobListSchema = Type.Object(
   { additionalProperties: false, title: 'CronJobList', description: 'A page of cron jobs.' },
 );
 
-/** Query of GET /cron (issue #6 §4). No `tag`: cron jobs have no tags. */
+/** Query of GET /cron. No `tag`: cron jobs have no tags. */
 export const CronJobListQuery = Type.Object(
   {
     limit: Type.Optional(ListLimitQuery('Cron jobs')),
@@ -111,7 +111,7 @@ export const CronPatchBody = Type.Object(
     name: Type.Optional(requestFields.name),
     timezone: Type.Optional(requestFields.timezone),
     status: Type.Optional(
-      StringEnum(['Active', 'Paused'], 'Paused stops the job; Active resumes it from the next occurrence after now.'),
+      StringEnum(CRON_JOB_STATUSES, 'Paused stops the job; Active resumes it from the next occurrence after now.'),
     ),
     endpoint: Type.Optional(requestFields.endpoint),
     data: Type.Optional(requestFields.data),

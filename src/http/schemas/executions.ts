@@ -1,29 +1,14 @@
-/** Wire schemas of executions and their attempts (issue #3 §1, §4). */
+/** Wire schemas of executions and their attempts. */
 import { Type, type Static } from 'typebox';
+import { EXECUTION_STATUSES, JOB_TYPES } from '../../domain/enums.js';
 import { toIso, toIsoOrNull } from '../../domain/time.js';
-import type { Attempt, Execution, ExecutionStatus, JobType } from '../../domain/types.js';
+import type { Attempt, Execution } from '../../domain/types.js';
 import { Id, Nullable, RuleString, StringEnum, Timestamp } from './common.js';
-
-// Records with every member as a key: the compiler refuses a status or job type left out or unknown.
-const STATUS_KEYS: Record<ExecutionStatus, true> = {
-  Pending: true,
-  Running: true,
-  Retrying: true,
-  Succeeded: true,
-  Failed: true,
-  Skipped: true,
-};
-const JOB_TYPE_KEYS: Record<JobType, true> = { schedule: true, cron: true };
-
-/** Every execution status, in the order an execution goes through them. */
-export const EXECUTION_STATUSES = Object.keys(STATUS_KEYS) as ExecutionStatus[];
 
 /** Describes the statuses, for `status` and for a cron job's `lastStatus`. */
 export const EXECUTION_STATUS_DESCRIPTION =
   'Pending (made by a trigger, not yet started); Running (an attempt in flight); Retrying (waiting for its next attempt); ' +
   'Succeeded (a 2xx answer); Failed (attempts exhausted, or a 4xx other than 408 and 429); Skipped (did not run: overlap or misfire policy).';
-
-const JOB_TYPES = Object.keys(JOB_TYPE_KEYS) as JobType[];
 
 /** One attempt on the wire. */
 export const AttemptSchema = Type.Object(

@@ -1,8 +1,8 @@
-/** Wire schemas of schedules (spec §2 "Schedule", §4 /schedules; delivery settings: issue #3 §2). */
+/** Wire schemas of schedules. */
 import { Type, type Static } from 'typebox';
+import { SCHEDULE_STATUSES } from '../../domain/enums.js';
 import { toIso } from '../../domain/time.js';
 import type { Schedule } from '../../domain/types.js';
-import { SCHEDULE_STATUSES } from '../../service/schedules.js';
 import { CHECK_KEYWORD } from '../ajv.js';
 import { Endpoint, Id, JsonObjectInput, JsonObjectSchema, Nullable, RuleString, StringEnum, TagsInput, Timestamp } from './common.js';
 import { deliveryToWire, RetryInputSchema, RetryPolicySchema, TimeoutMsInput, TimeoutMsSchema } from './delivery.js';
@@ -15,7 +15,7 @@ export const ScheduleSchema = Type.Object(
     name: Type.String({ description: 'Name of the schedule.' }),
     scheduledAt: Timestamp('Instant at which the endpoint is called (ISO 8601, UTC).'),
     status: StringEnum(
-      ['Pending', 'Running', 'Succeeded', 'Failed'],
+      SCHEDULE_STATUSES,
       'Pending until its instant (or a trigger); Running while its execution is in progress, retries included; then Succeeded (a 2xx answer) or Failed.',
     ),
     endpoint: Type.String({ description: 'URL called on execution.' }),
@@ -39,7 +39,7 @@ export const ScheduleListSchema = Type.Object(
   { additionalProperties: false, title: 'ScheduleList', description: 'A page of schedules.' },
 );
 
-/** Query of GET /schedules (issue #6 §4). Numbers are digit strings: query strings are not coerced. */
+/** Query of GET /schedules. Numbers are digit strings: query strings are not coerced. */
 export const ScheduleListQuery = Type.Object(
   {
     limit: Type.Optional(ListLimitQuery('Schedules')),

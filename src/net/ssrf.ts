@@ -1,5 +1,5 @@
 /**
- * The SSRF guard (issue #5 §1): Punctual calls URLs its users choose, from inside the operator's
+ * The SSRF guard: Punctual calls URLs its users choose, from inside the operator's
  * network, so by default it refuses every destination that is not a public unicast address:
  * loopback, RFC 1918 private, carrier-grade NAT (100.64/10), link-local (169.254/16, the cloud
  * metadata address 169.254.169.254 included), unique-local and link-local IPv6, IPv4-mapped IPv6
@@ -115,7 +115,7 @@ function bareHost(url: URL): string {
 }
 
 /**
- * The create/patch check of an endpoint (issue #5 §1): a host that is an IP literal (in any
+ * The create/patch check of an endpoint: a host that is an IP literal (in any
  * notation the WHATWG URL parser normalises, e.g. `http://2130706433/`) or `localhost`
  * (`*.localhost`, RFC 6761) must be allowed by the policy. Host names are checked at call time.
  * @returns why the endpoint is refused, or null

@@ -1,0 +1,57 @@
+/**
+ * The closed lists of values of the interface, each written once: the service checks input
+ * against them, the HTTP schemas (and so docs/openapi.json) enumerate them, the CLI offers them as
+ * choices. Each list is a `const` array in the order the OpenAPI document gives it; its type is
+ * derived from it.
+ */
+
+/** API key states: `Enabled` keys authorise requests, `Disabled` ones are refused (403). */
+export const API_KEY_STATUSES = ['Enabled', 'Disabled'] as const;
+/** One of {@link API_KEY_STATUSES}. */
+export type ApiKeyStatus = (typeof API_KEY_STATUSES)[number];
+
+/**
+ * Schedule states: `Pending` until its instant (or a trigger), `Running` while its execution is
+ * in progress (retries included), then `Succeeded` (a 2xx answer) or `Failed`.
+ */
+export const SCHEDULE_STATUSES = ['Pending', 'Running', 'Succeeded', 'Failed'] as const;
+/** One of {@link SCHEDULE_STATUSES}. */
+export type ScheduleStatus = (typeof SCHEDULE_STATUSES)[number];
+
+/** Cron job states: `Active` jobs run on their schedule, `Paused` ones never run. */
+export const CRON_JOB_STATUSES = ['Active', 'Paused'] as const;
+/** One of {@link CRON_JOB_STATUSES}. */
+export type CronJobStatus = (typeof CRON_JOB_STATUSES)[number];
+
+/**
+ * Execution states, in the order an execution goes through them: `Pending` (created, e.g. by a
+ * trigger, not yet claimed) → `Running` (an attempt in flight, leased) → `Retrying` (waiting for
+ * its next attempt) → `Running` … → `Succeeded` | `Failed`; `Skipped`: an occurrence that did not
+ * run (overlap or misfire `skip`).
+ */
+export const EXECUTION_STATUSES = ['Pending', 'Running', 'Retrying', 'Succeeded', 'Failed', 'Skipped'] as const;
+/** One of {@link EXECUTION_STATUSES}. */
+export type ExecutionStatus = (typeof EXECUTION_STATUSES)[number];
+
+/** Kinds of job an execution belongs to: a one-time `schedule` or a recurring `cron` job. */
+export const JOB_TYPES = ['schedule', 'cron'] as const;
+/** One of {@link JOB_TYPES}. */
+export type JobType = (typeof JOB_TYPES)[number];
+
+/**
+ * What happens to cron occurrences missed while the service was down: `skip` none run (each is
+ * recorded as `Skipped`), `once` one run for all of them (the default), `all` each runs, oldest
+ * first (at most 1,000).
+ */
+export const MISFIRE_POLICIES = ['skip', 'once', 'all'] as const;
+/** One of {@link MISFIRE_POLICIES}. */
+export type MisfirePolicy = (typeof MISFIRE_POLICIES)[number];
+
+/**
+ * `allow` (the default): occurrences run whatever the previous execution does; `skip`: an
+ * occurrence is recorded as `Skipped` while the job's previous execution is still pending,
+ * running or retrying.
+ */
+export const OVERLAP_POLICIES = ['allow', 'skip'] as const;
+/** One of {@link OVERLAP_POLICIES}. */
+export type OverlapPolicy = (typeof OVERLAP_POLICIES)[number];
