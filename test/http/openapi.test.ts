@@ -1,5 +1,5 @@
 /**
- * The OpenAPI 3.1 document and the reference page (issue #6 §1): the committed `docs/openapi.json`
+ * The OpenAPI 3.1 document and the reference page: the committed `docs/openapi.json`
  * is what the app generates now, it validates, it covers every route with the problems each can
  * answer, what it says about authentication is what the service does, and `/openapi.json` and
  * `/docs` are served, open, over a real socket.
