@@ -14,9 +14,9 @@ import { spawn, spawnSync } from 'node:child_process';
 import { readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import process from 'node:process';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, URL } from 'node:url';
 
-const ROOT = fileURLToPath(new globalThis.URL('..', import.meta.url));
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const SOURCE_DIRS = ['src', 'console'];
 const BUILD_OUTPUTS = ['dist/cli.js', 'dist/console/index.html'];
 
