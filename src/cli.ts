@@ -4,7 +4,7 @@
  *
  * - running the service and its store (cli/server.ts): `serve [--role all|api|dispatcher]`,
  *   `migrate`, `migrate-store --from <url> --to <url>`, `signing-secret`;
- * - through the API (issue #6 §3), with `PUNCTUAL_URL` / `PUNCTUAL_TOKEN` (or `--url` / `--token`),
+ * - through the API, with `PUNCTUAL_URL` / `PUNCTUAL_TOKEN` (or `--url` / `--token`),
  *   tables by default and `--json` for scripts: `schedules …` (cli/schedules.ts), `cron …`
  *   (cli/cron.ts), `executions …` (cli/executions.ts);
  * - `keys …` (cli/keys.ts): through the API when a URL is set, otherwise on the store directly.
@@ -15,7 +15,7 @@
 import { Command } from 'commander';
 import { registerCronCommands } from './cli/cron.js';
 import { registerExecutionCommands } from './cli/executions.js';
-import { EXIT } from './cli/exit.js';
+import { describeError, EXIT, exitCodeOf } from './cli/exit.js';
 import { registerKeyCommands } from './cli/keys.js';
 import { registerScheduleCommands } from './cli/schedules.js';
 import { registerServerCommands } from './cli/server.js';
@@ -43,7 +43,9 @@ registerScheduleCommands(program);
 registerCronCommands(program);
 registerExecutionCommands(program);
 
+// Errors thrown while the arguments are parsed (a `--data` that is not JSON: exit code 2) or
+// that escaped an action.
 program.parseAsync(process.argv).catch((err: unknown) => {
-  process.stderr.write(`punctual: ${err instanceof Error ? err.message : String(err)}\n`);
-  process.exit(EXIT.apiError);
+  process.stderr.write(`${describeError(err, false)}\n`);
+  process.exit(exitCodeOf(err));
 });

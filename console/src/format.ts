@@ -3,9 +3,12 @@
 /** The browser's IANA time zone (`Europe/Berlin`), or UTC. */
 export const LOCAL_ZONE = Intl.DateTimeFormat().resolvedOptions().timeZone || 'UTC';
 
+/** How finely an instant is shown: to the minute, the second, or the millisecond. */
+type Precision = 'minute' | 'second' | 'ms';
+
 const formats = new Map<string, Intl.DateTimeFormat>();
-function dateFormat(zone: string, seconds: boolean): Intl.DateTimeFormat {
-  const key = `${zone}|${seconds}`;
+function dateFormat(zone: string, precision: Precision): Intl.DateTimeFormat {
+  const key = `${zone}|${precision}`;
   let f = formats.get(key);
   if (!f) {
     f = new Intl.DateTimeFormat(undefined, {
@@ -16,7 +19,8 @@ function dateFormat(zone: string, seconds: boolean): Intl.DateTimeFormat {
       day: 'numeric',
       hour: '2-digit',
       minute: '2-digit',
-      second: seconds ? '2-digit' : undefined,
+      second: precision === 'minute' ? undefined : '2-digit',
+      fractionalSecondDigits: precision === 'ms' ? 3 : undefined,
       hourCycle: 'h23',
     });
     formats.set(key, f);
@@ -24,16 +28,25 @@ function dateFormat(zone: string, seconds: boolean): Intl.DateTimeFormat {
   return f;
 }
 
-/** `Mon, 23 Nov 2026, 09:00:00` in `zone` (default: the browser's). */
-export function formatInstant(iso: string | null, zone = LOCAL_ZONE, seconds = true): string {
+function format(iso: string | null, zone: string, precision: Precision): string {
   if (!iso) return '—';
   const d = new Date(iso);
   if (Number.isNaN(d.getTime())) return iso;
   try {
-    return dateFormat(zone, seconds).format(d);
+    return dateFormat(zone, precision).format(d);
   } catch {
-    return dateFormat('UTC', seconds).format(d) + ' UTC';
+    return dateFormat('UTC', precision).format(d) + ' UTC';
   }
+}
+
+/** `Mon, 23 Nov 2026, 09:00:00` in `zone` (default: the browser's); without seconds when `seconds` is false. */
+export function formatInstant(iso: string | null, zone = LOCAL_ZONE, seconds = true): string {
+  return format(iso, zone, seconds ? 'second' : 'minute');
+}
+
+/** `Mon, 23 Nov 2026, 09:00:00.123` in `zone` (default: the browser's): an instant to the millisecond, e.g. an attempt's start. */
+export function formatInstantMs(iso: string | null, zone = LOCAL_ZONE): string {
+  return format(iso, zone, 'ms');
 }
 
 const relative = new Intl.RelativeTimeFormat(undefined, { numeric: 'auto' });

@@ -1,5 +1,5 @@
 /**
- * Exit codes of the `punctual` command (issue #6 §3) and how an error is reported. The codes are
+ * Exit codes of the `punctual` command and how an error is reported. The codes are
  * documented in the README ("Command line"):
  *
  * | Code | Meaning |
@@ -10,7 +10,7 @@
  * | 3 | not found: a `get` answered null, or the API answered 404 |
  * | 4 | the service could not be reached, or answered 5xx (503 while its store is down) |
  */
-import { PunctualConnectionError, PunctualProblem } from '../client/errors.js';
+import { fieldLines, PunctualConnectionError, PunctualProblem } from '../client/errors.js';
 import { DomainError } from '../domain/errors.js';
 
 /** The exit codes, by meaning. */
@@ -51,18 +51,18 @@ export function exitCodeOf(err: unknown): number {
 
 /**
  * What is written to stderr for `err`. A problem: its status, title and detail, then one line per
- * faulty field (`  /path: message`); with `json`, the problem document itself, on one line.
+ * faulty field (`  /path: message`) that the detail does not already state, so each field is
+ * named once; with `json`, the problem document itself, on one line.
  */
 export function describeError(err: unknown, json: boolean): string {
   if (err instanceof PunctualProblem) {
     if (json) return JSON.stringify(err.toJSON());
-    const fields = err.errors.map((e) => `\n  ${e.path}: ${e.message}`).join('');
+    const fields = fieldLines(err.detail, err.errors);
     const retry = err.retryAfterSeconds === null ? '' : ` (retry after ${err.retryAfterSeconds} s)`;
     return `punctual: ${err.status} ${err.title}: ${err.detail}${retry}${fields}`;
   }
   if (err instanceof DomainError) {
-    const fields = err.errors.map((e) => `\n  ${e.path}: ${e.message}`).join('');
-    return `punctual: ${err.message}${fields}`;
+    return `punctual: ${err.message}${fieldLines(err.message, err.errors)}`;
   }
   return `punctual: ${err instanceof Error ? err.message : String(err)}`;
 }

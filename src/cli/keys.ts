@@ -9,6 +9,7 @@ import type { ApiKey, ApiKeyCreated, ApiKeyList } from '../client/index.js';
 import { API_KEY_STATUSES } from '../domain/enums.js';
 import type { ApiKey as StoredApiKey, ApiKeyStatus } from '../domain/types.js';
 import { toIso, toIsoOrNull } from '../domain/time.js';
+import type { Store } from '../store/store.js';
 import { action, clientFrom, withApiOptions, type ApiOptions } from './connect.js';
 import { NotFound, UsageError } from './exit.js';
 import { defined } from './options.js';
@@ -29,30 +30,38 @@ function toWire(k: StoredApiKey): ApiKey {
   return { id: k.id, name: k.name, status: k.status, createdAt: toIso(k.createdAt), lastUsed: toIsoOrNull(k.lastUsed) };
 }
 
+/**
+ * Runs `fn` on the store of `DATABASE_URL`, which must exist: a keys command never creates a
+ * database (a key made in a new, empty one would be refused by the server that uses another).
+ */
+function onStore<T>(fn: (store: Store) => Promise<T>): Promise<T> {
+  return withStore(fn, { existing: true });
+}
+
 /** The keys in the store of `DATABASE_URL`, through the service's use cases (the same rules as the API). */
 const localBackend: KeyBackend = {
   async create(name, status) {
     const [{ createApiKey }, { systemClock }] = await Promise.all([import('../service/api-keys.js'), import('../domain/clock.js')]);
-    const { apiKey, token } = await withStore((store) => createApiKey(store, systemClock, { name, status }));
+    const { apiKey, token } = await onStore((store) => createApiKey(store, systemClock, { name, status }));
     return { ...toWire(apiKey), token };
   },
   async list() {
     const { listApiKeys } = await import('../service/api-keys.js');
-    const keys = (await withStore((store) => listApiKeys(store))).map(toWire);
+    const keys = (await onStore((store) => listApiKeys(store))).map(toWire);
     return { size: keys.length, apiKeys: keys };
   },
   async get(id) {
     const { getApiKey } = await import('../service/api-keys.js');
-    const key = await withStore((store) => getApiKey(store, id));
+    const key = await onStore((store) => getApiKey(store, id));
     return key && toWire(key);
   },
   async update(id, patch) {
     const { updateApiKey } = await import('../service/api-keys.js');
-    return toWire(await withStore((store) => updateApiKey(store, id, patch)));
+    return toWire(await onStore((store) => updateApiKey(store, id, patch)));
   },
   async delete(id) {
     const { deleteApiKey } = await import('../service/api-keys.js');
-    await withStore((store) => deleteApiKey(store, id));
+    await onStore((store) => deleteApiKey(store, id));
   },
 };
 

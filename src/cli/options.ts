@@ -1,22 +1,30 @@
 /**
  * Parsers and option sets shared by the job commands. A flag whose value cannot even be sent
- * (not an integer, not JSON) is a usage error (exit code 2) raised by commander; ranges and
- * every other rule are the service's to check, and come back as a 400 naming the field.
+ * (not an integer, not JSON) is a usage error (exit code 2), raised by commander or, for
+ * `--data`, by its parser; ranges and every other rule are the service's to check, and come
+ * back as a 400 naming the field.
  */
 import { InvalidArgumentError, Option, type Command } from 'commander';
+import { UsageError } from './exit.js';
 
 /** Parses a whole number (`--timeout-ms 5000`). */
 export function integer(value: string): number {
-  if (!/^-?\d+$/.test(value.trim())) throw new InvalidArgumentError('must be a whole number.');
+  if (!/^-?\d+$/.test(value.trim())) throw new InvalidArgumentError('It must be a whole number.');
   return Number(value);
 }
 
-/** Parses `--data`: a JSON value (the service requires an object). */
+/**
+ * Parses `--data`: a JSON value (the service requires an object).
+ * @throws UsageError (exit code 2) naming the flag and the parser's reason, as one sentence:
+ *   `--data '{bad' is not valid JSON (Expected property name … at position 1).` It is not a
+ *   commander error, which would prefix "option '--data <json>' argument '{bad' is invalid."
+ */
 export function json(value: string): unknown {
   try {
     return JSON.parse(value) as unknown;
   } catch (err) {
-    throw new InvalidArgumentError(`is not valid JSON (${err instanceof Error ? err.message : String(err)}).`);
+    const reason = err instanceof Error ? err.message.replace(/\.$/, '') : String(err);
+    throw new UsageError(`--data '${value}' is not valid JSON (${reason}).`);
   }
 }
 
@@ -25,7 +33,7 @@ export function collect(value: string, previous: string[] | undefined): string[]
   return [...(previous ?? []), value];
 }
 
-/** The delivery flags of schedules and cron jobs (issue #3 §2). */
+/** The delivery flags of schedules and cron jobs: retries and the timeout of one attempt. */
 export interface DeliveryFlags {
   retryMaxAttempts?: number;
   retryInitialDelayMs?: number;

@@ -4,9 +4,11 @@
  * --from <url> --to <url>`, `signing-secret`. The service's modules are imported when one of
  * these runs, so that the API commands start without loading them.
  */
+import { existsSync } from 'node:fs';
 import { Option, type Command } from 'commander';
 import { ConfigError, loadConfig, parseRole, ROLES, type Config } from '../config.js';
 import type { Store } from '../store/store.js';
+import { UsageError } from './exit.js';
 
 /** The configuration from the environment; an invalid one ends the process with exit code 2. */
 export function configOrExit(): Config {
@@ -21,10 +23,27 @@ export function configOrExit(): Config {
   }
 }
 
-/** Opens and migrates the configured store (`DATABASE_URL`), runs `fn`, closes the store. */
-export async function withStore<T>(fn: (store: Store) => Promise<T>): Promise<T> {
+/** Options of {@link withStore}. */
+export interface WithStoreOptions {
+  /**
+   * Work only on a store that exists: a SQLite file that is missing is an error (nothing is
+   * created, not even its folder) instead of a new, empty database. PostgreSQL is opened as usual.
+   */
+  existing?: boolean;
+}
+
+/**
+ * Opens and migrates the configured store (`DATABASE_URL`), runs `fn`, closes the store.
+ * @throws UsageError (exit code 2) with `existing` when the SQLite file does not exist; the
+ *   message names its absolute path and the ways to point the command elsewhere
+ */
+export async function withStore<T>(fn: (store: Store) => Promise<T>, opts: WithStoreOptions = {}): Promise<T> {
   const config = configOrExit();
-  const { openStore } = await import('../store/open.js');
+  const { openStore, parseDatabaseUrl } = await import('../store/open.js');
+  if (opts.existing) {
+    const target = parseDatabaseUrl(config.databaseUrl);
+    if (target.kind === 'sqlite' && !existsSync(target.path)) throw new UsageError(missingDatabase(target.path));
+  }
   const store = await openStore(config.databaseUrl);
   try {
     await store.migrate();
@@ -32,6 +51,19 @@ export async function withStore<T>(fn: (store: Store) => Promise<T>): Promise<T>
   } finally {
     await store.close();
   }
+}
+
+/** Why a command that works on an existing SQLite database at `path` (absolute) cannot, and what to do. */
+function missingDatabase(path: string): string {
+  const where = process.env.DATABASE_URL?.trim()
+    ? `DATABASE_URL=${process.env.DATABASE_URL.trim()}`
+    : 'DATABASE_URL is not set, so the default, data/punctual.db in the working directory, was used';
+  return (
+    `no database at ${path} (${where}).\n` +
+    'Run the command where the server runs, set DATABASE_URL to the database `punctual serve` logs at start ' +
+    '(e.g. DATABASE_URL=file:/srv/punctual/data/punctual.db), or go through the running server with ' +
+    'PUNCTUAL_URL and PUNCTUAL_TOKEN (a key). This command never creates a database; `punctual serve` and `punctual migrate` do.'
+  );
 }
 
 async function serve(opts: { role?: string }): Promise<void> {
@@ -46,6 +78,9 @@ async function serve(opts: { role?: string }): Promise<void> {
   }
   const [{ createLogger }, { RoleError, startServer }] = await Promise.all([import('../logger.js'), import('../main.js')]);
   const logger = createLogger(config.logLevel);
+  // Which database this node uses, before opening it: a first question when keys or jobs seem missing.
+  const database = (await import('../store/open.js')).describeDatabaseUrl(config.databaseUrl);
+  logger.info({ database }, `store: ${database}`);
   let server: Awaited<ReturnType<typeof startServer>>;
   try {
     server = await startServer(config, { logger });

@@ -1,5 +1,5 @@
 /**
- * The errors the Punctual client throws (issue #6 §2): {@link PunctualProblem} for every answer
+ * The errors the Punctual client throws: {@link PunctualProblem} for every answer
  * that is not a success (RFC 9457 problem details, as the service answers every error), and
  * {@link PunctualConnectionError} when no answer came at all.
  */
@@ -27,6 +27,19 @@ function fieldProblems(value: unknown): FieldProblem[] {
     .map((e) => ({ path: typeof e.path === 'string' ? e.path : '', message: typeof e.message === 'string' ? e.message : '' }));
 }
 
+/**
+ * The field lines of a problem's text: `\n  <path>: <message>` for each of `errors` that `detail`
+ * does not already state. The service words a problem with one faulty field as that field
+ * (`detail: "/name: must not be empty."`), so its line would repeat the detail.
+ */
+export function fieldLines(detail: string, errors: readonly FieldProblem[]): string {
+  return errors
+    .map((e) => `${e.path}: ${e.message}`)
+    .filter((line) => !detail.includes(line))
+    .map((line) => `\n  ${line}`)
+    .join('');
+}
+
 /** `Retry-After` in whole seconds (delta-seconds or an HTTP date, RFC 9110 §10.2.3), or null. */
 function retryAfterSeconds(header: string | null, now: number): number | null {
   if (header === null || header.trim() === '') return null;
@@ -52,10 +65,7 @@ export class PunctualProblem extends Error implements ProblemDetails {
   readonly retryAfterSeconds: number | null;
 
   constructor(problem: ProblemDetails, retryAfter: number | null = null) {
-    super(
-      `${problem.status} ${problem.title}: ${problem.detail}` +
-        (problem.errors ?? []).map((e) => `\n  ${e.path}: ${e.message}`).join(''),
-    );
+    super(`${problem.status} ${problem.title}: ${problem.detail}${fieldLines(problem.detail, problem.errors ?? [])}`);
     this.name = 'PunctualProblem';
     this.type = problem.type;
     this.title = problem.title;

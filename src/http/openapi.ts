@@ -5,10 +5,12 @@
  * - `GET /openapi.json`: the document, without authentication. It describes the API only: paths,
  *   parameters, schemas, problem responses, the bearer scheme. No configuration, tokens,
  *   addresses or limits of this deployment beyond the documented defaults.
- * - `GET /docs`: Swagger UI reading that document (`/docs/json`, the same object); its assets
+ * - `GET /docs`: Swagger UI, titled "Punctual API reference", reading `/openapi.json`; its assets
  *   under `/docs/static/`, served by its own @fastify/static instance (`decorateReply: false`, so
  *   it does not clash with the console's `reply.sendFile`). Open as well: the page holds no data;
- *   "Try it out" sends the token a user types in, to this origin only.
+ *   "Try it out" sends the token a user types in, to this origin only. The page starts Swagger UI
+ *   with {@link DOCS_INITIALIZER} (Swagger UI's base layout: no top bar, so no plugin logo and no
+ *   box to load another document). The plugin's own `/docs/json` and `/docs/yaml` still answer.
  * - The document is built once, on its first request, and cached. `docs/openapi.json` is the same
  *   document, written by `npm run openapi` (scripts/openapi.ts) and checked by a test.
  *
@@ -147,6 +149,27 @@ export async function registerOpenApiGenerator(app: FastifyInstance): Promise<vo
   await app.register(fastifySwagger, swaggerOptions());
 }
 
+/** Swagger UI's settings on the reference page. */
+const UI_CONFIG = { deepLinking: true, persistAuthorization: false, tryItOutEnabled: false, displayOperationId: true };
+
+/**
+ * The script that starts Swagger UI on the reference page, served at
+ * `/docs/static/swagger-initializer.js` in place of the plugin's (which always reads `./json` and
+ * puts the plugin's logo in a top bar): it reads {@link OPENAPI_PATH}, in the base layout.
+ */
+export const DOCS_INITIALIZER = `window.onload = function () {
+  window.ui = SwaggerUIBundle(Object.assign({
+    url: new URL(${JSON.stringify(OPENAPI_PATH)}, window.location.href).href,
+    dom_id: '#swagger-ui',
+    presets: [SwaggerUIBundle.presets.apis],
+    layout: 'BaseLayout',
+    validatorUrl: null
+  }, ${JSON.stringify(UI_CONFIG)}));
+};
+`;
+
+const INITIALIZER_URL = `${DOCS_PREFIX}/static/swagger-initializer.js`;
+
 /** `GET /openapi.json` and the reference page at `/docs`; both open, neither in the document. */
 export const openApiRoutes: FastifyPluginAsync = async (app) => {
   app.get(OPENAPI_PATH, { schema: { hide: true } }, async (_req, reply) =>
@@ -156,7 +179,13 @@ export const openApiRoutes: FastifyPluginAsync = async (app) => {
   await app.register(fastifySwaggerUi, {
     routePrefix: DOCS_PREFIX,
     staticCSP: DOCS_CSP,
-    uiConfig: { deepLinking: true, persistAuthorization: false, tryItOutEnabled: false, displayOperationId: true },
+    uiConfig: UI_CONFIG,
     theme: { title: 'Punctual API reference' },
+    uiHooks: {
+      onRequest: (request, reply, done) => {
+        if (request.routeOptions.url !== INITIALIZER_URL) return done();
+        void reply.header('content-type', 'application/javascript; charset=utf-8').send(DOCS_INITIALIZER);
+      },
+    },
   });
 };

@@ -1,5 +1,5 @@
 /**
- * The web console end to end (issue #6 §6): a real Punctual server (in-process, fresh SQLite
+ * The web console end to end: a real Punctual server (in-process, fresh SQLite
  * database), a real receiver on 127.0.0.1, and Debian's Chromium driven by playwright-core.
  *
  * Needs /usr/bin/chromium (`apt-get install -y chromium`); without it the browser tests are
@@ -320,6 +320,13 @@ describe.skipIf(!HAS_CHROMIUM)('console in Chromium', () => {
     expect(await rows.nth(1).locator('td[data-label="Status code"]').textContent()).toBe('200');
     expect(await rows.nth(1).locator('td[data-label="Response"]').textContent()).toBe('hello from the receiver');
     expect(await rows.nth(1).locator('td[data-label="Duration"]').textContent()).toMatch(/\d+ ms|s$/);
+    // Each attempt's start to the millisecond, those of the instant the API gave (a retry can come
+    // 100 ms after the first attempt: seconds alone would not tell them apart).
+    for (const i of [0, 1]) {
+      const started = rows.nth(i).locator('td[data-label="Started"] time');
+      const iso = (await started.getAttribute('datetime'))!;
+      expect(await started.textContent()).toMatch(new RegExp(`\\d{2}:\\d{2}:\\d{2}[.,]${iso.slice(20, 23)}$`));
+    }
     await eventually(() => heading().locator('.badge').textContent()).toBe('Succeeded');
 
     const arrivals = receiver.arrivals.filter((a) => a.path === '/hello');

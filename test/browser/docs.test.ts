@@ -1,5 +1,5 @@
 /**
- * The API reference page (issue #6 §1) in a real browser: a real Punctual server (in-process,
+ * The API reference page in a real browser: a real Punctual server (in-process,
  * fresh SQLite database) and Debian's Chromium driven by playwright-core render `/docs` (Swagger
  * UI) under its Content-Security-Policy, with every operation of the document.
  *
@@ -40,6 +40,8 @@ describe.skipIf(!HAS_CHROMIUM)('/docs in Chromium', () => {
   it('renders every operation of the document, with no script error or CSP violation', async () => {
     const page = await browser.newPage();
     const problems: string[] = [];
+    const requested: string[] = [];
+    page.on('request', (req) => requested.push(new URL(req.url()).pathname));
     page.on('pageerror', (err) => problems.push(`pageerror: ${err.message}`));
     page.on('console', (msg) => {
       if (msg.type() === 'error') problems.push(`console: ${msg.text()}`);
@@ -47,13 +49,20 @@ describe.skipIf(!HAS_CHROMIUM)('/docs in Chromium', () => {
     const res = await page.goto(`${server.url}/docs`);
     expect(res?.status()).toBe(200);
     await page.waitForSelector('.opblock', { timeout: 20_000 });
-    const seen = await page.evaluate<{ title: string; blocks: number; ids: string[]; tags: string[] }>(`(() => ({
+    const seen = await page.evaluate<{ title: string; page: string; topbar: number; blocks: number; ids: string[]; tags: string[] }>(`(() => ({
       title: document.querySelector('.info .title')?.textContent ?? '',
+      page: document.title,
+      topbar: document.querySelectorAll('.topbar, .topbar-wrapper img').length,
       blocks: document.querySelectorAll('.opblock').length,
       ids: [...document.querySelectorAll('.opblock-summary-operation-id')].map((e) => e.textContent),
       tags: [...document.querySelectorAll('.opblock-tag')].map((e) => e.getAttribute('data-tag')),
     }))()`);
     expect(seen.title).toContain('Punctual');
+    // Titled for Punctual, without the plugin's top bar and logo; the document read is /openapi.json.
+    expect(seen.page).toBe('Punctual API reference');
+    expect(seen.topbar).toBe(0);
+    expect(requested).toContain('/openapi.json');
+    expect(requested).not.toContain('/docs/json');
     // Operations tagged twice (a job's executions: its job's tag and Executions) show twice.
     expect(seen.blocks).toBeGreaterThanOrEqual(operations);
     expect(seen.ids).toEqual(expect.arrayContaining(['createSchedule', 'listCronJobExecutions', 'previewCron', 'deleteApiKey']));

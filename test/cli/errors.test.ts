@@ -1,5 +1,5 @@
 /**
- * Exit codes, error output and `--help` of the `punctual` command (issue #6 §3), as real child
+ * Exit codes, error output and `--help` of the `punctual` command, as real child
  * processes: 1 for a problem the API answered, 2 for usage, 3 for not found, 4 when the service
  * cannot be reached or answers 5xx. The token never appears in any output.
  */
@@ -67,6 +67,18 @@ describe('exit codes', () => {
     expect(unauthenticated.stderr).toMatch(/^punctual: 401 /);
   });
 
+  it('1: a problem with one faulty field names it once (the detail states it; no field line repeats it)', async () => {
+    const r = await punctual(['cron', 'preview', '* * *'], env);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/^punctual: 400 Invalid input: \/query\/expression: [^\n]+\n$/);
+    expect(r.stderr.split('/query/expression')).toHaveLength(2);
+
+    // Two faulty fields: the detail counts them, and each has its own line.
+    const two = await punctual(['schedules', 'create', '--name', 'x', '--at', 'tomorrow', '--endpoint', 'ftp://example.com/x'], env);
+    expect(two.code).toBe(1);
+    for (const path of ['/scheduledAt', '/endpoint']) expect([path, two.stderr.split(`${path}:`).length]).toEqual([path, 2]);
+  });
+
   it('3: not found, for a get that answers null and for a 404', async () => {
     for (const args of [
       ['schedules', 'get', UNKNOWN],
@@ -108,7 +120,12 @@ describe('exit codes', () => {
       [['keys', 'list'], { PUNCTUAL_URL: server.url }, /or add --local to work on the store in DATABASE_URL/],
       [['schedules', 'list', '--url', 'localhost:8080'], { PUNCTUAL_TOKEN: TEST_TOKEN }, /PUNCTUAL_URL \/ --url: baseUrl must be/],
       [['schedules', 'create', '--name', 'x'], env, /needs --at, --endpoint/],
-      [['schedules', 'create', '--name', 'x', '--at', 'now', '--endpoint', 'http://e', '--data', '{oops'], env, /'--data <json>' argument '\{oops' is invalid/],
+      [
+        ['schedules', 'create', '--name', 'x', '--at', 'now', '--endpoint', 'http://e', '--data', '{oops'],
+        env,
+        /^punctual: --data '\{oops' is not valid JSON \(Expected property name or '\}' in JSON at position 1[^\n]*\)\.\n$/,
+      ],
+      [['cron', 'update', UNKNOWN, '--data', '[1,'], env, /^punctual: --data '\[1,' is not valid JSON \([^\n]+\)\.\n$/],
       [['schedules', 'list', '--status', 'Done'], env, /Allowed choices are Pending, Running, Succeeded, Failed/],
       [['cron', 'create', '--timeout-ms', '5s'], env, /must be a whole number/],
       [['schedules', 'list', '--limit', 'ten'], env, /'--limit <n>' argument 'ten' is invalid/],

@@ -1,6 +1,8 @@
 /** Runs the `punctual` command as a real child process (from the sources, through tsx). Not a test file. */
 import { spawn } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
+import { createRequire } from 'node:module';
+import { join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
@@ -14,15 +16,25 @@ export interface CliResult {
 /** Settings of this process the command reads; a run gets only those its test gives. */
 const OWN = ['PUNCTUAL_URL', 'PUNCTUAL_TOKEN', 'DATABASE_URL', 'PUNCTUAL_BOOTSTRAP_TOKEN'];
 
+/** tsx's loader and the command's source, as absolute references: the command may run in any folder. */
+const TSX = pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href;
+const CLI = join(ROOT, 'src', 'cli.ts');
+
+/** Options of {@link punctual}. */
+export interface RunOptions {
+  /** Working directory of the command (default: the repository's root). */
+  cwd?: string;
+}
+
 /**
  * Runs `punctual <args>` with `env` added to this process's environment (without its own
  * PUNCTUAL_URL, PUNCTUAL_TOKEN, DATABASE_URL, PUNCTUAL_BOOTSTRAP_TOKEN) and resolves when it exits.
  */
-export function punctual(args: string[], env: Record<string, string> = {}): Promise<CliResult> {
+export function punctual(args: string[], env: Record<string, string> = {}, opts: RunOptions = {}): Promise<CliResult> {
   const base = Object.fromEntries(Object.entries(process.env).filter(([k]) => !OWN.includes(k)));
   return new Promise((resolve, reject) => {
-    const proc = spawn(process.execPath, ['--import', 'tsx', 'src/cli.ts', ...args], {
-      cwd: ROOT,
+    const proc = spawn(process.execPath, ['--import', TSX, CLI, ...args], {
+      cwd: opts.cwd ?? ROOT,
       env: { ...base, ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
     });

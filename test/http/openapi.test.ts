@@ -1,5 +1,5 @@
 /**
- * The OpenAPI 3.1 document and the reference page (issue #6 §1): the committed `docs/openapi.json`
+ * The OpenAPI 3.1 document and the reference page: the committed `docs/openapi.json`
  * is what the app generates now, it validates, it covers every route with the problems each can
  * answer, what it says about authentication is what the service does, and `/openapi.json` and
  * `/docs` are served, open, over a real socket.
@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DOCUMENTED_METRICS, generateOpenApiText, OPENAPI_FILE } from '../../scripts/openapi.js';
 import { findConsoleRoot } from '../../src/http/console.js';
 import { finishDocument } from '../../src/http/openapi-document.js';
+import { DOCS_INITIALIZER } from '../../src/http/openapi.js';
 import { PROBLEM_CONTENT_TYPE } from '../../src/http/problem.js';
 import { ScheduleSchema } from '../../src/http/schemas/schedules.js';
 import { startTestServer } from '../support/server.js';
@@ -307,12 +308,17 @@ describe('GET /openapi.json and /docs over a real socket', () => {
       expect(asset.headers.get('content-type'), src).toMatch(/javascript/);
       expect((await asset.text()).length, src).toBeGreaterThan(100);
     }
-    // The page reads the document from ./json: the same document.
-    const initializer = await (await fetch(`${base}/docs/static/swagger-initializer.js`)).text();
-    expect(initializer).toContain("resolveUrl('./json')");
-    const json = await fetch(`${base}/docs/json`);
-    expect(json.status).toBe(200);
-    expect(await json.json()).toEqual(JSON.parse(committed));
+    // The page is titled for Punctual and reads the document from /openapi.json, in Swagger UI's
+    // base layout: no top bar, so neither the plugin's logo nor a box to load another document.
+    expect(html).toMatch(/<title>Punctual API reference<\/title>/);
+    const script = await fetch(`${base}/docs/static/swagger-initializer.js`);
+    expect(script.headers.get('content-type')).toMatch(/^application\/javascript/);
+    expect(script.headers.get('content-security-policy')).toContain("script-src 'self'");
+    const initializer = await script.text();
+    expect(initializer).toBe(DOCS_INITIALIZER);
+    expect(initializer).toContain('new URL("/openapi.json", window.location.href)');
+    expect(initializer).toContain("layout: 'BaseLayout'");
+    expect(initializer).not.toMatch(/\.\/json|logo|StandaloneLayout/);
   });
 
   it('is what `punctual serve` answers by default (the server as main.ts starts it)', async () => {

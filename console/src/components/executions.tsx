@@ -1,7 +1,7 @@
 /** A job's execution history with each attempt (GET /schedules|cron/{id}/executions, cursor paging). */
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { listExecutions, type Execution, type JobType } from '../api';
-import { formatDuration, formatInstant } from '../format';
+import { formatDuration, formatInstant, formatInstantMs } from '../format';
 import { Alert, errorText, Instant, StatusBadge } from './ui';
 
 const PAGE_SIZE = 20;
@@ -178,7 +178,7 @@ function ExecutionBody({ execution: e }: { execution: Execution }) {
                 <tr key={a.number}>
                   <td data-label="#">{a.number}</td>
                   <td data-label="Started">
-                    <time dateTime={a.startedAt}>{formatInstant(a.startedAt)}</time>
+                    <time dateTime={a.startedAt}>{formatInstantMs(a.startedAt)}</time>
                   </td>
                   <td data-label="Status code">
                     {a.statusCode === null ? (

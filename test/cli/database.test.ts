@@ -1,0 +1,49 @@
+/**
+ * The commands that work on the store directly (`punctual keys …` without a service URL) find the
+ * database or say why not: with no SQLite file where `DATABASE_URL` (or its default,
+ * data/punctual.db in the working directory) points, they exit with 2, name the absolute path
+ * they looked at and the ways to point them elsewhere, and create nothing. Real child processes.
+ */
+import { mkdtempSync, readdirSync, realpathSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { punctual } from './run.js';
+
+let dir: string;
+
+beforeEach(() => {
+  dir = realpathSync(mkdtempSync(join(tmpdir(), 'punctual-cli-db-')));
+});
+afterEach(() => {
+  rmSync(dir, { recursive: true, force: true });
+});
+
+describe('keys commands without a database', () => {
+  it('in an empty folder without DATABASE_URL: exit 2, the default path named, the folder left empty', async () => {
+    for (const args of [['keys', 'create', 'admin'], ['keys', 'list'], ['keys', 'list', '--local']]) {
+      const r = await punctual(args, {}, { cwd: dir });
+      expect([args.join(' '), r.code]).toEqual([args.join(' '), 2]);
+      expect(r.stdout).toBe('');
+      expect(r.stderr).toContain(`no database at ${join(dir, 'data', 'punctual.db')}`);
+      expect(r.stderr).toContain('DATABASE_URL is not set');
+      expect(r.stderr).toContain('PUNCTUAL_URL');
+      expect(readdirSync(dir)).toEqual([]);
+    }
+  });
+
+  it('with DATABASE_URL naming a missing file: exit 2, that absolute path named, nothing created', async () => {
+    const r = await punctual(['keys', 'create', 'admin'], { DATABASE_URL: 'file:./elsewhere/p.db' }, { cwd: dir });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain(`no database at ${join(dir, 'elsewhere', 'p.db')} (DATABASE_URL=file:./elsewhere/p.db)`);
+    expect(readdirSync(dir)).toEqual([]);
+  });
+
+  it('work on the database once it exists (`punctual migrate` made it)', async () => {
+    const env = { DATABASE_URL: `file:${join(dir, 'p.db')}` };
+    expect((await punctual(['migrate'], env, { cwd: dir })).code).toBe(0);
+    const r = await punctual(['keys', 'create', 'admin'], env, { cwd: dir });
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/Created API key "admin"/);
+  });
+});
