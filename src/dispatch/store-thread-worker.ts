@@ -5,12 +5,10 @@
  *
  * Messages in: {@link ThreadRequest}. Messages out: {@link ThreadReply}, one per request, carrying
  * the warnings the store logged meanwhile (e.g. a cron job paused by a claim), for the main
- * thread's logger. The claim's `nextOccurrence` is {@link cronJobNext}: a function cannot cross
- * threads, and it is the one the dispatcher passes.
+ * thread's logger. Claims carry plain data only: the store applies its own cron engine.
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import { SqliteStore } from '../store/sqlite/index.js';
-import { cronJobNext } from './cron-next.js';
 import type { ThreadReply, ThreadRequest } from './store-thread.js';
 
 const port = parentPort!;
@@ -23,7 +21,7 @@ async function run(m: ThreadRequest): Promise<unknown> {
   store ??= SqliteStore.open(path, { logger: { warn: (obj, msg) => warnings.push({ obj, msg }) } });
   switch (m.method) {
     case 'claimDue':
-      return store.claimDue({ ...m.params, nextOccurrence: cronJobNext });
+      return store.claimDue(m.params);
     case 'executionsFinish':
       return store.executionsFinish(m.params);
     case 'leasesRelease':

@@ -155,7 +155,7 @@ export interface Store {
    * expired lease whose job was deleted is not returned: its execution becomes `Failed` with the
    * error `job deleted`.
    */
-  claimDue(p: ClaimDueParams): Promise<ClaimedExecution[]>;
+  claimDue(p: ClaimDueRequest): Promise<ClaimedExecution[]>;
   /**
    * Records outcomes of attempts held by `nodeId`, in one transaction: each appends an attempt
    * to its execution's history; `Succeeded`/`Failed` finish the execution (a schedule takes that
@@ -352,6 +352,15 @@ export interface ClaimDueParams {
   /** A cron occurrence claimed more than this late (ms) is a misfire (default policy: 60,000). */
   misfireThresholdMs: number;
 }
+
+/**
+ * Params of {@link Store.claimDue} as callers pass them: plain data. Without `nextOccurrence`,
+ * the store applies the cron engine (the job's expression in its time zone, cron(8) semantics);
+ * tests may still pass their own function (bridge until the claim takes plain data only).
+ */
+export type ClaimDueRequest = Omit<ClaimDueParams, 'nextOccurrence'> & {
+  nextOccurrence?: (job: CronJob, afterMs: number) => number | null;
+};
 
 // ---- Moving a whole store to another (issue #4 §6, `punctual migrate-store`) -------------------
 //

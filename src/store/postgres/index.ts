@@ -1,4 +1,5 @@
 import { StoreUnavailableError } from '../../domain/errors.js';
+import { cronJobNext } from '../../dispatch/cron-next.js';
 import type {
   ApiKey,
   ApiKeyStatus,
@@ -12,6 +13,7 @@ import type {
 import type {
   ApiKeyCreateParams,
   ClaimDueParams,
+  ClaimDueRequest,
   CronCreateParams,
   CronPageParams,
   CronUpdateParams,
@@ -223,7 +225,8 @@ export class PostgresStore implements Store {
 
   // ---- Dispatch ----------------------------------------------------------------------------
   /** See claim.ts. With clock 'database', `p.now` is ignored: the database's clock decides. */
-  async claimDue(p: ClaimDueParams): Promise<ClaimedExecution[]> {
+  async claimDue(request: ClaimDueRequest): Promise<ClaimedExecution[]> {
+    const p: ClaimDueParams = { ...request, nextOccurrence: request.nextOccurrence ?? cronJobNext };
     const { claimed, paused } = await this.run(async () => {
       const scope = await this.scope();
       return this.db.tx((sql) => this.claims.claim(sql, scope, p));

@@ -1,4 +1,5 @@
 import { StoreUnavailableError } from '../../domain/errors.js';
+import { cronJobNext } from '../../dispatch/cron-next.js';
 import type {
   ApiKey,
   ApiKeyStatus,
@@ -12,6 +13,7 @@ import type {
 import type {
   ApiKeyCreateParams,
   ClaimDueParams,
+  ClaimDueRequest,
   CronCreateParams,
   CronPageParams,
   CronUpdateParams,
@@ -183,7 +185,8 @@ export class SqliteStore implements Store {
   }
 
   // ---- Dispatch ----------------------------------------------------------------------------
-  async claimDue(p: ClaimDueParams): Promise<ClaimedExecution[]> {
+  async claimDue(request: ClaimDueRequest): Promise<ClaimedExecution[]> {
+    const p: ClaimDueParams = { ...request, nextOccurrence: request.nextOccurrence ?? cronJobNext };
     const { claimed, paused } = this.run((q) => q.claim.claim(p));
     for (const { id, next, error } of paused) {
       this.logger?.warn(
