@@ -46,7 +46,7 @@ export interface DispatcherOptions {
    */
   maxSleepMs?: number;
   /**
-   * The SSRF guard's policy (ssrf.ts: private and reserved addresses refused unless allowed), applied to every address a call connects to (the
+   * The SSRF guard's policy (ssrf.ts: public unicast addresses only, unless allowed), applied to every address a call connects to (the
    * default agent's lookup) and to IP-literal hosts. Absent: no guard (tests that build a
    * dispatcher directly); `punctual serve` always passes the configured one.
    */
@@ -58,8 +58,8 @@ export interface DispatcherOptions {
   http?: HttpDispatcher;
   /**
    * Send the calls to hung origins (launch-queue.ts) from a worker thread of their own
-   * (slow-lane.ts: isolation from hung endpoints), with its own undici `Agent` under `policy`. Default false;
-   * `punctual serve` turns it on.
+   * (slow-lane.ts, for isolation from hung endpoints), with its own undici `Agent` under
+   * `policy`. Default false; `punctual serve` turns it on.
    */
   slowLane?: boolean;
 }
