@@ -47,8 +47,9 @@ export interface DispatcherOptions {
   maxSleepMs?: number;
   /**
    * The SSRF guard's policy (ssrf.ts: public unicast addresses only, unless allowed), applied to
-   * every address a call connects to (the default agent's lookup) and to IP-literal hosts. Absent: no guard (tests that build a
-   * dispatcher directly); `punctual serve` always passes the configured one.
+   * every address a call connects to (the default agent's lookup) and to IP-literal hosts.
+   * Absent: no guard (tests that build a dispatcher directly); `punctual serve` always passes the
+   * configured one.
    */
   policy?: EndpointPolicy;
   /**
