@@ -3,7 +3,6 @@ import type { Logger } from 'pino';
 import type { Config, Role } from './config.js';
 import { Dispatcher } from './dispatch/dispatcher.js';
 import { ExecutionPruner } from './dispatch/pruner.js';
-import { withDispatchThread } from './dispatch/store-thread.js';
 import { resolveSigningSecrets, WebhookSigner } from './dispatch/signing.js';
 import { offsetClock, systemClock, type Clock } from './domain/clock.js';
 import { DEFAULT_RETRY_POLICY } from './domain/retry-policy.js';
@@ -14,9 +13,8 @@ import { errorHandler, notFoundHandler } from './http/problem.js';
 import { healthRoutes } from './http/routes/health.js';
 import { createLogger } from './logger.js';
 import { ServerMetrics } from './metrics/metrics.js';
-import { timedStore } from './metrics/store-timing.js';
 import { ensureBootstrapKey } from './service/api-keys.js';
-import { openStore, parseDatabaseUrl } from './store/open.js';
+import { buildServeStore } from './store/serve.js';
 import type { Store } from './store/store.js';
 import { VERSION } from './version.js';
 
@@ -33,7 +31,7 @@ export interface RunningServer {
   role: Role;
   /** Base URL the HTTP server listens on, e.g. `http://127.0.0.1:8080`. */
   url: string;
-  /** This server's metrics. */
+  /** This server's metrics (Prometheus; see src/metrics/metrics.ts). */
   metrics: ServerMetrics;
   /**
    * Base URL of the metrics listener (`PUNCTUAL_METRICS_PORT`: `GET /metrics` there, without
@@ -87,12 +85,10 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
   }
   const metrics = new ServerMetrics({ version: VERSION, role });
   const dispatches = role !== 'api';
-  const opened = await openStore(config.databaseUrl, { logger });
-  const target = parseDatabaseUrl(config.databaseUrl);
-  // SQLite: the dispatcher's transactions run on a thread of their own (dispatch/store-thread.ts).
-  const threaded = target.kind === 'sqlite' && dispatches ? withDispatchThread(opened, target.path, { logger }) : opened;
-  // Every store operation of this server is timed (punctual_store_operation_duration_seconds).
-  const store = timedStore(threaded, metrics.observeStoreOperation);
+  // Every store operation of this server is timed (punctual_store_operation_duration_seconds); on
+  // SQLite the dispatcher's transactions run on a thread of their own (dispatch/store-thread.ts).
+  const stores = await buildServeStore(config.databaseUrl, { logger, dispatches, observe: metrics.observeStoreOperation });
+  const { store, dispatchStore } = stores;
   let signer: WebhookSigner | null = null;
   try {
     await store.migrate();
@@ -106,9 +102,9 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
       await ensureBootstrapKey(store, clock, config.bootstrapToken);
       logger.info({}, 'bootstrap key is in place');
     }
-    if (dispatches) signer = new WebhookSigner(await resolveSigningSecrets(store, config.signingSecrets));
+    if (dispatches) signer = new WebhookSigner(await resolveSigningSecrets(dispatchStore, config.signingSecrets));
   } catch (err) {
-    await store.close();
+    await stores.close();
     throw err;
   }
 
@@ -116,7 +112,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     signer === null
       ? null
       : new Dispatcher({
-          store,
+          store: dispatchStore,
           clock,
           logger: logger.child({ component: 'dispatch' }),
           userAgent: `Punctual/${VERSION}`,
@@ -132,7 +128,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
   // Pruning runs where dispatching does; the store serialises it across the cluster.
   const pruner = dispatches
     ? new ExecutionPruner({
-        store,
+        store: dispatchStore,
         clock,
         logger: logger.child({ component: 'prune' }),
         retentionMs: config.executionRetentionMs,
@@ -163,7 +159,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
   } catch (err) {
     await metricsApp?.close();
     await app.close();
-    await store.close();
+    await stores.close();
     throw err;
   }
   dispatcher?.start();
@@ -188,7 +184,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
         if (unfinished > 0) logger.warn({ unfinished }, 'calls still in flight at shutdown; they will be attempted again');
       }
       await metricsApp?.close(); // last: scrapes keep working while the node drains
-      await store.close();
+      await stores.close();
       logger.info({}, 'punctual stopped');
     })();
     return closing;

@@ -1,10 +1,11 @@
 import type { Clock } from '../domain/clock.js';
-import type { Store } from '../store/store.js';
+import type { DispatchStore } from '../store/dispatch-store.js';
 import type { DispatchLogger } from './dispatcher.js';
 
 /** Options of {@link ExecutionPruner}. Durations in ms. */
 export interface PrunerOptions {
-  store: Store;
+  /** The store's `executionsPrune` is all the pruner uses. */
+  store: DispatchStore;
   clock: Clock;
   logger: Pick<DispatchLogger, 'info' | 'error'>;
   /** Finished executions older than this are deleted (`PUNCTUAL_EXECUTION_RETENTION`). */
@@ -17,7 +18,7 @@ export interface PrunerOptions {
 
 /**
  * Deletes finished executions (and their attempts) older than the retention, in the background
- * (issue #3 §1): one pass at start, then one per `intervalMs`, each in small transactions.
+ * (`PUNCTUAL_EXECUTION_RETENTION`): one pass at start, then one per `intervalMs`, each in small transactions.
  */
 export class ExecutionPruner {
   private timer: NodeJS.Timeout | null = null;

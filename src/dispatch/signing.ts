@@ -1,5 +1,5 @@
 import { createHmac, randomBytes } from 'node:crypto';
-import type { Store } from '../store/store.js';
+import type { DispatchStore } from '../store/dispatch-store.js';
 
 /** Key of the generated signing secret in the store's settings. */
 export const SIGNING_SECRET_SETTING = 'signing_secret';
@@ -12,7 +12,7 @@ export const SIGNING_SECRET_SETTING = 'signing_secret';
  *
  * The HMAC is node:crypto's (OpenSSL). The `standardwebhooks` package signs with a JavaScript
  * SHA-256 (fast-sha256): measured 12 µs a signature against 2 µs here, and 15 % of the CPU it
- * takes to start a call (`--cpu-prof`, issue #3 §5). Tests verify every call with the package,
+ * takes to start a call (`--cpu-prof`). Tests verify every call with the package,
  * and test/unit/signing.test.ts checks that both give the same signatures.
  */
 export class WebhookSigner {
@@ -79,7 +79,7 @@ function assertSecret(secret: string): void {
  * otherwise the secret kept in the store, generated at the first start (so every node of one
  * store signs alike, and a restart keeps it).
  */
-export async function resolveSigningSecrets(store: Store, configured: string[] | null): Promise<string[]> {
+export async function resolveSigningSecrets(store: Pick<DispatchStore, 'settingGetOrCreate'>, configured: string[] | null): Promise<string[]> {
   if (configured !== null && configured.length > 0) return configured;
   return [await store.settingGetOrCreate({ key: SIGNING_SECRET_SETTING, create: generateSigningSecret })];
 }

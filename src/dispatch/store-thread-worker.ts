@@ -5,7 +5,7 @@
  *
  * Messages in: {@link ThreadRequest}. Messages out: {@link ThreadReply}, one per request, carrying
  * the warnings the store logged meanwhile (e.g. a cron job paused by a claim), for the main
- * thread's logger.
+ * thread's logger. Claims carry plain data only: the store applies its own cron engine.
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import { SqliteStore } from '../store/sqlite/index.js';

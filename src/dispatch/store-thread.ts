@@ -1,5 +1,6 @@
 /**
- * The dispatcher's SQLite work on a thread of its own (issue #3 §5, isolation).
+ * The dispatcher's SQLite work on a thread of its own, for isolation: a slow transaction must not
+ * hold up the timers and calls of the event loop.
  *
  * better-sqlite3 is synchronous: on the event loop's thread, every claim and every batch of
  * outcomes blocked the timers and the HTTP calls for its whole transaction, fsync included
@@ -7,16 +8,18 @@
  * machine of docs/benchmarks.md: a wave of 100 calls that answered at once kept the healthy calls
  * of the next 50 ms 30-60 ms late (the wave's claims, then the write of its 100 outcomes); the
  * first commit after 2.5 s without one took 8-35 ms (the disk waking up); a WAL checkpoint stalled
- * the loop for 140 ms. Here the dispatcher's operations (`claimDue`, `executionsFinish`,
+ * the loop for 140 ms. Here the dispatcher's transactions (`claimDue`, `executionsFinish`,
  * `leasesRelease`, `nextDueAt`) run in a worker thread on its own connection to the same file,
- * and the loop only waits for their answers; everything else (the API) stays on the main
- * connection. Both connections write in IMMEDIATE transactions (WAL: one writer at a time, the
- * other waits up to the busy timeout), as two processes on one file already do (the CLI beside
- * `punctual serve`).
+ * and the loop only waits for their answers; the other dispatch operations (`now`, `onWork`, the
+ * pruner's `executionsPrune`, the signing secret's `settingGetOrCreate`) and the whole API stay on
+ * the main connection. Both connections write in IMMEDIATE transactions (WAL: one writer at a
+ * time, the other waits up to the busy timeout), as two processes on one file already do (the CLI
+ * beside `punctual serve`).
  */
 import { StoreUnavailableError } from '../domain/errors.js';
 import type { AttemptOutcome, ClaimedExecution } from '../domain/types.js';
-import type { ClaimDueParams, Store } from '../store/store.js';
+import type { DispatchStore } from '../store/dispatch-store.js';
+import type { ClaimDueParams } from '../store/store.js';
 import { startWorker } from './worker-start.js';
 
 /** A request to the thread; `id` pairs it with its reply. */
@@ -34,73 +37,105 @@ export type ThreadReply = { id: number; warnings: { obj: object; msg: string | u
   | { ok: false; error: { name: string; message: string; code: string | null } }
 );
 
-/** Options of {@link withDispatchThread}. */
+/** A request without its id, as {@link SqliteDispatchThread} sends it. */
+type Outgoing = ThreadRequest extends infer R ? (R extends unknown ? Omit<R, 'id'> : never) : never;
+
+/** Options of {@link SqliteDispatchThread}. */
 export interface DispatchThreadOptions {
   /** Receives the warnings of the thread's store (pino's logger fits). */
   logger?: { warn(obj: object, msg?: string): void };
 }
 
 /**
- * `store` (a SQLite store on the file at `path`, migrated), with the dispatcher's operations
- * moved to a worker thread on a second connection to that file (see above). `close()` ends the
- * thread, then closes `store`. A dead thread fails the operations sent to it with
- * `StoreUnavailableError` (the dispatcher logs it and retries; the leases of its claims expire).
- * @param path the database file (not `:memory:`, which a second connection cannot share)
- * @returns a Proxy of `store`, usable wherever `store` is
+ * The dispatch store of `punctual serve` on SQLite (see above): the dispatcher's transactions on a
+ * worker thread with a second connection to the file at `path`; the rest on `main`, a store on
+ * that same file (migrated before the first claim). A dead thread fails the operations sent to it
+ * with `StoreUnavailableError` (the dispatcher logs it and retries; the leases of its claims
+ * expire). {@link close} ends the thread only: `main` stays open, its owner closes it.
  */
-export function withDispatchThread<S extends Store>(store: S, path: string, opts: DispatchThreadOptions = {}): S {
-  const worker = startWorker('store-thread-worker', import.meta.url, { path });
-  worker.unref();
-  let nextId = 1;
-  let dead: Error | null = null;
-  const waiting = new Map<number, { resolve: (v: unknown) => void; reject: (e: Error) => void }>();
-  const fail = (err: Error) => {
-    dead = err;
-    for (const w of waiting.values()) w.reject(new StoreUnavailableError(`The dispatcher's store thread ended: ${err.message}`, err));
-    waiting.clear();
-  };
-  worker.on('error', fail);
-  worker.on('exit', (code) => fail(new Error(`store thread exited (code ${code})`)));
-  worker.on('message', (reply: ThreadReply) => {
-    for (const w of reply.warnings) opts.logger?.warn(w.obj, w.msg);
-    const w = waiting.get(reply.id);
+export class SqliteDispatchThread implements DispatchStore {
+  private readonly worker;
+  private nextId = 1;
+  private dead: Error | null = null;
+  private readonly waiting = new Map<number, { resolve: (v: unknown) => void; reject: (e: Error) => void }>();
+
+  /**
+   * @param main the store of the API, on the file at `path`
+   * @param path the database file (not `:memory:`, which a second connection cannot share)
+   */
+  constructor(
+    private readonly main: DispatchStore,
+    path: string,
+    private readonly opts: DispatchThreadOptions = {},
+  ) {
+    this.worker = startWorker('store-thread-worker', import.meta.url, { path });
+    this.worker.unref();
+    this.worker.on('error', (err) => this.fail(err));
+    this.worker.on('exit', (code) => this.fail(new Error(`store thread exited (code ${code})`)));
+    this.worker.on('message', (reply: ThreadReply) => this.receive(reply));
+  }
+
+  now(): Promise<number | null> {
+    return this.main.now();
+  }
+  onWork(listener: (dueAtMs: number) => void): () => void {
+    return this.main.onWork(listener);
+  }
+  executionsPrune(p: { before: number; limit: number }): Promise<number> {
+    return this.main.executionsPrune(p);
+  }
+  settingGetOrCreate(p: { key: string; create: () => string }): Promise<string> {
+    return this.main.settingGetOrCreate(p);
+  }
+
+  /** Claims on the thread (the params are plain data, so they cross as they are). */
+  claimDue(p: ClaimDueParams): Promise<ClaimedExecution[]> {
+    return this.send<ClaimedExecution[]>({ method: 'claimDue', params: p });
+  }
+  executionsFinish(p: { nodeId: string; outcomes: AttemptOutcome[] }): Promise<void> {
+    return this.send<void>({ method: 'executionsFinish', params: p });
+  }
+  leasesRelease(p: { nodeId: string; executionIds: string[]; now: number }): Promise<void> {
+    return this.send<void>({ method: 'leasesRelease', params: p });
+  }
+  nextDueAt(): Promise<number | null> {
+    return this.send<number | null>({ method: 'nextDueAt' });
+  }
+
+  /** Closes the thread's connection and ends the thread. Idempotent; `main` stays open. */
+  async close(): Promise<void> {
+    if (this.dead) return;
+    await this.send<void>({ method: 'close' }).catch(() => undefined);
+    await this.worker.terminate();
+    this.fail(new Error('store thread closed'));
+  }
+
+  private fail(err: Error): void {
+    this.dead ??= err;
+    for (const w of this.waiting.values()) w.reject(new StoreUnavailableError(`The dispatcher's store thread ended: ${err.message}`, err));
+    this.waiting.clear();
+  }
+
+  private receive(reply: ThreadReply): void {
+    for (const w of reply.warnings) this.opts.logger?.warn(w.obj, w.msg);
+    const w = this.waiting.get(reply.id);
     if (w === undefined) return;
-    waiting.delete(reply.id);
+    this.waiting.delete(reply.id);
     if (reply.ok) w.resolve(reply.value);
     else if (reply.error.name === 'StoreUnavailableError') w.reject(new StoreUnavailableError(reply.error.message));
     else w.reject(Object.assign(new Error(reply.error.message), { name: reply.error.name, code: reply.error.code ?? undefined }));
-  });
+  }
 
-  const send = <T>(request: ThreadRequest extends infer R ? (R extends unknown ? Omit<R, 'id'> : never) : never): Promise<T> => {
+  private send<T>(request: Outgoing): Promise<T> {
+    const dead = this.dead;
     if (dead) return Promise.reject(new StoreUnavailableError(`The dispatcher's store thread ended: ${dead.message}`, dead));
-    const id = nextId++;
-    if (waiting.size === 0) worker.ref(); // keep the process alive while an answer is due
+    const id = this.nextId++;
+    if (this.waiting.size === 0) this.worker.ref(); // keep the process alive while an answer is due
     return new Promise<T>((resolve, reject) => {
-      waiting.set(id, { resolve: resolve as (v: unknown) => void, reject });
-      worker.postMessage({ ...request, id });
+      this.waiting.set(id, { resolve: resolve as (v: unknown) => void, reject });
+      this.worker.postMessage({ ...request, id });
     }).finally(() => {
-      if (waiting.size === 0) worker.unref();
+      if (this.waiting.size === 0) this.worker.unref();
     });
-  };
-
-  const overrides: Partial<Store> = {
-    claimDue: (p: ClaimDueParams) => send<ClaimedExecution[]>({ method: 'claimDue', params: p }),
-    executionsFinish: (p) => send<void>({ method: 'executionsFinish', params: p }),
-    leasesRelease: (p) => send<void>({ method: 'leasesRelease', params: p }),
-    nextDueAt: () => send<number | null>({ method: 'nextDueAt' }),
-    close: async () => {
-      if (!dead) {
-        await send<void>({ method: 'close' }).catch(() => undefined);
-        await worker.terminate();
-      }
-      await store.close();
-    },
-  };
-  return new Proxy(store, {
-    get(target, property) {
-      if (typeof property === 'string' && Object.hasOwn(overrides, property)) return overrides[property as keyof Store];
-      const value: unknown = Reflect.get(target, property, target);
-      return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
-    },
-  });
+  }
 }

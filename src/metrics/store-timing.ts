@@ -1,10 +1,10 @@
 /**
- * A timing decorator of the store (issue #6 §5): every operation's duration, by operation name
- * and result, for `punctual_store_operation_duration_seconds`. Applied once, in `main.ts`, around
- * the store the whole server uses.
+ * A timing decorator of the store: every operation's duration, by operation name and result, for
+ * `punctual_store_operation_duration_seconds`. Applied by `buildServeStore` (src/store/serve.ts)
+ * around the stores the server uses: the store of the API, and the dispatcher's when it has its own.
  *
- * A Proxy rather than a class that restates each method: the `Store` contract grows (issue #6
- * adds operations), and a hand-written wrapper would silently leave new ones untimed or, worse,
+ * A Proxy rather than a class that restates each method: the `Store` contract grows (new
+ * operations are added), and a hand-written wrapper would silently leave new ones untimed or, worse,
  * missing. The Proxy changes nothing else: each method runs on the store itself (`this` is the
  * real store, so its private state is reached as before), its result and errors pass through
  * unchanged, and what returns no promise (`onWork`, which returns its unsubscribe function, or

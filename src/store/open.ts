@@ -1,9 +1,8 @@
-import { mkdirSync } from 'node:fs';
-import { dirname, isAbsolute, resolve } from 'node:path';
+import { isAbsolute, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { StoreUnavailableError } from '../domain/errors.js';
-import { PostgresStore } from './postgres/index.js';
-import { SqliteStore } from './sqlite/index.js';
+import type { StoreDriver } from './driver.js';
+import { postgresDriver } from './postgres/driver.js';
+import { sqliteDriver } from './sqlite/driver.js';
 import type { Store } from './store.js';
 
 /** The forms of `DATABASE_URL` this version accepts, for error messages and docs. */
@@ -20,7 +19,7 @@ export type DatabaseTarget =
 const SCHEME = /^([a-z][a-z0-9+.-]+):/i;
 
 /**
- * Reads a `DATABASE_URL` (issue #2 §7, issue #4 §1). SQLite: `file:<path>` with the path taken
+ * Reads a `DATABASE_URL` (the forms are listed in {@link ACCEPTED_DATABASE_URLS}). SQLite: `file:<path>` with the path taken
  * literally (relative to the working directory unless absolute), `file://<absolute path>`
  * (percent-decoded, as a URL), or a plain path. PostgreSQL: `postgres://` or `postgresql://`.
  * @throws Error naming the accepted forms for anything else (an empty string, another scheme,
@@ -61,18 +60,7 @@ export function describeDatabaseUrl(databaseUrl: string): string {
     const scheme = SCHEME.exec(databaseUrl.trim())?.[1];
     return scheme ? `unsupported database URL (${scheme}:…)` : 'invalid database URL';
   }
-  if (target.kind === 'sqlite') return `SQLite file ${target.path}`;
-  try {
-    const u = new URL(target.url);
-    const user = u.username ? `${u.username}@` : '';
-    // The schema tells apart two stores in one database (`schema=`, or `options=-c search_path=`);
-    // a schema name is no secret, unlike the rest of the query (passwords, key files).
-    const schema = u.searchParams.get('schema') ?? /(?:^|\s)-c\s*search_path=([^\s,]+)/.exec(u.searchParams.get('options') ?? '')?.[1];
-    const safeSchema = schema && /^[A-Za-z0-9_$"]{1,64}$/.test(schema) ? ` (schema ${schema})` : '';
-    return `PostgreSQL ${u.protocol}//${user}${u.host}${u.pathname}${safeSchema}`;
-  } catch {
-    return 'PostgreSQL (unparseable URL)';
-  }
+  return driverOf(target).describe(target);
 }
 
 /** Options of {@link openStore}. */
@@ -91,32 +79,27 @@ export interface OpenStoreOptions {
   clock?: 'database' | 'caller';
 }
 
+/** The driver of each kind of {@link DatabaseTarget}. */
+const DRIVERS: { [K in DatabaseTarget['kind']]: StoreDriver<Extract<DatabaseTarget, { kind: K }>> } = {
+  sqlite: sqliteDriver,
+  postgres: postgresDriver,
+};
+
+/** The driver of `target`'s database (sqlite/driver.ts, postgres/driver.ts). */
+export function driverOf<T extends DatabaseTarget>(target: T): StoreDriver<T> {
+  // DRIVERS maps each kind to the driver of that kind; TypeScript cannot follow the correlation.
+  return DRIVERS[target.kind] as unknown as StoreDriver<T>;
+}
+
 /**
- * Opens the store `databaseUrl` selects (see {@link parseDatabaseUrl}). SQLite: creates the
- * file's directory when missing. PostgreSQL: opens a pool (see `PostgresStore`; the URL may carry
- * `schema=<name>`) and checks the server answers. Does not migrate: call `store.migrate()`.
+ * Opens the store `databaseUrl` selects (see {@link parseDatabaseUrl}) with its driver. SQLite:
+ * creates the file's directory when missing. PostgreSQL: opens a pool (see `PostgresStore`; the
+ * URL may carry `schema=<name>`) and checks the server answers. Does not migrate: call
+ * `store.migrate()`.
  * @throws Error for an unsupported URL (or an invalid PostgreSQL `schema` parameter).
  * @throws StoreUnavailableError when the database cannot be opened or reached.
  */
 export async function openStore(databaseUrl: string, opts: OpenStoreOptions = {}): Promise<Store> {
   const target = parseDatabaseUrl(databaseUrl);
-  if (target.kind === 'postgres') {
-    const store = PostgresStore.open(target.url, {
-      ...(opts.logger && { logger: opts.logger }),
-      clock: opts.clock ?? 'database',
-    });
-    try {
-      await store.ping();
-    } catch (err) {
-      await store.close();
-      throw err;
-    }
-    return store;
-  }
-  try {
-    mkdirSync(dirname(target.path), { recursive: true });
-  } catch (err) {
-    throw new StoreUnavailableError(`Cannot create the directory of the SQLite database ${target.path}.`, err);
-  }
-  return SqliteStore.open(target.path, opts.logger ? { logger: opts.logger } : {});
+  return driverOf(target).open(target, opts);
 }

@@ -179,7 +179,7 @@ export interface Store {
   nextDueAt(): Promise<number | null>;
   /**
    * How much work is due at `p.now` (epoch ms, UTC) and not yet claimed, by the sources of
-   * `claimDue` (the metrics' due-but-unclaimed gauge): `schedule`, Pending schedules with
+   * `claimDue` (the due-but-unclaimed gauge, `punctual_due_unclaimed`): `schedule`, Pending schedules with
    * `scheduledAt <= now`; `cron`, Active cron jobs with `nextInvocation <= now` (a job counts once,
    * however many occurrences it missed); `waiting`, Pending or Retrying executions whose next
    * attempt is due; `lease`, Running executions whose lease expired at or before `now`. Each count

@@ -1,5 +1,5 @@
 /**
- * `punctual migrate-store --from <url> --to <url>` (issue #4 §6): copies a whole store into
+ * `punctual migrate-store --from <url> --to <url>`: copies a whole store into
  * another, empty one — typically the embedded SQLite file into PostgreSQL, when one node is no
  * longer enough. API keys (their digests: tokens keep working), settings (the generated signing
  * secret: receivers keep verifying), schedules, cron jobs, and executions with their attempts
@@ -10,11 +10,10 @@
  * How: both stores are migrated to the latest schema; the source is read from one snapshot, page
  * by page (keys, schedules and cron jobs oldest first, so the target lists them alike); the target is written in one transaction, so a failed copy leaves it
  * empty and can simply be run again. Each database implements the two ends in
- * `<database>/transfer.ts` (see `TransferSource`/`TransferTarget` in store.ts).
+ * `<database>/transfer.ts` (see `TransferSource`/`TransferTarget` in store.ts), reached through its
+ * driver (`<database>/driver.ts`).
  */
-import { openSqliteTransferSource, openSqliteTransferTarget } from './sqlite/transfer.js';
-import { openPostgresTransferSource, openPostgresTransferTarget } from './postgres/transfer.js';
-import { describeDatabaseUrl, openStore, parseDatabaseUrl } from './open.js';
+import { describeDatabaseUrl, driverOf, openStore, parseDatabaseUrl } from './open.js';
 import {
   TRANSFER_KINDS,
   type TransferCounts,
@@ -57,12 +56,12 @@ export function describeCounts(c: TransferCounts): string {
 
 async function openSource(url: string): Promise<TransferSource> {
   const target = parseDatabaseUrl(url);
-  return target.kind === 'sqlite' ? openSqliteTransferSource(target.path) : openPostgresTransferSource(target.url);
+  return driverOf(target).openTransferSource(target);
 }
 
 async function openTarget(url: string): Promise<TransferTarget> {
   const target = parseDatabaseUrl(url);
-  return target.kind === 'sqlite' ? openSqliteTransferTarget(target.path) : openPostgresTransferTarget(target.url);
+  return driverOf(target).openTransferTarget(target);
 }
 
 /** Applies pending migrations to the store at `url` (creating a SQLite file or PG schema objects). */

@@ -15,7 +15,7 @@ import {
 import { quantile } from '../support/server.js';
 
 /**
- * Isolation (issue #3 §5): a hundred endpoints that hang until the call timeout must not make
+ * Isolation: a hundred endpoints that hang until the call timeout must not make
  * healthy jobs late. Healthy lateness p99 with 100 hanging endpoints ≤ 2 × the p99 without them,
  * measured in the same test on the same server (a warm-up round, then the baseline, then the
  * round with the hangers).
@@ -90,7 +90,7 @@ async function inBatches<T>(items: T[], width: number, fn: (item: T) => Promise<
  * the healthy p99 with the hangers was about 1.5-2.2 × the p99 without them, and the bar failed in
  * about 1 run of 5. Then, in turn: the dispatcher's SQLite transactions moved to a thread of their
  * own (src/dispatch/store-thread.ts), its timer closes in on due instants (WAKE_LEAD_MS in
- * dispatcher.ts), every round starts awake (PRIMER): 7 runs of 7 held, ratios 1.0-1.83. Then the
+ * wake-timer.ts), every round starts awake (PRIMER): 7 runs of 7 held, ratios 1.0-1.83. Then the
  * calls to slow origins moved to the slow lane's thread (src/dispatch/slow-lane.ts): 3 of 5 held
  * (4 vs 9 ms twice), as that thread still took the CPU from the event loop at each wave; at nice 19
  * (slow-lane-worker.ts) 15 runs of 15 held, ratios 1.0-1.75 (best p99 without/with hangers, ms:
@@ -105,7 +105,7 @@ async function inBatches<T>(items: T[], width: number, fn: (item: T) => Promise<
  * out by the deadline sweeper), so what is left of the hangers' cost is the load of 300 calls, not
  * their hanging.
  */
-describe('isolation from hanging endpoints (issue #3 §5)', () => {
+describe('isolation from hanging endpoints', () => {
   let dir: string;
   let server: ChildServer;
   let receiver: ChildReceiver;

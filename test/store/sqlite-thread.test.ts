@@ -3,11 +3,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { DEFAULT_RETRY_POLICY } from '../../src/domain/retry-policy.js';
-import { withDispatchThread } from '../../src/dispatch/store-thread.js';
+import { SqliteDispatchThread } from '../../src/dispatch/store-thread.js';
 import { StoreUnavailableError } from '../../src/domain/errors.js';
 import { newId } from '../../src/domain/ids.js';
 import { SqliteStore } from '../../src/store/sqlite/index.js';
-import type { ClaimDueParams, Store } from '../../src/store/store.js';
+import type { ClaimDueParams } from '../../src/store/store.js';
 
 /**
  * The dispatcher's SQLite operations on a thread of their own (src/dispatch/store-thread.ts), on
@@ -18,26 +18,28 @@ const T0 = Date.UTC(2026, 10, 21, 12, 0, 0);
 describe('SQLite store with the dispatcher thread', () => {
   let dir: string;
   let path: string;
-  let store: Store;
+  let main: SqliteStore;
+  let thread: SqliteDispatchThread;
   const warnings: { obj: object; msg: string | undefined }[] = [];
 
   beforeEach(async () => {
     dir = await mkdtemp(join(tmpdir(), 'punctual-thread-'));
     path = join(dir, 'punctual.db');
-    const main = SqliteStore.open(path);
+    main = SqliteStore.open(path);
     await main.migrate();
     warnings.length = 0;
-    store = withDispatchThread(main, path, { logger: { warn: (obj, msg) => warnings.push({ obj, msg }) } });
+    thread = new SqliteDispatchThread(main, path, { logger: { warn: (obj, msg) => warnings.push({ obj, msg }) } });
   });
   afterEach(async () => {
-    await store.close();
+    await thread.close();
+    await main.close();
     await rm(dir, { recursive: true, force: true });
   });
 
   const claim = (now: number, o: Partial<ClaimDueParams> = {}) =>
-    store.claimDue({ now, limit: 100, nodeId: 'node-a', leaseMs: 60_000, misfireThresholdMs: 60_000, ...o });
+    thread.claimDue({ now, limit: 100, nodeId: 'node-a', leaseMs: 60_000, misfireThresholdMs: 60_000, ...o });
   const schedule = (scheduledAt: number) =>
-    store.scheduleCreate({
+    main.scheduleCreate({
       id: newId(),
       name: 'job',
       scheduledAt,
@@ -51,26 +53,26 @@ describe('SQLite store with the dispatcher thread', () => {
 
   it('claims on the thread what the main connection created, and the main connection reads the outcome the thread wrote', async () => {
     const s = await schedule(T0);
-    expect(await store.nextDueAt()).toBe(T0);
+    expect(await thread.nextDueAt()).toBe(T0);
     expect(await claim(T0 - 1)).toEqual([]);
     const [c, ...rest] = await claim(T0);
     expect(rest).toEqual([]);
     expect(c).toMatchObject({ jobType: 'schedule', jobId: s.id, scheduledFor: T0, attempt: 1, data: { n: 1 } });
-    expect((await store.scheduleGet({ id: s.id }))?.status).toBe('Running');
+    expect((await main.scheduleGet({ id: s.id }))?.status).toBe('Running');
 
-    await store.executionsFinish({
+    await thread.executionsFinish({
       nodeId: 'node-a',
       outcomes: [
         { executionId: c!.executionId, attempt: 1, status: 'Succeeded', nextAttemptAt: null, startedAt: T0 + 2, durationMs: 5, statusCode: 200, error: null, responseBody: 'ok' },
       ],
     });
-    expect((await store.scheduleGet({ id: s.id }))?.status).toBe('Succeeded');
-    expect(await store.executionGet({ id: c!.executionId })).toMatchObject({ status: 'Succeeded', attempts: [{ number: 1, statusCode: 200 }] });
-    expect(await store.nextDueAt()).toBeNull();
+    expect((await main.scheduleGet({ id: s.id }))?.status).toBe('Succeeded');
+    expect(await main.executionGet({ id: c!.executionId })).toMatchObject({ status: 'Succeeded', attempts: [{ number: 1, statusCode: 200 }] });
+    expect(await thread.nextDueAt()).toBeNull();
   });
 
-  it("claims cron occurrences on the thread with the real cron engine, in the job's time zone", async () => {
-    const job = await store.cronCreate({
+  it("claims cron occurrences on the thread with the store's own cron engine, in the job's time zone", async () => {
+    const job = await main.cronCreate({
       id: newId(),
       name: 'hourly',
       expression: '0 * * * *',
@@ -86,30 +88,53 @@ describe('SQLite store with the dispatcher thread', () => {
     });
     const [c] = await claim(T0 + 30 * 60_000);
     expect(c).toMatchObject({ jobType: 'cron', jobId: job.id, scheduledFor: T0 + 30 * 60_000 });
-    expect((await store.cronGet({ id: job.id }))?.nextInvocation).toBe(T0 + 90 * 60_000);
+    expect((await main.cronGet({ id: job.id }))?.nextInvocation).toBe(T0 + 90 * 60_000);
   });
 
   it("passes the thread store's warnings to the logger (the main connection here has none): a cron job paused by the claim", async () => {
-    const job = await store.cronCreate({
+    const job = await main.cronCreate({
       id: newId(), name: 'broken', expression: 'not a cron expression', timezone: null, endpoint: 'https://example.com/c', data: {},
       retry: DEFAULT_RETRY_POLICY, timeoutMs: 30_000, misfire: 'once', overlap: 'allow', nextInvocation: T0, now: T0 - 60_000,
     });
     expect(await claim(T0)).toHaveLength(1);
-    expect((await store.cronGet({ id: job.id }))?.status).toBe('Paused');
+    expect((await main.cronGet({ id: job.id }))?.status).toBe('Paused');
     expect(warnings).toEqual([{ obj: { cronJobId: job.id, nextOccurrence: null }, msg: expect.stringContaining('paused') }]);
   });
 
   it('hands back leases on the thread, so the next claim takes the execution again as the same execution', async () => {
     await schedule(T0);
     const [c] = await claim(T0);
-    await store.leasesRelease({ nodeId: 'node-a', executionIds: [c!.executionId], now: T0 + 10 });
+    await thread.leasesRelease({ nodeId: 'node-a', executionIds: [c!.executionId], now: T0 + 10 });
     const [again] = await claim(T0 + 10);
     expect(again).toMatchObject({ executionId: c!.executionId, attempt: 2 });
   });
 
   it("fails the thread's operations with StoreUnavailableError once it is closed", async () => {
-    await store.close();
-    await expect(store.nextDueAt()).rejects.toBeInstanceOf(StoreUnavailableError);
+    await thread.close();
+    await expect(thread.nextDueAt()).rejects.toBeInstanceOf(StoreUnavailableError);
     await expect(claim(T0)).rejects.toBeInstanceOf(StoreUnavailableError);
+    await expect(thread.close()).resolves.toBeUndefined();
+    // The main connection is its owner's: still open.
+    expect(await main.nextDueAt()).toBeNull();
+  });
+
+  it('runs the other dispatch operations on the main connection: now, onWork, executionsPrune, settingGetOrCreate', async () => {
+    expect(await thread.now()).toBeNull();
+    const unsubscribe = thread.onWork(() => undefined);
+    expect(typeof unsubscribe).toBe('function');
+    unsubscribe();
+    const value = await thread.settingGetOrCreate({ key: 'k', create: () => 'v1' });
+    expect(value).toBe('v1');
+    expect(await main.settingGetOrCreate({ key: 'k', create: () => 'v2' })).toBe('v1');
+    await schedule(T0);
+    const [c] = await claim(T0);
+    await thread.executionsFinish({
+      nodeId: 'node-a',
+      outcomes: [
+        { executionId: c!.executionId, attempt: 1, status: 'Failed', nextAttemptAt: null, startedAt: T0, durationMs: 1, statusCode: 400, error: 'no', responseBody: null },
+      ],
+    });
+    expect(await thread.executionsPrune({ before: Date.now() + 60_000, limit: 10 })).toBe(1);
+    expect(await main.executionGet({ id: c!.executionId })).toBeNull();
   });
 });

@@ -43,7 +43,7 @@ import { settings } from './settings.js';
 export type { PostgresStoreOptions } from './connection.js';
 
 /**
- * The store for several nodes: a `pg` pool on one PostgreSQL database (issue #4). See
+ * The store for several nodes: a `pg` pool on one PostgreSQL database. See
  * connection.ts for the URL, the session limits and the error mapping, migrations.ts for the
  * schema, claim.ts for how concurrent claimers share the work, notify.ts for LISTEN/NOTIFY.
  *

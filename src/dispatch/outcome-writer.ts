@@ -1,0 +1,108 @@
+/**
+ * The outcome writer (River's *completer*): records the outcomes of attempts in batches, and
+ * retries a write the store refused.
+ */
+import type { DispatchStore } from '../store/dispatch-store.js';
+import type { DispatchLogger } from './dispatcher.js';
+import type { DeliveredEvent, DispatcherEvents } from './events.js';
+
+/**
+ * How long (ms) the first outcome of a batch waits for others before they are written together.
+ * Each write is a transaction, and with SQLite an fsync: in a burst, writing what finished in one
+ * turn of the loop meant hundreds of fsyncs a second. An outcome only records what already
+ * happened (the call is made), so waiting a few ms delays no call; a crash in the window means
+ * those calls are attempted again, as the same execution.
+ */
+export const FLUSH_WINDOW_MS = 5;
+/** Outcomes waiting that trigger a write at once, whatever the window. */
+export const FLUSH_BATCH = 512;
+/** Delay (ms) before a write the store refused is tried again. */
+export const WRITE_RETRY_MS = 1_000;
+
+/** Options of {@link OutcomeWriter}. Durations in ms. */
+export interface OutcomeWriterOptions {
+  /** Its `executionsFinish` records the outcomes. */
+  store: DispatchStore;
+  /** The node holding the leases of the executions. */
+  nodeId: string;
+  logger: DispatchLogger;
+  /** Emits `dispatch:delivered` for each outcome written, `dispatch:error` for each write refused. */
+  events: DispatcherEvents;
+  /** Told of the next attempt's instant (epoch ms, UTC) of each `Retrying` outcome written. */
+  onRetry(nextAttemptAt: number): void;
+  /** False once the dispatcher stops: a refused write is then not tried again. */
+  running(): boolean;
+  /** Delay before a refused write is tried again (default {@link WRITE_RETRY_MS}). */
+  retryMs?: number;
+}
+
+/**
+ * Outcomes that come within {@link FLUSH_WINDOW_MS} of the first one waiting are written in one
+ * `executionsFinish` (one transaction, one fsync with SQLite), or at once when {@link FLUSH_BATCH}
+ * are waiting; one write at a time, in the order the outcomes came. A write the store refuses
+ * keeps its outcomes (the leases hold the executions until they are written, or expire) and is
+ * tried again after `retryMs`, while the dispatcher runs.
+ */
+export class OutcomeWriter {
+  private outcomes: DeliveredEvent[] = [];
+  private flushing: Promise<void> | null = null;
+  /** Starts the pending flush now instead of at the end of its window. */
+  private flushSoon: (() => void) | null = null;
+
+  constructor(private readonly opts: OutcomeWriterOptions) {}
+
+  /** Outcomes waiting to be written. */
+  get pending(): number {
+    return this.outcomes.length;
+  }
+
+  /** Queues one outcome for the next write. */
+  add(item: DeliveredEvent): void {
+    this.outcomes.push(item);
+    if (this.flushing) {
+      if (this.outcomes.length >= FLUSH_BATCH) this.flushSoon?.();
+      return;
+    }
+    this.flushing = new Promise<void>((resolve) => {
+      const go = () => {
+        clearTimeout(timer);
+        this.flushSoon = null;
+        resolve();
+      };
+      const timer = setTimeout(go, FLUSH_WINDOW_MS);
+      this.flushSoon = go;
+    }).then(() => this.flush());
+  }
+
+  /**
+   * Writes what waits now, without waiting for the window, after the write in progress; a write
+   * refused once the dispatcher stopped is not tried again (those leases expire).
+   */
+  async drain(): Promise<void> {
+    this.flushSoon?.();
+    if (this.flushing) await this.flushing;
+    await this.flush();
+  }
+
+  private async flush(): Promise<void> {
+    while (this.outcomes.length > 0) {
+      const batch = this.outcomes;
+      this.outcomes = [];
+      try {
+        await this.opts.store.executionsFinish({ nodeId: this.opts.nodeId, outcomes: batch.map((b) => b.outcome) });
+        for (const item of batch) {
+          if (item.outcome.nextAttemptAt !== null) this.opts.onRetry(item.outcome.nextAttemptAt);
+          this.opts.events.emit('dispatch:delivered', item);
+        }
+      } catch (err) {
+        // Keep them; the lease holds the executions until we manage to write (or it expires).
+        this.outcomes = batch.concat(this.outcomes);
+        this.opts.logger.error({ err, count: batch.length }, 'dispatch: writing outcomes failed; retrying');
+        this.opts.events.emit('dispatch:error', err);
+        if (!this.opts.running()) return;
+        await new Promise((r) => setTimeout(r, this.opts.retryMs ?? WRITE_RETRY_MS));
+      }
+    }
+    this.flushing = null;
+  }
+}

@@ -1,0 +1,35 @@
+/**
+ * What an attempt's result means for its execution: the outcome the dispatcher records. Pure: no
+ * clock, no store; the jitter comes from the `random` given.
+ */
+import type { AttemptOutcome, ClaimedExecution } from '../domain/types.js';
+import type { AttemptResult } from './deliver.js';
+import { classifyAttempt, retryDelayMs } from './retry.js';
+
+/**
+ * The outcome of one attempt of `claim`:
+ * - `Succeeded` on a 2xx;
+ * - `Retrying` after a retryable failure (retry.ts: no answer, 3xx, 408, 429, 5xx) while
+ *   `claim.attempt < claim.retry.maxAttempts`, with `nextAttemptAt` = the attempt's end
+ *   (`startedAt + durationMs`, epoch ms UTC) + a full-jitter backoff, or the receiver's
+ *   `Retry-After` capped at `retry.maxDelayMs` (see {@link retryDelayMs});
+ * - `Failed` otherwise. A destination the SSRF guard refused (`result.refused`) fails at once and
+ *   is never retried: the guard would refuse it again.
+ * @param random uniform in [0, 1), for the backoff's jitter
+ */
+export function attemptOutcome(claim: ClaimedExecution, result: AttemptResult, random: () => number): AttemptOutcome {
+  const verdict = result.refused ? 'failed' : classifyAttempt(result.statusCode);
+  const retry = verdict === 'retry' && claim.attempt < claim.retry.maxAttempts;
+  const finishedAt = result.startedAt + result.durationMs;
+  return {
+    executionId: claim.executionId,
+    attempt: claim.attempt,
+    status: verdict === 'succeeded' ? 'Succeeded' : retry ? 'Retrying' : 'Failed',
+    nextAttemptAt: retry ? finishedAt + retryDelayMs(claim.attempt, claim.retry, result.retryAfterMs, random) : null,
+    startedAt: result.startedAt,
+    durationMs: result.durationMs,
+    statusCode: result.statusCode,
+    error: result.error,
+    responseBody: result.responseBody,
+  };
+}

@@ -1,0 +1,40 @@
+import type { StoreDriver } from '../driver.js';
+import type { DatabaseTarget } from '../open.js';
+import { PostgresStore } from './index.js';
+import { openPostgresTransferSource, openPostgresTransferTarget } from './transfer.js';
+
+/**
+ * The PostgreSQL store at `target.url` (which may carry `schema=<name>`). Opening creates the
+ * pool and checks the server answers. The dispatcher uses the store itself.
+ */
+export const postgresDriver: StoreDriver<Extract<DatabaseTarget, { kind: 'postgres' }>> = {
+  async open(target, opts) {
+    const store = PostgresStore.open(target.url, {
+      ...(opts.logger && { logger: opts.logger }),
+      clock: opts.clock ?? 'database',
+    });
+    try {
+      await store.ping();
+    } catch (err) {
+      await store.close();
+      throw err;
+    }
+    return store;
+  },
+  openTransferSource: (target) => openPostgresTransferSource(target.url),
+  openTransferTarget: (target) => openPostgresTransferTarget(target.url),
+  serveDispatchStore: () => null,
+  describe(target) {
+    try {
+      const u = new URL(target.url);
+      const user = u.username ? `${u.username}@` : '';
+      // The schema tells apart two stores in one database (`schema=`, or `options=-c search_path=`);
+      // a schema name is no secret, unlike the rest of the query (passwords, key files).
+      const schema = u.searchParams.get('schema') ?? /(?:^|\s)-c\s*search_path=([^\s,]+)/.exec(u.searchParams.get('options') ?? '')?.[1];
+      const safeSchema = schema && /^[A-Za-z0-9_$"]{1,64}$/.test(schema) ? ` (schema ${schema})` : '';
+      return `PostgreSQL ${u.protocol}//${user}${u.host}${u.pathname}${safeSchema}`;
+    } catch {
+      return 'PostgreSQL (unparseable URL)';
+    }
+  },
+};

@@ -1,0 +1,53 @@
+/**
+ * The store stack of `punctual serve`, built in one place so that what the server runs and what
+ * the conformance suite checks (test/store/production.test.ts) are the same objects.
+ */
+import { timedStore, type StoreOperationObserver } from '../metrics/store-timing.js';
+import type { DispatchStore } from './dispatch-store.js';
+import { driverOf, parseDatabaseUrl, type OpenStoreOptions } from './open.js';
+import type { Store } from './store.js';
+
+/** Options of {@link buildServeStore}. */
+export interface ServeStoreOptions extends OpenStoreOptions {
+  /** Whether this node dispatches (roles `all` and `dispatcher`); else no dispatch store is built. */
+  dispatches: boolean;
+  /** Receives every store operation's duration (s), e.g. `ServerMetrics.observeStoreOperation`. */
+  observe: StoreOperationObserver;
+}
+
+/** The stores of one `punctual serve`. */
+export interface ServeStore {
+  /** The store of the API, the metrics and start-up, every operation timed by `observe`. */
+  store: Store;
+  /**
+   * The store of the dispatcher, the pruner and the signing secret, every operation timed by
+   * `observe`: the driver's dispatch store when this node dispatches and the driver has one
+   * (SQLite: its transactions on a thread of their own), otherwise {@link store} itself.
+   */
+  dispatchStore: DispatchStore;
+  /** Ends the dispatch store's own resources (the thread), then closes {@link store}. Idempotent. */
+  close(): Promise<void>;
+}
+
+/**
+ * Opens the store `databaseUrl` selects (not migrated), and the dispatch store its driver gives
+ * `punctual serve`, each wrapped in the operation timer (`timedStore`, src/metrics/store-timing.ts).
+ * @throws Error for an unsupported URL; StoreUnavailableError when the database cannot be opened
+ */
+export async function buildServeStore(databaseUrl: string, opts: ServeStoreOptions): Promise<ServeStore> {
+  const target = parseDatabaseUrl(databaseUrl);
+  const driver = driverOf(target);
+  const opened = await driver.open(target, opts);
+  const own = opts.dispatches ? driver.serveDispatchStore(opened, target, opts) : null;
+  const store = timedStore(opened, opts.observe);
+  const dispatchStore = own === null ? store : timedStore<DispatchStore>(own, opts.observe);
+  let closing: Promise<void> | null = null;
+  const close = (): Promise<void> => {
+    closing ??= (async () => {
+      await own?.close();
+      await store.close();
+    })();
+    return closing;
+  };
+  return { store, dispatchStore, close };
+}

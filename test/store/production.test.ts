@@ -1,0 +1,107 @@
+/**
+ * The conformance suite against the store stack `punctual serve` runs, built by the function
+ * main.ts uses (`buildServeStore`, src/store/serve.ts): every operation timed (timedStore), and
+ * the dispatch operations on the dispatch store the server gives its dispatcher (SQLite: the
+ * dispatcher's transactions on a thread of their own, src/dispatch/store-thread.ts; PostgreSQL:
+ * the store itself). Only the PostgreSQL clock differs from production: `caller`, so that time is
+ * the suite's.
+ */
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { SqliteDispatchThread } from '../../src/dispatch/store-thread.js';
+import { DISPATCH_STORE_OPERATIONS } from '../../src/store/dispatch-store.js';
+import { buildServeStore, type ServeStore } from '../../src/store/serve.js';
+import type { Store } from '../../src/store/store.js';
+import { createTestSchema, pgTestUrl } from '../support/pg.js';
+import { exerciseStore } from './conformance.js';
+
+const BASE = pgTestUrl();
+
+/**
+ * The server's two stores seen as one `Store`, as the server's parts use them: the operations of
+ * `DispatchStore` on `dispatchStore` (what the dispatcher, the pruner and the signing secret get),
+ * the rest on `store` (what the API gets); `close` closes the stack.
+ */
+function asServed(serve: ServeStore): Store {
+  const view = Object.create(serve.store) as Record<string, unknown>;
+  const dispatch = serve.dispatchStore as unknown as Record<string, (...args: unknown[]) => unknown>;
+  for (const op of DISPATCH_STORE_OPERATIONS) view[op] = (...args: unknown[]) => dispatch[op]!(...args);
+  view.close = () => serve.close();
+  return view as unknown as Store;
+}
+
+/** Every operation the stack ran, by name (the timer's observer). */
+const observed: string[] = [];
+const observe = (operation: string) => {
+  observed.push(operation);
+};
+
+exerciseStore('production stack, sqlite', async () => {
+  const dir = await mkdtemp(join(tmpdir(), 'punctual-serve-store-'));
+  const serve = await buildServeStore(`file:${join(dir, 'punctual.db')}`, { dispatches: true, observe });
+  return {
+    store: asServed(serve),
+    cleanup: async () => {
+      await serve.close();
+      await rm(dir, { recursive: true, force: true });
+    },
+  };
+});
+
+describe.skipIf(!BASE)('production stack, postgres', () => {
+  exerciseStore('production stack, postgres', async () => {
+    const schema = await createTestSchema(BASE!);
+    const serve = await buildServeStore(schema.url, { dispatches: true, observe, clock: 'caller' });
+    return {
+      store: asServed(serve),
+      cleanup: async () => {
+        await serve.close();
+        await schema.drop();
+      },
+    };
+  });
+});
+
+describe('the production stack itself', () => {
+  it('on SQLite, gives the dispatcher the threaded dispatch store (timed), and the API the store', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'punctual-serve-store-'));
+    try {
+      const serve = await buildServeStore(`file:${join(dir, 'punctual.db')}`, { dispatches: true, observe });
+      await serve.store.migrate();
+      expect(serve.dispatchStore).not.toBe(serve.store);
+      expect(serve.dispatchStore).toBeInstanceOf(SqliteDispatchThread); // through the timer, a Proxy
+      observed.length = 0;
+      expect(await serve.dispatchStore.nextDueAt()).toBeNull();
+      expect(observed).toEqual(['nextDueAt']);
+      await serve.close();
+      await expect(serve.close()).resolves.toBeUndefined();
+      await expect(serve.dispatchStore.nextDueAt()).rejects.toThrow(/store thread/);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('on SQLite without dispatching (no dispatcher), builds no thread: the dispatch store is the store', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'punctual-serve-store-'));
+    try {
+      const serve = await buildServeStore(`file:${join(dir, 'punctual.db')}`, { dispatches: false, observe });
+      expect(serve.dispatchStore).toBe(serve.store);
+      await serve.close();
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  it.skipIf(!BASE)('on postgres, gives the dispatcher the store itself', async () => {
+    const schema = await createTestSchema(BASE!);
+    try {
+      const serve = await buildServeStore(schema.url, { dispatches: true, observe });
+      expect(serve.dispatchStore).toBe(serve.store);
+      await serve.close();
+    } finally {
+      await schema.drop();
+    }
+  });
+});

@@ -1,0 +1,80 @@
+import { describe, expect, it } from 'vitest';
+import type { AttemptResult } from '../../src/dispatch/deliver.js';
+import { attemptOutcome } from '../../src/dispatch/outcome.js';
+import type { ClaimedExecution } from '../../src/domain/types.js';
+
+const T0 = Date.UTC(2030, 0, 1);
+
+function claim(attempt: number, maxAttempts = 3): ClaimedExecution {
+  return {
+    executionId: 'e1',
+    jobType: 'schedule',
+    jobId: 'j1',
+    scheduledFor: T0,
+    attempt,
+    endpoint: 'https://example.com/hook',
+    data: {},
+    retry: { maxAttempts, initialDelayMs: 1_000, maxDelayMs: 60_000 },
+    timeoutMs: 10_000,
+    leaseExpiresAt: T0 + 15_000,
+  };
+}
+
+function result(o: Partial<AttemptResult>): AttemptResult {
+  return {
+    statusCode: 200,
+    error: null,
+    responseBody: 'ok',
+    ok: true,
+    refused: false,
+    timedOut: false,
+    startedAt: T0 + 10,
+    durationMs: 40,
+    retryAfterMs: null,
+    ...o,
+  };
+}
+
+const half = () => 0.5;
+
+describe('attemptOutcome', () => {
+  it('records a 2xx as Succeeded, with the attempt as it went', () => {
+    expect(attemptOutcome(claim(1), result({ statusCode: 204, responseBody: '' }), half)).toEqual({
+      executionId: 'e1',
+      attempt: 1,
+      status: 'Succeeded',
+      nextAttemptAt: null,
+      startedAt: T0 + 10,
+      durationMs: 40,
+      statusCode: 204,
+      error: null,
+      responseBody: '',
+    });
+  });
+
+  it('retries a retryable failure with attempts left, after the full-jitter backoff from the end of the attempt', () => {
+    // attempt 2: ceiling min(60 s, 1 s · 2^1) = 2 s; random 0.5 → 1 s after T0 + 50.
+    const o = attemptOutcome(claim(2), result({ statusCode: 503, ok: false, error: 'HTTP 503' }), half);
+    expect(o).toMatchObject({ status: 'Retrying', nextAttemptAt: T0 + 50 + 1_000, statusCode: 503, error: 'HTTP 503' });
+    // No answer at all (a timeout) is retried too.
+    expect(attemptOutcome(claim(1), result({ statusCode: null, ok: false, timedOut: true }), () => 0)).toMatchObject({
+      status: 'Retrying',
+      nextAttemptAt: T0 + 50,
+    });
+  });
+
+  it("honours the receiver's Retry-After, capped at the policy's maxDelayMs", () => {
+    expect(attemptOutcome(claim(1), result({ statusCode: 429, ok: false, retryAfterMs: 5_000 }), half).nextAttemptAt).toBe(T0 + 50 + 5_000);
+    expect(attemptOutcome(claim(1), result({ statusCode: 429, ok: false, retryAfterMs: 3_600_000 }), half).nextAttemptAt).toBe(T0 + 50 + 60_000);
+  });
+
+  it('fails a retryable failure on the last attempt, and a refusal (4xx) at once', () => {
+    expect(attemptOutcome(claim(3), result({ statusCode: 500, ok: false }), half)).toMatchObject({ status: 'Failed', nextAttemptAt: null });
+    expect(attemptOutcome(claim(1), result({ statusCode: 404, ok: false }), half)).toMatchObject({ status: 'Failed', nextAttemptAt: null });
+  });
+
+  it('never retries a destination the SSRF guard refused, whatever its status', () => {
+    const o = attemptOutcome(claim(1), result({ statusCode: null, ok: false, refused: true, error: 'refused' }), half);
+    expect(o).toMatchObject({ status: 'Failed', nextAttemptAt: null, error: 'refused' });
+  });
+});
