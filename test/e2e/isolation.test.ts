@@ -15,10 +15,10 @@ import {
 import { quantile } from '../support/server.js';
 
 /**
- * Isolation (issue #3 §5): a hundred endpoints that hang until the call timeout must not make
- * healthy jobs late. Healthy lateness p99 with 100 hanging endpoints ≤ 2 × the p99 without them,
- * measured in the same test on the same server (a warm-up round, then the baseline, then the
- * round with the hangers).
+ * Isolation (docs/calls.md, "Slow and hung endpoints"): a hundred endpoints that hang until the
+ * call timeout must not make healthy jobs late. Healthy lateness p99 with 100 hanging endpoints
+ * ≤ 2 × the p99 without them, measured in the same test on the same server (a warm-up round, then the
+ * baseline, then the round with the hangers).
  *
  * The service runs in its own process (`punctual serve`, test/support/child.ts), the healthy
  * receiver in another (`spawnReceiver`), the hanging endpoints in a third (`spawnStuckServers`:
@@ -105,7 +105,7 @@ async function inBatches<T>(items: T[], width: number, fn: (item: T) => Promise<
  * out by the deadline sweeper), so what is left of the hangers' cost is the load of 300 calls, not
  * their hanging.
  */
-describe('isolation from hanging endpoints (issue #3 §5)', () => {
+describe('isolation from hanging endpoints', () => {
   let dir: string;
   let server: ChildServer;
   let receiver: ChildReceiver;
