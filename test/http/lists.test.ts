@@ -105,7 +105,7 @@ describe.each(STORES)('job lists over a real socket ($name)', (storeUnderTest) =
   });
 
   describe('paging', () => {
-    it('keeps the spec shape, adds nextCursor: one page of everything by default (100)', async () => {
+    it('keeps the list shape (size and items), adds nextCursor: one page of everything by default (100)', async () => {
       const { status, body } = await get('/schedules');
       expect(status).toBe(200);
       expect(Object.keys(body).sort()).toEqual(['nextCursor', 'schedules', 'size']);
