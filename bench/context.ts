@@ -3,7 +3,10 @@ import type { ReceiverProcess } from './receiver-client.js';
 import type { Runner } from './service.js';
 import type { BenchStore, BenchStoreOptions } from './stores/store.js';
 
-/** Sizes and durations of the scenarios (defaults: issue #3 §6; overridable on the command line). */
+/**
+ * Sizes and durations of the scenarios (defaults: the full sizes of docs/benchmarks.md; overridable
+ * on the command line).
+ */
 export interface Sizes {
   /** Burst: schedules due at one instant. */
   burstCount: number;

@@ -2,7 +2,8 @@ import { readdirSync, readFileSync } from 'node:fs';
 
 /**
  * Memory of a Linux process as /proc/<pid>/status reports it, in MB (10^6 bytes; /proc's "kB"
- * are KiB, converted), the unit of the issue's goal "at most 256 MB".
+ * are KiB, converted), the unit of the Scale goal "at most 256 MB"
+ * (docs/benchmarks.md).
  */
 export interface MemoryReading {
   /** Resident set size now (VmRSS). */

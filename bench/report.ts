@@ -82,8 +82,9 @@ function steadyRows(scenario: string, s: SteadyResult): Row[] {
 }
 
 /**
- * Paging (issue #6 §4): each case's page time at both sizes. Goal: the same time (×1.5 at most
- * for p50) where the indexes answer the query alone; the others look at a bounded number of rows.
+ * Paging (docs/benchmarks.md): each case's page time at both sizes. Goal: the same time (×1.5 at
+ * most for p50) where the indexes answer the query alone; the others look at a bounded number of
+ * rows.
  */
 function pagingRows(p: PagingResult): Row[] {
   const scenario = 'paging';
@@ -101,7 +102,7 @@ function pagingRows(p: PagingResult): Row[] {
   });
 }
 
-/** The table's rows, with goals from issue #3 §6. */
+/** The table's rows, with the goals of docs/benchmarks.md. */
 export function rows(r: BenchResults): Row[] {
   const out: Row[] = [];
   if (r.burst) {

@@ -1,6 +1,6 @@
 /**
- * `npm run bench` — issue #3 §6. Starts `punctual serve` as a user would (its own process, real
- * HTTP, the embedded store; or PostgreSQL, with one node or several: issue #4 §6), a receiver in
+ * `npm run bench` (docs/benchmarks.md). Starts `punctual serve` as a user would (its own process,
+ * real HTTP, the embedded store; or PostgreSQL, with one node or several), a receiver in
  * another process, and runs the scenarios; prints a table and writes the figures as JSON to
  * bench/results/.
  *
@@ -8,7 +8,7 @@
  *   npm run bench -- --scenario burst               # one scenario
  *   npm run bench -- --quick                        # small sizes: checks the bench, not the service
  *   npm run bench -- --burst-count 20000 --steady-seconds 10 --runner tsx
- *   npm run bench -- --store postgres --nodes 3     # issue #4: three nodes on one PostgreSQL database
+ *   npm run bench -- --store postgres --nodes 3     # three nodes on one PostgreSQL database
  */
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';

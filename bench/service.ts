@@ -124,10 +124,11 @@ export async function startService(opts: ServiceOptions): Promise<Service> {
       DATABASE_URL: opts.databaseUrl,
       PUNCTUAL_BOOTSTRAP_TOKEN: token,
       LOG_LEVEL: 'warn',
-      // The receiver is on 127.0.0.1; the SSRF guard (issue #5) refuses loopback unless allowed.
+      // The receiver is on 127.0.0.1; the SSRF guard (docs/security.md) refuses loopback unless
+      // allowed.
       PUNCTUAL_ALLOWED_NETWORKS: '127.0.0.0/8',
-      // The per-key rate limit (issue #5, default 1,000/s) would cap creation and ingest at its
-      // own figure: the bench measures capacity, so it is off.
+      // The per-key rate limit (default 1,000/s, docs/security.md) would cap creation and ingest at
+      // its own figure: the bench measures capacity, so it is off.
       PUNCTUAL_RATE_LIMIT_PER_SECOND: '0',
       ...opts.env,
     },

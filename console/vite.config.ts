@@ -1,5 +1,5 @@
 /**
- * Vite build of the web console (issue #6 §6): `console/` → `dist/console/`, served by the service
+ * Vite build of the web console: `console/` → `dist/console/`, served by the service
  * at `/console/` (src/http/console.ts). Preact through Vite's own JSX transform (no Babel).
  *
  * `npm run build:console` builds it; `npx vite --config console/vite.config.ts` serves it with

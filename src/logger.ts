@@ -3,8 +3,8 @@ import type { LogLevel } from './config.js';
 
 /**
  * Paths pino removes from every log line: tokens and Authorization headers never reach the logs
- * (issue #2 §8, issue #5 §5). Fastify's request serializer logs no headers; these are the second
- * line of defence for objects logged by hand.
+ * (docs/security.md, "What is logged"). Fastify's request serializer logs no headers; these are the
+ * second line of defence for objects logged by hand.
  */
 export const REDACTED_PATHS = [
   'req.headers.authorization',

@@ -1,5 +1,5 @@
 /**
- * Burst (issue #3 §6): `burstCount` schedules created ahead through the API, all due at one
+ * Burst (docs/benchmarks.md): `burstCount` schedules created ahead through the API, all due at one
  * instant T; throughput = count / (last arrival − T). In the same run, the ceiling: the same
  * number of plain undici POSTs at the same receiver with the same concurrency (512, the
  * dispatcher's cap), count / (last arrival − first send), measured before and after the burst;

@@ -32,8 +32,8 @@ export function schedulesTargets(nodes: Service | Service[]): Target[] {
 }
 
 /**
- * Names for a {@link CpuMeter}: `{ [name]: pid }` for one node (as before issue #4), else
- * `{ [name + ' 1']: pid1, … }`; {@link withNodeTotal} then adds their sum as `name`.
+ * Names for a {@link CpuMeter}: `{ [name]: pid }` for one node (the names of a single-node run),
+ * else `{ [name + ' 1']: pid1, … }`; {@link withNodeTotal} then adds their sum as `name`.
  */
 export function nodePids(nodes: readonly { pid: number }[], name = 'service'): Record<string, number> {
   if (nodes.length === 1) return { [name]: nodes[0]!.pid };

@@ -1,7 +1,7 @@
 /**
- * Ingest (issue #3 §6): POST /schedules over HTTP from `ingestClients` (64) concurrent undici
- * clients for a fixed time, against Punctual and against a bare Fastify route in its own process
- * (bare-fastify-process.ts) in the same run; requests/s, latency p99, and the ratio.
+ * Ingest (docs/benchmarks.md): POST /schedules over HTTP from `ingestClients` (64) concurrent
+ * undici clients for a fixed time, against Punctual and against a bare Fastify route in its own
+ * process (bare-fastify-process.ts) in the same run; requests/s, latency p99, and the ratio.
  * The schedules are due far in the future, so the dispatcher stays idle. With `--nodes n` the
  * clients are spread over the n nodes (client k → node k mod n) and compared with one bare
  * Fastify process; `cpu` has each node and their sum (`server`).

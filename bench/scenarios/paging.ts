@@ -1,6 +1,6 @@
 /**
- * Paging (issue #6 §4, "Done when": paging and filters work on 100,000 jobs with the same page
- * time as on 100). Times `GET /schedules` pages over HTTP, one request at a time on a keep-alive
+ * Paging (docs/benchmarks.md): paging and filters must work on 100,000 jobs with the same page
+ * time as on 100. Times `GET /schedules` pages over HTTP, one request at a time on a keep-alive
  * connection, with 100 and then 100,000 schedules ({@link PAGING_SIZES}) in the store:
  * the first page, a page in the middle (reached by following cursors), a status, a tag, a name
  * that many schedules contain, all three together, and a name that none contains (the worst case:

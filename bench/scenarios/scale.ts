@@ -1,7 +1,7 @@
 /**
- * Scale (issue #3 §6): RSS of the service with `scalePending` (1,000,000) Pending schedules in the
- * store (goal ≤ 256 MB) and steady lateness compared with the figure with `steadyPending` (1,000)
- * pending (goal within 20%).
+ * Scale (docs/benchmarks.md): RSS of the service with `scalePending` (1,000,000) Pending schedules
+ * in the store (goal ≤ 256 MB) and steady lateness compared with the figure with `steadyPending`
+ * (1,000) pending (goal within 20%).
  *
  * Both steady runs happen in the same `punctual serve` process: first with 1,000 far-future
  * schedules in the store, then — after 999,000 more were written straight into the store while the

@@ -1,6 +1,6 @@
 /**
- * Steady (issue #3 §6): `rate` schedules due per second for `seconds`, each at its own instant
- * (T0 + i·1000/rate ms, whole ms), created ahead through the API, with `pending` far-future
+ * Steady (docs/benchmarks.md): `rate` schedules due per second for `seconds`, each at its own
+ * instant (T0 + i·1000/rate ms, whole ms), created ahead through the API, with `pending` far-future
  * schedules in the store beside them. Lateness = arrival at the receiver − scheduledAt.
  * Goals: p50 ≤ 5 ms, p99 ≤ 25 ms, no early call. Scale runs the same with 1,000,000 pending.
  */

@@ -1,4 +1,6 @@
-/** The stores `--store` can name: the embedded SQLite store, and PostgreSQL (issue #4). */
+/**
+ * The stores `--store` can name: the embedded SQLite store, and PostgreSQL (docs/benchmarks.md).
+ */
 import { postgresStore } from './postgres.js';
 import { sqliteStore } from './sqlite.js';
 import type { BenchStore } from './store.js';

@@ -1,5 +1,5 @@
 /**
- * PostgreSQL for the bench (`--store postgres`, issue #4 §6): a fresh database per scenario on a
+ * PostgreSQL for the bench (`--store postgres`): a fresh database per scenario on a
  * server (`--database-url`, default {@link DEFAULT_SERVER_URL}: the local server, trust auth),
  * named `punctual_bench_<pid>_<n>`, migrated by the service's own `punctual migrate`, dropped
  * after the scenario (`DROP DATABASE … WITH (FORCE)`). Databases left behind by a bench that was

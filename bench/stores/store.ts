@@ -1,6 +1,6 @@
 /**
  * The seam between the bench and the store under test. `--store sqlite` (the default) is the
- * embedded store (sqlite.ts); `--store postgres` (issue #4) a fresh database per scenario on a
+ * embedded store (sqlite.ts); `--store postgres` a fresh database per scenario on a
  * PostgreSQL server (postgres.ts). Each implements this interface in its own file and is
  * registered in index.ts.
  */

@@ -1,4 +1,4 @@
-/** Entry point of the Punctual web console (issue #6 §6). */
+/** Entry point of the Punctual web console (README, "Web console"). */
 import { render } from 'preact';
 import { App } from './app';
 import './styles.css';

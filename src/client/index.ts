@@ -1,7 +1,7 @@
 /**
- * `punctual/client`: a typed client of Punctual's HTTP API (issue #6 §2). The types are generated
- * from the OpenAPI document (`schema.ts`, by openapi-typescript: `npm run client:types`); the
- * requests are made by openapi-fetch. A base URL and a token are all it needs:
+ * `punctual/client`: a typed client of Punctual's HTTP API (docs/client.md). The types are
+ * generated from the OpenAPI document (`schema.ts`, by openapi-typescript: `npm run client:types`);
+ * the requests are made by openapi-fetch. A base URL and a token are all it needs:
  *
  * ```ts
  * import { createPunctualClient } from 'punctual/client';
@@ -13,7 +13,8 @@
  *
  * Every method resolves with the answer's JSON body as the API defines it, or throws a
  * {@link PunctualProblem} (any 4xx or 5xx, with the RFC 9457 fields) or a
- * {@link PunctualConnectionError} (no answer). `get` of an unknown id resolves with null (spec §7).
+ * {@link PunctualConnectionError} (no answer). `get` of an unknown id resolves with null, as the
+ * API answers a read of an id that names nothing (docs/interface.md).
  * This module imports nothing of the service: it runs in any runtime with `fetch`.
  */
 import createClient, { type Client, type Middleware } from 'openapi-fetch';
@@ -36,7 +37,7 @@ type QueryOf<P extends keyof paths, M extends Method> = Operation<P, M> extends 
   ? NonNullable<Q>
   : never;
 
-/** A schedule (spec §2), as the API answers it. */
+/** A schedule (docs/interface.md), as the API answers it. */
 export type Schedule = ResponseOf<'/schedules', 'post', 201>;
 /** Body of `schedules.create` (POST /schedules). */
 export type ScheduleCreate = BodyOf<'/schedules', 'post'>;
@@ -47,7 +48,7 @@ export type ScheduleListQuery = QueryOf<'/schedules', 'get'>;
 /** One page of schedules: `{ size, schedules, nextCursor }`. */
 export type ScheduleList = ResponseOf<'/schedules', 'get', 200>;
 
-/** A cron job (spec §2), as the API answers it. */
+/** A cron job (docs/interface.md), as the API answers it. */
 export type CronJob = ResponseOf<'/cron', 'post', 201>;
 /** Body of `cron.create` (POST /cron). */
 export type CronJobCreate = BodyOf<'/cron', 'post'>;

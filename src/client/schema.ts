@@ -217,7 +217,7 @@ export interface paths {
         };
         /**
          * Metrics (Prometheus)
-         * @description The service's metrics in the Prometheus text format 0.0.4, for a Prometheus scraper: executions and attempts by outcome, lateness, calls in flight, due work not yet claimed, HTTP request and store operation durations, process metrics. Served here, behind an API key, unless `PUNCTUAL_METRICS_PORT` is set: then only on that port, without authentication, and this path is a 404. The series are listed in the README ("Metrics").
+         * @description The service's metrics in the Prometheus text format 0.0.4, for a Prometheus scraper: executions and attempts by outcome, lateness, calls in flight, due work not yet claimed, HTTP request and store operation durations, process metrics. Served here, behind an API key, unless `PUNCTUAL_METRICS_PORT` is set: then only on that port, without authentication, and this path is a 404. The series are listed in docs/metrics.md.
          */
         get: operations["getMetrics"];
         put?: never;

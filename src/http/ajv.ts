@@ -1,13 +1,13 @@
 /**
- * How request schemas are validated (issue #2 §4): Fastify's Ajv, configured so that
- *  - every problem of a request is reported at once (`allErrors`; bounded by the body limit and,
- *    with issue #5, by size limits in the schemas);
+ * How request schemas are validated: Fastify's Ajv, configured so that
+ *  - every problem of a request is reported at once (`allErrors`; bounded by the body limit and
+ *    by size limits in the schemas);
  *  - nothing is changed silently: no type coercion (also not for query strings: numbers there are
  *    declared as digit strings and read by the route), no removal of unknown fields (bodies say
  *    `additionalProperties: false`, so unknown fields are errors), no defaults filled in;
  *  - the rules JSON Schema cannot state (cron expression, time zone, instant, URL and the SSRF
  *    guard's host check, non-blank name, the order of a retry policy's delays, and the size
- *    limits of issue #5 §2, which are configurable and so cannot be written into the schemas)
+ *    limits of docs/security.md, which are configurable and so cannot be written into the schemas)
  *    run inside validation through the `x-rule`, `x-check` and `x-retry-delays` keywords, with the
  *    same functions the service uses (`service/rules.ts`), so their messages come in the same
  *    `errors` list.

@@ -1,6 +1,6 @@
 /**
- * The HTTP API as a Fastify instance (design.md: `buildApp(deps)`, routes by resource, schemas in
- * their own modules, one error handler). Knows nothing of SQL: everything goes through the
+ * The HTTP API as a Fastify instance, built by `buildApp(deps)`: routes by resource, schemas in
+ * their own modules, one error handler (docs/architecture.md). Knows nothing of SQL: everything goes through the
  * services and the `Store` interface.
  */
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';

@@ -1,7 +1,7 @@
 /**
- * Bearer authentication of the interface's endpoints (spec §5, issue #2 §3), as an `onRequest`
- * hook so that nothing of an unauthenticated request is parsed or validated; with the rate limits
- * of issue #5 §3 (`rate-limit.ts`) around it.
+ * Bearer authentication of the interface's endpoints (every endpoint needs a valid API key in
+ * `Authorization: Bearer`; docs/security.md), as an `onRequest` hook so that nothing of an
+ * unauthenticated request is parsed or validated; with the rate limits (`rate-limit.ts`) around it.
  */
 import type { FastifyReply, FastifyRequest, onRequestAsyncHookHandler } from 'fastify';
 import type { Clock } from '../domain/clock.js';

@@ -1,5 +1,5 @@
 /**
- * The web console (issue #6 §6): the static single-page app built by Vite from `console/` into
+ * The web console: the static single-page app built by Vite from `console/` into
  * `dist/console/`, served at `/console/` by @fastify/static.
  *
  * - No authentication for these files: they hold no data. The app asks for an API key and sends

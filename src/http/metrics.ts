@@ -1,11 +1,11 @@
 /**
- * The HTTP side of the metrics (issue #6 §5): `GET /metrics` in the Prometheus text format, and
+ * The HTTP side of the metrics (docs/metrics.md): `GET /metrics` in the Prometheus text format, and
  * the duration of every answered request by route pattern and status. What the metrics are and
  * how they are gathered lives in `src/metrics/` (prom-client), wired by `main.ts`; this module
  * only needs the small {@link MetricsExposition} interface, so the HTTP layer does not depend on
  * it.
  *
- * Where `/metrics` is served (README, "Metrics"):
+ * Where `/metrics` is served (docs/metrics.md):
  *  - without `PUNCTUAL_METRICS_PORT`: on the API's port, behind an API key (any valid key, like
  *    every API route: rate limit and failed-authentication guard included);
  *  - with it: only on that port, by {@link buildMetricsApp}, without authentication (operators
@@ -88,7 +88,7 @@ export const metricsRoute: FastifyPluginAsync<MetricsRouteOptions> = async (app,
           'The service\'s metrics in the Prometheus text format 0.0.4, for a Prometheus scraper: executions and attempts ' +
           'by outcome, lateness, calls in flight, due work not yet claimed, HTTP request and store operation durations, ' +
           'process metrics. Served here, behind an API key, unless `PUNCTUAL_METRICS_PORT` is set: then only on that ' +
-          'port, without authentication, and this path is a 404. The series are listed in the README ("Metrics").',
+          'port, without authentication, and this path is a 404. The series are listed in docs/metrics.md.',
         tags: ['Metrics'],
         security: authenticated ? BEARER : OPEN,
         querystring: NoQuery,

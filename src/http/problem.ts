@@ -18,7 +18,10 @@ export const PROBLEM_CONTENT_TYPE = 'application/problem+json';
 /** Prefix of the `type` URI of Punctual's problems; the suffix is a stable code. */
 export const PROBLEM_TYPE_BASE = 'urn:punctual:problem:';
 
-/** Domain error code → HTTP status and title. The only such table (design.md, "Habits"). */
+/**
+ * Domain error code → HTTP status and title. The only such table: every mapping of a domain error
+ * to a status is made here.
+ */
 export const DOMAIN_ERROR_STATUS: Record<ErrorCode, { status: number; title: string }> = {
   invalid_input: { status: 400, title: 'Invalid input' },
   unauthenticated: { status: 401, title: 'Unauthenticated' },

@@ -1,5 +1,5 @@
 /**
- * Rate limits of the HTTP API (issue #5 §3), kept in memory on each node:
+ * Rate limits of the HTTP API (docs/security.md), kept in memory on each node:
  *
  *  - per API key, a token bucket: a key may send `burst` requests at once, and `perSecond` more
  *    every second after that (`PUNCTUAL_RATE_LIMIT_BURST`, `PUNCTUAL_RATE_LIMIT_PER_SECOND`; a rate
@@ -26,7 +26,7 @@ export interface RateLimitSettings {
   burst: number;
 }
 
-/** The defaults of issue #5 §3. */
+/** The defaults: 1,000 requests a second per key, bursts of 2,000 (docs/security.md). */
 export const DEFAULT_RATE_LIMIT: Readonly<RateLimitSettings> = Object.freeze({ perSecond: 1_000, burst: 2_000 });
 
 /** Failed authentications one client address may make within {@link AUTH_FAILURE_WINDOW_MS}. */

@@ -1,5 +1,5 @@
 /**
- * How an attempt is labelled in `punctual_attempts_total` (issue #6 §5), from the outcome the
+ * How an attempt is labelled in `punctual_attempts_total` (docs/metrics.md), from the outcome the
  * dispatcher recorded (`dispatch:delivered`). The kinds follow the retry rules of
  * src/dispatch/retry.ts and the error texts of src/dispatch/deliver.ts.
  */

@@ -1,7 +1,7 @@
 /**
- * The metrics of one running server (issue #6 §5), with prom-client: one `Registry` per server
+ * The metrics of one running server, with prom-client: one `Registry` per server
  * (never prom-client's global one), so several servers in one process (the tests) keep their
- * series apart. The series, their labels and units are listed in the README ("Metrics"); names
+ * series apart. The series, their labels and units are listed in docs/metrics.md; names
  * follow the Prometheus conventions (`punctual_` prefix, base units: seconds, `_total` counters).
  *
  * Where the values come from, without touching the code that makes them:

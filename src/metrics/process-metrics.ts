@@ -1,5 +1,5 @@
 /**
- * Process metrics (issue #6 §5): prom-client's default metrics (`process_cpu_seconds_total`,
+ * Process metrics (docs/metrics.md): prom-client's default metrics (`process_cpu_seconds_total`,
  * `process_resident_memory_bytes`, `process_open_fds`, `nodejs_eventloop_lag_seconds`,
  * `nodejs_heap_size_used_bytes`, `nodejs_gc_duration_seconds`, …), under their standard names so
  * that existing Node.js dashboards work.

@@ -1,6 +1,6 @@
 /**
- * Execution use cases (issue #3 §1, §4): a job's execution history, one execution, and running a
- * job now (trigger).
+ * Execution use cases (docs/calls.md, "Executions"): a job's execution history, one execution, and
+ * running a job now (trigger).
  */
 import { ConflictError, NotFoundError } from '../domain/errors.js';
 import { isUuid, newId } from '../domain/ids.js';
@@ -8,7 +8,7 @@ import type { Execution, JobType } from '../domain/types.js';
 import type { JobServiceContext } from './context.js';
 import { Checks, PAGE_LIMIT_MAX, PAGE_LIMIT_MIN, wholeNumberMessage } from './rules.js';
 
-/** Executions in a page when the request does not say (issue #3 §1). */
+/** Executions in a page when the request does not say. */
 export const PAGE_LIMIT_DEFAULT = 20;
 
 /** Input of {@link listExecutions}. */
@@ -58,7 +58,7 @@ export async function getExecution(ctx: JobServiceContext, id: string): Promise<
 }
 
 /**
- * Runs a job now, outside its schedule (issue #3 §4): stores a `Pending` execution with
+ * Runs a job now, outside its schedule (trigger): stores a `Pending` execution with
  * `triggered: true` and `scheduledFor` = now, and wakes the dispatcher for now. A schedule must be
  * `Pending` and becomes `Running` (it does not run again at its `scheduledAt`); a cron job runs
  * whatever its status (a `Paused` one included) and keeps its `nextInvocation`.

@@ -1,14 +1,14 @@
 /**
- * The paged, filtered job lists (issue #6 §4): `GET /schedules` and `GET /cron` take `limit`,
- * `cursor`, `status`, `tag` (schedules only) and `name`. This module checks that input (the HTTP
- * layer checks the same in its schemas; this holds for any other caller) and turns it into the
- * store's page params. Paging and filtering themselves are the store's (`Store.schedulePage`,
- * `Store.cronPage`; the shared rules in `store/paging.ts`).
+ * The paged, filtered job lists (docs/interface.md, "Lists"): `GET /schedules` and `GET /cron`
+ * take `limit`, `cursor`, `status`, `tag` (schedules only) and `name`. This module checks that
+ * input (the HTTP layer checks the same in its schemas; this holds for any other caller) and turns
+ * it into the store's page params. Paging and filtering themselves are the store's
+ * (`Store.schedulePage`, `Store.cronPage`; the shared rules in `store/paging.ts`).
  */
 import type { JobPageParams } from '../store/store.js';
 import { Checks, LIST_LIMIT_MAX, LIST_LIMIT_MIN, wholeNumberMessage, type RuleContext } from './rules.js';
 
-/** Jobs in a page when the request does not say (issue #6 §4). */
+/** Jobs in a page when the request does not say. */
 export const LIST_LIMIT_DEFAULT = 100;
 
 /** Input of a list (as parsed from the query string). */

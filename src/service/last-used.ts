@@ -9,10 +9,10 @@ export interface LastUsedRecorderOptions {
 }
 
 /**
- * Batches the `lastUsed` writes of API keys (issue #2 §3: "to within 5 seconds; batch the
- * writes; do not write on every request"). {@link record} only updates a map in memory; at most
- * `flushIntervalMs` (1 s) later one `Store.apiKeyTouch` writes every key used since the last
- * flush. {@link close} writes what is left. A failed write keeps its entries for the next flush.
+ * Batches the `lastUsed` writes of API keys: `lastUsed` must be exact to within 5 seconds, and
+ * is written in batches, never on every request (docs/security.md). {@link record} only updates a
+ * map in memory; at most `flushIntervalMs` (1 s) later one `Store.apiKeyTouch` writes every key
+ * used since the last flush. {@link close} writes what is left. A failed write keeps its entries for the next flush.
  *
  * {@link pendingFor} lets readers show a use that is not written yet, so this node's answers are
  * exact; other nodes see it within one interval.

@@ -1,6 +1,6 @@
 /**
- * Size limits of what a client may send (issue #5 §2). Each is configurable (`config.ts`,
- * `PUNCTUAL_MAX_*`); the defaults are the issue's. They keep one request from costing the service
+ * Size limits of what a client may send (docs/security.md). Each is configurable (`config.ts`,
+ * `PUNCTUAL_MAX_*`; docs/configuration.md). They keep one request from costing the service
  * (or the receivers of its calls) more than a bounded amount of memory, storage and parsing, and
  * they are checked before anything expensive is done with a value (a 1 MiB string is never
  * parsed as a URL or a cron expression).
@@ -27,7 +27,7 @@ export interface InputLimits {
   expressionLength: number;
 }
 
-/** The defaults of issue #5 §2. */
+/** The defaults (docs/security.md, "Limits of what a client may send"). */
 export const DEFAULT_LIMITS: Readonly<InputLimits> = Object.freeze({
   bodyBytes: 1_048_576,
   dataBytes: 262_144,

@@ -5,7 +5,8 @@ export const TOKEN_PREFIX = 'pk_';
 
 /**
  * A new API token: `pk_` followed by the base64url (RFC 4648 §5, no padding) form of 32 random
- * bytes from `crypto.randomBytes`, i.e. 256 random bits in 46 characters (issue #2 §3 asks ≥ 192).
+ * bytes from `crypto.randomBytes`, i.e. 256 random bits in 46 characters (a token must
+ * carry at least 192).
  */
 export function generateToken(): string {
   return TOKEN_PREFIX + randomBytes(32).toString('base64url');

@@ -1,5 +1,5 @@
 /**
- * `punctual schedules …`, `punctual cron …` and `punctual executions …` (issue #6 §3), run as real
+ * `punctual schedules …`, `punctual cron …` and `punctual executions …` (docs/cli.md), run as real
  * child processes against a live server: `--json` is the API's JSON, the tables show the fields.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

@@ -1,5 +1,5 @@
 /**
- * `punctual keys …` (issue #6 §3): on the store directly when no service URL is set (or with
+ * `punctual keys …` (docs/cli.md): on the store directly when no service URL is set (or with
  * `--local`), the way the first key is made; through the API otherwise. Real child processes, a
  * live server on a real SQLite file.
  */

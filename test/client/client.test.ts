@@ -1,6 +1,6 @@
 /**
- * The typed client (`punctual/client`, issue #6 §2) against a live server over a real socket: every
- * method at least once, problems as typed errors, null for unknown ids, paging that follows
+ * The typed client (`punctual/client`, docs/client.md) against a live server over a real socket:
+ * every method at least once, problems as typed errors, null for unknown ids, paging that follows
  * `nextCursor`, and the errors of a server that cannot be reached or answers something else.
  */
 import { once } from 'node:events';
@@ -253,7 +253,7 @@ describe('API keys', () => {
 });
 
 describe('unknown ids and failures', () => {
-  it('get of an unknown id resolves with null (spec §7), for every resource', async () => {
+  it('get of an unknown id resolves with null, as the API answers it, for every resource', async () => {
     for (const id of [UNKNOWN, 'not-a-uuid']) {
       expect(await punctual.schedules.get(id)).toBeNull();
       expect(await punctual.cron.get(id)).toBeNull();

@@ -1,5 +1,5 @@
 /**
- * `punctual/client` is a subpath export of the package (issue #6 §2): package.json points it at
+ * `punctual/client` is a subpath export of the package (docs/client.md): package.json points it at
  * what `tsc -p tsconfig.build.json` emits for src/client/index.ts, `punctual` stays the bin, and
  * the client imports nothing of the service (it must run wherever fetch does).
  */

@@ -1,5 +1,5 @@
 /**
- * The client's types are generated, not written (issue #6 §2): src/client/schema.ts must be what
+ * The client's types are generated, not written (docs/client.md): src/client/schema.ts must be what
  * `npm run client:types` (openapi-typescript) makes of the committed docs/openapi.json. Fails when
  * the document changed and the types were not regenerated.
  */

@@ -1,5 +1,5 @@
 /**
- * The reference comparison (issue #2, "Done when"): nextOccurrence against the brute-force
+ * The reference comparison (docs/cron.md): nextOccurrence against the brute-force
  * evaluator of ./reference.ts on at least 10,000 random expression × zone × start cases, about
  * half of them starting shortly before (or inside) a real offset transition of the zone.
  *

@@ -8,7 +8,7 @@ import { startReceiver, type Receiver } from '../support/receiver.js';
 const TOKEN = 'crash-test-bootstrap-token-0123456789';
 
 /**
- * kill -9 with work pending, then start again on the same database file (issue #2, "Done when"):
+ * kill -9 with work pending, then start again on the same database file:
  * every schedule that came due while the service was down fires once, every cron job continues,
  * and missed cron occurrences run once.
  */

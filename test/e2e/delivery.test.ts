@@ -30,9 +30,9 @@ interface Page {
 }
 
 /**
- * Delivery as receivers see it (issue #3): signed calls verified with the `standardwebhooks`
+ * Delivery as receivers see it (docs/calls.md): signed calls verified with the `standardwebhooks`
  * package, each retry rule, the execution history through the API, trigger and overlap — all over
- * real sockets against a real receiver. Run against every store (issue #4 §2).
+ * real sockets against a real receiver. Run against every store.
  */
 describe.each(STORES)('delivery: signatures, retries, history (real HTTP, $name)', (store) => {
   let server: TestServer;

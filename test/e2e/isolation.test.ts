@@ -15,10 +15,10 @@ import {
 import { quantile } from '../support/server.js';
 
 /**
- * Isolation: a hundred endpoints that hang until the call timeout must not make
- * healthy jobs late. Healthy lateness p99 with 100 hanging endpoints ≤ 2 × the p99 without them,
- * measured in the same test on the same server (a warm-up round, then the baseline, then the
- * round with the hangers).
+ * Isolation (docs/calls.md, "Slow and hung endpoints"): a hundred endpoints that hang until the
+ * call timeout must not make healthy jobs late. Healthy lateness p99 with 100 hanging endpoints
+ * ≤ 2 × the p99 without them, measured in the same test on the same server (a warm-up round, then the
+ * baseline, then the round with the hangers).
  *
  * The service runs in its own process (`punctual serve`, test/support/child.ts), the healthy
  * receiver in another (`spawnReceiver`), the hanging endpoints in a third (`spawnStuckServers`:
@@ -90,7 +90,7 @@ async function inBatches<T>(items: T[], width: number, fn: (item: T) => Promise<
  * the healthy p99 with the hangers was about 1.5-2.2 × the p99 without them, and the bar failed in
  * about 1 run of 5. Then, in turn: the dispatcher's SQLite transactions moved to a thread of their
  * own (src/dispatch/store-thread.ts), its timer closes in on due instants (WAKE_LEAD_MS in
- * wake-timer.ts), every round starts awake (PRIMER): 7 runs of 7 held, ratios 1.0-1.83. Then the
+ * dispatcher.ts), every round starts awake (PRIMER): 7 runs of 7 held, ratios 1.0-1.83. Then the
  * calls to slow origins moved to the slow lane's thread (src/dispatch/slow-lane.ts): 3 of 5 held
  * (4 vs 9 ms twice), as that thread still took the CPU from the event loop at each wave; at nice 19
  * (slow-lane-worker.ts) 15 runs of 15 held, ratios 1.0-1.75 (best p99 without/with hangers, ms:

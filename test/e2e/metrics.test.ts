@@ -33,8 +33,8 @@ function expectNoSecrets(text: string, secret: string): void {
 }
 
 /**
- * `GET /metrics` (issue #6 §5) after real deliveries: a real server (in-process, on a socket), a
- * real receiver on 127.0.0.1, real calls — one success, one 4xx failure, one 500 that is retried
+ * `GET /metrics` (docs/metrics.md) after real deliveries: a real server (in-process, on a socket),
+ * a real receiver on 127.0.0.1, real calls — one success, one 4xx failure, one 500 that is retried
  * and then succeeds, one that times out while another waits — then the metrics scraped over HTTP
  * and read line by line. Run against every store.
  */

@@ -54,11 +54,12 @@ async function dump(url: string): Promise<{ [K in TransferKind]: TransferRecords
 }
 
 /**
- * `punctual migrate-store` (issue #4 §6): a SQLite store with keys, a generated signing secret,
- * schedules, cron jobs and executions with attempts is copied into an empty store of each kind
- * (PostgreSQL when configured; SQLite always, which exercises both SQLite ends); the copy holds
- * the same records (read back, pages of 2, so paging is exercised), and a node serving the copy
- * authenticates the old tokens, shows the history, fires what is due and signs with the old secret.
+ * `punctual migrate-store` (docs/multinode.md): a SQLite store with keys, a generated signing
+ * secret, schedules, cron jobs and executions with attempts is copied into an empty store of each
+ * kind (PostgreSQL when configured; SQLite always, which exercises both SQLite ends); the copy
+ * holds the same records (read back, pages of 2, so paging is exercised), and a node serving the
+ * copy authenticates the old tokens, shows the history, fires what is due and signs with the old
+ * secret.
  */
 describe.each(STORES)('migrate-store: SQLite → $name', (targetStore) => {
   let receiver: Receiver;
@@ -156,7 +157,7 @@ describe.each(STORES)('migrate-store: SQLite → $name', (targetStore) => {
     expect(history.executions[0]!.attempts[1]!.responseBody).toBe('thanks');
     expect(((await api('GET', `/schedules/${later.id}`)).body as { status: string }).status).toBe('Pending');
     expect(((await api('GET', `/cron/${paused.id}`)).body as { status: string }).status).toBe('Paused');
-    // The copy's tag index was filled by its own triggers (issue #6 §4): the list filters find the copies.
+    // The copy's tag index was filled by its own triggers: the list filters find the copies.
     const tagged = (await api('GET', '/schedules?tag=migrated')).body as { schedules: { id: string }[] };
     expect(tagged.schedules.map((x) => x.id)).toEqual([flaky.id]);
     const pausedJobs = (await api('GET', '/cron?status=Paused')).body as { cronJobs: { id: string }[] };

@@ -24,7 +24,7 @@ const get = async (base: string, path: string) => {
   return res.status;
 };
 
-/** `punctual serve --role all | api | dispatcher` (issue #4 §3). */
+/** `punctual serve --role all | api | dispatcher` (docs/multinode.md, "Roles"). */
 describe('roles', () => {
   const servers: RunningServer[] = [];
   const dbs: TestDatabase[] = [];

@@ -5,9 +5,10 @@ import { quantile } from '../support/server.js';
 import { POSTGRES, type TestDatabase } from '../support/stores.js';
 
 /**
- * Proof of issue #4 §4, with real processes on real PostgreSQL and a real receiver: several
- * `punctual serve` nodes share one database; no occurrence is lost or doubled, a node killed with
- * SIGKILL loses nothing, and a node whose clock is ahead fires nothing early.
+ * Proof of the multi-node guarantees (docs/multinode.md), with real processes on real PostgreSQL
+ * and a real receiver: several `punctual serve` nodes share one database; no occurrence is lost or
+ * doubled, a node killed with SIGKILL loses nothing, and a node whose clock is ahead fires nothing
+ * early.
  *
  * The cluster: one `--role api` node (all creates go through it, so dispatchers learn of work only
  * through the store: NOTIFY and their own timers) and three `--role dispatcher` nodes, at
@@ -195,7 +196,7 @@ describe.skipIf(POSTGRES === null)('many nodes on one PostgreSQL database (real 
     await expect
       .poll(
         async () => {
-          // Lists page (issue #6 §4): follow nextCursor through the Succeeded schedules of the round.
+          // Lists page: follow nextCursor through the Succeeded schedules of the round.
           let count = 0;
           let cursor: string | null = null;
           do {

@@ -7,10 +7,10 @@ import { startTestServer, type TestServer } from '../support/server.js';
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
 /**
- * The README's verifying receiver (examples/verifying-receiver.mjs), run as its own process with
- * the secret `punctual signing-secret` prints, against real calls (issue #3 §3).
+ * The verifying receiver of docs/calls.md (examples/verifying-receiver.mjs), run as its own process
+ * with the secret `punctual signing-secret` prints, against real calls.
  */
-describe('the README receiver verifies real calls with standardwebhooks', () => {
+describe('the receiver of docs/calls.md verifies real calls with standardwebhooks', () => {
   let server: TestServer;
   let receiver: ChildProcess;
   const lines: string[] = [];

@@ -1,5 +1,5 @@
 /**
- * Property-based fuzzing of the whole HTTP API (issue #5 §4), through `app.inject` against a real
+ * Property-based fuzzing of the whole HTTP API, through `app.inject` against a real
  * SQLite store in a temp dir. For every generated request:
  *  - never a 5xx;
  *  - every 4xx is an RFC 9457 problem (`application/problem+json` with type, title, status,
@@ -17,7 +17,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { databaseDumper, expectProblem, openHarness, type Harness } from '../http/harness.js';
 import { requestArb, resolveIds, type FuzzRequest, type IdPool } from './arbitraries.js';
 
-/** Requests a run must send at least (issue #5 §4: 10,000 per CI run). */
+/** Requests a run must send at least: 10,000 per CI run. */
 const MIN_REQUESTS = 10_000;
 const SCALE = Number(process.env.PUNCTUAL_FUZZ_SCALE ?? 1);
 /** Requests per batch; the probes run after each. */

@@ -1,5 +1,5 @@
 /**
- * Generators of hostile HTTP requests for the fuzz suite (issue #5 §4): every route of the API,
+ * Generators of hostile HTTP requests for the fuzz suite: every route of the API,
  * with bodies that are mostly almost-valid (so they reach deep validation and the store) and
  * partly garbage, odd query strings, ids, headers and values — huge and non-finite numbers, deep
  * nesting, long and unusual Unicode (unpaired surrogates, NUL, bidi overrides), prototype keys,

@@ -1,6 +1,6 @@
 /**
- * An app on a real SQLite file in a temp dir, with a key, for the HTTP, fuzz and security tests
- * (issue #5). Not a test file itself.
+ * An app on a real SQLite file in a temp dir, with a key, for the HTTP, fuzz and security tests.
+ * Not a test file itself.
  */
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';

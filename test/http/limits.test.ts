@@ -1,6 +1,6 @@
 /**
- * Size limits (issue #5 §2): each at its boundary — exactly the limit passes, one more fails with
- * a problem naming the field — with the defaults and with configured values.
+ * Size limits (docs/security.md): each at its boundary — exactly the limit passes, one more fails
+ * with a problem naming the field — with the defaults and with configured values.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { MAX_LISTED_PROBLEMS } from '../../src/http/problem.js';

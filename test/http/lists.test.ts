@@ -1,7 +1,8 @@
 /**
- * `GET /schedules` and `GET /cron` with paging and filters (issue #6 §4), over a real socket,
- * against every store: the parameters, the answer's shape, and a 400 naming each bad parameter.
- * The store's side (order, every row once, bounded scans) is in test/store/conformance-lists.ts.
+ * `GET /schedules` and `GET /cron` with paging and filters (docs/interface.md, "Lists"), over a
+ * real socket, against every store: the parameters, the answer's shape, and a 400 naming each bad
+ * parameter. The store's side (order, every row once, bounded scans) is in
+ * test/store/conformance-lists.ts.
  */
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -104,7 +105,7 @@ describe.each(STORES)('job lists over a real socket ($name)', (storeUnderTest) =
   });
 
   describe('paging', () => {
-    it('keeps the spec shape, adds nextCursor: one page of everything by default (100)', async () => {
+    it('keeps the list shape (size and items), adds nextCursor: one page of everything by default (100)', async () => {
       const { status, body } = await get('/schedules');
       expect(status).toBe(200);
       expect(Object.keys(body).sort()).toEqual(['nextCursor', 'schedules', 'size']);

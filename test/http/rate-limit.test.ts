@@ -1,5 +1,5 @@
 /**
- * Rate limits (issue #5 §3): the per-key token bucket with its IETF `RateLimit-*` fields and
+ * Rate limits (docs/security.md): the per-key token bucket with its IETF `RateLimit-*` fields and
  * `Retry-After`, and the per-address guard against repeated failed authentications. Time comes
  * from an injected clock: no sleeps.
  */

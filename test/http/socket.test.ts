@@ -7,7 +7,7 @@ import { openStore } from '../../src/store/open.js';
 import type { Store } from '../../src/store/store.js';
 import { STORES, type TestDatabase } from '../support/stores.js';
 
-/** The HTTP API over a real socket, against every store (issue #4 §2). */
+/** The HTTP API over a real socket, against every store (docs/multinode.md). */
 describe.each(STORES)('over a real socket ($name)', (storeUnderTest) => {
   let db: TestDatabase;
   let store: Store;

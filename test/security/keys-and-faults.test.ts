@@ -1,8 +1,8 @@
 /**
- * Keys that stop working stop at once, and failures say nothing about the inside (issue #5 §5):
- * a disabled or deleted key is refused on the very next request, however it was changed; error
- * bodies never show a stack trace, a file, SQL or a driver's message — also when the store is
- * closed (503) or its database is damaged underneath the service.
+ * Keys that stop working stop at once, and failures say nothing about the inside
+ * (docs/security.md): a disabled or deleted key is refused on the very next request, however it was
+ * changed; error bodies never show a stack trace, a file, SQL or a driver's message — also when the
+ * store is closed (503) or its database is damaged underneath the service.
  */
 import Database from 'better-sqlite3';
 import type { InjectOptions } from 'fastify';

@@ -1,6 +1,6 @@
 /**
- * Where tokens may and may not be (issue #5 §5): only in the answer to `POST /api-keys`. Never in
- * the logs, a listing or an error body; the store holds only their SHA-256 digests.
+ * Where tokens may and may not be (docs/security.md): only in the answer to `POST /api-keys`. Never
+ * in the logs, a listing or an error body; the store holds only their SHA-256 digests.
  */
 import { readFile, readdir } from 'node:fs/promises';
 import { join } from 'node:path';

@@ -85,7 +85,7 @@ describe('loadConfig', () => {
     expect(() => loadConfig({ PUNCTUAL_TEST_CLOCK_OFFSET_MS: '5s' })).toThrow(/PUNCTUAL_TEST_CLOCK_OFFSET_MS/);
   });
 
-  it('reads the SSRF guard, the size limits and the rate limit (issue #5)', () => {
+  it('reads the SSRF guard, the size limits and the rate limit', () => {
     const c = loadConfig({
       PUNCTUAL_ALLOW_PRIVATE_ENDPOINTS: 'true',
       PUNCTUAL_ALLOWED_NETWORKS: '10.0.0.0/8, hooks.internal',
@@ -101,7 +101,7 @@ describe('loadConfig', () => {
     expect(() => loadConfig({ PUNCTUAL_ALLOW_PRIVATE_ENDPOINTS: 'yes' })).toThrow(/PUNCTUAL_ALLOW_PRIVATE_ENDPOINTS/);
   });
 
-  it('reads the metrics port (PUNCTUAL_METRICS_PORT, issue #6 §5): unset is null, 0 picks a free port, PORT is refused', () => {
+  it('reads the metrics port (PUNCTUAL_METRICS_PORT): unset is null, 0 picks a free port, PORT is refused', () => {
     expect(loadConfig({}).metricsPort).toBeNull();
     expect(loadConfig({ PUNCTUAL_METRICS_PORT: '' }).metricsPort).toBeNull();
     expect(loadConfig({ PUNCTUAL_METRICS_PORT: '9100' }).metricsPort).toBe(9100);

@@ -1,4 +1,4 @@
-/** Routes of /api-keys (spec §4; GET/PATCH/DELETE /api-keys/{id} from issue #2 §2). */
+/** Routes of /api-keys, with GET/PATCH/DELETE /api-keys/{id} (docs/interface.md). */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { createApiKey, deleteApiKey, getApiKey, listApiKeys, updateApiKey } from '../../service/api-keys.js';

@@ -1,4 +1,4 @@
-/** Routes of /cron (spec §4; DELETE and the preview from issue #2 §2, §5). */
+/** Routes of /cron, DELETE and the preview included (docs/interface.md, docs/cron.md). */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { toIso } from '../../domain/time.js';

@@ -1,6 +1,6 @@
 /**
- * Routes of executions (issue #3 §1, §4): the history of a schedule or cron job, one execution,
- * and running a job now.
+ * Routes of executions (docs/calls.md, "Executions"): the history of a schedule or cron job, one
+ * execution, and running a job now.
  */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';

@@ -1,4 +1,4 @@
-/** Routes of /schedules (spec §4; DELETE from issue #2 §2). */
+/** Routes of /schedules, DELETE included (docs/interface.md). */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { createSchedule, deleteSchedule, getSchedule, listSchedules, updateSchedule } from '../../service/schedules.js';

@@ -1,7 +1,7 @@
 /**
  * Schema building blocks shared by the resources. TypeBox schemas are the single source of truth
- * for validation, for the types of handlers (`Static<>`) and, later, for the OpenAPI document
- * (issue #6), so each carries a description.
+ * for validation, for the types of handlers (`Static<>`) and for the OpenAPI document
+ * (docs/openapi.json), so each carries a description.
  */
 import { Type, type Static, type TSchema } from 'typebox';
 import type { JsonObject } from '../../domain/types.js';

@@ -1,5 +1,5 @@
 /**
- * Wire schemas of the delivery settings shared by schedules and cron jobs (issue #3 §2): the
+ * Wire schemas of the delivery settings shared by schedules and cron jobs (docs/calls.md): the
  * retry policy and the timeout of one attempt.
  */
 import { Type } from 'typebox';

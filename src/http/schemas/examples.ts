@@ -1,5 +1,5 @@
 /**
- * Examples of the wire shapes, for the OpenAPI document and its reference page (issue #6 §1).
+ * Examples of the wire shapes, for the OpenAPI document and its reference page.
  * Typed with the wire types, so the compiler refuses an example that no longer fits its schema.
  * The document gives them to the named schemas as JSON Schema `examples` (`openapi-document.ts`);
  * the route schemas themselves do not carry them (they would make the wire types circular).

@@ -1,6 +1,6 @@
 /**
  * Query parameters and answer fields shared by the job lists, `GET /schedules` and `GET /cron`
- * (issue #6 §4): keyset paging with an opaque cursor, and the name filter.
+ * (docs/interface.md, "Lists"): keyset paging with an opaque cursor, and the name filter.
  */
 import { Type } from 'typebox';
 import { LIST_LIMIT_DEFAULT } from '../../service/job-lists.js';

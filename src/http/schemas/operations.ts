@@ -1,5 +1,5 @@
 /**
- * What the route schemas say for the OpenAPI document (issue #6 §1) besides their bodies: the
+ * What the route schemas say for the OpenAPI document besides their bodies: the
  * tags, the bearer security requirement, the success answers with a description, and the
  * problem answers (`application/problem+json`, {@link ProblemSchema}) each operation can give.
  *
