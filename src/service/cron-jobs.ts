@@ -164,7 +164,7 @@ export async function updateCronJob(ctx: JobServiceContext, id: string, patch: C
   checks.throwIfAny();
   if (!isUuid(id)) throw new NotFoundError('No cron job has this id.');
 
-  // Whether to recompute depends on the job before the patch, which `recompute` does not see: it
+  // Whether to recompute depends on the job before the patch, which the store does not see: it
   // is read first. A patch racing another patch of the same job may then recompute once too
   // often or too rarely; either leaves a valid future occurrence. Recomputing when nothing changed
   // is avoided on purpose: it would skip an occurrence that is due but not yet claimed.
@@ -192,13 +192,9 @@ export async function updateCronJob(ctx: JobServiceContext, id: string, patch: C
     misfire: patch.misfire,
     overlap: patch.overlap,
   };
-  if (changes) {
-    params.recompute = (job) => {
-      const next = cronJobNext(job, now);
-      if (next === null) throw InvalidInputError.field('/expression', NO_OCCURRENCE);
-      return next;
-    };
-  }
+  // The store computes the occurrence from the job as patched, in its transaction; a job without
+  // one after now fails with InvalidInputError at `/expression`.
+  if (changes) params.recomputeAfter = now;
   const job = await ctx.store.cronUpdate(params);
   if (job === null) throw new NotFoundError('No cron job has this id.');
   if (job.status === 'Active') ctx.wake(job.nextInvocation);

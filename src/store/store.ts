@@ -117,10 +117,12 @@ export interface Store {
    */
   cronPage(p: CronPageParams): Promise<{ cronJobs: CronJob[]; nextCursor: string | null }>;
   /**
-   * Partial update. `recompute`, when given, is called inside the same transaction with the job
-   * as it will be after the patch and returns the new `nextInvocation` (epoch ms); this keeps a
-   * concurrent claim from advancing a stale occurrence.
+   * Partial update. With `recomputeAfter`, the new `nextInvocation` is the patched job's first
+   * occurrence after that instant, computed inside the same transaction (cron-patch.ts),
+   * so a concurrent claim cannot advance a stale occurrence.
    * @returns the updated job, or null when no job has that id.
+   * @throws InvalidInputError (path `/expression`) when `recomputeAfter` is given and the patched
+   *   job has no occurrence after it; nothing changes then
    */
   cronUpdate(p: CronUpdateParams): Promise<CronJob | null>;
   /** Returns false when no job had that id. */
@@ -331,8 +333,11 @@ export interface CronUpdateParams {
   timeoutMs?: number;
   misfire?: MisfirePolicy;
   overlap?: OverlapPolicy;
-  /** Called in the transaction with the patched job; returns its new `nextInvocation`. */
-  recompute?: (job: CronJob) => number;
+  /**
+   * Epoch ms (UTC): when given, `nextInvocation` becomes the patched job's next occurrence strictly
+   * after this instant (in its time zone, UTC when null); when absent, `nextInvocation` is kept.
+   */
+  recomputeAfter?: number;
 }
 
 /** Params of {@link Store.claimDue}. */

@@ -1,47 +1,24 @@
-import type { JsonObject, Schedule, ScheduleStatus } from '../../domain/types.js';
+import type { Schedule, ScheduleStatus } from '../../domain/types.js';
 import { foldNameNeedle, scanBound, startOf } from '../paging.js';
+import {
+  columnList,
+  newSchedule,
+  PASS_THROUGH,
+  SCHEDULE_COLUMNS,
+  SCHEDULE_PATCH_COLUMNS,
+  scheduleFromRow,
+  schedulePatchToRow,
+  scheduleToRow,
+  valuesOf,
+  type ScheduleRow,
+} from '../rows.js';
 import type { ScheduleCreateParams, SchedulePageParams, ScheduleUpdateParams } from '../store.js';
 import type { Sql } from './connection.js';
 import { notifySql } from './notify.js';
 import { foldNameSql, pageOf, pageSql, type PageRow } from './paging.js';
 
-interface ScheduleRow {
-  id: string;
-  name: string;
-  scheduled_at: number;
-  status: ScheduleStatus;
-  endpoint: string;
-  data: JsonObject | null;
-  tags: string[] | null;
-  created_at: number;
-  retry_max_attempts: number;
-  retry_initial_delay_ms: number;
-  retry_max_delay_ms: number;
-  timeout_ms: number;
-}
-
-const COLUMNS =
-  'id, name, scheduled_at, status, endpoint, data, tags, created_at, ' +
-  'retry_max_attempts, retry_initial_delay_ms, retry_max_delay_ms, timeout_ms';
-
-function fromRow(r: ScheduleRow): Schedule {
-  return {
-    id: r.id,
-    name: r.name,
-    scheduledAt: r.scheduled_at,
-    status: r.status,
-    endpoint: r.endpoint,
-    data: r.data ?? {},
-    tags: r.tags ?? [],
-    createdAt: r.created_at,
-    retry: {
-      maxAttempts: r.retry_max_attempts,
-      initialDelayMs: r.retry_initial_delay_ms,
-      maxDelayMs: r.retry_max_delay_ms,
-    },
-    timeoutMs: r.timeout_ms,
-  };
-}
+const COLUMNS = columnList(SCHEDULE_COLUMNS);
+const fromRow = (r: ScheduleRow): Schedule => scheduleFromRow(PASS_THROUGH, r);
 
 /**
  * Page statements by driver (migration 2; see paging.ts): every schedule (`schedules_by_created`),
@@ -56,7 +33,7 @@ const PAGE_FILTER = `($5::text IS NULL OR s.status = $5::text)
             WHERE NOT EXISTS (SELECT 1 FROM schedule_tags t
                                WHERE t.tag = u.tag AND t.created_at = s.created_at AND t.schedule_id = s.id)))`;
 /** The columns of a schedule, as `s.` (the page statements join). */
-const S_COLUMNS = COLUMNS.split(', ').map((c) => `s.${c}`).join(', ');
+const S_COLUMNS = columnList(SCHEDULE_COLUMNS, 's');
 /** The hits of a page driven by `schedules` itself (`where`: the driver's condition). */
 const tableHits = (where: string) =>
   `SELECT ${S_COLUMNS}, s.created_at AS k_at, s.id AS k_id
@@ -110,25 +87,10 @@ export const schedules = {
   async create(sql: Sql, n: NotifyContext, p: ScheduleCreateParams): Promise<Schedule> {
     const [r] = await sql.rows<ScheduleRow>(
       `WITH ins AS (
-         INSERT INTO schedules (id, name, scheduled_at, status, endpoint, data, tags, created_at,
-           retry_max_attempts, retry_initial_delay_ms, retry_max_delay_ms, timeout_ms)
-         VALUES ($1, $2, $3, 'Pending', $4, $5::json, $6::json, $7, $8, $9, $10, $11)
+         INSERT INTO schedules (${COLUMNS}) VALUES (${columnList(SCHEDULE_COLUMNS.map((_, i) => `$${i + 1}`))})
          RETURNING ${COLUMNS})
-       SELECT ins.*, ${notifySql('ins.scheduled_at', '$12', n.clock)} AS notified FROM ins`,
-      [
-        p.id,
-        p.name,
-        p.scheduledAt,
-        p.endpoint,
-        JSON.stringify(p.data ?? {}),
-        JSON.stringify(p.tags ?? []),
-        p.now,
-        p.retry.maxAttempts,
-        p.retry.initialDelayMs,
-        p.retry.maxDelayMs,
-        p.timeoutMs,
-        n.channel,
-      ],
+       SELECT ins.*, ${notifySql('ins.scheduled_at', `$${SCHEDULE_COLUMNS.length + 1}`, n.clock)} AS notified FROM ins`,
+      [...valuesOf(scheduleToRow(newSchedule(p)), SCHEDULE_COLUMNS), n.channel],
       `punctual_schedule_create_${n.clock}`,
     );
     return fromRow(r!);
@@ -192,19 +154,8 @@ export const schedules = {
          WHERE id = $1 AND status = 'Pending'
          RETURNING ${COLUMNS})
        SELECT u.*, ${notifySql('CASE WHEN $3::bigint IS NULL THEN NULL ELSE u.scheduled_at END', '$11', n.clock)} AS notified FROM u`,
-      [
-        p.id,
-        p.name ?? null,
-        p.scheduledAt ?? null,
-        p.endpoint ?? null,
-        p.data == null ? null : JSON.stringify(p.data),
-        p.tags == null ? null : JSON.stringify(p.tags),
-        p.retry?.maxAttempts ?? null,
-        p.retry?.initialDelayMs ?? null,
-        p.retry?.maxDelayMs ?? null,
-        p.timeoutMs ?? null,
-        n.channel,
-      ],
+      // $1…$10: SCHEDULE_PATCH_COLUMNS in order.
+      [...valuesOf(schedulePatchToRow(p), SCHEDULE_PATCH_COLUMNS), n.channel],
     );
     if (r) return fromRow(r);
     const exists = await sql.rows('SELECT 1 FROM schedules WHERE id = $1', [p.id]);

@@ -1,32 +1,19 @@
-import type { Attempt, AttemptOutcome, Execution, ExecutionStatus, JobType } from '../../domain/types.js';
-import { decodeCursor, encodeCursor } from '../paging.js';
+import type { AttemptOutcome, Execution, JobType } from '../../domain/types.js';
+import { decodeCursor } from '../paging.js';
+import { columnList } from '../rows.js';
+import {
+  ATTEMPT_COLUMNS,
+  attemptFromRow,
+  EXECUTION_COLUMNS,
+  executionFromRow,
+  executionPage,
+  type AttemptRow,
+  type ExecutionRow,
+} from '../rows-executions.js';
 import type { Db } from './connection.js';
+import { SQLITE_CODEC } from './json.js';
 
-/** A row of `executions`, as selected with {@link EXECUTION_COLUMNS}. */
-interface ExecutionRow {
-  id: string;
-  job_type: JobType;
-  job_id: string;
-  scheduled_for: number;
-  status: ExecutionStatus;
-  triggered: number;
-  created_at: number;
-  started_at: number | null;
-  finished_at: number | null;
-}
-
-interface AttemptRow {
-  execution_id: string;
-  number: number;
-  started_at: number;
-  duration_ms: number;
-  status_code: number | null;
-  error: string | null;
-  response_body: string | null;
-}
-
-const EXECUTION_COLUMNS = 'id, job_type, job_id, scheduled_for, status, triggered, created_at, started_at, finished_at';
-const ATTEMPT_COLUMNS = 'execution_id, number, started_at, duration_ms, status_code, error, response_body';
+const ATTEMPT_LIST = columnList(ATTEMPT_COLUMNS);
 
 /**
  * A job's executions, newest first: a backward walk of `executions_by_job` (job_type, job_id,
@@ -42,7 +29,7 @@ export const LIST_AFTER_SQL = `SELECT ${EXECUTION_COLUMNS} FROM executions
  WHERE job_type = :jobType AND job_id = :jobId AND (scheduled_for, id) < (:sf, :id)
  ORDER BY scheduled_for DESC, id DESC LIMIT :limit`;
 /** The attempts of a page of executions (a JSON array of ids), in one query: PK lookups. */
-export const ATTEMPTS_OF_SQL = `SELECT ${ATTEMPT_COLUMNS} FROM execution_attempts
+export const ATTEMPTS_OF_SQL = `SELECT ${ATTEMPT_LIST} FROM execution_attempts
  WHERE execution_id IN (SELECT value FROM json_each(:ids)) ORDER BY execution_id, number`;
 /**
  * Up to `:limit` finished executions older than `:before`, oldest first (`executions_finished`).
@@ -54,38 +41,6 @@ export const PRUNABLE_SQL = `SELECT e.id FROM executions e
    AND NOT (e.job_type = 'cron'
             AND EXISTS (SELECT 1 FROM cron_jobs c WHERE c.id = e.job_id AND c.last_execution_id = e.id))
  ORDER BY e.finished_at LIMIT :limit`;
-
-function executionFromRow(r: ExecutionRow, attempts: Attempt[]): Execution {
-  return {
-    id: r.id,
-    jobType: r.job_type,
-    jobId: r.job_id,
-    scheduledFor: r.scheduled_for,
-    status: r.status,
-    triggered: r.triggered === 1,
-    createdAt: r.created_at,
-    startedAt: r.started_at,
-    finishedAt: r.finished_at,
-    lateMs: r.started_at === null ? null : r.started_at - r.scheduled_for,
-    attempts,
-  };
-}
-
-function attemptFromRow(r: AttemptRow): Attempt {
-  return {
-    number: r.number,
-    startedAt: r.started_at,
-    durationMs: r.duration_ms,
-    statusCode: r.status_code,
-    error: r.error,
-    responseBody: r.response_body,
-  };
-}
-
-/** The opaque `nextCursor` after row `r` (the shared form of ../paging.ts: `[scheduledFor, id]`). */
-function cursorAfter(r: ExecutionRow): string {
-  return encodeCursor({ at: r.scheduled_for, id: r.id });
-}
 
 /** The `executions` table outside the claim: outcomes, reads, triggers, pruning. */
 export class ExecutionQueries {
@@ -152,7 +107,7 @@ export class ExecutionQueries {
 
     this.byId = db.prepare<[string], ExecutionRow>(`SELECT ${EXECUTION_COLUMNS} FROM executions WHERE id = ?`);
     this.attemptsOfOne = db.prepare<[string], AttemptRow>(
-      `SELECT ${ATTEMPT_COLUMNS} FROM execution_attempts WHERE execution_id = ? ORDER BY number`,
+      `SELECT ${ATTEMPT_LIST} FROM execution_attempts WHERE execution_id = ? ORDER BY number`,
     );
     this.attemptsOf = db.prepare<[{ ids: string }], AttemptRow>(ATTEMPTS_OF_SQL);
     this.listFirst = db.prepare<[{ jobType: JobType; jobId: string; limit: number }], ExecutionRow>(LIST_FIRST_SQL);
@@ -207,7 +162,7 @@ export class ExecutionQueries {
   /** The execution with its attempts (oldest first), or null. */
   get(id: string): Execution | null {
     const r = this.byId.get(id);
-    return r ? executionFromRow(r, this.attemptsOfOne.all(id).map(attemptFromRow)) : null;
+    return r ? executionFromRow(SQLITE_CODEC, r, this.attemptsOfOne.all(id).map(attemptFromRow)) : null;
   }
 
   /** One page of a job's executions, newest first (see {@link LIST_FIRST_SQL}). */
@@ -217,22 +172,9 @@ export class ExecutionQueries {
   } {
     const limit = Math.max(1, Math.floor(p.limit)); // the HTTP layer allows 1–100
     const after = p.cursor === null ? null : decodeCursor(p.cursor);
-    // One row more than the page tells whether another page follows.
     const q = { jobType: p.jobType, jobId: p.jobId, limit: limit + 1 };
     const rows = after === null ? this.listFirst.all(q) : this.listAfter.all({ ...q, sf: after.at, id: after.id });
-    const page = rows.slice(0, limit);
-    const attempts = new Map<string, Attempt[]>();
-    if (page.length > 0) {
-      for (const a of this.attemptsOf.all({ ids: JSON.stringify(page.map((r) => r.id)) })) {
-        let list = attempts.get(a.execution_id);
-        if (!list) attempts.set(a.execution_id, (list = []));
-        list.push(attemptFromRow(a));
-      }
-    }
-    return {
-      executions: page.map((r) => executionFromRow(r, attempts.get(r.id) ?? [])),
-      nextCursor: rows.length > limit ? cursorAfter(page[page.length - 1]!) : null,
-    };
+    return executionPage(SQLITE_CODEC, rows, limit, (ids) => this.attemptsOf.all({ ids: JSON.stringify(ids) }));
   }
 
   /** See `Store.jobTrigger`. One IMMEDIATE transaction. */

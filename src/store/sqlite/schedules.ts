@@ -1,60 +1,24 @@
 import type { Schedule, ScheduleStatus } from '../../domain/types.js';
 import { cutPage, foldNameNeedle, scanBound, startOf } from '../paging.js';
+import {
+  columnList,
+  newSchedule,
+  SCHEDULE_COLUMNS,
+  scheduleFromRow,
+  schedulePatchToRow,
+  scheduleToRow,
+  type ScheduleRow,
+} from '../rows.js';
 import type { ScheduleCreateParams, SchedulePageParams, ScheduleUpdateParams } from '../store.js';
 import type { Db } from './connection.js';
-import { objectFromColumn, stringsFromColumn } from './json.js';
+import { SQLITE_CODEC } from './json.js';
 import { scanPage, type ScanRow } from './paging.js';
 
-interface ScheduleRow {
-  id: string;
-  name: string;
-  scheduled_at: number;
-  status: ScheduleStatus;
-  endpoint: string;
-  data: string | null;
-  tags: string | null;
-  created_at: number;
-  retry_max_attempts: number;
-  retry_initial_delay_ms: number;
-  retry_max_delay_ms: number;
-  timeout_ms: number;
-}
+const COLUMNS = columnList(SCHEDULE_COLUMNS);
+const fromRow = (r: ScheduleRow): Schedule => scheduleFromRow(SQLITE_CODEC, r);
 
-const COLUMNS =
-  'id, name, scheduled_at, status, endpoint, data, tags, created_at, ' +
-  'retry_max_attempts, retry_initial_delay_ms, retry_max_delay_ms, timeout_ms';
-
-function fromRow(r: ScheduleRow): Schedule {
-  return {
-    id: r.id,
-    name: r.name,
-    scheduledAt: r.scheduled_at,
-    status: r.status,
-    endpoint: r.endpoint,
-    data: objectFromColumn(r.data),
-    tags: stringsFromColumn(r.tags),
-    createdAt: r.created_at,
-    retry: {
-      maxAttempts: r.retry_max_attempts,
-      initialDelayMs: r.retry_initial_delay_ms,
-      maxDelayMs: r.retry_max_delay_ms,
-    },
-    timeoutMs: r.timeout_ms,
-  };
-}
-
-interface PatchBinding {
-  id: string;
-  name: string | null;
-  scheduledAt: number | null;
-  endpoint: string | null;
-  data: string | null;
-  tags: string | null;
-  maxAttempts: number | null;
-  initialDelayMs: number | null;
-  maxDelayMs: number | null;
-  timeoutMs: number | null;
-}
+/** Named parameters of a schedule patch: `:<column>`, NULL for a field it leaves. */
+type PatchBinding = ReturnType<typeof schedulePatchToRow>;
 
 /**
  * What a page scan checks row by row, beside the driver's own condition (migration 3): the
@@ -108,11 +72,7 @@ export class ScheduleQueries {
 
   constructor(db: Db) {
     this.insert = db.prepare<[object], ScheduleRow>(
-      `INSERT INTO schedules (id, name, scheduled_at, status, endpoint, data, tags, created_at,
-         retry_max_attempts, retry_initial_delay_ms, retry_max_delay_ms, timeout_ms)
-       VALUES (:id, :name, :scheduledAt, 'Pending', :endpoint, :data, :tags, :now,
-         :maxAttempts, :initialDelayMs, :maxDelayMs, :timeoutMs)
-       RETURNING ${COLUMNS}`,
+      `INSERT INTO schedules (${COLUMNS}) VALUES (${columnList(SCHEDULE_COLUMNS.map((c) => `:${c}`))}) RETURNING ${COLUMNS}`,
     );
     this.byId = db.prepare<[string], ScheduleRow>(`SELECT ${COLUMNS} FROM schedules WHERE id = ?`);
     this.all = db.prepare<[], ScheduleRow>(`SELECT ${COLUMNS} FROM schedules ORDER BY created_at, id`);
@@ -131,14 +91,14 @@ export class ScheduleQueries {
     this.patchPending = db.prepare<[PatchBinding], ScheduleRow>(
       `UPDATE schedules SET
          name = coalesce(:name, name),
-         scheduled_at = coalesce(:scheduledAt, scheduled_at),
+         scheduled_at = coalesce(:scheduled_at, scheduled_at),
          endpoint = coalesce(:endpoint, endpoint),
          data = coalesce(:data, data),
          tags = coalesce(:tags, tags),
-         retry_max_attempts = coalesce(:maxAttempts, retry_max_attempts),
-         retry_initial_delay_ms = coalesce(:initialDelayMs, retry_initial_delay_ms),
-         retry_max_delay_ms = coalesce(:maxDelayMs, retry_max_delay_ms),
-         timeout_ms = coalesce(:timeoutMs, timeout_ms)
+         retry_max_attempts = coalesce(:retry_max_attempts, retry_max_attempts),
+         retry_initial_delay_ms = coalesce(:retry_initial_delay_ms, retry_initial_delay_ms),
+         retry_max_delay_ms = coalesce(:retry_max_delay_ms, retry_max_delay_ms),
+         timeout_ms = coalesce(:timeout_ms, timeout_ms)
        WHERE id = :id AND status = 'Pending'
        RETURNING ${COLUMNS}`,
     );
@@ -152,20 +112,7 @@ export class ScheduleQueries {
   }
 
   create(p: ScheduleCreateParams): Schedule {
-    const r = this.insert.get({
-      id: p.id,
-      name: p.name,
-      scheduledAt: p.scheduledAt,
-      endpoint: p.endpoint,
-      data: JSON.stringify(p.data ?? {}),
-      tags: JSON.stringify(p.tags ?? []),
-      maxAttempts: p.retry.maxAttempts,
-      initialDelayMs: p.retry.initialDelayMs,
-      maxDelayMs: p.retry.maxDelayMs,
-      timeoutMs: p.timeoutMs,
-      now: p.now,
-    });
-    return fromRow(r!);
+    return fromRow(this.insert.get(scheduleToRow(newSchedule(p)))!);
   }
 
   get(id: string): Schedule | null {
@@ -212,18 +159,7 @@ export class ScheduleQueries {
   }
 
   update(p: ScheduleUpdateParams): Schedule | 'not_found' | 'not_pending' {
-    return this.updateTx.immediate({
-      id: p.id,
-      name: p.name ?? null,
-      scheduledAt: p.scheduledAt ?? null,
-      endpoint: p.endpoint ?? null,
-      data: p.data == null ? null : JSON.stringify(p.data),
-      tags: p.tags == null ? null : JSON.stringify(p.tags),
-      maxAttempts: p.retry?.maxAttempts ?? null,
-      initialDelayMs: p.retry?.initialDelayMs ?? null,
-      maxDelayMs: p.retry?.maxDelayMs ?? null,
-      timeoutMs: p.timeoutMs ?? null,
-    });
+    return this.updateTx.immediate(schedulePatchToRow(p));
   }
 
   delete(id: string): boolean {
