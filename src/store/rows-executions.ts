@@ -2,7 +2,7 @@
  * The row mapping of `executions` and `execution_attempts` for both stores (see rows.ts for the
  * mapping of the other tables and for {@link RowCodec}).
  */
-import type { Attempt, Execution, ExecutionStatus, JobType } from '../domain/types.js';
+import type { Attempt, AttemptOutcome, Execution, ExecutionStatus, JobType } from '../domain/types.js';
 import { encodeCursor } from './paging.js';
 import type { RowCodec } from './rows.js';
 import type { ExecutionRecord } from './store.js';
@@ -140,6 +140,32 @@ export function attemptToRow(executionId: string, a: Attempt): AttemptRow {
     error: a.error,
     response_body: a.responseBody,
   };
+}
+
+/** The instants an attempt outcome writes, whole ms (see {@link outcomeTimes}). */
+export interface OutcomeTimes {
+  startedAt: number;
+  durationMs: number;
+  retrying: boolean;
+  /** The end of the attempt (start + duration), or null for a retry. */
+  finishedAt: number | null;
+  /** When a retry is due, or null when the outcome finishes the execution. */
+  nextAttemptAt: number | null;
+}
+
+/**
+ * The instants an outcome writes, in whole ms (the columns hold integer epoch ms, and the store
+ * reads no clock): the start floored, the duration rounded, the end = start + duration; a retry's
+ * instant rounded up, never early (the end of the attempt when it is not a finite number).
+ */
+export function outcomeTimes(o: AttemptOutcome): OutcomeTimes {
+  const startedAt = Math.floor(o.startedAt);
+  const durationMs = Math.round(o.durationMs);
+  const retrying = o.status === 'Retrying';
+  const nextAttemptAt = retrying
+    ? Math.ceil(typeof o.nextAttemptAt === 'number' && Number.isFinite(o.nextAttemptAt) ? o.nextAttemptAt : startedAt + durationMs)
+    : null;
+  return { startedAt, durationMs, retrying, finishedAt: retrying ? null : startedAt + durationMs, nextAttemptAt };
 }
 
 /** Attempt rows (ordered by execution, then number) → each execution's attempts, oldest first. */

@@ -13,12 +13,9 @@
 import type {
   ApiKey,
   ApiKeyStatus,
-  Attempt,
   CronJob,
   CronJobStatus,
-  Execution,
   ExecutionStatus,
-  JobType,
   JsonObject,
   MisfirePolicy,
   OverlapPolicy,
@@ -29,7 +26,6 @@ import type {
   ApiKeyRecord,
   CronCreateParams,
   CronJobRecord,
-  ExecutionRecord,
   ScheduleCreateParams,
   ScheduleUpdateParams,
 } from './store.js';

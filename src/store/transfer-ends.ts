@@ -36,15 +36,8 @@ import {
   type AttemptRow,
   type ExecutionRecordRow,
 } from './rows-executions.js';
-import {
-  TRANSFER_KINDS,
-  type ExecutionRecord,
-  type TransferCounts,
-  type TransferKind,
-  type TransferRecords,
-  type TransferSource,
-  type TransferTarget,
-} from './store.js';
+import { TRANSFER_KINDS } from './store.js';
+import type { ExecutionRecord, TransferCounts, TransferKind, TransferRecords, TransferSource, TransferTarget } from './store.js';
 
 /** A row as a driver returns it. */
 export type Row = Record<string, unknown>;

@@ -1,20 +1,12 @@
 import type { AttemptOutcome, Execution, JobType } from '../../domain/types.js';
 import { decodeCursor } from '../paging.js';
 import { columnList, PASS_THROUGH } from '../rows.js';
-import {
-  ATTEMPT_COLUMNS,
-  attemptFromRow,
-  EXECUTION_COLUMNS,
-  executionFromRow,
-  executionPage,
-  type AttemptRow,
-  type ExecutionRow,
-} from '../rows-executions.js';
+import * as execRows from '../rows-executions.js';
 import { lockKeySql, type Sql } from './connection.js';
 import { notifySql } from './notify.js';
 import type { NotifyContext } from './schedules.js';
 
-const ATTEMPT_LIST = columnList(ATTEMPT_COLUMNS);
+const ATTEMPT_LIST = columnList(execRows.ATTEMPT_COLUMNS);
 
 /**
  * A job's executions, newest first: a backward walk of `executions_by_job` (job_type, job_id,
@@ -22,11 +14,11 @@ const ATTEMPT_LIST = columnList(ATTEMPT_COLUMNS);
  * starts strictly after the last row of the previous one (`$4`, `$5`), a row comparison the
  * B-tree reads as an index condition.
  */
-export const LIST_FIRST_SQL = `SELECT ${EXECUTION_COLUMNS} FROM executions
+export const LIST_FIRST_SQL = `SELECT ${execRows.EXECUTION_COLUMNS} FROM executions
  WHERE job_type = $1 AND job_id = $2
  ORDER BY scheduled_for DESC, id DESC LIMIT $3`;
 /** {@link LIST_FIRST_SQL} after the cursor (`$4` scheduled_for, `$5` id). */
-export const LIST_AFTER_SQL = `SELECT ${EXECUTION_COLUMNS} FROM executions
+export const LIST_AFTER_SQL = `SELECT ${execRows.EXECUTION_COLUMNS} FROM executions
  WHERE job_type = $1 AND job_id = $2 AND (scheduled_for, id) < ($4::bigint, $5::text)
  ORDER BY scheduled_for DESC, id DESC LIMIT $3`;
 /** The attempts of a page of executions, in one query: primary-key lookups. */
@@ -113,23 +105,9 @@ export const executions = {
       const key = `${o.executionId}\u0000${o.attempt}`;
       if (seen.has(key)) continue;
       seen.add(key);
-      const startedAt = Math.floor(o.startedAt);
-      const durationMs = Math.round(o.durationMs);
-      const retrying = o.status === 'Retrying';
-      const nextAttemptAt = retrying
-        ? Math.ceil(typeof o.nextAttemptAt === 'number' && Number.isFinite(o.nextAttemptAt) ? o.nextAttemptAt : startedAt + durationMs)
-        : null;
-      const row = [
-        o.executionId,
-        o.attempt,
-        o.status,
-        nextAttemptAt,
-        startedAt,
-        durationMs,
-        o.statusCode ?? null,
-        storable(o.error),
-        storable(o.responseBody),
-      ];
+      const { startedAt, durationMs, nextAttemptAt } = execRows.outcomeTimes(o);
+      const texts = [storable(o.error), storable(o.responseBody)];
+      const row = [o.executionId, o.attempt, o.status, nextAttemptAt, startedAt, durationMs, o.statusCode ?? null, ...texts];
       row.forEach((v, i) => cols[i]!.push(v));
     }
     await sql.rows(finishSql(n.clock), [nodeId, ...cols, n.channel], `punctual_finish_${n.clock}`);
@@ -137,14 +115,14 @@ export const executions = {
 
   /** The execution with its attempts (oldest first), or null. */
   async get(sql: Sql, id: string): Promise<Execution | null> {
-    const [r] = await sql.rows<ExecutionRow>(`SELECT ${EXECUTION_COLUMNS} FROM executions WHERE id = $1`, [id], 'punctual_execution_get');
+    const [r] = await sql.rows<execRows.ExecutionRow>(`SELECT ${execRows.EXECUTION_COLUMNS} FROM executions WHERE id = $1`, [id], 'punctual_execution_get');
     if (!r) return null;
-    const attempts = await sql.rows<AttemptRow>(
+    const attempts = await sql.rows<execRows.AttemptRow>(
       `SELECT ${ATTEMPT_LIST} FROM execution_attempts WHERE execution_id = $1 ORDER BY number`,
       [id],
       'punctual_execution_attempts',
     );
-    return executionFromRow(PASS_THROUGH, r, attempts.map(attemptFromRow));
+    return execRows.executionFromRow(PASS_THROUGH, r, attempts.map(execRows.attemptFromRow));
   },
 
   /** One page of a job's executions, newest first (see {@link LIST_FIRST_SQL}). */
@@ -157,11 +135,11 @@ export const executions = {
     // One row more than the page tells whether another page follows.
     const rows =
       after === null
-        ? await sql.rows<ExecutionRow>(LIST_FIRST_SQL, [p.jobType, p.jobId, limit + 1])
-        : await sql.rows<ExecutionRow>(LIST_AFTER_SQL, [p.jobType, p.jobId, limit + 1, after.at, after.id]);
+        ? await sql.rows<execRows.ExecutionRow>(LIST_FIRST_SQL, [p.jobType, p.jobId, limit + 1])
+        : await sql.rows<execRows.ExecutionRow>(LIST_AFTER_SQL, [p.jobType, p.jobId, limit + 1, after.at, after.id]);
     const ids = rows.slice(0, limit).map((r) => r.id);
-    const attempts = ids.length === 0 ? [] : await sql.rows<AttemptRow>(ATTEMPTS_OF_SQL, [ids]);
-    return executionPage(PASS_THROUGH, rows, limit, () => attempts);
+    const attempts = ids.length === 0 ? [] : await sql.rows<execRows.AttemptRow>(ATTEMPTS_OF_SQL, [ids]);
+    return execRows.executionPage(PASS_THROUGH, rows, limit, () => attempts);
   },
 
   /**

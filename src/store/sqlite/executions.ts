@@ -1,19 +1,11 @@
 import type { AttemptOutcome, Execution, JobType } from '../../domain/types.js';
 import { decodeCursor } from '../paging.js';
 import { columnList } from '../rows.js';
-import {
-  ATTEMPT_COLUMNS,
-  attemptFromRow,
-  EXECUTION_COLUMNS,
-  executionFromRow,
-  executionPage,
-  type AttemptRow,
-  type ExecutionRow,
-} from '../rows-executions.js';
+import * as execRows from '../rows-executions.js';
 import type { Db } from './connection.js';
 import { SQLITE_CODEC } from './json.js';
 
-const ATTEMPT_LIST = columnList(ATTEMPT_COLUMNS);
+const ATTEMPT_LIST = columnList(execRows.ATTEMPT_COLUMNS);
 
 /**
  * A job's executions, newest first: a backward walk of `executions_by_job` (job_type, job_id,
@@ -21,11 +13,11 @@ const ATTEMPT_LIST = columnList(ATTEMPT_COLUMNS);
  * next page starts strictly after the last row of the previous one (keyset paging: stable while
  * new executions arrive, unlike OFFSET).
  */
-export const LIST_FIRST_SQL = `SELECT ${EXECUTION_COLUMNS} FROM executions
+export const LIST_FIRST_SQL = `SELECT ${execRows.EXECUTION_COLUMNS} FROM executions
  WHERE job_type = :jobType AND job_id = :jobId
  ORDER BY scheduled_for DESC, id DESC LIMIT :limit`;
 /** {@link LIST_FIRST_SQL} after the cursor (`:sf`, `:id`). */
-export const LIST_AFTER_SQL = `SELECT ${EXECUTION_COLUMNS} FROM executions
+export const LIST_AFTER_SQL = `SELECT ${execRows.EXECUTION_COLUMNS} FROM executions
  WHERE job_type = :jobType AND job_id = :jobId AND (scheduled_for, id) < (:sf, :id)
  ORDER BY scheduled_for DESC, id DESC LIMIT :limit`;
 /** The attempts of a page of executions (a JSON array of ids), in one query: PK lookups. */
@@ -105,15 +97,15 @@ export class ExecutionQueries {
       for (const o of outcomes) this.finishOutcome(nodeId, o);
     });
 
-    this.byId = db.prepare<[string], ExecutionRow>(`SELECT ${EXECUTION_COLUMNS} FROM executions WHERE id = ?`);
-    this.attemptsOfOne = db.prepare<[string], AttemptRow>(
+    this.byId = db.prepare<[string], execRows.ExecutionRow>(`SELECT ${execRows.EXECUTION_COLUMNS} FROM executions WHERE id = ?`);
+    this.attemptsOfOne = db.prepare<[string], execRows.AttemptRow>(
       `SELECT ${ATTEMPT_LIST} FROM execution_attempts WHERE execution_id = ? ORDER BY number`,
     );
-    this.attemptsOf = db.prepare<[{ ids: string }], AttemptRow>(ATTEMPTS_OF_SQL);
-    this.listFirst = db.prepare<[{ jobType: JobType; jobId: string; limit: number }], ExecutionRow>(LIST_FIRST_SQL);
+    this.attemptsOf = db.prepare<[{ ids: string }], execRows.AttemptRow>(ATTEMPTS_OF_SQL);
+    this.listFirst = db.prepare<[{ jobType: JobType; jobId: string; limit: number }], execRows.ExecutionRow>(LIST_FIRST_SQL);
     this.listAfter = db.prepare<
       [{ jobType: JobType; jobId: string; limit: number; sf: number; id: string }],
-      ExecutionRow
+      execRows.ExecutionRow
     >(LIST_AFTER_SQL);
 
     this.startSchedule = db.prepare<[string], { id: string }>(
@@ -162,7 +154,7 @@ export class ExecutionQueries {
   /** The execution with its attempts (oldest first), or null. */
   get(id: string): Execution | null {
     const r = this.byId.get(id);
-    return r ? executionFromRow(SQLITE_CODEC, r, this.attemptsOfOne.all(id).map(attemptFromRow)) : null;
+    return r ? execRows.executionFromRow(SQLITE_CODEC, r, this.attemptsOfOne.all(id).map(execRows.attemptFromRow)) : null;
   }
 
   /** One page of a job's executions, newest first (see {@link LIST_FIRST_SQL}). */
@@ -174,7 +166,7 @@ export class ExecutionQueries {
     const after = p.cursor === null ? null : decodeCursor(p.cursor);
     const q = { jobType: p.jobType, jobId: p.jobId, limit: limit + 1 };
     const rows = after === null ? this.listFirst.all(q) : this.listAfter.all({ ...q, sf: after.at, id: after.id });
-    return executionPage(SQLITE_CODEC, rows, limit, (ids) => this.attemptsOf.all({ ids: JSON.stringify(ids) }));
+    return execRows.executionPage(SQLITE_CODEC, rows, limit, (ids) => this.attemptsOf.all({ ids: JSON.stringify(ids) }));
   }
 
   /** See `Store.jobTrigger`. One IMMEDIATE transaction. */
@@ -189,35 +181,13 @@ export class ExecutionQueries {
   }
 
   private finishOutcome(nodeId: string, o: AttemptOutcome): void {
-    // STRICT INTEGER columns: whole ms. finished_at is the end of the attempt (start + duration):
-    // the store reads no clock. A retry is never early: its instant is rounded up.
-    const startedAt = Math.floor(o.startedAt);
-    const durationMs = Math.round(o.durationMs);
-    const retrying = o.status === 'Retrying';
-    const nextAttemptAt = retrying
-      ? Math.ceil(typeof o.nextAttemptAt === 'number' && Number.isFinite(o.nextAttemptAt) ? o.nextAttemptAt : startedAt + durationMs)
-      : null;
-    const e = this.finishOne.get(
-      o.status,
-      retrying ? null : startedAt + durationMs,
-      nextAttemptAt,
-      o.attempt,
-      startedAt,
-      startedAt,
-      o.executionId,
-      nodeId,
-      o.attempt,
-    );
+    // STRICT INTEGER columns: whole ms (outcomeTimes).
+    const { startedAt, durationMs, retrying, finishedAt, nextAttemptAt } = execRows.outcomeTimes(o);
+    const { executionId, attempt } = o;
+    const e = this.finishOne.get(o.status, finishedAt, nextAttemptAt, attempt, startedAt, startedAt, executionId, nodeId, attempt);
     if (!e) return; // the lease was lost: the new holder decides
-    this.insertAttempt.run(
-      o.executionId,
-      o.attempt,
-      startedAt,
-      durationMs,
-      o.statusCode ?? null,
-      o.error ?? null,
-      o.responseBody ?? null,
-    );
+    const { statusCode = null, error = null, responseBody = null } = o;
+    this.insertAttempt.run(executionId, attempt, startedAt, durationMs, statusCode, error, responseBody);
     if (!retrying && e.job_type === 'schedule') this.settleSchedule.run(o.status, e.job_id);
   }
 

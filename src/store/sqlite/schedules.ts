@@ -1,24 +1,16 @@
 import type { Schedule, ScheduleStatus } from '../../domain/types.js';
 import { cutPage, foldNameNeedle, scanBound, startOf } from '../paging.js';
-import {
-  columnList,
-  newSchedule,
-  SCHEDULE_COLUMNS,
-  scheduleFromRow,
-  schedulePatchToRow,
-  scheduleToRow,
-  type ScheduleRow,
-} from '../rows.js';
+import * as rowMap from '../rows.js';
 import type { ScheduleCreateParams, SchedulePageParams, ScheduleUpdateParams } from '../store.js';
 import type { Db } from './connection.js';
 import { SQLITE_CODEC } from './json.js';
 import { scanPage, type ScanRow } from './paging.js';
 
-const COLUMNS = columnList(SCHEDULE_COLUMNS);
-const fromRow = (r: ScheduleRow): Schedule => scheduleFromRow(SQLITE_CODEC, r);
+const COLUMNS = rowMap.columnList(rowMap.SCHEDULE_COLUMNS);
+const fromRow = (r: rowMap.ScheduleRow): Schedule => rowMap.scheduleFromRow(SQLITE_CODEC, r);
 
 /** Named parameters of a schedule patch: `:<column>`, NULL for a field it leaves. */
-type PatchBinding = ReturnType<typeof schedulePatchToRow>;
+type PatchBinding = ReturnType<typeof rowMap.schedulePatchToRow>;
 
 /**
  * What a page scan checks row by row, beside the driver's own condition (migration 3): the
@@ -71,24 +63,24 @@ export class ScheduleQueries {
   private readonly updateTx;
 
   constructor(db: Db) {
-    this.insert = db.prepare<[object], ScheduleRow>(
-      `INSERT INTO schedules (${COLUMNS}) VALUES (${columnList(SCHEDULE_COLUMNS.map((c) => `:${c}`))}) RETURNING ${COLUMNS}`,
+    this.insert = db.prepare<[object], rowMap.ScheduleRow>(
+      `INSERT INTO schedules (${COLUMNS}) VALUES (${rowMap.columnList(rowMap.SCHEDULE_COLUMNS.map((c) => `:${c}`))}) RETURNING ${COLUMNS}`,
     );
-    this.byId = db.prepare<[string], ScheduleRow>(`SELECT ${COLUMNS} FROM schedules WHERE id = ?`);
-    this.all = db.prepare<[], ScheduleRow>(`SELECT ${COLUMNS} FROM schedules ORDER BY created_at, id`);
+    this.byId = db.prepare<[string], rowMap.ScheduleRow>(`SELECT ${COLUMNS} FROM schedules WHERE id = ?`);
+    this.all = db.prepare<[], rowMap.ScheduleRow>(`SELECT ${COLUMNS} FROM schedules ORDER BY created_at, id`);
     this.pageScan = {
       all: db.prepare<[object], ScanRow>(SCHEDULE_PAGE_SQL.all),
       status: new Map(STATUSES.map((st) => [st, db.prepare<[object], ScanRow>(SCHEDULE_PAGE_SQL.status[st])])),
       tag: db.prepare<[object], ScanRow>(SCHEDULE_PAGE_SQL.tag),
     };
-    this.byIds = db.prepare<[string], ScheduleRow>(
+    this.byIds = db.prepare<[string], rowMap.ScheduleRow>(
       `SELECT ${COLUMNS} FROM schedules WHERE id IN (SELECT value FROM json_each(?)) ORDER BY created_at, id`,
     );
     // A deferred transaction: the scan and the read of the rows see one snapshot.
     this.pageTx = db.transaction((p: SchedulePageParams) => this.pageIn(p));
     // Every column of a schedule is NOT NULL, so NULL can stand for "absent" and coalesce keeps
     // the old value. The status test is in the same statement as the write: atomic.
-    this.patchPending = db.prepare<[PatchBinding], ScheduleRow>(
+    this.patchPending = db.prepare<[PatchBinding], rowMap.ScheduleRow>(
       `UPDATE schedules SET
          name = coalesce(:name, name),
          scheduled_at = coalesce(:scheduled_at, scheduled_at),
@@ -112,7 +104,7 @@ export class ScheduleQueries {
   }
 
   create(p: ScheduleCreateParams): Schedule {
-    return fromRow(this.insert.get(scheduleToRow(newSchedule(p)))!);
+    return fromRow(this.insert.get(rowMap.scheduleToRow(rowMap.newSchedule(p)))!);
   }
 
   get(id: string): Schedule | null {
@@ -159,7 +151,7 @@ export class ScheduleQueries {
   }
 
   update(p: ScheduleUpdateParams): Schedule | 'not_found' | 'not_pending' {
-    return this.updateTx.immediate(schedulePatchToRow(p));
+    return this.updateTx.immediate(rowMap.schedulePatchToRow(p));
   }
 
   delete(id: string): boolean {
