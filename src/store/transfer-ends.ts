@@ -1,7 +1,7 @@
 /**
  * The two ends of `punctual migrate-store` (`TransferSource`, `TransferTarget` in store.ts), once
  * for both databases: which table holds each kind, how a page is read and its cursor made, how
- * rows become records (rows.ts) and records rows, how attempts join their executions, and what the
+ * rows become records (rows*.ts) and records rows, how attempts join their executions, and what the
  * target derives at commit. Each database gives a {@link TransferConnection} (its placeholders,
  * the column that keeps the order of insertion, and how to run SQL on the end's own connection),
  * and opens and ends the transaction itself (`<database>/transfer.ts`).
@@ -16,16 +16,13 @@ import {
   apiKeyFromRow,
   apiKeyToRow,
   columnList,
-  CRON_JOB_COLUMNS,
-  cronJobToRow,
-  cronRecordFromRow,
   SCHEDULE_COLUMNS,
   scheduleFromRow,
   scheduleToRow,
   type ApiKeyRow,
-  type CronJobRow,
   type ScheduleRow,
 } from './rows.js';
+import { CRON_JOB_COLUMNS, cronJobToRow, cronRecordFromRow, type CronJobRow } from './rows-cron.js';
 import {
   ATTEMPT_COLUMNS,
   attemptsByExecution,

@@ -1,23 +1,15 @@
 import type { CronJob, CronJobStatus } from '../../domain/types.js';
 import { patchCronJob, patchedNextInvocation } from '../cron-patch.js';
 import { foldNameNeedle, scanBound, startOf } from '../paging.js';
-import {
-  columnList,
-  CRON_JOB_COLUMNS,
-  cronJobFromRow,
-  cronJobToRow,
-  newCronJob,
-  PASS_THROUGH,
-  valuesOf,
-  type CronRow,
-} from '../rows.js';
+import { CRON_JOB_COLUMNS, cronJobFromRow, cronJobToRow, newCronJob, type CronRow } from '../rows-cron.js';
+import { columnList, PASS_THROUGH, valuesOf } from '../rows.js';
 import type { CronCreateParams, CronPageParams, CronUpdateParams } from '../store.js';
 import type { Sql } from './connection.js';
 import { notifySql } from './notify.js';
 import { foldNameSql, pageOf, pageSql, type PageRow } from './paging.js';
 import type { NotifyContext } from './schedules.js';
 
-export type { CronRow } from '../rows.js';
+export type { CronRow } from '../rows-cron.js';
 
 /** The columns of a job row, as `c.`. */
 export const JOB_COLUMNS = `${columnList(CRON_JOB_COLUMNS, 'c')}, c.last_execution_id`;
@@ -60,7 +52,7 @@ export const CRON_PAGE_SQL = {
   ) as Record<CronJobStatus, string>,
 };
 
-/** Joined row → cron job (../rows.ts; `pg` passes values through). */
+/** Joined row → cron job (../rows-cron.ts; `pg` passes values through). */
 export function cronFromRow(r: CronRow): CronJob {
   return cronJobFromRow(PASS_THROUGH, r);
 }

@@ -1,13 +1,14 @@
 import type { CronJob, CronJobStatus } from '../../domain/types.js';
 import { patchCronJob, patchedNextInvocation } from '../cron-patch.js';
 import { cutPage, foldNameNeedle, scanBound, startOf } from '../paging.js';
-import { columnList, CRON_JOB_COLUMNS, cronJobFromRow, cronJobToRow, newCronJob, type CronRow } from '../rows.js';
+import { CRON_JOB_COLUMNS, cronJobFromRow, cronJobToRow, newCronJob, type CronRow } from '../rows-cron.js';
+import { columnList } from '../rows.js';
 import type { CronCreateParams, CronPageParams, CronUpdateParams } from '../store.js';
 import type { Db } from './connection.js';
 import { SQLITE_CODEC } from './json.js';
 import { scanPage, type ScanRow } from './paging.js';
 
-export type { CronRow } from '../rows.js';
+export type { CronRow } from '../rows-cron.js';
 
 /**
  * `SELECT … FROM cron_jobs c LEFT JOIN executions l` giving {@link CronRow}s: the newest execution
@@ -17,7 +18,7 @@ export const CRON_SELECT = `SELECT ${columnList(CRON_JOB_COLUMNS, 'c')}, c.last_
        l.scheduled_for AS last_invocation, l.status AS last_status
   FROM cron_jobs c LEFT JOIN executions l ON l.id = c.last_execution_id`;
 
-/** Joined row → cron job (../rows.ts, with SQLite's codec). */
+/** Joined row → cron job (../rows-cron.ts, with SQLite's codec). */
 export function cronFromRow(r: CronRow): CronJob {
   return cronJobFromRow(SQLITE_CODEC, r);
 }
