@@ -1,5 +1,6 @@
 /**
- * Cron job use cases (spec §4 /cron; issue #2 §2, §5) and the occurrence preview.
+ * Cron job use cases (the `/cron` endpoints) and the occurrence preview; the cron rules are in
+ * docs/cron.md.
  *
  * `nextInvocation` is always the next occurrence strictly after "now" when it is (re)computed:
  * at create; at a patch that changes `expression` or `timezone`; at a patch that moves a job from
@@ -18,19 +19,22 @@ import { checkDelivery, checkRetryDelays, deliveryDefaults, mergeRetry, type Ret
 import { listParams, type JobListInput } from './job-lists.js';
 import { Checks, PREVIEW_COUNT_MAX, PREVIEW_COUNT_MIN, ruleContext, wholeNumberMessage } from './rules.js';
 
-/** Zone in which an expression is evaluated when the job has none (issue #2 §5). */
+/** Zone in which an expression is evaluated when the job has none. */
 export const DEFAULT_TIME_ZONE = 'UTC';
 
 /** Occurrences answered by a preview when no count is given. */
 export const PREVIEW_COUNT_DEFAULT = 5;
 
-/** What a new job does with occurrences missed during downtime, when it does not say (issue #3 §4). */
+/**
+ * What a new job does with occurrences missed during downtime, when it does not say: `once`, of
+ * the occurrences missed only the first runs.
+ */
 export const DEFAULT_MISFIRE: MisfirePolicy = 'once';
 
-/** Whether a new job's occurrences may overlap, when it does not say (issue #3 §4). */
+/** Whether a new job's occurrences may overlap, when it does not say: they may. */
 export const DEFAULT_OVERLAP: OverlapPolicy = 'allow';
 
-/** Every status of a cron job (spec §2). */
+/** Every status of a cron job: `Active` (it fires) and `Paused` (it does not). */
 export const CRON_JOB_STATUSES: readonly CronJobStatus[] = ['Active', 'Paused'];
 /** The values of {@link MisfirePolicy}. */
 export const MISFIRE_POLICIES: readonly MisfirePolicy[] = ['skip', 'once', 'all'];
@@ -39,7 +43,7 @@ export const OVERLAP_POLICIES: readonly OverlapPolicy[] = ['allow', 'skip'];
 const NO_OCCURRENCE = 'has no occurrence after now';
 
 /**
- * Input of {@link createCronJob} (spec §4 POST /cron). Absent nullable fields are stored as null;
+ * Input of {@link createCronJob} (`POST /cron`). Absent nullable fields are stored as null;
  * absent delivery settings take the context's defaults, `misfire` is `once`, `overlap` `allow`.
  */
 export interface CronCreateInput {
@@ -49,7 +53,7 @@ export interface CronCreateInput {
   timezone?: string | null;
   endpoint: string;
   data?: JsonObject | null;
-  /** Any fields of a retry policy (issue #3 §2); the others take the defaults. */
+  /** Any fields of a retry policy (attempts, first delay, delay cap); the others take the defaults. */
   retry?: RetryInput;
   /** Timeout of one attempt, ms (1,000–900,000). */
   timeoutMs?: number;

@@ -41,7 +41,7 @@ export interface Store {
    * The authoritative current time (epoch ms, UTC) of a store shared by several nodes
    * (PostgreSQL: the database's clock, so clock skew between nodes never fires a call early), or
    * null when the caller's own clock decides (SQLite: one node). The dispatcher arms its timer
-   * and claims with this time when it is not null (issue #4 §3).
+   * and claims with this time when it is not null (docs/multinode.md).
    */
   now(): Promise<number | null>;
   /**
@@ -84,7 +84,7 @@ export interface Store {
   scheduleList(): Promise<Schedule[]>;
   /**
    * One page of schedules, oldest first (by `createdAt`, then id: ids are UUID v7, so within one
-   * millisecond that is the order of creation), keyset-paged (issue #6 §4). Filters combine with
+   * millisecond that is the order of creation), keyset-paged (paging.ts). Filters combine with
    * AND. Backed by indexes: the whole list by `(created_at, id)`, a status by a partial index
    * `(created_at, id) WHERE status = …`, a tag by the `schedule_tags` table `(tag, created_at,
    * schedule_id)`, which the database keeps in step with `tags` (triggers; see the migrations).
@@ -111,7 +111,7 @@ export interface Store {
   cronList(): Promise<CronJob[]>;
   /**
    * One page of cron jobs, oldest first (by `createdAt`, then id), keyset-paged as
-   * {@link Store.schedulePage} (issue #6 §4): by `(created_at, id)`, or for a status by a partial
+   * {@link Store.schedulePage}: by `(created_at, id)`, or for a status by a partial
    * index of that status; a `name` filter is checked row by row within `PAGE_SCAN_MAX` rows a page.
    * @throws InvalidInputError (path `/query/cursor`) for a cursor this store did not make
    */
@@ -142,7 +142,7 @@ export interface Store {
    * occurrence is a no-op. At most `p.limit` items in all, the earliest due first (an expired
    * lease is due at its expiry).
    *
-   * Cron occurrences (issue #3 §4). Let o₁ = `nextInvocation` ≤ now. It is a *misfire* when
+   * Cron occurrences. Let o₁ = `nextInvocation` ≤ now. It is a *misfire* when
    * `now − o₁ > p.misfireThresholdMs` or the following occurrence o₂ is also ≤ now. Without a
    * misfire, o₁ runs and `nextInvocation = nextOccurrence(o₁)`. On a misfire, by the job's
    * `misfire`: `once` runs o₁ only; `skip` records o₁ as a `Skipped` execution; `all` runs every
@@ -166,7 +166,7 @@ export interface Store {
    */
   executionsFinish(p: { nodeId: string; outcomes: AttemptOutcome[] }): Promise<void>;
   /**
-   * Hands back leases (a graceful stop, issue #5 §7): each of `p.executionIds` that is still
+   * Hands back leases (a graceful stop): each of `p.executionIds` that is still
    * `Running` and leased to `p.nodeId` becomes due at once — its lease expires at `p.now` (or
    * stays earlier), so the next `claimDue` of any node takes it as an expired lease, with
    * `attempt + 1` and the same execution (the same `webhook-id`), instead of after the full lease.
@@ -184,7 +184,7 @@ export interface Store {
   nextDueAt(): Promise<number | null>;
   /**
    * How much work is due at `p.now` (epoch ms, UTC) and not yet claimed, by the sources of
-   * `claimDue` (the due-but-unclaimed gauge of issue #6 §5): `schedule`, Pending schedules with
+   * `claimDue` (the due-but-unclaimed gauge of the metrics): `schedule`, Pending schedules with
    * `scheduledAt <= now`; `cron`, Active cron jobs with `nextInvocation <= now` (a job counts once,
    * however many occurrences it missed); `waiting`, Pending or Retrying executions whose next
    * attempt is due; `lease`, Running executions whose lease expired at or before `now`. Each count
@@ -194,7 +194,7 @@ export interface Store {
    */
   dueCount(p: { now: number; limit: number }): Promise<DueCounts>;
 
-  // ---- Executions (issue #3 §1) ------------------------------------------------------------------
+  // ---- Executions (every firing of a job, with its attempts) -------------------------------------
   /** The execution with its attempts, or null. */
   executionGet(p: { id: string }): Promise<Execution | null>;
   /**
@@ -208,7 +208,7 @@ export interface Store {
     nextCursor: string | null;
   }>;
   /**
-   * Runs a job now, outside its schedule (issue #3 §4): makes a `Pending` execution due at `now`
+   * Runs a job now, outside its schedule: makes a `Pending` execution due at `now`
    * (`triggered: true`, `scheduledFor = now`). A schedule must be `Pending`, and becomes `Running`
    * (it will not run again at `scheduledAt`); a cron job runs whatever its status, and its
    * `invocations` grows when the execution is made.
@@ -358,7 +358,7 @@ export interface ClaimDueParams {
   misfireThresholdMs: number;
 }
 
-// ---- Moving a whole store to another (issue #4 §6, `punctual migrate-store`) -------------------
+// ---- Moving a whole store to another (`punctual migrate-store`, docs/multinode.md) -------------
 //
 // Kept apart from `Store`: only `migrate-store` copies whole tables, and it does so through its own
 // connections (a snapshot to read, one transaction to write), so the serving store needs none of

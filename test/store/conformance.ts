@@ -1,7 +1,7 @@
 /**
  * The Store conformance suite (after River's `riverdrivertest.Exercise`): one set of tests that
  * every store implementation must pass. It uses only the `Store` interface, so the PostgreSQL
- * store (issue #4) runs exactly these tests by calling {@link exerciseStore} with its factory.
+ * store (PostgreSQL) runs exactly these tests by calling {@link exerciseStore} with its factory.
  *
  * Time is a fixed value (`T0`) plus offsets: the store takes `now` as a parameter and reads no
  * clock, so nothing here sleeps. Cron occurrences come from a trivial `nextOccurrence`; the real
@@ -167,7 +167,7 @@ export function exerciseStore(name: string, factory: () => Promise<StoreUnderTes
       return all;
     };
 
-    // ---- paged, filtered lists (issue #6 §4): conformance-lists.ts ------------------------------
+    // ---- paged, filtered lists (keyset pages, bounded scans): conformance-lists.ts ----------------
     describeLists(() => store);
 
     // ---- lifecycle -------------------------------------------------------------------------
@@ -1539,7 +1539,7 @@ export function exerciseStore(name: string, factory: () => Promise<StoreUnderTes
       });
     });
 
-    // ---- dueCount (issue #6 §5: the due-but-unclaimed gauge) -------------------------------------
+    // ---- dueCount (the due-but-unclaimed gauge) ---------------------------------------------------
     describe('dueCount', () => {
       const NONE = { schedule: 0, cron: 0, waiting: 0, lease: 0 };
 

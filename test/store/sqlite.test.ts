@@ -210,7 +210,7 @@ describe('SQLite store', () => {
       );
     });
 
-    it('migration 3 indexes the tags of existing schedules; the triggers keep them in step (issue #6 §4)', async () => {
+    it('migration 3 indexes the tags of existing schedules; the triggers keep them in step', async () => {
       const v2 = new Database(path);
       migrate(v2, MIGRATIONS.slice(0, 2));
       const sch = v2.prepare(
@@ -439,7 +439,7 @@ describe('SQLite store', () => {
       }
     });
 
-    it('a page of jobs walks its driver index from the cursor on, in list order: no sort (issue #6 §4)', async () => {
+    it('a page of jobs walks its driver index from the cursor on, in list order: no sort', async () => {
       (await open()).close();
       const q = { at: T0, id: 'x', scan: 5000, status: null, name: null, tags: null, tag: 'a' };
       const cases: [string, RegExp][] = [

@@ -6,7 +6,7 @@ export interface PostgresStoreOptions {
   /** Told about cron jobs paused by a claim, a lost LISTEN connection, idle clients that fail. */
   logger?: { warn(obj: object, msg?: string): void };
   /**
-   * Which clock decides what is due (issue #4 §3). `database` (the default, for production):
+   * Which clock decides what is due (docs/multinode.md). `database` (the default, for production):
    * `claimDue` compares with the database's clock and ignores `p.now`, and `now()` returns the
    * database's time, so a node whose clock is ahead never fires early. `caller`: `p.now` decides
    * and `now()` returns null, as with SQLite (the conformance suite's deterministic tests).
