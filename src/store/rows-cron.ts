@@ -27,6 +27,12 @@ export const CRON_JOB_COLUMNS = [
 ] as const;
 type CronJobColumn = (typeof CRON_JOB_COLUMNS)[number];
 
+/**
+ * The columns a cron update writes (besides `id`, which finds the row): all but `invocations` and
+ * `created_at`, which only the claim and the insert write.
+ */
+export const CRON_JOB_UPDATE_COLUMNS = CRON_JOB_COLUMNS.filter((c) => c !== 'id' && c !== 'invocations' && c !== 'created_at');
+
 /** A row of `cron_jobs` ({@link CRON_JOB_COLUMNS}); `data` as the driver gives JSON. */
 export interface CronJobRow {
   id: string;

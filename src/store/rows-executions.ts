@@ -168,6 +168,25 @@ export function outcomeTimes(o: AttemptOutcome): OutcomeTimes {
   return { startedAt, durationMs, retrying, finishedAt: retrying ? null : startedAt + durationMs, nextAttemptAt };
 }
 
+/** A cron job's pointer to its newest execution, with that execution's `scheduled_for` (LEFT JOIN). */
+export interface LastExecutionRow {
+  last_execution_id: string | null;
+  last_invocation: number | null;
+}
+
+/**
+ * The `last_execution_id` of a cron job once execution `id`, scheduled for `scheduledFor` (epoch
+ * ms), is added: the pointer follows the newest execution by (`scheduled_for`, id), the order of
+ * the execution lists, so it stays where it is when it points at a newer one.
+ */
+export function newestExecutionId(job: LastExecutionRow, scheduledFor: number, id: string): string {
+  const keep =
+    job.last_execution_id !== null &&
+    job.last_invocation !== null &&
+    (job.last_invocation > scheduledFor || (job.last_invocation === scheduledFor && job.last_execution_id > id));
+  return keep ? job.last_execution_id! : id;
+}
+
 /** Attempt rows (ordered by execution, then number) → each execution's attempts, oldest first. */
 export function attemptsByExecution(rows: Iterable<AttemptRow>): Map<string, Attempt[]> {
   const byExecution = new Map<string, Attempt[]>();

@@ -1,7 +1,14 @@
 import type { CronJob, CronJobStatus } from '../../domain/types.js';
 import { patchCronJob, patchedNextInvocation } from '../cron-patch.js';
 import { foldNameNeedle, scanBound, startOf } from '../paging.js';
-import { CRON_JOB_COLUMNS, cronJobFromRow, cronJobToRow, newCronJob, type CronRow } from '../rows-cron.js';
+import {
+  CRON_JOB_COLUMNS,
+  CRON_JOB_UPDATE_COLUMNS,
+  cronJobFromRow,
+  cronJobToRow,
+  newCronJob,
+  type CronRow,
+} from '../rows-cron.js';
 import { columnList, PASS_THROUGH, valuesOf } from '../rows.js';
 import type { CronCreateParams, CronPageParams, CronUpdateParams } from '../store.js';
 import type { Sql } from './connection.js';
@@ -56,9 +63,6 @@ export const CRON_PAGE_SQL = {
 export function cronFromRow(r: CronRow): CronJob {
   return cronJobFromRow(PASS_THROUGH, r);
 }
-
-/** The columns a cron update writes ($2…): all but `invocations` and `created_at`, which the claim and the insert own. */
-const WRITTEN = CRON_JOB_COLUMNS.filter((c) => c !== 'id' && c !== 'invocations' && c !== 'created_at');
 
 /** The `cron_jobs` table. */
 export const cronJobs = {
@@ -116,13 +120,15 @@ export const cronJobs = {
     if (!row) return null;
     const patched = patchCronJob(cronFromRow(row), p);
     const values = cronJobToRow({ ...patched, nextInvocation: patchedNextInvocation(patched, p) });
+    const channel = `$${CRON_JOB_UPDATE_COLUMNS.length + 2}`;
+    const notified = notifySql(`CASE WHEN u.status = 'Active' THEN u.next_invocation END`, channel, n.clock);
     await sql.rows(
       `WITH u AS (
-         UPDATE cron_jobs SET ${columnList(WRITTEN.map((c, i) => `${c} = $${i + 2}`))}
+         UPDATE cron_jobs SET ${columnList(CRON_JOB_UPDATE_COLUMNS.map((c, i) => `${c} = $${i + 2}`))}
          WHERE id = $1
          RETURNING status, next_invocation)
-       SELECT ${notifySql(`CASE WHEN u.status = 'Active' THEN u.next_invocation END`, `$${WRITTEN.length + 2}`, n.clock)} AS notified FROM u`,
-      [values.id, ...valuesOf(values, WRITTEN), n.channel],
+       SELECT ${notified} AS notified FROM u`,
+      [values.id, ...valuesOf(values, CRON_JOB_UPDATE_COLUMNS), n.channel],
     );
     const [updated] = await sql.rows<CronRow>(`${CRON_SELECT} WHERE c.id = $1`, [p.id]);
     return cronFromRow(updated!);

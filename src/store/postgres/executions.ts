@@ -166,7 +166,7 @@ export const executions = {
       }
       await insert();
     } else {
-      const [job] = await sql.rows<{ last_execution_id: string | null; last_invocation: number | null }>(
+      const [job] = await sql.rows<execRows.LastExecutionRow>(
         `SELECT c.last_execution_id, l.scheduled_for AS last_invocation
            FROM cron_jobs c LEFT JOIN executions l ON l.id = c.last_execution_id
           WHERE c.id = $1 FOR UPDATE OF c`,
@@ -174,14 +174,9 @@ export const executions = {
       );
       if (!job) return 'not_found';
       await insert();
-      // The pointer follows the newest execution by (scheduled_for, id), as the list orders them.
-      const keep =
-        job.last_execution_id !== null &&
-        job.last_invocation !== null &&
-        (job.last_invocation > now || (job.last_invocation === now && job.last_execution_id > p.id));
       await sql.rows(`UPDATE cron_jobs SET invocations = invocations + 1, last_execution_id = $2 WHERE id = $1`, [
         p.jobId,
-        keep ? job.last_execution_id : p.id,
+        execRows.newestExecutionId(job, now, p.id),
       ]);
     }
     await sql.rows(`SELECT ${notifySql('$1::bigint', '$2', n.clock)} AS notified`, [now, n.channel]);

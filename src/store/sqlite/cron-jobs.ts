@@ -1,7 +1,7 @@
 import type { CronJob, CronJobStatus } from '../../domain/types.js';
 import { patchCronJob, patchedNextInvocation } from '../cron-patch.js';
 import { cutPage, foldNameNeedle, scanBound, startOf } from '../paging.js';
-import { CRON_JOB_COLUMNS, cronJobFromRow, cronJobToRow, newCronJob, type CronRow } from '../rows-cron.js';
+import { CRON_JOB_COLUMNS, CRON_JOB_UPDATE_COLUMNS, cronJobFromRow, cronJobToRow, newCronJob, type CronRow } from '../rows-cron.js';
 import { columnList } from '../rows.js';
 import type { CronCreateParams, CronPageParams, CronUpdateParams } from '../store.js';
 import type { Db } from './connection.js';
@@ -22,9 +22,6 @@ export const CRON_SELECT = `SELECT ${columnList(CRON_JOB_COLUMNS, 'c')}, c.last_
 export function cronFromRow(r: CronRow): CronJob {
   return cronJobFromRow(SQLITE_CODEC, r);
 }
-
-/** The columns a cron update writes: all but `invocations` and `created_at`, which the claim and the insert own. */
-const WRITTEN = CRON_JOB_COLUMNS.filter((c) => c !== 'id' && c !== 'invocations' && c !== 'created_at');
 
 /** What a page scan checks row by row (see schedules.ts `PAGE_HIT`): the status and the name. */
 const PAGE_HIT = `((:status IS NULL OR c.status = :status) AND (:name IS NULL OR instr(lower(c.name), :name) > 0))`;
@@ -76,7 +73,7 @@ export class CronJobQueries {
     this.pageTx = db.transaction((p: CronPageParams) => this.pageIn(p));
     // The whole row but what only the claim moves (invocations, the newest execution).
     this.write = db.prepare<[object]>(
-      `UPDATE cron_jobs SET ${columnList(WRITTEN.map((c) => `${c} = :${c}`))} WHERE id = :id`,
+      `UPDATE cron_jobs SET ${columnList(CRON_JOB_UPDATE_COLUMNS.map((c) => `${c} = :${c}`))} WHERE id = :id`,
     );
     this.remove = db.prepare<[string]>('DELETE FROM cron_jobs WHERE id = ?');
     // Read, patch, recompute, write in one IMMEDIATE transaction: no claim can advance the job

@@ -112,7 +112,7 @@ export class ExecutionQueries {
       `UPDATE schedules SET status = 'Running' WHERE id = ? AND status = 'Pending' RETURNING id`,
     );
     this.scheduleExists = db.prepare<[string], { one: number }>('SELECT 1 AS one FROM schedules WHERE id = ?');
-    this.cronLast = db.prepare<[string], { last_execution_id: string | null; last_invocation: number | null }>(
+    this.cronLast = db.prepare<[string], execRows.LastExecutionRow>(
       `SELECT c.last_execution_id, l.scheduled_for AS last_invocation
          FROM cron_jobs c LEFT JOIN executions l ON l.id = c.last_execution_id WHERE c.id = ?`,
     );
@@ -199,12 +199,7 @@ export class ExecutionQueries {
       const job = this.cronLast.get(p.jobId);
       if (!job) return 'not_found';
       this.insertTriggered.run(p);
-      // The pointer follows the newest execution by (scheduled_for, id), as the list orders them.
-      const keep =
-        job.last_execution_id !== null &&
-        job.last_invocation !== null &&
-        (job.last_invocation > p.now || (job.last_invocation === p.now && job.last_execution_id > p.id));
-      this.countTrigger.run({ id: p.jobId, lastExecutionId: keep ? job.last_execution_id! : p.id });
+      this.countTrigger.run({ id: p.jobId, lastExecutionId: execRows.newestExecutionId(job, p.now, p.id) });
     }
     return this.get(p.id)!;
   }
