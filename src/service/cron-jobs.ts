@@ -25,16 +25,19 @@ export const DEFAULT_TIME_ZONE = 'UTC';
 /** Occurrences answered by a preview when no count is given. */
 export const PREVIEW_COUNT_DEFAULT = 5;
 
-/** What a new job does with occurrences missed during downtime, when it does not say (rules: src/store/claim-rules.ts). */
+/**
+ * What a new job does with occurrences missed during downtime, when it does not say: `once`, of
+ * the occurrences missed only the first runs (rules: src/store/claim-rules.ts).
+ */
 export const DEFAULT_MISFIRE: MisfirePolicy = 'once';
 
-/** Whether a new job's occurrences may overlap, when it does not say (rules: src/store/claim-rules.ts). */
+/** Whether a new job's occurrences may overlap, when it does not say: they may. */
 export const DEFAULT_OVERLAP: OverlapPolicy = 'allow';
 
 const NO_OCCURRENCE = 'has no occurrence after now';
 
 /**
- * Input of {@link createCronJob} (POST /cron). Absent nullable fields are stored as null;
+ * Input of {@link createCronJob} (`POST /cron`). Absent nullable fields are stored as null;
  * absent delivery settings take the context's defaults, `misfire` is `once`, `overlap` `allow`.
  */
 export interface CronCreateInput {
@@ -44,7 +47,7 @@ export interface CronCreateInput {
   timezone?: string | null;
   endpoint: string;
   data?: JsonObject | null;
-  /** Any fields of a retry policy; the others take the defaults. */
+  /** Any fields of a retry policy (attempts, first delay, delay cap); the others take the defaults. */
   retry?: RetryInput;
   /** Timeout of one attempt, ms (1,000–900,000). */
   timeoutMs?: number;
@@ -159,7 +162,7 @@ export async function updateCronJob(ctx: JobServiceContext, id: string, patch: C
   checks.throwIfAny();
   if (!isUuid(id)) throw new NotFoundError('No cron job has this id.');
 
-  // Whether to recompute depends on the job before the patch, which `recompute` does not see: it
+  // Whether to recompute depends on the job before the patch, which the store does not see: it
   // is read first. A patch racing another patch of the same job may then recompute once too
   // often or too rarely; either leaves a valid future occurrence. Recomputing when nothing changed
   // is avoided on purpose: it would skip an occurrence that is due but not yet claimed.
@@ -187,13 +190,9 @@ export async function updateCronJob(ctx: JobServiceContext, id: string, patch: C
     misfire: patch.misfire,
     overlap: patch.overlap,
   };
-  if (changes) {
-    params.recompute = (job) => {
-      const next = cronJobNext(job, now);
-      if (next === null) throw InvalidInputError.field('/expression', NO_OCCURRENCE);
-      return next;
-    };
-  }
+  // The store computes the occurrence from the job as patched, in its transaction; a job without
+  // one after now fails with InvalidInputError at `/expression`.
+  if (changes) params.recomputeAfter = now;
   const job = await ctx.store.cronUpdate(params);
   if (job === null) throw new NotFoundError('No cron job has this id.');
   if (job.status === 'Active') ctx.wake(job.nextInvocation);

@@ -41,7 +41,7 @@ export interface Store {
    * The authoritative current time (epoch ms, UTC) of a store shared by several nodes
    * (PostgreSQL: the database's clock, so clock skew between nodes never fires a call early), or
    * null when the caller's own clock decides (SQLite: one node). The dispatcher arms its timer
-   * and claims with this time when it is not null.
+   * and claims with this time when it is not null (docs/multinode.md).
    */
   now(): Promise<number | null>;
   /**
@@ -84,7 +84,7 @@ export interface Store {
   scheduleList(): Promise<Schedule[]>;
   /**
    * One page of schedules, oldest first (by `createdAt`, then id: ids are UUID v7, so within one
-   * millisecond that is the order of creation), keyset-paged. Filters combine with
+   * millisecond that is the order of creation), keyset-paged (paging.ts). Filters combine with
    * AND. Backed by indexes: the whole list by `(created_at, id)`, a status by a partial index
    * `(created_at, id) WHERE status = …`, a tag by the `schedule_tags` table `(tag, created_at,
    * schedule_id)`, which the database keeps in step with `tags` (triggers; see the migrations).
@@ -117,10 +117,12 @@ export interface Store {
    */
   cronPage(p: CronPageParams): Promise<{ cronJobs: CronJob[]; nextCursor: string | null }>;
   /**
-   * Partial update. `recompute`, when given, is called inside the same transaction with the job
-   * as it will be after the patch and returns the new `nextInvocation` (epoch ms); this keeps a
-   * concurrent claim from advancing a stale occurrence.
+   * Partial update. With `recomputeAfter`, the new `nextInvocation` is the patched job's first
+   * occurrence after that instant, computed inside the same transaction (cron-patch.ts),
+   * so a concurrent claim cannot advance a stale occurrence.
    * @returns the updated job, or null when no job has that id.
+   * @throws InvalidInputError (path `/expression`) when `recomputeAfter` is given and the patched
+   *   job has no occurrence after it; nothing changes then
    */
   cronUpdate(p: CronUpdateParams): Promise<CronJob | null>;
   /** Returns false when no job had that id. */
@@ -189,7 +191,7 @@ export interface Store {
    */
   dueCount(p: { now: number; limit: number }): Promise<DueCounts>;
 
-  // ---- Executions --------------------------------------------------------------------------------
+  // ---- Executions (every firing of a job, with its attempts) -------------------------------------
   /** The execution with its attempts, or null. */
   executionGet(p: { id: string }): Promise<Execution | null>;
   /**
@@ -328,8 +330,11 @@ export interface CronUpdateParams {
   timeoutMs?: number;
   misfire?: MisfirePolicy;
   overlap?: OverlapPolicy;
-  /** Called in the transaction with the patched job; returns its new `nextInvocation`. */
-  recompute?: (job: CronJob) => number;
+  /**
+   * Epoch ms (UTC): when given, `nextInvocation` becomes the patched job's next occurrence strictly
+   * after this instant (in its time zone, UTC when null); when absent, `nextInvocation` is kept.
+   */
+  recomputeAfter?: number;
 }
 
 /** Params of {@link Store.claimDue}. */
@@ -348,7 +353,7 @@ export interface ClaimDueParams {
   misfireThresholdMs: number;
 }
 
-// ---- Moving a whole store to another (`punctual migrate-store`) ---------------------------------
+// ---- Moving a whole store to another (`punctual migrate-store`, docs/multinode.md) -------------
 //
 // Kept apart from `Store`: only `migrate-store` copies whole tables, and it does so through its own
 // connections (a snapshot to read, one transaction to write), so the serving store needs none of

@@ -1,7 +1,7 @@
 /**
  * The Store conformance suite (after River's `riverdrivertest.Exercise`): one set of tests that
  * every store implementation must pass. It uses only the `Store` interface, so the PostgreSQL
- * store runs exactly these tests by calling {@link exerciseStore} with its factory.
+ * store (PostgreSQL) runs exactly these tests by calling {@link exerciseStore} with its factory.
  *
  * Time is a fixed value (`T0`) plus offsets: the store takes `now` as a parameter and reads no
  * clock, so nothing here sleeps. Cron occurrences come from the real cron engine (each store calls
@@ -166,7 +166,7 @@ export function exerciseStore(name: string, factory: () => Promise<StoreUnderTes
       return all;
     };
 
-    // ---- paged, filtered lists: conformance-lists.ts ---------------------------------------------
+    // ---- paged, filtered lists (keyset pages, bounded scans): conformance-lists.ts ----------------
     describeLists(() => store);
 
     // ---- lifecycle -------------------------------------------------------------------------
@@ -466,55 +466,34 @@ export function exerciseStore(name: string, factory: () => Promise<StoreUnderTes
         expect((await store.cronUpdate({ id: c.id, status: 'Active' }))?.status).toBe('Active');
       });
 
-      it('update calls recompute with the job as patched and stores its result as nextInvocation', async () => {
+      it('update with recomputeAfter stores the next occurrence of the job as patched after that instant', async () => {
         const c = await newCron({ nextInvocation: T0 });
-        const seen: CronJob[] = [];
-        const u = await store.cronUpdate({
-          id: c.id,
-          expression: '0 * * * *',
-          timezone: null,
-          recompute: (job) => {
-            seen.push(job);
-            return T0 + 3_600_000;
-          },
-        });
-        expect(seen).toEqual([{ ...c, expression: '0 * * * *', timezone: null }]);
-        expect(u).toEqual({ ...c, expression: '0 * * * *', timezone: null, nextInvocation: T0 + 3_600_000 });
+        // Noon in UTC (the patched zone), not in Europe/Paris (the stored one, an hour ahead in January).
+        const u = await store.cronUpdate({ id: c.id, expression: '0 12 * * *', timezone: null, recomputeAfter: T0 });
+        expect(u).toEqual({ ...c, expression: '0 12 * * *', timezone: null, nextInvocation: T0 + 12 * 3_600_000 });
         expect(await store.cronGet({ id: c.id })).toEqual(u);
+        // The stored expression and zone when the patch leaves them: noon in Paris is 11:00 UTC.
+        const v = await store.cronUpdate({ id: c.id, timezone: 'Europe/Paris', recomputeAfter: T0 });
+        expect(v?.nextInvocation).toBe(T0 + 11 * 3_600_000);
       });
 
-      it('update without recompute keeps nextInvocation', async () => {
+      it('update without recomputeAfter keeps nextInvocation', async () => {
         const c = await newCron({ nextInvocation: T0 + 42 });
         expect((await store.cronUpdate({ id: c.id, expression: '1 2 3 4 5' }))?.nextInvocation).toBe(T0 + 42);
       });
 
-      it('a recompute that throws fails the update and changes nothing', async () => {
+      it('an update whose job has no occurrence after recomputeAfter fails and changes nothing', async () => {
         const c = await newCron();
-        const boom = new Error('bad expression');
-        await expect(
-          store.cronUpdate({
-            id: c.id,
-            expression: 'nope',
-            recompute: () => {
-              throw boom;
-            },
-          }),
-        ).rejects.toBe(boom);
-        expect(await store.cronGet({ id: c.id })).toEqual(c);
+        for (const expression of ['0 0 31 2 *', 'nope']) {
+          const err = await store.cronUpdate({ id: c.id, expression, recomputeAfter: T0 }).catch((e: unknown) => e);
+          expect(err).toBeInstanceOf(InvalidInputError);
+          expect((err as InvalidInputError).errors).toEqual([{ path: '/expression', message: 'has no occurrence after now' }]);
+          expect(await store.cronGet({ id: c.id })).toEqual(c);
+        }
       });
 
-      it('update of an unknown id is null and does not call recompute', async () => {
-        let called = false;
-        const r = await store.cronUpdate({
-          id: newId(),
-          name: 'x',
-          recompute: () => {
-            called = true;
-            return T0;
-          },
-        });
-        expect(r).toBeNull();
-        expect(called).toBe(false);
+      it('update of an unknown id is null', async () => {
+        expect(await store.cronUpdate({ id: newId(), name: 'x', recomputeAfter: T0 })).toBeNull();
       });
 
       it('delete answers true, then false; a deleted job is never claimed', async () => {
@@ -633,7 +612,7 @@ export function exerciseStore(name: string, factory: () => Promise<StoreUnderTes
         const c = await newCron({ nextInvocation: T0 });
         await store.cronUpdate({ id: c.id, status: 'Paused' });
         expect(await claim(T0 + 5000)).toEqual([]);
-        await store.cronUpdate({ id: c.id, status: 'Active', recompute: () => T0 + 6000 });
+        await store.cronUpdate({ id: c.id, status: 'Active', expression: '* * * * * *', recomputeAfter: T0 + 5000 });
         expect((await claim(T0 + 6000)).map((x) => x.scheduledFor)).toEqual([T0 + 6000]);
       });
 
@@ -658,7 +637,7 @@ export function exerciseStore(name: string, factory: () => Promise<StoreUnderTes
         expect(first?.scheduledFor).toBe(T0);
         // Resume onto the occurrence that already ran (a clock set back would do the same).
         await store.cronUpdate({ id: c.id, status: 'Paused' });
-        await store.cronUpdate({ id: c.id, status: 'Active', recompute: () => T0 });
+        await store.cronUpdate({ id: c.id, status: 'Active', recomputeAfter: T0 - 1 }); // the minute T0
         expect(await claim(T0 + 1)).toEqual([]);
         expect(await store.cronGet({ id: c.id })).toMatchObject({ invocations: 1, nextInvocation: T0 + 60_000 });
         expect(await history('cron', c.id)).toHaveLength(1);

@@ -342,7 +342,7 @@ describe('SQLite store', () => {
       const [again] = await s.claimDue(claimAt(T0 + 5000, { leaseMs: 5 }));
       expect(again).toMatchObject({ executionId: ex.running, attempt: 3, timeoutMs: 30_000, leaseExpiresAt: T0 + 5000 + 30_000 + 5 });
       // Occurrences stay unique; triggers in one ms are two executions.
-      await s.cronUpdate({ id: ids.cron, recompute: () => T0 + 60_000 });
+      await s.cronUpdate({ id: ids.cron, recomputeAfter: T0 }); // '* * * * *' in UTC: T0 + 60_000
       const claimed = await s.claimDue(claimAt(T0 + 60_001, { leaseMs: 1_000_000 }));
       expect(claimed.filter((c) => c.jobId === ids.cron)).toEqual([]);
       for (let i = 0; i < 2; i++) expect(await s.jobTrigger({ jobType: 'cron', jobId: ids.cron, id: newId(), now: T0 + 70_000 })).toMatchObject({ triggered: true });

@@ -1,20 +1,7 @@
 import type { ApiKey, ApiKeyStatus } from '../../domain/types.js';
 import type { ApiKeyCreateParams } from '../store.js';
+import { API_KEY_COLUMNS as COLUMNS, apiKeyFromRow as fromRow, type ApiKeyRow } from '../rows.js';
 import type { Sql } from './connection.js';
-
-interface ApiKeyRow {
-  id: string;
-  name: string;
-  status: ApiKeyStatus;
-  created_at: number;
-  last_used: number | null;
-}
-
-const COLUMNS = 'id, name, status, created_at, last_used';
-
-function fromRow(r: ApiKeyRow): ApiKey {
-  return { id: r.id, name: r.name, status: r.status, createdAt: r.created_at, lastUsed: r.last_used };
-}
 
 /** The `api_keys` table. Each method is one statement (atomic on its own). */
 export const apiKeys = {

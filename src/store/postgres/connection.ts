@@ -6,7 +6,7 @@ export interface PostgresStoreOptions {
   /** Told about cron jobs paused by a claim, a lost LISTEN connection, idle clients that fail. */
   logger?: { warn(obj: object, msg?: string): void };
   /**
-   * Which clock decides what is due (issue #4 §3). `database` (the default, for production):
+   * Which clock decides what is due (docs/multinode.md). `database` (the default, for production):
    * `claimDue` compares with the database's clock and ignores `p.now`, and `now()` returns the
    * database's time, so a node whose clock is ahead never fires early. `caller`: `p.now` decides
    * and `now()` returns null, as with SQLite (the conformance suite's deterministic tests).
@@ -172,37 +172,46 @@ export class Database {
    */
   async tx<T>(fn: (sql: Sql) => Promise<T>): Promise<T> {
     for (let attempt = 1; ; attempt++) {
-      const client = await this.pool.connect();
-      let broken: Error | undefined;
-      // A checked-out client has no 'error' listener of the pool's: without this one, a connection
-      // lost between two statements of the transaction would crash the process. The next query
-      // fails anyway, and that failure is what the caller sees.
-      const onError = (err: Error) => {
-        broken = err;
-      };
-      client.on('error', onError);
-      try {
-        await client.query('BEGIN');
-        const result = await fn(sqlOf(client));
-        await client.query('COMMIT');
-        return result;
-      } catch (err) {
+      const done = await this.checkout(async (client, broke) => {
         try {
-          await client.query('ROLLBACK');
-        } catch (rollbackError) {
-          broken = rollbackError as Error; // the connection is gone: do not give it back to the pool
+          await client.query('BEGIN');
+          const result = await fn(sqlOf(client));
+          await client.query('COMMIT');
+          return { result };
+        } catch (err) {
+          try {
+            await client.query('ROLLBACK');
+          } catch (rollbackError) {
+            broke(rollbackError as Error); // the connection is gone: do not give it back to the pool
+          }
+          if (attempt < TX_ATTEMPTS && RETRYABLE.has(sqlState(err) ?? '')) return null;
+          throw err;
         }
-        if (attempt < TX_ATTEMPTS && RETRYABLE.has(sqlState(err) ?? '')) continue;
-        throw err;
-      } finally {
-        client.removeListener('error', onError);
-        client.release(broken);
-      }
+      });
+      if (done !== null) return done.result;
     }
   }
 
   /** Runs `fn` with one connection of the pool, guarded as in {@link tx}, without a transaction. */
   async withClient<T>(fn: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+    return this.checkout(async (client, broke) => {
+      try {
+        return await fn(client);
+      } catch (err) {
+        if (toStoreError(err) instanceof StoreUnavailableError) broke(err as Error);
+        throw err;
+      }
+    });
+  }
+
+  /**
+   * Runs `fn` with one connection of the pool and gives it back afterwards, or drops it when it
+   * broke: when `fn` calls `broke`, or when the connection reports an error meanwhile. A
+   * checked-out client has no 'error' listener of the pool's: without this one, a connection lost
+   * between two statements would crash the process. The next query fails anyway, and that failure
+   * is what the caller sees.
+   */
+  private async checkout<T>(fn: (client: pg.PoolClient, broke: (err: Error) => void) => Promise<T>): Promise<T> {
     const client = await this.pool.connect();
     let broken: Error | undefined;
     const onError = (err: Error) => {
@@ -210,10 +219,7 @@ export class Database {
     };
     client.on('error', onError);
     try {
-      return await fn(client);
-    } catch (err) {
-      if (toStoreError(err) instanceof StoreUnavailableError) broken = err as Error;
-      throw err;
+      return await fn(client, onError);
     } finally {
       client.removeListener('error', onError);
       client.release(broken);

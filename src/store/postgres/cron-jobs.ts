@@ -1,41 +1,25 @@
-import type { CronJob, CronJobStatus, ExecutionStatus, JsonObject, MisfirePolicy, OverlapPolicy } from '../../domain/types.js';
+import type { CronJob, CronJobStatus } from '../../domain/types.js';
+import { patchCronJob, patchedNextInvocation } from '../cron-patch.js';
 import { foldNameNeedle, scanBound, startOf } from '../paging.js';
+import {
+  CRON_JOB_COLUMNS,
+  CRON_JOB_UPDATE_COLUMNS,
+  cronJobFromRow,
+  cronJobToRow,
+  newCronJob,
+  type CronRow,
+} from '../rows-cron.js';
+import { columnList, PASS_THROUGH, valuesOf } from '../rows.js';
 import type { CronCreateParams, CronPageParams, CronUpdateParams } from '../store.js';
 import type { Sql } from './connection.js';
 import { notifySql } from './notify.js';
 import { foldNameSql, pageOf, pageSql, type PageRow } from './paging.js';
 import type { NotifyContext } from './schedules.js';
 
-/** A row of `cron_jobs` joined with its newest execution, as selected by {@link CRON_SELECT}. */
-export interface CronRow {
-  id: string;
-  expression: string;
-  name: string | null;
-  timezone: string | null;
-  status: CronJobStatus;
-  endpoint: string;
-  data: JsonObject | null;
-  invocations: number;
-  next_invocation: number;
-  created_at: number;
-  retry_max_attempts: number;
-  retry_initial_delay_ms: number;
-  retry_max_delay_ms: number;
-  timeout_ms: number;
-  misfire: MisfirePolicy;
-  overlap: OverlapPolicy;
-  last_execution_id: string | null;
-  /** `scheduled_for` of the newest execution (LEFT JOIN), or null. */
-  last_invocation: number | null;
-  /** `status` of the newest execution (LEFT JOIN), or null. */
-  last_status: ExecutionStatus | null;
-}
+export type { CronRow } from '../rows-cron.js';
 
 /** The columns of a job row, as `c.`. */
-export const JOB_COLUMNS = `c.id, c.expression, c.name, c.timezone, c.status, c.endpoint, c.data,
-       c.invocations, c.next_invocation, c.created_at,
-       c.retry_max_attempts, c.retry_initial_delay_ms, c.retry_max_delay_ms, c.timeout_ms,
-       c.misfire, c.overlap, c.last_execution_id`;
+export const JOB_COLUMNS = `${columnList(CRON_JOB_COLUMNS, 'c')}, c.last_execution_id`;
 
 /**
  * `SELECT … FROM cron_jobs c LEFT JOIN executions l` giving {@link CronRow}s: the newest execution
@@ -75,30 +59,9 @@ export const CRON_PAGE_SQL = {
   ) as Record<CronJobStatus, string>,
 };
 
-/** Row → domain object. */
+/** Joined row → cron job (../rows-cron.ts; `pg` passes values through). */
 export function cronFromRow(r: CronRow): CronJob {
-  return {
-    id: r.id,
-    expression: r.expression,
-    name: r.name,
-    invocations: r.invocations,
-    timezone: r.timezone,
-    status: r.status,
-    endpoint: r.endpoint,
-    data: r.data,
-    createdAt: r.created_at,
-    nextInvocation: r.next_invocation,
-    retry: {
-      maxAttempts: r.retry_max_attempts,
-      initialDelayMs: r.retry_initial_delay_ms,
-      maxDelayMs: r.retry_max_delay_ms,
-    },
-    timeoutMs: r.timeout_ms,
-    misfire: r.misfire,
-    overlap: r.overlap,
-    lastInvocation: r.last_invocation ?? null,
-    lastStatus: r.last_status ?? null,
-  };
+  return cronJobFromRow(PASS_THROUGH, r);
 }
 
 /** The `cron_jobs` table. */
@@ -107,30 +70,13 @@ export const cronJobs = {
   async create(sql: Sql, n: NotifyContext, p: CronCreateParams): Promise<CronJob> {
     const [r] = await sql.rows<CronRow>(
       `WITH ins AS (
-         INSERT INTO cron_jobs (id, expression, name, timezone, status, endpoint, data, invocations, next_invocation, created_at,
-           retry_max_attempts, retry_initial_delay_ms, retry_max_delay_ms, timeout_ms, misfire, overlap)
-         VALUES ($1, $2, $3, $4, 'Active', $5, $6::json, 0, $7, $8, $9, $10, $11, $12, $13, $14)
+         INSERT INTO cron_jobs (${columnList(CRON_JOB_COLUMNS)})
+         VALUES (${columnList(CRON_JOB_COLUMNS.map((_, i) => `$${i + 1}`))})
          RETURNING *)
        SELECT ${JOB_COLUMNS}, NULL::bigint AS last_invocation, NULL::text AS last_status,
-              ${notifySql('c.next_invocation', '$15', n.clock)} AS notified
+              ${notifySql('c.next_invocation', `$${CRON_JOB_COLUMNS.length + 1}`, n.clock)} AS notified
          FROM ins AS c`,
-      [
-        p.id,
-        p.expression,
-        p.name ?? null,
-        p.timezone ?? null,
-        p.endpoint,
-        p.data == null ? null : JSON.stringify(p.data),
-        p.nextInvocation,
-        p.now,
-        p.retry.maxAttempts,
-        p.retry.initialDelayMs,
-        p.retry.maxDelayMs,
-        p.timeoutMs,
-        p.misfire,
-        p.overlap,
-        n.channel,
-      ],
+      [...valuesOf(cronJobToRow(newCronJob(p)), CRON_JOB_COLUMNS), n.channel],
     );
     return cronFromRow(r!);
   },
@@ -166,55 +112,23 @@ export const cronJobs = {
   /**
    * Read (FOR UPDATE of the job row), patch, recompute, write, in the caller's transaction: a
    * claim on another node skips the locked row (SKIP LOCKED) or waits for nothing, and cannot
-   * advance the job between the read and the write, so `recompute` never works on a stale
-   * occurrence. A job left Active is announced (its next occurrence, when soon).
+   * advance the job between the read and the write, so the occurrence recomputed is never stale
+   * (cron-patch.ts). A job left Active is announced (its next occurrence, when soon).
    */
   async update(sql: Sql, n: NotifyContext, p: CronUpdateParams): Promise<CronJob | null> {
     const [row] = await sql.rows<CronRow>(`${CRON_SELECT} WHERE c.id = $1 FOR UPDATE OF c`, [p.id]);
     if (!row) return null;
-    const current = cronFromRow(row);
-    const patched: CronJob = {
-      ...current,
-      ...(p.expression !== undefined && { expression: p.expression }),
-      ...(p.name !== undefined && { name: p.name }),
-      ...(p.timezone !== undefined && { timezone: p.timezone }),
-      ...(p.status !== undefined && { status: p.status }),
-      ...(p.endpoint !== undefined && { endpoint: p.endpoint }),
-      ...(p.data !== undefined && { data: p.data }),
-      ...(p.retry !== undefined && { retry: { ...p.retry } }),
-      ...(p.timeoutMs !== undefined && { timeoutMs: p.timeoutMs }),
-      ...(p.misfire !== undefined && { misfire: p.misfire }),
-      ...(p.overlap !== undefined && { overlap: p.overlap }),
-    };
-    // Whole ms, rounded up: never early. (The object handed to recompute is not mutated.)
-    const nextInvocation = p.recompute
-      ? Math.ceil(p.recompute({ ...patched, retry: { ...patched.retry } }))
-      : patched.nextInvocation;
+    const patched = patchCronJob(cronFromRow(row), p);
+    const values = cronJobToRow({ ...patched, nextInvocation: patchedNextInvocation(patched, p) });
+    const channel = `$${CRON_JOB_UPDATE_COLUMNS.length + 2}`;
+    const notified = notifySql(`CASE WHEN u.status = 'Active' THEN u.next_invocation END`, channel, n.clock);
     await sql.rows(
       `WITH u AS (
-         UPDATE cron_jobs SET expression = $2, name = $3, timezone = $4, status = $5, endpoint = $6, data = $7::json,
-           next_invocation = $8, retry_max_attempts = $9, retry_initial_delay_ms = $10, retry_max_delay_ms = $11,
-           timeout_ms = $12, misfire = $13, overlap = $14
+         UPDATE cron_jobs SET ${columnList(CRON_JOB_UPDATE_COLUMNS.map((c, i) => `${c} = $${i + 2}`))}
          WHERE id = $1
          RETURNING status, next_invocation)
-       SELECT ${notifySql(`CASE WHEN u.status = 'Active' THEN u.next_invocation END`, '$15', n.clock)} AS notified FROM u`,
-      [
-        patched.id,
-        patched.expression,
-        patched.name,
-        patched.timezone,
-        patched.status,
-        patched.endpoint,
-        patched.data === null ? null : JSON.stringify(patched.data),
-        nextInvocation,
-        patched.retry.maxAttempts,
-        patched.retry.initialDelayMs,
-        patched.retry.maxDelayMs,
-        patched.timeoutMs,
-        patched.misfire,
-        patched.overlap,
-        n.channel,
-      ],
+       SELECT ${notified} AS notified FROM u`,
+      [values.id, ...valuesOf(values, CRON_JOB_UPDATE_COLUMNS), n.channel],
     );
     const [updated] = await sql.rows<CronRow>(`${CRON_SELECT} WHERE c.id = $1`, [p.id]);
     return cronFromRow(updated!);

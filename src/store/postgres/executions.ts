@@ -1,34 +1,12 @@
-import type { Attempt, AttemptOutcome, Execution, ExecutionStatus, JobType } from '../../domain/types.js';
-import { decodeCursor, encodeCursor } from '../paging.js';
+import type { AttemptOutcome, Execution, JobType } from '../../domain/types.js';
+import { decodeCursor } from '../paging.js';
+import { columnList, PASS_THROUGH } from '../rows.js';
+import * as execRows from '../rows-executions.js';
 import { lockKeySql, type Sql } from './connection.js';
 import { notifySql } from './notify.js';
 import type { NotifyContext } from './schedules.js';
 
-/** A row of `executions`, as selected with {@link EXECUTION_COLUMNS}. */
-interface ExecutionRow {
-  id: string;
-  job_type: JobType;
-  job_id: string;
-  scheduled_for: number;
-  status: ExecutionStatus;
-  triggered: boolean;
-  created_at: number;
-  started_at: number | null;
-  finished_at: number | null;
-}
-
-interface AttemptRow {
-  execution_id: string;
-  number: number;
-  started_at: number;
-  duration_ms: number;
-  status_code: number | null;
-  error: string | null;
-  response_body: string | null;
-}
-
-const EXECUTION_COLUMNS = 'id, job_type, job_id, scheduled_for, status, triggered, created_at, started_at, finished_at';
-const ATTEMPT_COLUMNS = 'execution_id, number, started_at, duration_ms, status_code, error, response_body';
+const ATTEMPT_LIST = columnList(execRows.ATTEMPT_COLUMNS);
 
 /**
  * A job's executions, newest first: a backward walk of `executions_by_job` (job_type, job_id,
@@ -36,15 +14,15 @@ const ATTEMPT_COLUMNS = 'execution_id, number, started_at, duration_ms, status_c
  * starts strictly after the last row of the previous one (`$4`, `$5`), a row comparison the
  * B-tree reads as an index condition.
  */
-export const LIST_FIRST_SQL = `SELECT ${EXECUTION_COLUMNS} FROM executions
+export const LIST_FIRST_SQL = `SELECT ${execRows.EXECUTION_COLUMNS} FROM executions
  WHERE job_type = $1 AND job_id = $2
  ORDER BY scheduled_for DESC, id DESC LIMIT $3`;
 /** {@link LIST_FIRST_SQL} after the cursor (`$4` scheduled_for, `$5` id). */
-export const LIST_AFTER_SQL = `SELECT ${EXECUTION_COLUMNS} FROM executions
+export const LIST_AFTER_SQL = `SELECT ${execRows.EXECUTION_COLUMNS} FROM executions
  WHERE job_type = $1 AND job_id = $2 AND (scheduled_for, id) < ($4::bigint, $5::text)
  ORDER BY scheduled_for DESC, id DESC LIMIT $3`;
 /** The attempts of a page of executions, in one query: primary-key lookups. */
-export const ATTEMPTS_OF_SQL = `SELECT ${ATTEMPT_COLUMNS} FROM execution_attempts
+export const ATTEMPTS_OF_SQL = `SELECT ${ATTEMPT_LIST} FROM execution_attempts
  WHERE execution_id = ANY($1::text[]) ORDER BY execution_id, number`;
 /**
  * Up to `$2` finished executions older than `$1`, oldest first (`executions_finished`). The
@@ -106,38 +84,6 @@ SELECT (SELECT count(*) FROM f) AS finished,
        ${notifySql(`(SELECT min(f.next_attempt_at) FROM f WHERE f.status = 'Retrying')`, '$11', clock)} AS notified`;
 }
 
-function executionFromRow(r: ExecutionRow, attempts: Attempt[]): Execution {
-  return {
-    id: r.id,
-    jobType: r.job_type,
-    jobId: r.job_id,
-    scheduledFor: r.scheduled_for,
-    status: r.status,
-    triggered: r.triggered,
-    createdAt: r.created_at,
-    startedAt: r.started_at,
-    finishedAt: r.finished_at,
-    lateMs: r.started_at === null ? null : r.started_at - r.scheduled_for,
-    attempts,
-  };
-}
-
-function attemptFromRow(r: AttemptRow): Attempt {
-  return {
-    number: r.number,
-    startedAt: r.started_at,
-    durationMs: r.duration_ms,
-    statusCode: r.status_code,
-    error: r.error,
-    responseBody: r.response_body,
-  };
-}
-
-/** The opaque `nextCursor` after row `r` (the shared form of ../paging.ts: `[scheduledFor, id]`, as SQLite's). */
-function cursorAfter(r: ExecutionRow): string {
-  return encodeCursor({ at: r.scheduled_for, id: r.id });
-}
-
 /** PostgreSQL text cannot hold U+0000; what a receiver answered is kept with U+FFFD in its place. */
 function storable(text: string | null | undefined): string | null {
   return text == null ? null : text.replaceAll('\u0000', '\uFFFD');
@@ -159,23 +105,9 @@ export const executions = {
       const key = `${o.executionId}\u0000${o.attempt}`;
       if (seen.has(key)) continue;
       seen.add(key);
-      const startedAt = Math.floor(o.startedAt);
-      const durationMs = Math.round(o.durationMs);
-      const retrying = o.status === 'Retrying';
-      const nextAttemptAt = retrying
-        ? Math.ceil(typeof o.nextAttemptAt === 'number' && Number.isFinite(o.nextAttemptAt) ? o.nextAttemptAt : startedAt + durationMs)
-        : null;
-      const row = [
-        o.executionId,
-        o.attempt,
-        o.status,
-        nextAttemptAt,
-        startedAt,
-        durationMs,
-        o.statusCode ?? null,
-        storable(o.error),
-        storable(o.responseBody),
-      ];
+      const { startedAt, durationMs, nextAttemptAt } = execRows.outcomeTimes(o);
+      const texts = [storable(o.error), storable(o.responseBody)];
+      const row = [o.executionId, o.attempt, o.status, nextAttemptAt, startedAt, durationMs, o.statusCode ?? null, ...texts];
       row.forEach((v, i) => cols[i]!.push(v));
     }
     await sql.rows(finishSql(n.clock), [nodeId, ...cols, n.channel], `punctual_finish_${n.clock}`);
@@ -183,14 +115,14 @@ export const executions = {
 
   /** The execution with its attempts (oldest first), or null. */
   async get(sql: Sql, id: string): Promise<Execution | null> {
-    const [r] = await sql.rows<ExecutionRow>(`SELECT ${EXECUTION_COLUMNS} FROM executions WHERE id = $1`, [id], 'punctual_execution_get');
+    const [r] = await sql.rows<execRows.ExecutionRow>(`SELECT ${execRows.EXECUTION_COLUMNS} FROM executions WHERE id = $1`, [id], 'punctual_execution_get');
     if (!r) return null;
-    const attempts = await sql.rows<AttemptRow>(
-      `SELECT ${ATTEMPT_COLUMNS} FROM execution_attempts WHERE execution_id = $1 ORDER BY number`,
+    const attempts = await sql.rows<execRows.AttemptRow>(
+      `SELECT ${ATTEMPT_LIST} FROM execution_attempts WHERE execution_id = $1 ORDER BY number`,
       [id],
       'punctual_execution_attempts',
     );
-    return executionFromRow(r, attempts.map(attemptFromRow));
+    return execRows.executionFromRow(PASS_THROUGH, r, attempts.map(execRows.attemptFromRow));
   },
 
   /** One page of a job's executions, newest first (see {@link LIST_FIRST_SQL}). */
@@ -203,21 +135,11 @@ export const executions = {
     // One row more than the page tells whether another page follows.
     const rows =
       after === null
-        ? await sql.rows<ExecutionRow>(LIST_FIRST_SQL, [p.jobType, p.jobId, limit + 1])
-        : await sql.rows<ExecutionRow>(LIST_AFTER_SQL, [p.jobType, p.jobId, limit + 1, after.at, after.id]);
-    const page = rows.slice(0, limit);
-    const attempts = new Map<string, Attempt[]>();
-    if (page.length > 0) {
-      for (const a of await sql.rows<AttemptRow>(ATTEMPTS_OF_SQL, [page.map((r) => r.id)])) {
-        let list = attempts.get(a.execution_id);
-        if (!list) attempts.set(a.execution_id, (list = []));
-        list.push(attemptFromRow(a));
-      }
-    }
-    return {
-      executions: page.map((r) => executionFromRow(r, attempts.get(r.id) ?? [])),
-      nextCursor: rows.length > limit ? cursorAfter(page[page.length - 1]!) : null,
-    };
+        ? await sql.rows<execRows.ExecutionRow>(LIST_FIRST_SQL, [p.jobType, p.jobId, limit + 1])
+        : await sql.rows<execRows.ExecutionRow>(LIST_AFTER_SQL, [p.jobType, p.jobId, limit + 1, after.at, after.id]);
+    const ids = rows.slice(0, limit).map((r) => r.id);
+    const attempts = ids.length === 0 ? [] : await sql.rows<execRows.AttemptRow>(ATTEMPTS_OF_SQL, [ids]);
+    return execRows.executionPage(PASS_THROUGH, rows, limit, () => attempts);
   },
 
   /**
@@ -244,7 +166,7 @@ export const executions = {
       }
       await insert();
     } else {
-      const [job] = await sql.rows<{ last_execution_id: string | null; last_invocation: number | null }>(
+      const [job] = await sql.rows<execRows.LastExecutionRow>(
         `SELECT c.last_execution_id, l.scheduled_for AS last_invocation
            FROM cron_jobs c LEFT JOIN executions l ON l.id = c.last_execution_id
           WHERE c.id = $1 FOR UPDATE OF c`,
@@ -252,14 +174,9 @@ export const executions = {
       );
       if (!job) return 'not_found';
       await insert();
-      // The pointer follows the newest execution by (scheduled_for, id), as the list orders them.
-      const keep =
-        job.last_execution_id !== null &&
-        job.last_invocation !== null &&
-        (job.last_invocation > now || (job.last_invocation === now && job.last_execution_id > p.id));
       await sql.rows(`UPDATE cron_jobs SET invocations = invocations + 1, last_execution_id = $2 WHERE id = $1`, [
         p.jobId,
-        keep ? job.last_execution_id : p.id,
+        execRows.newestExecutionId(job, now, p.id),
       ]);
     }
     await sql.rows(`SELECT ${notifySql('$1::bigint', '$2', n.clock)} AS notified`, [now, n.channel]);

@@ -1,47 +1,13 @@
-import type { JsonObject, Schedule, ScheduleStatus } from '../../domain/types.js';
+import type { Schedule, ScheduleStatus } from '../../domain/types.js';
 import { foldNameNeedle, scanBound, startOf } from '../paging.js';
+import * as rowMap from '../rows.js';
 import type { ScheduleCreateParams, SchedulePageParams, ScheduleUpdateParams } from '../store.js';
 import type { Sql } from './connection.js';
 import { notifySql } from './notify.js';
 import { foldNameSql, pageOf, pageSql, type PageRow } from './paging.js';
 
-interface ScheduleRow {
-  id: string;
-  name: string;
-  scheduled_at: number;
-  status: ScheduleStatus;
-  endpoint: string;
-  data: JsonObject | null;
-  tags: string[] | null;
-  created_at: number;
-  retry_max_attempts: number;
-  retry_initial_delay_ms: number;
-  retry_max_delay_ms: number;
-  timeout_ms: number;
-}
-
-const COLUMNS =
-  'id, name, scheduled_at, status, endpoint, data, tags, created_at, ' +
-  'retry_max_attempts, retry_initial_delay_ms, retry_max_delay_ms, timeout_ms';
-
-function fromRow(r: ScheduleRow): Schedule {
-  return {
-    id: r.id,
-    name: r.name,
-    scheduledAt: r.scheduled_at,
-    status: r.status,
-    endpoint: r.endpoint,
-    data: r.data ?? {},
-    tags: r.tags ?? [],
-    createdAt: r.created_at,
-    retry: {
-      maxAttempts: r.retry_max_attempts,
-      initialDelayMs: r.retry_initial_delay_ms,
-      maxDelayMs: r.retry_max_delay_ms,
-    },
-    timeoutMs: r.timeout_ms,
-  };
-}
+const COLUMNS = rowMap.columnList(rowMap.SCHEDULE_COLUMNS);
+const fromRow = (r: rowMap.ScheduleRow): Schedule => rowMap.scheduleFromRow(rowMap.PASS_THROUGH, r);
 
 /**
  * Page statements by driver (migration 2; see paging.ts): every schedule (`schedules_by_created`),
@@ -56,7 +22,7 @@ const PAGE_FILTER = `($5::text IS NULL OR s.status = $5::text)
             WHERE NOT EXISTS (SELECT 1 FROM schedule_tags t
                                WHERE t.tag = u.tag AND t.created_at = s.created_at AND t.schedule_id = s.id)))`;
 /** The columns of a schedule, as `s.` (the page statements join). */
-const S_COLUMNS = COLUMNS.split(', ').map((c) => `s.${c}`).join(', ');
+const S_COLUMNS = rowMap.columnList(rowMap.SCHEDULE_COLUMNS, 's');
 /** The hits of a page driven by `schedules` itself (`where`: the driver's condition). */
 const tableHits = (where: string) =>
   `SELECT ${S_COLUMNS}, s.created_at AS k_at, s.id AS k_id
@@ -108,40 +74,25 @@ export interface NotifyContext {
 export const schedules = {
   /** Inserts a Pending schedule and, in the same statement, announces it when due soon (notify.ts). */
   async create(sql: Sql, n: NotifyContext, p: ScheduleCreateParams): Promise<Schedule> {
-    const [r] = await sql.rows<ScheduleRow>(
+    const [r] = await sql.rows<rowMap.ScheduleRow>(
       `WITH ins AS (
-         INSERT INTO schedules (id, name, scheduled_at, status, endpoint, data, tags, created_at,
-           retry_max_attempts, retry_initial_delay_ms, retry_max_delay_ms, timeout_ms)
-         VALUES ($1, $2, $3, 'Pending', $4, $5::json, $6::json, $7, $8, $9, $10, $11)
+         INSERT INTO schedules (${COLUMNS}) VALUES (${rowMap.columnList(rowMap.SCHEDULE_COLUMNS.map((_, i) => `$${i + 1}`))})
          RETURNING ${COLUMNS})
-       SELECT ins.*, ${notifySql('ins.scheduled_at', '$12', n.clock)} AS notified FROM ins`,
-      [
-        p.id,
-        p.name,
-        p.scheduledAt,
-        p.endpoint,
-        JSON.stringify(p.data ?? {}),
-        JSON.stringify(p.tags ?? []),
-        p.now,
-        p.retry.maxAttempts,
-        p.retry.initialDelayMs,
-        p.retry.maxDelayMs,
-        p.timeoutMs,
-        n.channel,
-      ],
+       SELECT ins.*, ${notifySql('ins.scheduled_at', `$${rowMap.SCHEDULE_COLUMNS.length + 1}`, n.clock)} AS notified FROM ins`,
+      [...rowMap.valuesOf(rowMap.scheduleToRow(rowMap.newSchedule(p)), rowMap.SCHEDULE_COLUMNS), n.channel],
       `punctual_schedule_create_${n.clock}`,
     );
     return fromRow(r!);
   },
 
   async get(sql: Sql, id: string): Promise<Schedule | null> {
-    const [r] = await sql.rows<ScheduleRow>(`SELECT ${COLUMNS} FROM schedules WHERE id = $1`, [id], 'punctual_schedule_get');
+    const [r] = await sql.rows<rowMap.ScheduleRow>(`SELECT ${COLUMNS} FROM schedules WHERE id = $1`, [id], 'punctual_schedule_get');
     return r ? fromRow(r) : null;
   },
 
   /** Oldest first: by created_at, then id (UUID v7: the order of creation within one ms). */
   async list(sql: Sql): Promise<Schedule[]> {
-    return (await sql.rows<ScheduleRow>(`SELECT ${COLUMNS} FROM schedules ORDER BY created_at, id`)).map(fromRow);
+    return (await sql.rows<rowMap.ScheduleRow>(`SELECT ${COLUMNS} FROM schedules ORDER BY created_at, id`)).map(fromRow);
   },
 
   /**
@@ -168,7 +119,7 @@ export const schedules = {
       text = SCHEDULE_PAGE_SQL.tag;
       values.push(driverTag);
     }
-    const { rows, nextCursor } = pageOf(await sql.rows<PageRow<ScheduleRow>>(text, values), limit);
+    const { rows, nextCursor } = pageOf(await sql.rows<PageRow<rowMap.ScheduleRow>>(text, values), limit);
     return { schedules: rows.map(fromRow), nextCursor };
   },
 
@@ -177,7 +128,7 @@ export const schedules = {
    * status test is in the same statement as the write (atomic). A new `scheduledAt` is announced.
    */
   async update(sql: Sql, n: NotifyContext, p: ScheduleUpdateParams): Promise<Schedule | 'not_found' | 'not_pending'> {
-    const [r] = await sql.rows<ScheduleRow>(
+    const [r] = await sql.rows<rowMap.ScheduleRow>(
       `WITH u AS (
          UPDATE schedules SET
            name = coalesce($2, name),
@@ -192,19 +143,8 @@ export const schedules = {
          WHERE id = $1 AND status = 'Pending'
          RETURNING ${COLUMNS})
        SELECT u.*, ${notifySql('CASE WHEN $3::bigint IS NULL THEN NULL ELSE u.scheduled_at END', '$11', n.clock)} AS notified FROM u`,
-      [
-        p.id,
-        p.name ?? null,
-        p.scheduledAt ?? null,
-        p.endpoint ?? null,
-        p.data == null ? null : JSON.stringify(p.data),
-        p.tags == null ? null : JSON.stringify(p.tags),
-        p.retry?.maxAttempts ?? null,
-        p.retry?.initialDelayMs ?? null,
-        p.retry?.maxDelayMs ?? null,
-        p.timeoutMs ?? null,
-        n.channel,
-      ],
+      // $1…$10: the patch columns (SCHEDULE_PATCH_COLUMNS) in order.
+      [...rowMap.valuesOf(rowMap.schedulePatchToRow(p), rowMap.SCHEDULE_PATCH_COLUMNS), n.channel],
     );
     if (r) return fromRow(r);
     const exists = await sql.rows('SELECT 1 FROM schedules WHERE id = $1', [p.id]);

@@ -1,70 +1,26 @@
-import type { CronJob, CronJobStatus, ExecutionStatus, MisfirePolicy, OverlapPolicy } from '../../domain/types.js';
+import type { CronJob, CronJobStatus } from '../../domain/types.js';
+import { patchCronJob, patchedNextInvocation } from '../cron-patch.js';
 import { cutPage, foldNameNeedle, scanBound, startOf } from '../paging.js';
+import { CRON_JOB_COLUMNS, CRON_JOB_UPDATE_COLUMNS, cronJobFromRow, cronJobToRow, newCronJob, type CronRow } from '../rows-cron.js';
+import { columnList } from '../rows.js';
 import type { CronCreateParams, CronPageParams, CronUpdateParams } from '../store.js';
 import type { Db } from './connection.js';
-import { nullableObjectFromColumn } from './json.js';
+import { SQLITE_CODEC } from './json.js';
 import { scanPage, type ScanRow } from './paging.js';
 
-/** A row of `cron_jobs` joined with its newest execution, as selected by {@link CRON_SELECT}. */
-export interface CronRow {
-  id: string;
-  expression: string;
-  name: string | null;
-  timezone: string | null;
-  status: CronJobStatus;
-  endpoint: string;
-  data: string | null;
-  invocations: number;
-  next_invocation: number;
-  created_at: number;
-  retry_max_attempts: number;
-  retry_initial_delay_ms: number;
-  retry_max_delay_ms: number;
-  timeout_ms: number;
-  misfire: MisfirePolicy;
-  overlap: OverlapPolicy;
-  last_execution_id: string | null;
-  /** `scheduled_for` of the newest execution (LEFT JOIN), or null. */
-  last_invocation: number | null;
-  /** `status` of the newest execution (LEFT JOIN), or null. */
-  last_status: ExecutionStatus | null;
-}
+export type { CronRow } from '../rows-cron.js';
 
 /**
  * `SELECT … FROM cron_jobs c LEFT JOIN executions l` giving {@link CronRow}s: the newest execution
  * is one primary-key lookup through `last_execution_id`. Append a WHERE on `c.`.
  */
-export const CRON_SELECT = `SELECT c.id, c.expression, c.name, c.timezone, c.status, c.endpoint, c.data,
-       c.invocations, c.next_invocation, c.created_at,
-       c.retry_max_attempts, c.retry_initial_delay_ms, c.retry_max_delay_ms, c.timeout_ms,
-       c.misfire, c.overlap, c.last_execution_id,
+export const CRON_SELECT = `SELECT ${columnList(CRON_JOB_COLUMNS, 'c')}, c.last_execution_id,
        l.scheduled_for AS last_invocation, l.status AS last_status
   FROM cron_jobs c LEFT JOIN executions l ON l.id = c.last_execution_id`;
 
-/** Row → domain object. */
+/** Joined row → cron job (../rows-cron.ts, with SQLite's codec). */
 export function cronFromRow(r: CronRow): CronJob {
-  return {
-    id: r.id,
-    expression: r.expression,
-    name: r.name,
-    invocations: r.invocations,
-    timezone: r.timezone,
-    status: r.status,
-    endpoint: r.endpoint,
-    data: nullableObjectFromColumn(r.data),
-    createdAt: r.created_at,
-    nextInvocation: r.next_invocation,
-    retry: {
-      maxAttempts: r.retry_max_attempts,
-      initialDelayMs: r.retry_initial_delay_ms,
-      maxDelayMs: r.retry_max_delay_ms,
-    },
-    timeoutMs: r.timeout_ms,
-    misfire: r.misfire,
-    overlap: r.overlap,
-    lastInvocation: r.last_invocation ?? null,
-    lastStatus: r.last_status ?? null,
-  };
+  return cronJobFromRow(SQLITE_CODEC, r);
 }
 
 /** What a page scan checks row by row (see schedules.ts `PAGE_HIT`): the status and the name. */
@@ -102,10 +58,7 @@ export class CronJobQueries {
 
   constructor(db: Db) {
     this.insert = db.prepare<[object]>(
-      `INSERT INTO cron_jobs (id, expression, name, timezone, status, endpoint, data, invocations, next_invocation, created_at,
-         retry_max_attempts, retry_initial_delay_ms, retry_max_delay_ms, timeout_ms, misfire, overlap)
-       VALUES (:id, :expression, :name, :timezone, 'Active', :endpoint, :data, 0, :nextInvocation, :now,
-         :maxAttempts, :initialDelayMs, :maxDelayMs, :timeoutMs, :misfire, :overlap)`,
+      `INSERT INTO cron_jobs (${columnList(CRON_JOB_COLUMNS)}) VALUES (${columnList(CRON_JOB_COLUMNS.map((c) => `:${c}`))})`,
     );
     this.byId = db.prepare<[string], CronRow>(`${CRON_SELECT} WHERE c.id = ?`);
     this.all = db.prepare<[], CronRow>(`${CRON_SELECT} ORDER BY c.created_at, c.id`);
@@ -118,64 +71,24 @@ export class CronJobQueries {
     );
     // A deferred transaction: the scan and the read of the rows see one snapshot.
     this.pageTx = db.transaction((p: CronPageParams) => this.pageIn(p));
+    // The whole row but what only the claim moves (invocations, the newest execution).
     this.write = db.prepare<[object]>(
-      `UPDATE cron_jobs SET expression = :expression, name = :name, timezone = :timezone, status = :status,
-         endpoint = :endpoint, data = :data, next_invocation = :nextInvocation,
-         retry_max_attempts = :maxAttempts, retry_initial_delay_ms = :initialDelayMs,
-         retry_max_delay_ms = :maxDelayMs, timeout_ms = :timeoutMs, misfire = :misfire, overlap = :overlap
-       WHERE id = :id`,
+      `UPDATE cron_jobs SET ${columnList(CRON_JOB_UPDATE_COLUMNS.map((c) => `${c} = :${c}`))} WHERE id = :id`,
     );
     this.remove = db.prepare<[string]>('DELETE FROM cron_jobs WHERE id = ?');
     // Read, patch, recompute, write in one IMMEDIATE transaction: no claim can advance the job
-    // between the read and the write, so `recompute` never works on a stale occurrence.
+    // between the read and the write, so the occurrence recomputed is never stale (cron-patch.ts).
     this.updateTx = db.transaction((p: CronUpdateParams): CronJob | null => {
       const row = this.byId.get(p.id);
       if (!row) return null;
-      const current = cronFromRow(row);
-      const patched: CronJob = {
-        ...current,
-        ...(p.expression !== undefined && { expression: p.expression }),
-        ...(p.name !== undefined && { name: p.name }),
-        ...(p.timezone !== undefined && { timezone: p.timezone }),
-        ...(p.status !== undefined && { status: p.status }),
-        ...(p.endpoint !== undefined && { endpoint: p.endpoint }),
-        ...(p.data !== undefined && { data: p.data }),
-        ...(p.retry !== undefined && { retry: { ...p.retry } }),
-        ...(p.timeoutMs !== undefined && { timeoutMs: p.timeoutMs }),
-        ...(p.misfire !== undefined && { misfire: p.misfire }),
-        ...(p.overlap !== undefined && { overlap: p.overlap }),
-      };
-      // Whole ms, rounded up: never early. (The object handed to recompute is not mutated.)
-      const nextInvocation = p.recompute
-        ? Math.ceil(p.recompute({ ...patched, retry: { ...patched.retry } }))
-        : patched.nextInvocation;
-      this.write.run({
-        ...bindSettings(patched),
-        id: patched.id,
-        expression: patched.expression,
-        name: patched.name,
-        timezone: patched.timezone,
-        status: patched.status,
-        endpoint: patched.endpoint,
-        nextInvocation,
-        data: patched.data === null ? null : JSON.stringify(patched.data),
-      });
+      const patched = patchCronJob(cronFromRow(row), p);
+      this.write.run(cronJobToRow({ ...patched, nextInvocation: patchedNextInvocation(patched, p) }));
       return cronFromRow(this.byId.get(p.id)!);
     });
   }
 
   create(p: CronCreateParams): CronJob {
-    this.insert.run({
-      ...bindSettings(p),
-      id: p.id,
-      expression: p.expression,
-      name: p.name ?? null,
-      timezone: p.timezone ?? null,
-      endpoint: p.endpoint,
-      data: p.data == null ? null : JSON.stringify(p.data),
-      nextInvocation: p.nextInvocation,
-      now: p.now,
-    });
+    this.insert.run(cronJobToRow(newCronJob(p)));
     return this.get(p.id)!;
   }
 
@@ -214,16 +127,4 @@ export class CronJobQueries {
   delete(id: string): boolean {
     return this.remove.run(id).changes > 0;
   }
-}
-
-/** Named parameters of the delivery settings and policies of a job. */
-function bindSettings(j: Pick<CronJob, 'retry' | 'timeoutMs' | 'misfire' | 'overlap'>) {
-  return {
-    maxAttempts: j.retry.maxAttempts,
-    initialDelayMs: j.retry.initialDelayMs,
-    maxDelayMs: j.retry.maxDelayMs,
-    timeoutMs: j.timeoutMs,
-    misfire: j.misfire,
-    overlap: j.overlap,
-  };
 }

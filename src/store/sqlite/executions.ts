@@ -1,32 +1,11 @@
-import type { Attempt, AttemptOutcome, Execution, ExecutionStatus, JobType } from '../../domain/types.js';
-import { decodeCursor, encodeCursor } from '../paging.js';
+import type { AttemptOutcome, Execution, JobType } from '../../domain/types.js';
+import { decodeCursor } from '../paging.js';
+import { columnList } from '../rows.js';
+import * as execRows from '../rows-executions.js';
 import type { Db } from './connection.js';
+import { SQLITE_CODEC } from './json.js';
 
-/** A row of `executions`, as selected with {@link EXECUTION_COLUMNS}. */
-interface ExecutionRow {
-  id: string;
-  job_type: JobType;
-  job_id: string;
-  scheduled_for: number;
-  status: ExecutionStatus;
-  triggered: number;
-  created_at: number;
-  started_at: number | null;
-  finished_at: number | null;
-}
-
-interface AttemptRow {
-  execution_id: string;
-  number: number;
-  started_at: number;
-  duration_ms: number;
-  status_code: number | null;
-  error: string | null;
-  response_body: string | null;
-}
-
-const EXECUTION_COLUMNS = 'id, job_type, job_id, scheduled_for, status, triggered, created_at, started_at, finished_at';
-const ATTEMPT_COLUMNS = 'execution_id, number, started_at, duration_ms, status_code, error, response_body';
+const ATTEMPT_LIST = columnList(execRows.ATTEMPT_COLUMNS);
 
 /**
  * A job's executions, newest first: a backward walk of `executions_by_job` (job_type, job_id,
@@ -34,15 +13,15 @@ const ATTEMPT_COLUMNS = 'execution_id, number, started_at, duration_ms, status_c
  * next page starts strictly after the last row of the previous one (keyset paging: stable while
  * new executions arrive, unlike OFFSET).
  */
-export const LIST_FIRST_SQL = `SELECT ${EXECUTION_COLUMNS} FROM executions
+export const LIST_FIRST_SQL = `SELECT ${execRows.EXECUTION_COLUMNS} FROM executions
  WHERE job_type = :jobType AND job_id = :jobId
  ORDER BY scheduled_for DESC, id DESC LIMIT :limit`;
 /** {@link LIST_FIRST_SQL} after the cursor (`:sf`, `:id`). */
-export const LIST_AFTER_SQL = `SELECT ${EXECUTION_COLUMNS} FROM executions
+export const LIST_AFTER_SQL = `SELECT ${execRows.EXECUTION_COLUMNS} FROM executions
  WHERE job_type = :jobType AND job_id = :jobId AND (scheduled_for, id) < (:sf, :id)
  ORDER BY scheduled_for DESC, id DESC LIMIT :limit`;
 /** The attempts of a page of executions (a JSON array of ids), in one query: PK lookups. */
-export const ATTEMPTS_OF_SQL = `SELECT ${ATTEMPT_COLUMNS} FROM execution_attempts
+export const ATTEMPTS_OF_SQL = `SELECT ${ATTEMPT_LIST} FROM execution_attempts
  WHERE execution_id IN (SELECT value FROM json_each(:ids)) ORDER BY execution_id, number`;
 /**
  * Up to `:limit` finished executions older than `:before`, oldest first (`executions_finished`).
@@ -54,38 +33,6 @@ export const PRUNABLE_SQL = `SELECT e.id FROM executions e
    AND NOT (e.job_type = 'cron'
             AND EXISTS (SELECT 1 FROM cron_jobs c WHERE c.id = e.job_id AND c.last_execution_id = e.id))
  ORDER BY e.finished_at LIMIT :limit`;
-
-function executionFromRow(r: ExecutionRow, attempts: Attempt[]): Execution {
-  return {
-    id: r.id,
-    jobType: r.job_type,
-    jobId: r.job_id,
-    scheduledFor: r.scheduled_for,
-    status: r.status,
-    triggered: r.triggered === 1,
-    createdAt: r.created_at,
-    startedAt: r.started_at,
-    finishedAt: r.finished_at,
-    lateMs: r.started_at === null ? null : r.started_at - r.scheduled_for,
-    attempts,
-  };
-}
-
-function attemptFromRow(r: AttemptRow): Attempt {
-  return {
-    number: r.number,
-    startedAt: r.started_at,
-    durationMs: r.duration_ms,
-    statusCode: r.status_code,
-    error: r.error,
-    responseBody: r.response_body,
-  };
-}
-
-/** The opaque `nextCursor` after row `r` (the shared form of ../paging.ts: `[scheduledFor, id]`). */
-function cursorAfter(r: ExecutionRow): string {
-  return encodeCursor({ at: r.scheduled_for, id: r.id });
-}
 
 /** The `executions` table outside the claim: outcomes, reads, triggers, pruning. */
 export class ExecutionQueries {
@@ -150,22 +97,22 @@ export class ExecutionQueries {
       for (const o of outcomes) this.finishOutcome(nodeId, o);
     });
 
-    this.byId = db.prepare<[string], ExecutionRow>(`SELECT ${EXECUTION_COLUMNS} FROM executions WHERE id = ?`);
-    this.attemptsOfOne = db.prepare<[string], AttemptRow>(
-      `SELECT ${ATTEMPT_COLUMNS} FROM execution_attempts WHERE execution_id = ? ORDER BY number`,
+    this.byId = db.prepare<[string], execRows.ExecutionRow>(`SELECT ${execRows.EXECUTION_COLUMNS} FROM executions WHERE id = ?`);
+    this.attemptsOfOne = db.prepare<[string], execRows.AttemptRow>(
+      `SELECT ${ATTEMPT_LIST} FROM execution_attempts WHERE execution_id = ? ORDER BY number`,
     );
-    this.attemptsOf = db.prepare<[{ ids: string }], AttemptRow>(ATTEMPTS_OF_SQL);
-    this.listFirst = db.prepare<[{ jobType: JobType; jobId: string; limit: number }], ExecutionRow>(LIST_FIRST_SQL);
+    this.attemptsOf = db.prepare<[{ ids: string }], execRows.AttemptRow>(ATTEMPTS_OF_SQL);
+    this.listFirst = db.prepare<[{ jobType: JobType; jobId: string; limit: number }], execRows.ExecutionRow>(LIST_FIRST_SQL);
     this.listAfter = db.prepare<
       [{ jobType: JobType; jobId: string; limit: number; sf: number; id: string }],
-      ExecutionRow
+      execRows.ExecutionRow
     >(LIST_AFTER_SQL);
 
     this.startSchedule = db.prepare<[string], { id: string }>(
       `UPDATE schedules SET status = 'Running' WHERE id = ? AND status = 'Pending' RETURNING id`,
     );
     this.scheduleExists = db.prepare<[string], { one: number }>('SELECT 1 AS one FROM schedules WHERE id = ?');
-    this.cronLast = db.prepare<[string], { last_execution_id: string | null; last_invocation: number | null }>(
+    this.cronLast = db.prepare<[string], execRows.LastExecutionRow>(
       `SELECT c.last_execution_id, l.scheduled_for AS last_invocation
          FROM cron_jobs c LEFT JOIN executions l ON l.id = c.last_execution_id WHERE c.id = ?`,
     );
@@ -207,7 +154,7 @@ export class ExecutionQueries {
   /** The execution with its attempts (oldest first), or null. */
   get(id: string): Execution | null {
     const r = this.byId.get(id);
-    return r ? executionFromRow(r, this.attemptsOfOne.all(id).map(attemptFromRow)) : null;
+    return r ? execRows.executionFromRow(SQLITE_CODEC, r, this.attemptsOfOne.all(id).map(execRows.attemptFromRow)) : null;
   }
 
   /** One page of a job's executions, newest first (see {@link LIST_FIRST_SQL}). */
@@ -217,22 +164,9 @@ export class ExecutionQueries {
   } {
     const limit = Math.max(1, Math.floor(p.limit)); // the HTTP layer allows 1–100
     const after = p.cursor === null ? null : decodeCursor(p.cursor);
-    // One row more than the page tells whether another page follows.
     const q = { jobType: p.jobType, jobId: p.jobId, limit: limit + 1 };
     const rows = after === null ? this.listFirst.all(q) : this.listAfter.all({ ...q, sf: after.at, id: after.id });
-    const page = rows.slice(0, limit);
-    const attempts = new Map<string, Attempt[]>();
-    if (page.length > 0) {
-      for (const a of this.attemptsOf.all({ ids: JSON.stringify(page.map((r) => r.id)) })) {
-        let list = attempts.get(a.execution_id);
-        if (!list) attempts.set(a.execution_id, (list = []));
-        list.push(attemptFromRow(a));
-      }
-    }
-    return {
-      executions: page.map((r) => executionFromRow(r, attempts.get(r.id) ?? [])),
-      nextCursor: rows.length > limit ? cursorAfter(page[page.length - 1]!) : null,
-    };
+    return execRows.executionPage(SQLITE_CODEC, rows, limit, (ids) => this.attemptsOf.all({ ids: JSON.stringify(ids) }));
   }
 
   /** See `Store.jobTrigger`. One IMMEDIATE transaction. */
@@ -247,35 +181,13 @@ export class ExecutionQueries {
   }
 
   private finishOutcome(nodeId: string, o: AttemptOutcome): void {
-    // STRICT INTEGER columns: whole ms. finished_at is the end of the attempt (start + duration):
-    // the store reads no clock. A retry is never early: its instant is rounded up.
-    const startedAt = Math.floor(o.startedAt);
-    const durationMs = Math.round(o.durationMs);
-    const retrying = o.status === 'Retrying';
-    const nextAttemptAt = retrying
-      ? Math.ceil(typeof o.nextAttemptAt === 'number' && Number.isFinite(o.nextAttemptAt) ? o.nextAttemptAt : startedAt + durationMs)
-      : null;
-    const e = this.finishOne.get(
-      o.status,
-      retrying ? null : startedAt + durationMs,
-      nextAttemptAt,
-      o.attempt,
-      startedAt,
-      startedAt,
-      o.executionId,
-      nodeId,
-      o.attempt,
-    );
+    // STRICT INTEGER columns: whole ms (outcomeTimes).
+    const { startedAt, durationMs, retrying, finishedAt, nextAttemptAt } = execRows.outcomeTimes(o);
+    const { executionId, attempt } = o;
+    const e = this.finishOne.get(o.status, finishedAt, nextAttemptAt, attempt, startedAt, startedAt, executionId, nodeId, attempt);
     if (!e) return; // the lease was lost: the new holder decides
-    this.insertAttempt.run(
-      o.executionId,
-      o.attempt,
-      startedAt,
-      durationMs,
-      o.statusCode ?? null,
-      o.error ?? null,
-      o.responseBody ?? null,
-    );
+    const { statusCode = null, error = null, responseBody = null } = o;
+    this.insertAttempt.run(executionId, attempt, startedAt, durationMs, statusCode, error, responseBody);
     if (!retrying && e.job_type === 'schedule') this.settleSchedule.run(o.status, e.job_id);
   }
 
@@ -287,12 +199,7 @@ export class ExecutionQueries {
       const job = this.cronLast.get(p.jobId);
       if (!job) return 'not_found';
       this.insertTriggered.run(p);
-      // The pointer follows the newest execution by (scheduled_for, id), as the list orders them.
-      const keep =
-        job.last_execution_id !== null &&
-        job.last_invocation !== null &&
-        (job.last_invocation > p.now || (job.last_invocation === p.now && job.last_execution_id > p.id));
-      this.countTrigger.run({ id: p.jobId, lastExecutionId: keep ? job.last_execution_id! : p.id });
+      this.countTrigger.run({ id: p.jobId, lastExecutionId: execRows.newestExecutionId(job, p.now, p.id) });
     }
     return this.get(p.id)!;
   }

@@ -1,16 +1,17 @@
 import type { JsonObject } from '../../domain/types.js';
+import type { RowCodec } from '../rows.js';
 
 /** Parses a JSON object column; `{}` when the column is NULL. */
 export function objectFromColumn(text: string | null): JsonObject {
   return (text === null ? null : (JSON.parse(text) as JsonObject | null)) ?? {};
 }
 
-/** Parses a nullable JSON object column, keeping NULL as null. */
-export function nullableObjectFromColumn(text: string | null): JsonObject | null {
-  return text === null ? null : (JSON.parse(text) as JsonObject);
-}
-
-/** Parses a JSON array-of-strings column; `[]` when the column is NULL. */
-export function stringsFromColumn(text: string | null): string[] {
-  return (text === null ? null : (JSON.parse(text) as string[] | null)) ?? [];
-}
+/**
+ * How better-sqlite3 hands back the values that differ from the domain's (see ../rows.ts): JSON
+ * columns as text (parsed here; NULL stays null), booleans as INTEGER 0/1.
+ */
+export const SQLITE_CODEC: RowCodec = {
+  json: (v) => (v === null || v === undefined ? null : (JSON.parse(v as string) as unknown)),
+  bool: (v) => v === 1,
+  boolValue: (b) => (b ? 1 : 0),
+};

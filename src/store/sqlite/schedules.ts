@@ -1,60 +1,16 @@
 import type { Schedule, ScheduleStatus } from '../../domain/types.js';
 import { cutPage, foldNameNeedle, scanBound, startOf } from '../paging.js';
+import * as rowMap from '../rows.js';
 import type { ScheduleCreateParams, SchedulePageParams, ScheduleUpdateParams } from '../store.js';
 import type { Db } from './connection.js';
-import { objectFromColumn, stringsFromColumn } from './json.js';
+import { SQLITE_CODEC } from './json.js';
 import { scanPage, type ScanRow } from './paging.js';
 
-interface ScheduleRow {
-  id: string;
-  name: string;
-  scheduled_at: number;
-  status: ScheduleStatus;
-  endpoint: string;
-  data: string | null;
-  tags: string | null;
-  created_at: number;
-  retry_max_attempts: number;
-  retry_initial_delay_ms: number;
-  retry_max_delay_ms: number;
-  timeout_ms: number;
-}
+const COLUMNS = rowMap.columnList(rowMap.SCHEDULE_COLUMNS);
+const fromRow = (r: rowMap.ScheduleRow): Schedule => rowMap.scheduleFromRow(SQLITE_CODEC, r);
 
-const COLUMNS =
-  'id, name, scheduled_at, status, endpoint, data, tags, created_at, ' +
-  'retry_max_attempts, retry_initial_delay_ms, retry_max_delay_ms, timeout_ms';
-
-function fromRow(r: ScheduleRow): Schedule {
-  return {
-    id: r.id,
-    name: r.name,
-    scheduledAt: r.scheduled_at,
-    status: r.status,
-    endpoint: r.endpoint,
-    data: objectFromColumn(r.data),
-    tags: stringsFromColumn(r.tags),
-    createdAt: r.created_at,
-    retry: {
-      maxAttempts: r.retry_max_attempts,
-      initialDelayMs: r.retry_initial_delay_ms,
-      maxDelayMs: r.retry_max_delay_ms,
-    },
-    timeoutMs: r.timeout_ms,
-  };
-}
-
-interface PatchBinding {
-  id: string;
-  name: string | null;
-  scheduledAt: number | null;
-  endpoint: string | null;
-  data: string | null;
-  tags: string | null;
-  maxAttempts: number | null;
-  initialDelayMs: number | null;
-  maxDelayMs: number | null;
-  timeoutMs: number | null;
-}
+/** Named parameters of a schedule patch: `:<column>`, NULL for a field it leaves. */
+type PatchBinding = ReturnType<typeof rowMap.schedulePatchToRow>;
 
 /**
  * What a page scan checks row by row, beside the driver's own condition (migration 3): the
@@ -107,38 +63,34 @@ export class ScheduleQueries {
   private readonly updateTx;
 
   constructor(db: Db) {
-    this.insert = db.prepare<[object], ScheduleRow>(
-      `INSERT INTO schedules (id, name, scheduled_at, status, endpoint, data, tags, created_at,
-         retry_max_attempts, retry_initial_delay_ms, retry_max_delay_ms, timeout_ms)
-       VALUES (:id, :name, :scheduledAt, 'Pending', :endpoint, :data, :tags, :now,
-         :maxAttempts, :initialDelayMs, :maxDelayMs, :timeoutMs)
-       RETURNING ${COLUMNS}`,
+    this.insert = db.prepare<[object], rowMap.ScheduleRow>(
+      `INSERT INTO schedules (${COLUMNS}) VALUES (${rowMap.columnList(rowMap.SCHEDULE_COLUMNS.map((c) => `:${c}`))}) RETURNING ${COLUMNS}`,
     );
-    this.byId = db.prepare<[string], ScheduleRow>(`SELECT ${COLUMNS} FROM schedules WHERE id = ?`);
-    this.all = db.prepare<[], ScheduleRow>(`SELECT ${COLUMNS} FROM schedules ORDER BY created_at, id`);
+    this.byId = db.prepare<[string], rowMap.ScheduleRow>(`SELECT ${COLUMNS} FROM schedules WHERE id = ?`);
+    this.all = db.prepare<[], rowMap.ScheduleRow>(`SELECT ${COLUMNS} FROM schedules ORDER BY created_at, id`);
     this.pageScan = {
       all: db.prepare<[object], ScanRow>(SCHEDULE_PAGE_SQL.all),
       status: new Map(STATUSES.map((st) => [st, db.prepare<[object], ScanRow>(SCHEDULE_PAGE_SQL.status[st])])),
       tag: db.prepare<[object], ScanRow>(SCHEDULE_PAGE_SQL.tag),
     };
-    this.byIds = db.prepare<[string], ScheduleRow>(
+    this.byIds = db.prepare<[string], rowMap.ScheduleRow>(
       `SELECT ${COLUMNS} FROM schedules WHERE id IN (SELECT value FROM json_each(?)) ORDER BY created_at, id`,
     );
     // A deferred transaction: the scan and the read of the rows see one snapshot.
     this.pageTx = db.transaction((p: SchedulePageParams) => this.pageIn(p));
     // Every column of a schedule is NOT NULL, so NULL can stand for "absent" and coalesce keeps
     // the old value. The status test is in the same statement as the write: atomic.
-    this.patchPending = db.prepare<[PatchBinding], ScheduleRow>(
+    this.patchPending = db.prepare<[PatchBinding], rowMap.ScheduleRow>(
       `UPDATE schedules SET
          name = coalesce(:name, name),
-         scheduled_at = coalesce(:scheduledAt, scheduled_at),
+         scheduled_at = coalesce(:scheduled_at, scheduled_at),
          endpoint = coalesce(:endpoint, endpoint),
          data = coalesce(:data, data),
          tags = coalesce(:tags, tags),
-         retry_max_attempts = coalesce(:maxAttempts, retry_max_attempts),
-         retry_initial_delay_ms = coalesce(:initialDelayMs, retry_initial_delay_ms),
-         retry_max_delay_ms = coalesce(:maxDelayMs, retry_max_delay_ms),
-         timeout_ms = coalesce(:timeoutMs, timeout_ms)
+         retry_max_attempts = coalesce(:retry_max_attempts, retry_max_attempts),
+         retry_initial_delay_ms = coalesce(:retry_initial_delay_ms, retry_initial_delay_ms),
+         retry_max_delay_ms = coalesce(:retry_max_delay_ms, retry_max_delay_ms),
+         timeout_ms = coalesce(:timeout_ms, timeout_ms)
        WHERE id = :id AND status = 'Pending'
        RETURNING ${COLUMNS}`,
     );
@@ -152,20 +104,7 @@ export class ScheduleQueries {
   }
 
   create(p: ScheduleCreateParams): Schedule {
-    const r = this.insert.get({
-      id: p.id,
-      name: p.name,
-      scheduledAt: p.scheduledAt,
-      endpoint: p.endpoint,
-      data: JSON.stringify(p.data ?? {}),
-      tags: JSON.stringify(p.tags ?? []),
-      maxAttempts: p.retry.maxAttempts,
-      initialDelayMs: p.retry.initialDelayMs,
-      maxDelayMs: p.retry.maxDelayMs,
-      timeoutMs: p.timeoutMs,
-      now: p.now,
-    });
-    return fromRow(r!);
+    return fromRow(this.insert.get(rowMap.scheduleToRow(rowMap.newSchedule(p)))!);
   }
 
   get(id: string): Schedule | null {
@@ -212,18 +151,7 @@ export class ScheduleQueries {
   }
 
   update(p: ScheduleUpdateParams): Schedule | 'not_found' | 'not_pending' {
-    return this.updateTx.immediate({
-      id: p.id,
-      name: p.name ?? null,
-      scheduledAt: p.scheduledAt ?? null,
-      endpoint: p.endpoint ?? null,
-      data: p.data == null ? null : JSON.stringify(p.data),
-      tags: p.tags == null ? null : JSON.stringify(p.tags),
-      maxAttempts: p.retry?.maxAttempts ?? null,
-      initialDelayMs: p.retry?.initialDelayMs ?? null,
-      maxDelayMs: p.retry?.maxDelayMs ?? null,
-      timeoutMs: p.timeoutMs ?? null,
-    });
+    return this.updateTx.immediate(rowMap.schedulePatchToRow(p));
   }
 
   delete(id: string): boolean {

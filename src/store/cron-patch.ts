@@ -1,0 +1,47 @@
+/**
+ * How `Store.cronUpdate` applies a patch to a stored cron job, for both stores: the merge of the
+ * fields, and the new `nextInvocation`. Each store reads the job and writes the result inside one
+ * transaction that holds the job's row (SQLite: IMMEDIATE; PostgreSQL: FOR UPDATE), so no claim
+ * advances the job between the read and the write and the recomputed occurrence is never stale.
+ * The occurrence rules are those of the cron engine (docs/cron.md).
+ */
+import { nextOccurrence, parseCronExpression } from '../cron/index.js';
+import { InvalidInputError } from '../domain/errors.js';
+import type { CronJob } from '../domain/types.js';
+import type { CronUpdateParams } from './store.js';
+
+/** The job with the fields `p` gives (absent fields keep their values; null sets null). */
+export function patchCronJob(current: CronJob, p: CronUpdateParams): CronJob {
+  return {
+    ...current,
+    ...(p.expression !== undefined && { expression: p.expression }),
+    ...(p.name !== undefined && { name: p.name }),
+    ...(p.timezone !== undefined && { timezone: p.timezone }),
+    ...(p.status !== undefined && { status: p.status }),
+    ...(p.endpoint !== undefined && { endpoint: p.endpoint }),
+    ...(p.data !== undefined && { data: p.data }),
+    ...(p.retry !== undefined && { retry: { ...p.retry } }),
+    ...(p.timeoutMs !== undefined && { timeoutMs: p.timeoutMs }),
+    ...(p.misfire !== undefined && { misfire: p.misfire }),
+    ...(p.overlap !== undefined && { overlap: p.overlap }),
+  };
+}
+
+/**
+ * The `nextInvocation` of a patched job: kept as it is unless `p.recomputeAfter` is given; then
+ * the first occurrence of the patched `expression` in the patched `timezone` (UTC when null)
+ * strictly after `p.recomputeAfter` (epoch ms, UTC), in whole ms rounded up (never early).
+ * @throws InvalidInputError (path `/expression`) when the patched job has no occurrence after that
+ *   instant, or its expression or zone does not parse; the update then changes nothing
+ */
+export function patchedNextInvocation(patched: CronJob, p: CronUpdateParams): number {
+  if (p.recomputeAfter === undefined) return patched.nextInvocation;
+  let next: number | null;
+  try {
+    next = nextOccurrence(parseCronExpression(patched.expression), patched.timezone ?? 'UTC', p.recomputeAfter);
+  } catch {
+    next = null;
+  }
+  if (next === null) throw InvalidInputError.field('/expression', 'has no occurrence after now');
+  return Math.ceil(next);
+}

@@ -1,0 +1,134 @@
+/**
+ * The row mapping of `cron_jobs` for both stores (see rows.ts for the other tables and for
+ * {@link RowCodec}).
+ */
+import type { CronJob, CronJobStatus, ExecutionStatus, JsonObject, MisfirePolicy, OverlapPolicy } from '../domain/types.js';
+import { jsonText, type RowCodec } from './rows.js';
+import type { CronCreateParams, CronJobRecord } from './store.js';
+
+/** Every column of `cron_jobs` but `last_execution_id` (derived), in the order of the table. */
+export const CRON_JOB_COLUMNS = [
+  'id',
+  'expression',
+  'name',
+  'timezone',
+  'status',
+  'endpoint',
+  'data',
+  'invocations',
+  'next_invocation',
+  'created_at',
+  'retry_max_attempts',
+  'retry_initial_delay_ms',
+  'retry_max_delay_ms',
+  'timeout_ms',
+  'misfire',
+  'overlap',
+] as const;
+type CronJobColumn = (typeof CRON_JOB_COLUMNS)[number];
+
+/**
+ * The columns a cron update writes (besides `id`, which finds the row): all but `invocations` and
+ * `created_at`, which only the claim and the insert write.
+ */
+export const CRON_JOB_UPDATE_COLUMNS = CRON_JOB_COLUMNS.filter((c) => c !== 'id' && c !== 'invocations' && c !== 'created_at');
+
+/** A row of `cron_jobs` ({@link CRON_JOB_COLUMNS}); `data` as the driver gives JSON. */
+export interface CronJobRow {
+  id: string;
+  expression: string;
+  name: string | null;
+  timezone: string | null;
+  status: CronJobStatus;
+  endpoint: string;
+  data: unknown;
+  invocations: number;
+  next_invocation: number;
+  created_at: number;
+  retry_max_attempts: number;
+  retry_initial_delay_ms: number;
+  retry_max_delay_ms: number;
+  timeout_ms: number;
+  misfire: MisfirePolicy;
+  overlap: OverlapPolicy;
+}
+
+/** A row of `cron_jobs` joined with its newest execution (`last_execution_id`, LEFT JOIN). */
+export interface CronRow extends CronJobRow {
+  last_execution_id: string | null;
+  /** `scheduled_for` of the newest execution, or null. */
+  last_invocation: number | null;
+  /** `status` of the newest execution, or null. */
+  last_status: ExecutionStatus | null;
+}
+
+/** Row → cron job as stored (without the newest execution's fields). */
+export function cronRecordFromRow(codec: RowCodec, r: CronJobRow): CronJobRecord {
+  return {
+    id: r.id,
+    expression: r.expression,
+    name: r.name,
+    invocations: r.invocations,
+    timezone: r.timezone,
+    status: r.status,
+    endpoint: r.endpoint,
+    data: (codec.json(r.data) as JsonObject | null) ?? null,
+    createdAt: r.created_at,
+    nextInvocation: r.next_invocation,
+    retry: {
+      maxAttempts: r.retry_max_attempts,
+      initialDelayMs: r.retry_initial_delay_ms,
+      maxDelayMs: r.retry_max_delay_ms,
+    },
+    timeoutMs: r.timeout_ms,
+    misfire: r.misfire,
+    overlap: r.overlap,
+  };
+}
+
+/** Joined row → cron job, with `lastInvocation`/`lastStatus` of its newest execution (null without one). */
+export function cronJobFromRow(codec: RowCodec, r: CronRow): CronJob {
+  return { ...cronRecordFromRow(codec, r), lastInvocation: r.last_invocation ?? null, lastStatus: r.last_status ?? null };
+}
+
+/** The cron job that {@link CronCreateParams} make: `Active`, no invocation yet, created at `p.now`. */
+export function newCronJob(p: CronCreateParams): CronJobRecord {
+  return {
+    id: p.id,
+    expression: p.expression,
+    name: p.name ?? null,
+    invocations: 0,
+    timezone: p.timezone ?? null,
+    status: 'Active',
+    endpoint: p.endpoint,
+    data: p.data ?? null,
+    createdAt: p.now,
+    nextInvocation: p.nextInvocation,
+    retry: p.retry,
+    timeoutMs: p.timeoutMs,
+    misfire: p.misfire,
+    overlap: p.overlap,
+  };
+}
+
+/** Cron job → the values of its row (`data` as JSON text, NULL for null). */
+export function cronJobToRow(j: CronJobRecord): Record<CronJobColumn, unknown> {
+  return {
+    id: j.id,
+    expression: j.expression,
+    name: j.name,
+    timezone: j.timezone,
+    status: j.status,
+    endpoint: j.endpoint,
+    data: jsonText(j.data),
+    invocations: j.invocations,
+    next_invocation: j.nextInvocation,
+    created_at: j.createdAt,
+    retry_max_attempts: j.retry.maxAttempts,
+    retry_initial_delay_ms: j.retry.initialDelayMs,
+    retry_max_delay_ms: j.retry.maxDelayMs,
+    timeout_ms: j.timeoutMs,
+    misfire: j.misfire,
+    overlap: j.overlap,
+  };
+}

@@ -1,0 +1,222 @@
+/**
+ * The row mapping of `executions` and `execution_attempts` for both stores (see rows.ts for the
+ * mapping of the other tables and for {@link RowCodec}).
+ */
+import type { Attempt, AttemptOutcome, Execution, ExecutionStatus, JobType } from '../domain/types.js';
+import { encodeCursor } from './paging.js';
+import type { RowCodec } from './rows.js';
+import type { ExecutionRecord } from './store.js';
+
+/** The columns of `executions` read as an {@link Execution}. */
+export const EXECUTION_COLUMNS = 'id, job_type, job_id, scheduled_for, status, triggered, created_at, started_at, finished_at';
+
+/** A row of `executions` as selected with {@link EXECUTION_COLUMNS}; `triggered` as the driver gives booleans. */
+export interface ExecutionRow {
+  id: string;
+  job_type: JobType;
+  job_id: string;
+  scheduled_for: number;
+  status: ExecutionStatus;
+  triggered: unknown;
+  created_at: number;
+  started_at: number | null;
+  finished_at: number | null;
+}
+
+/** Every column of `executions` but none derived, in the order of the table (a copy writes these). */
+export const EXECUTION_RECORD_COLUMNS = [
+  'id',
+  'job_type',
+  'job_id',
+  'scheduled_for',
+  'triggered',
+  'status',
+  'attempt',
+  'created_at',
+  'started_at',
+  'finished_at',
+  'next_attempt_at',
+  'lease_owner',
+  'lease_expires_at',
+  'error',
+] as const;
+
+/** A whole row of `executions` ({@link EXECUTION_RECORD_COLUMNS}), internal columns included. */
+export interface ExecutionRecordRow extends ExecutionRow {
+  attempt: number;
+  next_attempt_at: number | null;
+  lease_owner: string | null;
+  lease_expires_at: number | null;
+  error: string | null;
+}
+
+/** The columns of `execution_attempts`, in the order of the table. */
+export const ATTEMPT_COLUMNS = ['execution_id', 'number', 'started_at', 'duration_ms', 'status_code', 'error', 'response_body'] as const;
+
+/** A row of `execution_attempts`. */
+export interface AttemptRow {
+  execution_id: string;
+  number: number;
+  started_at: number;
+  duration_ms: number;
+  status_code: number | null;
+  error: string | null;
+  response_body: string | null;
+}
+
+/** Row → execution with its attempts; `lateMs` is the first attempt's start minus `scheduledFor`. */
+export function executionFromRow(codec: RowCodec, r: ExecutionRow, attempts: Attempt[]): Execution {
+  return {
+    id: r.id,
+    jobType: r.job_type,
+    jobId: r.job_id,
+    scheduledFor: r.scheduled_for,
+    status: r.status,
+    triggered: codec.bool(r.triggered),
+    createdAt: r.created_at,
+    startedAt: r.started_at,
+    finishedAt: r.finished_at,
+    lateMs: r.started_at === null ? null : r.started_at - r.scheduled_for,
+    attempts,
+  };
+}
+
+/** Whole row → execution as stored, without its attempts yet (`attempts: []`). */
+export function executionRecordFromRow(codec: RowCodec, r: ExecutionRecordRow): ExecutionRecord {
+  const { lateMs: _derived, ...e } = executionFromRow(codec, r, []);
+  return {
+    ...e,
+    attempt: r.attempt,
+    nextAttemptAt: r.next_attempt_at,
+    leaseOwner: r.lease_owner,
+    leaseExpiresAt: r.lease_expires_at,
+    error: r.error,
+  };
+}
+
+/** Execution as stored → the values of its row (`triggered` as the codec binds booleans). */
+export function executionToRow(
+  codec: RowCodec,
+  e: ExecutionRecord,
+): Record<(typeof EXECUTION_RECORD_COLUMNS)[number], unknown> {
+  return {
+    id: e.id,
+    job_type: e.jobType,
+    job_id: e.jobId,
+    scheduled_for: e.scheduledFor,
+    triggered: codec.boolValue(e.triggered),
+    status: e.status,
+    attempt: e.attempt,
+    created_at: e.createdAt,
+    started_at: e.startedAt,
+    finished_at: e.finishedAt,
+    next_attempt_at: e.nextAttemptAt,
+    lease_owner: e.leaseOwner,
+    lease_expires_at: e.leaseExpiresAt,
+    error: e.error,
+  };
+}
+
+/** Row → attempt. */
+export function attemptFromRow(r: AttemptRow): Attempt {
+  return {
+    number: r.number,
+    startedAt: r.started_at,
+    durationMs: r.duration_ms,
+    statusCode: r.status_code,
+    error: r.error,
+    responseBody: r.response_body,
+  };
+}
+
+/** Attempt of execution `executionId` → the values of its row. */
+export function attemptToRow(executionId: string, a: Attempt): AttemptRow {
+  return {
+    execution_id: executionId,
+    number: a.number,
+    started_at: a.startedAt,
+    duration_ms: a.durationMs,
+    status_code: a.statusCode,
+    error: a.error,
+    response_body: a.responseBody,
+  };
+}
+
+/** The instants an attempt outcome writes, whole ms (see {@link outcomeTimes}). */
+export interface OutcomeTimes {
+  startedAt: number;
+  durationMs: number;
+  retrying: boolean;
+  /** The end of the attempt (start + duration), or null for a retry. */
+  finishedAt: number | null;
+  /** When a retry is due, or null when the outcome finishes the execution. */
+  nextAttemptAt: number | null;
+}
+
+/**
+ * The instants an outcome writes, in whole ms (the columns hold integer epoch ms, and the store
+ * reads no clock): the start floored, the duration rounded, the end = start + duration; a retry's
+ * instant rounded up, never early (the end of the attempt when it is not a finite number).
+ */
+export function outcomeTimes(o: AttemptOutcome): OutcomeTimes {
+  const startedAt = Math.floor(o.startedAt);
+  const durationMs = Math.round(o.durationMs);
+  const retrying = o.status === 'Retrying';
+  const nextAttemptAt = retrying
+    ? Math.ceil(typeof o.nextAttemptAt === 'number' && Number.isFinite(o.nextAttemptAt) ? o.nextAttemptAt : startedAt + durationMs)
+    : null;
+  return { startedAt, durationMs, retrying, finishedAt: retrying ? null : startedAt + durationMs, nextAttemptAt };
+}
+
+/** A cron job's pointer to its newest execution, with that execution's `scheduled_for` (LEFT JOIN). */
+export interface LastExecutionRow {
+  last_execution_id: string | null;
+  last_invocation: number | null;
+}
+
+/**
+ * The `last_execution_id` of a cron job once execution `id`, scheduled for `scheduledFor` (epoch
+ * ms), is added: the pointer follows the newest execution by (`scheduled_for`, id), the order of
+ * the execution lists, so it stays where it is when it points at a newer one.
+ */
+export function newestExecutionId(job: LastExecutionRow, scheduledFor: number, id: string): string {
+  const keep =
+    job.last_execution_id !== null &&
+    job.last_invocation !== null &&
+    (job.last_invocation > scheduledFor || (job.last_invocation === scheduledFor && job.last_execution_id > id));
+  return keep ? job.last_execution_id! : id;
+}
+
+/** Attempt rows (ordered by execution, then number) → each execution's attempts, oldest first. */
+export function attemptsByExecution(rows: Iterable<AttemptRow>): Map<string, Attempt[]> {
+  const byExecution = new Map<string, Attempt[]>();
+  for (const a of rows) {
+    let list = byExecution.get(a.execution_id);
+    if (!list) byExecution.set(a.execution_id, (list = []));
+    list.push(attemptFromRow(a));
+  }
+  return byExecution;
+}
+
+/**
+ * A page of a job's executions (`Store.executionList`), newest first, from the rows of one query
+ * that asked for `limit + 1` (one row more than the page tells whether another page follows).
+ * @param attemptsOf the attempt rows of the page's executions (their ids given; not called for an
+ *   empty page), ordered by execution, then number
+ * @returns the executions and the cursor after the last one (the shared form of paging.ts,
+ *   `[scheduledFor, id]`), or null on the last page
+ */
+export function executionPage(
+  codec: RowCodec,
+  rows: ExecutionRow[],
+  limit: number,
+  attemptsOf: (ids: string[]) => AttemptRow[],
+): { executions: Execution[]; nextCursor: string | null } {
+  const page = rows.slice(0, limit);
+  const attempts = page.length > 0 ? attemptsByExecution(attemptsOf(page.map((r) => r.id))) : new Map<string, Attempt[]>();
+  const last = page[page.length - 1];
+  return {
+    executions: page.map((r) => executionFromRow(codec, r, attempts.get(r.id) ?? [])),
+    nextCursor: rows.length > limit && last ? encodeCursor({ at: last.scheduled_for, id: last.id }) : null,
+  };
+}

@@ -1,0 +1,205 @@
+/**
+ * One row mapping for both stores: the columns of each table, row → domain object, and domain
+ * object → the values of a row (for inserts and whole-row writes), keyed by column name: here API
+ * keys and schedules, in rows-cron.ts cron jobs, in rows-executions.ts executions and attempts. The
+ * SQL lives with each database; what a column holds is written once, so adding a field means the
+ * domain type, its mapper, the SQL column lists and each store's migration.
+ *
+ * The few real differences between the drivers are a {@link RowCodec}: better-sqlite3 hands back
+ * JSON columns as text and booleans as 0/1; `pg` parses `json` itself and has booleans. Both
+ * stores' connections read BIGINT (epoch ms, counts) as JavaScript numbers (see
+ * postgres/connection.ts), so instants need no decoding. Values written to JSON columns are JSON
+ * text in both databases.
+ */
+import type {
+  ApiKey,
+  ApiKeyStatus,
+  JsonObject,
+  Schedule,
+  ScheduleStatus,
+} from '../domain/types.js';
+import type { ApiKeyRecord, ScheduleCreateParams, ScheduleUpdateParams } from './store.js';
+
+/** How a database's driver hands back (and takes) the values that differ between databases. */
+export interface RowCodec {
+  /** A JSON column as read → its value, null for SQL NULL. */
+  json(value: unknown): unknown;
+  /** A boolean column as read → boolean. */
+  bool(value: unknown): boolean;
+  /** A boolean → the value to bind for a boolean column. */
+  boolValue(b: boolean): unknown;
+}
+
+/** The codec of a driver that hands back values as the domain has them (PostgreSQL's `pg`). */
+export const PASS_THROUGH: RowCodec = {
+  json: (v) => v ?? null,
+  bool: (v) => v === true,
+  boolValue: (b) => b,
+};
+
+/** `a, b, c`, each prefixed with `alias.` when given. */
+export function columnList(columns: readonly string[], alias?: string): string {
+  return columns.map((c) => (alias === undefined ? c : `${alias}.${c}`)).join(', ');
+}
+
+/** The values of `row` in the order of `columns` (for positional parameters). */
+export function valuesOf<C extends string>(row: Record<C, unknown>, columns: readonly C[]): unknown[] {
+  return columns.map((c) => row[c]);
+}
+
+/** JSON text of a value for a JSON column; null stays NULL. */
+export function jsonText(v: unknown): string | null {
+  return v === null || v === undefined ? null : JSON.stringify(v);
+}
+
+// ---- API keys ---------------------------------------------------------------------------------
+
+/** The columns of `api_keys` read as an {@link ApiKey} (never the digest). */
+export const API_KEY_COLUMNS = 'id, name, status, created_at, last_used';
+
+/** A row of `api_keys` ({@link API_KEY_COLUMNS}; `digest` only where selected). */
+export interface ApiKeyRow {
+  id: string;
+  name: string;
+  status: ApiKeyStatus;
+  created_at: number;
+  last_used: number | null;
+  digest?: string;
+}
+
+/** Row → API key. */
+export function apiKeyFromRow(r: ApiKeyRow): ApiKey {
+  return { id: r.id, name: r.name, status: r.status, createdAt: r.created_at, lastUsed: r.last_used };
+}
+
+/** Every column of `api_keys` as written by a copy. */
+export const API_KEY_WRITE_COLUMNS = ['id', 'name', 'status', 'digest', 'created_at', 'last_used'] as const;
+
+/** API key as stored → the values of its row. */
+export function apiKeyToRow(k: ApiKeyRecord): Record<(typeof API_KEY_WRITE_COLUMNS)[number], unknown> {
+  return { id: k.id, name: k.name, status: k.status, digest: k.digest, created_at: k.createdAt, last_used: k.lastUsed };
+}
+
+// ---- Schedules --------------------------------------------------------------------------------
+
+/** Every column of `schedules`, in the order of the table. */
+export const SCHEDULE_COLUMNS = [
+  'id',
+  'name',
+  'scheduled_at',
+  'status',
+  'endpoint',
+  'data',
+  'tags',
+  'created_at',
+  'retry_max_attempts',
+  'retry_initial_delay_ms',
+  'retry_max_delay_ms',
+  'timeout_ms',
+] as const;
+type ScheduleColumn = (typeof SCHEDULE_COLUMNS)[number];
+
+/** A row of `schedules` ({@link SCHEDULE_COLUMNS}); `data` and `tags` as the driver gives JSON. */
+export interface ScheduleRow {
+  id: string;
+  name: string;
+  scheduled_at: number;
+  status: ScheduleStatus;
+  endpoint: string;
+  data: unknown;
+  tags: unknown;
+  created_at: number;
+  retry_max_attempts: number;
+  retry_initial_delay_ms: number;
+  retry_max_delay_ms: number;
+  timeout_ms: number;
+}
+
+/** Row → schedule; NULL `data` reads `{}`, NULL `tags` `[]`. */
+export function scheduleFromRow(codec: RowCodec, r: ScheduleRow): Schedule {
+  return {
+    id: r.id,
+    name: r.name,
+    scheduledAt: r.scheduled_at,
+    status: r.status,
+    endpoint: r.endpoint,
+    data: (codec.json(r.data) as JsonObject | null) ?? {},
+    tags: (codec.json(r.tags) as string[] | null) ?? [],
+    createdAt: r.created_at,
+    retry: {
+      maxAttempts: r.retry_max_attempts,
+      initialDelayMs: r.retry_initial_delay_ms,
+      maxDelayMs: r.retry_max_delay_ms,
+    },
+    timeoutMs: r.timeout_ms,
+  };
+}
+
+/** The schedule that {@link ScheduleCreateParams} make: `Pending`, created at `p.now`. */
+export function newSchedule(p: ScheduleCreateParams): Schedule {
+  return {
+    id: p.id,
+    name: p.name,
+    scheduledAt: p.scheduledAt,
+    status: 'Pending',
+    endpoint: p.endpoint,
+    data: p.data ?? {},
+    tags: p.tags ?? [],
+    createdAt: p.now,
+    retry: p.retry,
+    timeoutMs: p.timeoutMs,
+  };
+}
+
+/** Schedule → the values of its row (JSON columns as text). */
+export function scheduleToRow(s: Schedule): Record<ScheduleColumn, unknown> {
+  return {
+    id: s.id,
+    name: s.name,
+    scheduled_at: s.scheduledAt,
+    status: s.status,
+    endpoint: s.endpoint,
+    data: JSON.stringify(s.data ?? {}),
+    tags: JSON.stringify(s.tags ?? []),
+    created_at: s.createdAt,
+    retry_max_attempts: s.retry.maxAttempts,
+    retry_initial_delay_ms: s.retry.initialDelayMs,
+    retry_max_delay_ms: s.retry.maxDelayMs,
+    timeout_ms: s.timeoutMs,
+  };
+}
+
+/** The columns a schedule patch may set, each NULL when the patch leaves it. */
+export const SCHEDULE_PATCH_COLUMNS = [
+  'id',
+  'name',
+  'scheduled_at',
+  'endpoint',
+  'data',
+  'tags',
+  'retry_max_attempts',
+  'retry_initial_delay_ms',
+  'retry_max_delay_ms',
+  'timeout_ms',
+] as const;
+
+/**
+ * A schedule patch → the values of the columns it sets, NULL for a field it leaves (every column
+ * of a schedule is NOT NULL, so the SQL keeps the old value with `coalesce`).
+ */
+export function schedulePatchToRow(
+  p: ScheduleUpdateParams,
+): Record<(typeof SCHEDULE_PATCH_COLUMNS)[number], unknown> & { id: string } {
+  return {
+    id: p.id,
+    name: p.name ?? null,
+    scheduled_at: p.scheduledAt ?? null,
+    endpoint: p.endpoint ?? null,
+    data: jsonText(p.data),
+    tags: jsonText(p.tags),
+    retry_max_attempts: p.retry?.maxAttempts ?? null,
+    retry_initial_delay_ms: p.retry?.initialDelayMs ?? null,
+    retry_max_delay_ms: p.retry?.maxDelayMs ?? null,
+    timeout_ms: p.timeoutMs ?? null,
+  };
+}
