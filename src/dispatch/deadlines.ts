@@ -1,5 +1,5 @@
 /**
- * Call deadlines with one timer (issue #3 §5, isolation).
+ * Call deadlines with one timer: a hung endpoint must not hold up the calls of others (docs/calls.md, "Slow and hung endpoints").
  *
  * Why not `AbortSignal.timeout()` per call: a hundred endpoints that hang were called together, so
  * their timeouts expire together, and each abort is synchronous work (undici tears the socket

@@ -6,7 +6,7 @@ import { parseRetryAfter } from './retry.js';
 import type { WebhookSigner } from './signing.js';
 import { literalHostProblem, SSRF_REFUSED, type EndpointPolicy } from '../net/ssrf.js';
 
-/** Bytes of the response body kept with an attempt (issue #3: "first 1 KiB"). */
+/** Bytes of the response body kept with an attempt: the first 1 KiB (docs/calls.md). */
 export const RESPONSE_EXCERPT_BYTES = 1024;
 
 /** How long past a call's timeout undici's own header and body timers fire, as a backstop (ms). */
@@ -146,7 +146,7 @@ export async function sendCall(req: CallRequest, dispatcher: Dispatcher, deadlin
 
 /**
  * Makes one attempt of a claimed execution: a signed `POST` of the job's `data` as JSON to its
- * endpoint (issue #2 §6, issue #3 §3), within the job's `timeoutMs` (connect, headers and the
+ * endpoint, within the job's `timeoutMs` (connect, headers and the
  * body excerpt), through {@link sendCall} here or, when `lane` is given, on the slow lane's
  * thread. A 3xx is a failed attempt (redirects are not followed). Never throws: every failure is
  * described in the result.

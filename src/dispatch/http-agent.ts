@@ -13,8 +13,8 @@ export interface HttpAgentOptions {
 
 /**
  * The undici `Agent` outgoing calls go through: a keep-alive connection pool per origin
- * (issue #3 §5), redirects not followed (undici's default), and the SSRF guard's lookup on every
- * new connection (issue #5 §1) when a policy is given. Used by the dispatcher and the slow lane.
+ * (docs/calls.md), redirects not followed (undici's default), and the SSRF guard's lookup on every
+ * new connection (docs/security.md) when a policy is given. Used by the dispatcher and the slow lane.
  */
 export function createHttpAgent(opts: HttpAgentOptions): Agent {
   return new Agent({

@@ -1,5 +1,5 @@
 /**
- * The order in which claimed calls start (issue #3 §5, isolation).
+ * The order in which claimed calls start: calls to idle origins first, a few per turn, so a hung endpoint delays no one else (docs/calls.md).
  *
  * Starting a call is synchronous work: signing, undici queueing the request and, for an origin
  * without an idle keep-alive connection, a new connection. On the 2-core machine of

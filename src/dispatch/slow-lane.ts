@@ -1,5 +1,5 @@
 /**
- * The slow lane (issue #3 §5, isolation): calls to hung origins (launch-queue.ts) are sent from a
+ * The slow lane (docs/calls.md, "Slow and hung endpoints"): calls to hung origins (launch-queue.ts) are sent from a
  * worker thread of their own, with its own undici `Agent` (connection pools per origin, the SSRF
  * guard's lookup) and its own deadlines, so that what such calls cost never runs on the event loop
  * that starts the healthy calls.

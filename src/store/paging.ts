@@ -1,5 +1,5 @@
 /**
- * Keyset paging shared by both stores (issue #3 §1 for executions, issue #6 §4 for the job lists):
+ * Keyset paging shared by both stores (executions and the job lists; docs/interface.md, "Lists"):
  * the opaque cursor, its validation, and how a page of jobs is cut from an ordered scan. The SQL
  * that scans lives with each database; what a cursor means and when a page ends is decided here
  * once, so the two stores cannot drift apart.
@@ -17,7 +17,7 @@ export interface ListPosition {
 export const FIRST_POSITION: ListPosition = Object.freeze({ at: Number.MIN_SAFE_INTEGER, id: '' });
 
 /**
- * Most rows a page of jobs looks at (issue #6 §4). A filter the scanned index does not answer by
+ * Most rows a page of jobs looks at. A filter the scanned index does not answer by
  * itself (a `name` substring, a second tag, a status while a tag drives the scan) is checked row
  * by row; a page stops after this many rows even when it holds fewer than `limit` jobs, and then
  * its `nextCursor` continues the scan. So a page costs at most this many index entries and row
@@ -68,7 +68,7 @@ export function startOf(cursor: string | null): ListPosition {
 }
 
 /**
- * How a `name` filter compares (issue #6 §4, README "Lists"): a substring match in which the
+ * How a `name` filter compares (docs/interface.md, "Lists"): a substring match in which the
  * letters A–Z match regardless of case and every other character only itself. Both stores fold
  * the stored name with an ASCII-only lower-casing in SQL (SQLite's built-in `lower()`,
  * PostgreSQL's `translate()`), which depends neither on the database's locale nor on an ICU

@@ -12,7 +12,7 @@ import { testDispatcher } from '../support/dispatcher.js';
 import { startReceiver, type Receiver } from '../support/receiver.js';
 
 /**
- * How the dispatcher claims a burst (issue #3 §5): a small first claim, whose calls start before
+ * How the dispatcher claims a burst: a small first claim, whose calls start before
  * the next claim, then full batches; every call once.
  */
 describe('dispatcher claims of a burst', () => {

@@ -5,8 +5,7 @@ import { STORES } from '../support/stores.js';
 
 /**
  * The dispatcher end to end, over real sockets: jobs created through the HTTP API, calls
- * arriving at a real receiver on 127.0.0.1 (issue #2, "Done when"). Run against every store
- * (issue #4 §2).
+ * arriving at a real receiver on 127.0.0.1. Run against every store.
  */
 describe.each(STORES)('dispatch over real HTTP ($name)', (store) => {
   let server: TestServer;

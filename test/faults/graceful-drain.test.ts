@@ -1,5 +1,5 @@
 /**
- * Graceful operations (issue #5 §7): on SIGTERM a node drains — it stops taking work, waits for
+ * Graceful operations (docs/deployment.md): on SIGTERM a node drains — it stops taking work, waits for
  * calls in flight up to `PUNCTUAL_SHUTDOWN_GRACE_MS`, and hands back (releases the leases of) the
  * calls still unfinished at that deadline, then exits 0. A restarted node (or any other node)
  * attempts a handed-back call at once, as the same execution (same `webhook-id`), instead of

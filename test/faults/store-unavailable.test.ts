@@ -1,5 +1,5 @@
 /**
- * The store becoming unavailable (issue #5 §6): a real fault, not a closed store object — the
+ * The store becoming unavailable: a real fault, not a closed store object — the
  * SQLite file runs out of room ("disk full"), PostgreSQL drops every connection of the service
  * (what a restart or failover does to it). During the fault the API answers 503 problem+json
  * (never a stack, never SQL, never 500) and the process stays up; once the store is back the

@@ -9,7 +9,7 @@ import { SqliteStore } from '../../src/store/sqlite/index.js';
 import { parseExposition, samplesOf, valueOf } from '../support/prometheus.js';
 
 /**
- * `punctual_due_unclaimed` is asked of the store at each scrape (issue #6 §5). A scrape must not
+ * `punctual_due_unclaimed` is asked of the store at each scrape (docs/metrics.md). A scrape must not
  * fail because the store does: the series are then absent, the failed `dueCount` shows in the
  * store operation series, and everything else is still served. Real SQLite store, real registry.
  */

@@ -3,7 +3,7 @@ import { processRegistry } from '../../src/metrics/process-metrics.js';
 import { parseExposition, valueOf } from '../support/prometheus.js';
 
 /**
- * The process's CPU counters (issue #6 §5) are totals since the process started, as Prometheus
+ * The process's CPU counters are totals since the process started, as Prometheus
  * defines `process_cpu_seconds_total`, even though the registry is made late: prom-client alone
  * counts from registration, which gave 0 s at a first scrape. This file's worker has not made the
  * registry before this test, so the first scrape here is the case that failed.

@@ -9,7 +9,7 @@ import { SqliteStore } from '../../src/store/sqlite/index.js';
 import type { Store } from '../../src/store/store.js';
 
 /**
- * The store's timing decorator (issue #6 §5) around a real SQLite store: it must not change what
+ * The store's timing decorator (docs/metrics.md) around a real SQLite store: it must not change what
  * the store does — results, errors, synchronous methods, the class — and must time every
  * asynchronous operation once, by name, with its result.
  */

@@ -16,7 +16,7 @@ export interface ChildServer {
 }
 
 /**
- * The receivers of tests listen on 127.0.0.1: unless `env` configures the SSRF guard (issue #5)
+ * The receivers of tests listen on 127.0.0.1: unless `env` configures the SSRF guard (docs/security.md)
  * itself, test servers run with `PUNCTUAL_ALLOW_PRIVATE_ENDPOINTS=true`.
  */
 export function guardOff(env: Record<string, string>): Record<string, string> {

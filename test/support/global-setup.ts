@@ -3,7 +3,7 @@ import { PG_SKIP_MESSAGE } from './pg.js';
 
 /**
  * Vitest global setup (vitest.config.ts): decides once per run whether the PostgreSQL suites
- * run (issue #4 §5).
+ * run.
  * - `PUNCTUAL_TEST_DATABASE_URL` unset: prints ONE line saying the PostgreSQL suites are skipped;
  *   with `PUNCTUAL_TEST_REQUIRE_POSTGRES=1` (set by .ci/run) the run fails instead.
  * - set: checks that the server answers, and fails the run at once with the reason when it does

@@ -1,5 +1,5 @@
 /**
- * PostgreSQL for tests (issue #4 §5): the server comes from `PUNCTUAL_TEST_DATABASE_URL`
+ * PostgreSQL for tests: the server comes from `PUNCTUAL_TEST_DATABASE_URL`
  * (e.g. `postgres://postgres@127.0.0.1:5432/test`); each test file, or each test, works in a
  * schema of its own, created empty and dropped at the end, so runs never see each other's rows.
  *

@@ -11,7 +11,7 @@ export interface TestDatabase {
   drop(): Promise<void>;
 }
 
-/** A store the e2e suites run against (issue #4 §2: one suite for every store). */
+/** A store the e2e suites run against (one suite for every store). */
 export interface StoreUnderTest {
   /** `sqlite` or `postgres`: appears in the names of the tests (CI checks PostgreSQL tests ran). */
   name: 'sqlite' | 'postgres';

@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { DeadlineSweeper } from '../../src/dispatch/deadlines.js';
 
-/** Deadlines (issue #3 §5): never early, a few aborts per turn, cleared ones never aborted. */
+/** Deadlines: never early, a few aborts per turn, cleared ones never aborted. */
 describe('DeadlineSweeper', () => {
   beforeEach(() => {
     vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'setImmediate', 'performance'] });

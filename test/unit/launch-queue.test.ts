@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { HUNG_MEMORY_MS, LaunchQueue, SLOW_ORIGIN_MS } from '../../src/dispatch/launch-queue.js';
 
-/** The launch order of claimed calls (issue #3 §5): a few per turn, idle origins first. */
+/** The launch order of claimed calls: a few per turn, idle origins first. */
 interface Item {
   origin: string;
   name: string;

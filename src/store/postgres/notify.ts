@@ -1,5 +1,5 @@
 /*
- * LISTEN/NOTIFY: hints that wake idle nodes when near-term work appears (issue #4 §3). Only a
+ * LISTEN/NOTIFY: hints that wake idle nodes when near-term work appears (docs/multinode.md). Only a
  * hint — claiming stays correct without it: a node also re-reads nextDueAt on its own timer, so a
  * lost notification (a dropped LISTEN connection, a node that subscribes late) costs latency, not
  * work.

@@ -1,5 +1,5 @@
 /**
- * Page scans of the job lists in PostgreSQL (issue #6 §4; the shared rules are in ../paging.ts).
+ * Page scans of the job lists in PostgreSQL (the shared rules are in ../paging.ts).
  * A page is ONE statement, so it sees one snapshot and costs one round trip:
  *
  *   hits  the driver index read in list order from the cursor, at most `PAGE_SCAN_MAX` entries

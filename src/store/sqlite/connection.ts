@@ -46,7 +46,7 @@ export const DEFAULT_BUSY_TIMEOUT_MS = 5_000;
  * - `busy_timeout`: another process (`punctual keys create` beside a running server) may hold
  *   the write lock for a moment; wait rather than fail. After the timeout the store reports
  *   `StoreUnavailableError`.
- * - `foreign_keys = ON`: for the tables of issue #3 (attempts → executions).
+ * - `foreign_keys = ON`: for the tables with references (attempts → executions).
  *
  * @throws StoreUnavailableError when the file cannot be opened or is not a database.
  */

@@ -15,10 +15,10 @@ export interface Migration {
  *   (pending schedules, active cron jobs, running executions), so "earliest due" is one
  *   descent of a small B-tree whatever the number of finished rows.
  *
- * Statuses of schedules and executions have no CHECK: later issues may add states, and SQLite
+ * Statuses of schedules and executions have no CHECK: later versions may add states, and SQLite
  * cannot alter a CHECK without rebuilding the table.
  *
- * Migrations 2 (issue #3: executions, retries, cron policies) and 3 (issue #6: paged, filtered
+ * Migrations 2 (executions, retries, cron policies) and 3 (paged, filtered
  * lists) are described above their SQL.
  * Rebuilding a table that others reference (`executions`, referenced by `execution_attempts`)
  * needs care with `foreign_keys = ON`, which cannot be switched off inside the migration's
@@ -72,7 +72,7 @@ CREATE TABLE executions (
   job_type           TEXT    NOT NULL CHECK (job_type IN ('schedule', 'cron')),
   job_id             TEXT    NOT NULL,
   scheduled_for      INTEGER NOT NULL,
-  status             TEXT    NOT NULL,    -- Running | Succeeded | Failed (issue #3: more)
+  status             TEXT    NOT NULL,    -- Running | Succeeded | Failed (later migrations add more)
   attempt            INTEGER NOT NULL,
   created_at         INTEGER NOT NULL,
   started_at         INTEGER,             -- first attempt's start
@@ -90,8 +90,8 @@ CREATE INDEX executions_running_lease ON executions (lease_expires_at) WHERE sta
 `,
   },
   /*
-   * Issue #3. Delivery settings on both kinds of job (existing rows take the defaults of issue #3
-   * §2); cron policies; an execution history with one row per attempt; a settings table.
+   * Delivery settings on both kinds of job (existing rows take the defaults of docs/calls.md);
+   * cron policies; an execution history with one row per attempt; a settings table.
    *
    * `cron_jobs.last_execution_id` points at the job's newest execution (greatest scheduled_for,
    * then id, the first row of its execution list), so `lastInvocation`/`lastStatus` are a primary-

@@ -1,5 +1,5 @@
 /**
- * Page scans of the job lists (issue #6 §4; the shared rules are in ../paging.ts): a statement
+ * Page scans of the job lists (the shared rules are in ../paging.ts): a statement
  * walks an index in list order and flags each row that matches the filters; it is read row by row
  * and left as soon as the page is full, so a page costs the rows it needs, at most
  * `PAGE_SCAN_MAX`.
