@@ -143,7 +143,7 @@ CREATE TABLE settings (
 `,
   },
   /*
-   * Issue #6 §4: lists that scale, as SQLite's migration 3 (see there): indexes in list order
+   * Lists that scale, as SQLite's migration 3 (see there): indexes in list order
    * (created_at, id) for the whole lists and, partial, for each status (a status index leading
    * with `status` would compete with the claim's partial indexes for its `status = 'Pending'`),
    * and `schedule_tags` (tag, created_at, schedule_id) for one tag, kept in step with `schedules.tags` by a trigger, so `migrate-store`'s

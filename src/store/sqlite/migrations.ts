@@ -206,7 +206,7 @@ CREATE TABLE settings (
 `,
   },
   /*
-   * Issue #6 §4: lists that scale. `GET /schedules` and `GET /cron` are keyset-paged in list order
+   * Lists that scale. `GET /schedules` and `GET /cron` are keyset-paged in list order
    * (created_at, then id) and filter by status, tags and name; each page must cost the same
    * whatever the number of jobs. Indexes, each for one driver of a page scan (schedules.ts,
    * cron-jobs.ts):
