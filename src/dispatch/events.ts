@@ -8,7 +8,7 @@ export interface DeliveredEvent {
 }
 
 /**
- * The dispatcher's typed events. Tests await these instead of sleeping (design.md, "Habits").
+ * The dispatcher's typed events. Tests await these instead of sleeping.
  * - `dispatch:claimed`: a claim returned work (emitted before any call of it starts);
  * - `dispatch:delivered`: an attempt finished and its outcome was written to the store;
  * - `dispatch:error`: the store failed during a claim or a write (the dispatcher retries).

@@ -1,6 +1,6 @@
 /**
  * The clock, injected everywhere time matters (store params, dispatcher), so tests can set time
- * instead of sleeping (design.md, "Habits").
+ * instead of sleeping.
  */
 export interface Clock {
   /** Current time as milliseconds since the Unix epoch (UTC). */

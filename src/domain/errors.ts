@@ -1,7 +1,7 @@
 /**
  * Domain errors. Each carries a stable `code` and no HTTP status: the HTTP layer maps codes to
  * statuses in one table (`http/problem.ts`), so the store, cron and dispatch layers stay
- * transport-agnostic (design.md, "Habits").
+ * transport-agnostic.
  */
 
 /** Stable error codes. Never renamed: clients and the problem `type` URIs depend on them. */
