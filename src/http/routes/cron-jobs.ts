@@ -1,6 +1,5 @@
 /** Routes of /cron, DELETE and the preview included (docs/interface.md, docs/cron.md). */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { Type } from 'typebox';
 import { toIso } from '../../domain/time.js';
 import {
   createCronJob,
@@ -24,6 +23,7 @@ import {
   cronJobToWire,
 } from '../schemas/cron-jobs.js';
 import type { RouteDeps } from './deps.js';
+import { deleteRoute, getByIdSchema, pageReply, queryNumber, readSchema } from './operations.js';
 
 /** POST/GET /cron, GET /cron/preview, GET/PATCH/DELETE /cron/{id}. */
 export const cronJobRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app, { ctx }) => {
@@ -53,26 +53,25 @@ export const cronJobRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app, {
   app.get(
     '/cron',
     {
-      schema: {
-        operationId: 'listCronJobs',
-        tags: ['Cron jobs'],
-        security: BEARER,
-        summary: 'List cron jobs',
-        description:
-          'A page of cron jobs, oldest first (by `createdAt`, then id), `limit` at a time; pass `nextCursor` as `cursor` for ' +
-          'the next page (null on the last one). Filters combine: `status` and `name` (a substring); cron jobs have no tags. ' +
-          '`size` is the length of this page.',
-        querystring: CronJobListQuery,
-        response: {
-          200: jsonResponse('A page of cron jobs.', CronJobListSchema),
-          ...problemResponses(400, ...AUTHENTICATED),
+      schema: readSchema(
+        {
+          operationId: 'listCronJobs',
+          tags: ['Cron jobs'],
+          summary: 'List cron jobs',
+          description:
+            'A page of cron jobs, oldest first (by `createdAt`, then id), `limit` at a time; pass `nextCursor` as `cursor` for ' +
+            'the next page (null on the last one). Filters combine: `status` and `name` (a substring); cron jobs have no tags. ' +
+            '`size` is the length of this page.',
         },
-      },
+        CronJobListQuery,
+        'A page of cron jobs.',
+        CronJobListSchema,
+      ),
     },
     async (req) => {
       const { limit, cursor, status, name } = req.query;
-      const page = await listCronJobs(ctx, { limit: limit === undefined ? undefined : Number(limit), cursor, status, name }, '/query');
-      return { size: page.cronJobs.length, cronJobs: page.cronJobs.map(cronJobToWire), nextCursor: page.nextCursor };
+      const page = await listCronJobs(ctx, { limit: queryNumber(limit), cursor, status, name }, '/query');
+      return pageReply('cronJobs', page, cronJobToWire);
     },
   );
 
@@ -80,26 +79,25 @@ export const cronJobRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app, {
   app.get(
     '/cron/preview',
     {
-      schema: {
-        operationId: 'previewCron',
-        tags: ['Cron jobs'],
-        security: BEARER,
-        summary: 'Preview occurrences of a cron expression',
-        description:
-          'The next `count` occurrences of `expression` in `timezone` strictly after `from`, computed by the code that advances ' +
-          'real jobs (DST gaps and overlaps included). Stores nothing.',
-        querystring: CronPreviewQuery,
-        response: {
-          200: jsonResponse('The occurrences, earliest first (ISO 8601, UTC).', CronPreviewSchema),
-          ...problemResponses(400, ...AUTHENTICATED),
+      schema: readSchema(
+        {
+          operationId: 'previewCron',
+          tags: ['Cron jobs'],
+          summary: 'Preview occurrences of a cron expression',
+          description:
+            'The next `count` occurrences of `expression` in `timezone` strictly after `from`, computed by the code that advances ' +
+            'real jobs (DST gaps and overlaps included). Stores nothing.',
         },
-      },
+        CronPreviewQuery,
+        'The occurrences, earliest first (ISO 8601, UTC).',
+        CronPreviewSchema,
+      ),
     },
     async (req) => {
       const { expression, timezone, from, count } = req.query;
       const occurrences = previewCron(
         ctx,
-        { expression, timezone, from, count: count === undefined ? undefined : Number(count) },
+        { expression, timezone, from, count: queryNumber(count) },
         '/query',
       );
       return { occurrences: occurrences.map(toIso) };
@@ -109,19 +107,16 @@ export const cronJobRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app, {
   app.get(
     '/cron/:id',
     {
-      schema: {
-        operationId: 'getCronJob',
-        tags: ['Cron jobs'],
-        security: BEARER,
-        summary: 'Retrieve a cron job',
-        description: 'The cron job; `null` (with 200) when no cron job has this id, also for an id that is not a UUID.',
-        params: IdParams,
-        querystring: NoQuery,
-        response: {
-          200: jsonResponse('The cron job, or null when no cron job has this id.', CronJobOrNullSchema),
-          ...problemResponses(400, ...AUTHENTICATED),
+      schema: getByIdSchema(
+        {
+          operationId: 'getCronJob',
+          tags: ['Cron jobs'],
+          summary: 'Retrieve a cron job',
+          description: 'The cron job; `null` (with 200) when no cron job has this id, also for an id that is not a UUID.',
         },
-      },
+        'The cron job, or null when no cron job has this id.',
+        CronJobOrNullSchema,
+      ),
     },
     async (req) => {
       const job = await getCronJob(ctx, req.params.id);
@@ -154,27 +149,16 @@ export const cronJobRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app, {
     async (req) => cronJobToWire(await updateCronJob(ctx, req.params.id, req.body)),
   );
 
-  app.delete(
+  deleteRoute(
+    app,
     '/cron/:id',
     {
-      schema: {
-        operationId: 'deleteCronJob',
-        tags: ['Cron jobs'],
-        security: BEARER,
-        summary: 'Delete a cron job',
-        description:
-          'Deletes the cron job. It never fires again: an execution waiting for a retry ends `Failed` with the error `job deleted`.',
-        params: IdParams,
-        querystring: NoQuery,
-        response: {
-          204: Type.Null({ description: 'Deleted; no body.' }),
-          ...problemResponses(400, 404, ...AUTHENTICATED),
-        },
-      },
+      operationId: 'deleteCronJob',
+      tags: ['Cron jobs'],
+      summary: 'Delete a cron job',
+      description:
+        'Deletes the cron job. It never fires again: an execution waiting for a retry ends `Failed` with the error `job deleted`.',
     },
-    async (req, reply) => {
-      await deleteCronJob(ctx, req.params.id);
-      return reply.code(204).send(null);
-    },
+    (id) => deleteCronJob(ctx, id),
   );
 };
