@@ -1,6 +1,5 @@
 /** Routes of /api-keys, with GET/PATCH/DELETE /api-keys/{id} (docs/interface.md). */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { Type } from 'typebox';
 import { createApiKey, deleteApiKey, getApiKey, listApiKeys, updateApiKey } from '../../service/api-keys.js';
 import { ruleContext } from '../../service/rules.js';
 import {
@@ -15,6 +14,7 @@ import {
 import { IdParams, NoQuery } from '../schemas/common.js';
 import { AUTHENTICATED, BEARER, jsonResponse, problemResponses, WITH_BODY } from '../schemas/operations.js';
 import type { RouteDeps } from './deps.js';
+import { deleteRoute, getByIdSchema, readSchema } from './operations.js';
 
 /** POST/GET /api-keys, GET/PATCH/DELETE /api-keys/{id}. */
 export const apiKeyRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app, { ctx, recorder }) => {
@@ -49,18 +49,17 @@ export const apiKeyRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app, { 
   app.get(
     '/api-keys',
     {
-      schema: {
-        operationId: 'listApiKeys',
-        tags: ['API keys'],
-        security: BEARER,
-        summary: 'List API keys',
-        description: 'Every API key, oldest first, never with its token. `lastUsed` is written at most a second after a use.',
-        querystring: NoQuery,
-        response: {
-          200: jsonResponse('Every API key.', ApiKeyListSchema),
-          ...problemResponses(400, ...AUTHENTICATED),
+      schema: readSchema(
+        {
+          operationId: 'listApiKeys',
+          tags: ['API keys'],
+          summary: 'List API keys',
+          description: 'Every API key, oldest first, never with its token. `lastUsed` is written at most a second after a use.',
         },
-      },
+        NoQuery,
+        'Every API key.',
+        ApiKeyListSchema,
+      ),
     },
     async () => {
       const keys = await listApiKeys(store, recorder);
@@ -71,19 +70,16 @@ export const apiKeyRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app, { 
   app.get(
     '/api-keys/:id',
     {
-      schema: {
-        operationId: 'getApiKey',
-        tags: ['API keys'],
-        security: BEARER,
-        summary: 'Retrieve an API key',
-        description: 'The key, without its token; `null` (with 200) when no key has this id.',
-        params: IdParams,
-        querystring: NoQuery,
-        response: {
-          200: jsonResponse('The key, or null when no key has this id.', ApiKeyOrNullSchema),
-          ...problemResponses(400, ...AUTHENTICATED),
+      schema: getByIdSchema(
+        {
+          operationId: 'getApiKey',
+          tags: ['API keys'],
+          summary: 'Retrieve an API key',
+          description: 'The key, without its token; `null` (with 200) when no key has this id.',
         },
-      },
+        'The key, or null when no key has this id.',
+        ApiKeyOrNullSchema,
+      ),
     },
     async (req) => {
       const key = await getApiKey(store, req.params.id, recorder);
@@ -114,26 +110,15 @@ export const apiKeyRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app, { 
     async (req) => apiKeyToWire(await updateApiKey(store, req.params.id, req.body, recorder, rules)),
   );
 
-  app.delete(
+  deleteRoute(
+    app,
     '/api-keys/:id',
     {
-      schema: {
-        operationId: 'deleteApiKey',
-        tags: ['API keys'],
-        security: BEARER,
-        summary: 'Delete an API key',
-        description: 'Requests with its token are refused (401) from the very next one on. A key may delete itself.',
-        params: IdParams,
-        querystring: NoQuery,
-        response: {
-          204: Type.Null({ description: 'Deleted; no body.' }),
-          ...problemResponses(400, 404, ...AUTHENTICATED),
-        },
-      },
+      operationId: 'deleteApiKey',
+      tags: ['API keys'],
+      summary: 'Delete an API key',
+      description: 'Requests with its token are refused (401) from the very next one on. A key may delete itself.',
     },
-    async (req, reply) => {
-      await deleteApiKey(store, req.params.id);
-      return reply.code(204).send(null);
-    },
+    (id) => deleteApiKey(store, id),
   );
 };

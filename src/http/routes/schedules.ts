@@ -1,6 +1,5 @@
 /** Routes of /schedules, DELETE included (docs/interface.md). */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { Type } from 'typebox';
 import { createSchedule, deleteSchedule, getSchedule, listSchedules, updateSchedule } from '../../service/schedules.js';
 import { IdParams, NoQuery } from '../schemas/common.js';
 import { AUTHENTICATED, BEARER, jsonResponse, problemResponses, WITH_BODY } from '../schemas/operations.js';
@@ -14,6 +13,7 @@ import {
   scheduleToWire,
 } from '../schemas/schedules.js';
 import type { RouteDeps } from './deps.js';
+import { deleteRoute, getByIdSchema, pageReply, queryNumber, readSchema } from './operations.js';
 import { repeatable } from './query.js';
 
 /** POST/GET /schedules, GET/PATCH/DELETE /schedules/{id}. */
@@ -44,47 +44,43 @@ export const scheduleRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app, 
   app.get(
     '/schedules',
     {
-      schema: {
-        operationId: 'listSchedules',
-        tags: ['Schedules'],
-        security: BEARER,
-        summary: 'List schedules',
-        description:
-          'A page of schedules, oldest first (by `createdAt`, then id), `limit` at a time; pass `nextCursor` as `cursor` for ' +
-          'the next page (null on the last one). Filters combine: `status`, `tag` (repeatable: every tag must match) and ' +
-          '`name` (a substring). `size` is the length of this page.',
-        querystring: ScheduleListQuery,
-        response: {
-          200: jsonResponse('A page of schedules.', ScheduleListSchema),
-          ...problemResponses(400, ...AUTHENTICATED),
+      schema: readSchema(
+        {
+          operationId: 'listSchedules',
+          tags: ['Schedules'],
+          summary: 'List schedules',
+          description:
+            'A page of schedules, oldest first (by `createdAt`, then id), `limit` at a time; pass `nextCursor` as `cursor` for ' +
+            'the next page (null on the last one). Filters combine: `status`, `tag` (repeatable: every tag must match) and ' +
+            '`name` (a substring). `size` is the length of this page.',
         },
-      },
+        ScheduleListQuery,
+        'A page of schedules.',
+        ScheduleListSchema,
+      ),
       // `?tag=a` parses to a string and `?tag=a&tag=b` to an array: always an array for the schema.
       preValidation: async (req) => repeatable(req.query as Record<string, unknown>, 'tag'),
     },
     async (req) => {
       const { limit, cursor, status, tag, name } = req.query;
-      const page = await listSchedules(ctx, { limit: limit === undefined ? undefined : Number(limit), cursor, status, tag, name }, '/query');
-      return { size: page.schedules.length, schedules: page.schedules.map(scheduleToWire), nextCursor: page.nextCursor };
+      const page = await listSchedules(ctx, { limit: queryNumber(limit), cursor, status, tag, name }, '/query');
+      return pageReply('schedules', page, scheduleToWire);
     },
   );
 
   app.get(
     '/schedules/:id',
     {
-      schema: {
-        operationId: 'getSchedule',
-        tags: ['Schedules'],
-        security: BEARER,
-        summary: 'Retrieve a schedule',
-        description: 'The schedule; `null` (with 200) when no schedule has this id, also for an id that is not a UUID.',
-        params: IdParams,
-        querystring: NoQuery,
-        response: {
-          200: jsonResponse('The schedule, or null when no schedule has this id.', ScheduleOrNullSchema),
-          ...problemResponses(400, ...AUTHENTICATED),
+      schema: getByIdSchema(
+        {
+          operationId: 'getSchedule',
+          tags: ['Schedules'],
+          summary: 'Retrieve a schedule',
+          description: 'The schedule; `null` (with 200) when no schedule has this id, also for an id that is not a UUID.',
         },
-      },
+        'The schedule, or null when no schedule has this id.',
+        ScheduleOrNullSchema,
+      ),
     },
     async (req) => {
       const schedule = await getSchedule(ctx, req.params.id);
@@ -115,28 +111,17 @@ export const scheduleRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app, 
     async (req) => scheduleToWire(await updateSchedule(ctx, req.params.id, req.body)),
   );
 
-  app.delete(
+  deleteRoute(
+    app,
     '/schedules/:id',
     {
-      schema: {
-        operationId: 'deleteSchedule',
-        tags: ['Schedules'],
-        security: BEARER,
-        summary: 'Delete a schedule',
-        description:
-          'Deletes the schedule, whatever its status. A deleted schedule never fires again: an execution waiting for a retry ' +
-          'ends `Failed` with the error `job deleted`.',
-        params: IdParams,
-        querystring: NoQuery,
-        response: {
-          204: Type.Null({ description: 'Deleted; no body.' }),
-          ...problemResponses(400, 404, ...AUTHENTICATED),
-        },
-      },
+      operationId: 'deleteSchedule',
+      tags: ['Schedules'],
+      summary: 'Delete a schedule',
+      description:
+        'Deletes the schedule, whatever its status. A deleted schedule never fires again: an execution waiting for a retry ' +
+        'ends `Failed` with the error `job deleted`.',
     },
-    async (req, reply) => {
-      await deleteSchedule(ctx, req.params.id);
-      return reply.code(204).send(null);
-    },
+    (id) => deleteSchedule(ctx, id),
   );
 };
