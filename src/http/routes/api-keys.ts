@@ -11,10 +11,9 @@ import {
   ApiKeySchema,
   apiKeyToWire,
 } from '../schemas/api-keys.js';
-import { IdParams, NoQuery } from '../schemas/common.js';
-import { AUTHENTICATED, BEARER, jsonResponse, problemResponses, WITH_BODY } from '../schemas/operations.js';
+import { NoQuery } from '../schemas/common.js';
 import type { RouteDeps } from './deps.js';
-import { deleteRoute, getByIdSchema, readSchema } from './operations.js';
+import { createSchema, deleteRoute, getByIdSchema, readSchema, updateSchema } from './operations.js';
 
 /** POST/GET /api-keys, GET/PATCH/DELETE /api-keys/{id}. */
 export const apiKeyRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app, { ctx, recorder }) => {
@@ -24,21 +23,19 @@ export const apiKeyRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app, { 
   app.post(
     '/api-keys',
     {
-      schema: {
-        operationId: 'createApiKey',
-        tags: ['API keys'],
-        security: BEARER,
-        summary: 'Create an API key',
-        description:
-          'Creates a key, `Enabled` unless `status` says `Disabled`. The answer holds its token (`pk_…`): it is shown only this ' +
-          'once, since only its SHA-256 digest is stored. Every key can do everything, managing keys included.',
-        querystring: NoQuery,
-        body: ApiKeyCreateBody,
-        response: {
-          201: jsonResponse('The new key, with its token (shown only in this answer).', ApiKeyCreatedSchema),
-          ...problemResponses(400, ...WITH_BODY, ...AUTHENTICATED),
+      schema: createSchema(
+        {
+          operationId: 'createApiKey',
+          tags: ['API keys'],
+          summary: 'Create an API key',
+          description:
+            'Creates a key, `Enabled` unless `status` says `Disabled`. The answer holds its token (`pk_…`): it is shown only this ' +
+            'once, since only its SHA-256 digest is stored. Every key can do everything, managing keys included.',
         },
-      },
+        ApiKeyCreateBody,
+        'The new key, with its token (shown only in this answer).',
+        ApiKeyCreatedSchema,
+      ),
     },
     async (req, reply) => {
       const { apiKey, token } = await createApiKey(store, clock, req.body, rules);
@@ -90,22 +87,19 @@ export const apiKeyRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app, { 
   app.patch(
     '/api-keys/:id',
     {
-      schema: {
-        operationId: 'updateApiKey',
-        tags: ['API keys'],
-        security: BEARER,
-        summary: 'Update an API key',
-        description:
-          'Renames the key, or disables or enables it; absent fields keep their values. A change applies from the very next ' +
-          'request (a `Disabled` key is refused with 403). A key may disable itself.',
-        params: IdParams,
-        querystring: NoQuery,
-        body: ApiKeyPatchBody,
-        response: {
-          200: jsonResponse('The key as updated.', ApiKeySchema),
-          ...problemResponses(400, 404, ...WITH_BODY, ...AUTHENTICATED),
+      schema: updateSchema(
+        {
+          operationId: 'updateApiKey',
+          tags: ['API keys'],
+          summary: 'Update an API key',
+          description:
+            'Renames the key, or disables or enables it; absent fields keep their values. A change applies from the very next ' +
+            'request (a `Disabled` key is refused with 403). A key may disable itself.',
         },
-      },
+        ApiKeyPatchBody,
+        'The key as updated.',
+        ApiKeySchema,
+      ),
     },
     async (req) => apiKeyToWire(await updateApiKey(store, req.params.id, req.body, recorder, rules)),
   );

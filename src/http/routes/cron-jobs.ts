@@ -9,8 +9,6 @@ import {
   previewCron,
   updateCronJob,
 } from '../../service/cron-jobs.js';
-import { IdParams, NoQuery } from '../schemas/common.js';
-import { AUTHENTICATED, BEARER, jsonResponse, problemResponses, WITH_BODY } from '../schemas/operations.js';
 import {
   CronCreateBody,
   CronJobListQuery,
@@ -23,29 +21,27 @@ import {
   cronJobToWire,
 } from '../schemas/cron-jobs.js';
 import type { RouteDeps } from './deps.js';
-import { deleteRoute, getByIdSchema, pageReply, queryNumber, readSchema } from './operations.js';
+import { createSchema, deleteRoute, getByIdSchema, pageReply, queryNumber, readSchema, updateSchema } from './operations.js';
 
 /** POST/GET /cron, GET /cron/preview, GET/PATCH/DELETE /cron/{id}. */
 export const cronJobRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app, { ctx }) => {
   app.post(
     '/cron',
     {
-      schema: {
-        operationId: 'createCronJob',
-        tags: ['Cron jobs'],
-        security: BEARER,
-        summary: 'Create a cron job',
-        description:
-          'The job starts `Active`, with `nextInvocation` its next occurrence strictly after now in `timezone` (UTC when null). ' +
-          'On each occurrence the endpoint is called with `data` (or `{}`) as the JSON body. Absent fields take the defaults: ' +
-          '`name`, `timezone` and `data` null, the service\'s retry policy and timeout, `misfire` `once`, `overlap` `allow`.',
-        querystring: NoQuery,
-        body: CronCreateBody,
-        response: {
-          201: jsonResponse('The new cron job, `Active`.', CronJobSchema),
-          ...problemResponses(400, ...WITH_BODY, ...AUTHENTICATED),
+      schema: createSchema(
+        {
+          operationId: 'createCronJob',
+          tags: ['Cron jobs'],
+          summary: 'Create a cron job',
+          description:
+            'The job starts `Active`, with `nextInvocation` its next occurrence strictly after now in `timezone` (UTC when null). ' +
+            'On each occurrence the endpoint is called with `data` (or `{}`) as the JSON body. Absent fields take the defaults: ' +
+            '`name`, `timezone` and `data` null, the service\'s retry policy and timeout, `misfire` `once`, `overlap` `allow`.',
         },
-      },
+        CronCreateBody,
+        'The new cron job, `Active`.',
+        CronJobSchema,
+      ),
     },
     async (req, reply) => reply.code(201).send(cronJobToWire(await createCronJob(ctx, req.body))),
   );
@@ -127,24 +123,21 @@ export const cronJobRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app, {
   app.patch(
     '/cron/:id',
     {
-      schema: {
-        operationId: 'updateCronJob',
-        tags: ['Cron jobs'],
-        security: BEARER,
-        summary: 'Update a cron job',
-        description:
-          'Partial update: absent fields keep their values; null sets a nullable field to null; the fields of `retry` given ' +
-          'replace those of the stored policy. `status: Paused` pauses the job and `status: Active` resumes it. Changing ' +
-          '`expression` or `timezone`, or resuming a `Paused` job, recomputes `nextInvocation` from now (occurrences missed ' +
-          'while paused are not run); any other change keeps the occurrence the job waits for.',
-        params: IdParams,
-        querystring: NoQuery,
-        body: CronPatchBody,
-        response: {
-          200: jsonResponse('The cron job as updated.', CronJobSchema),
-          ...problemResponses(400, 404, ...WITH_BODY, ...AUTHENTICATED),
+      schema: updateSchema(
+        {
+          operationId: 'updateCronJob',
+          tags: ['Cron jobs'],
+          summary: 'Update a cron job',
+          description:
+            'Partial update: absent fields keep their values; null sets a nullable field to null; the fields of `retry` given ' +
+            'replace those of the stored policy. `status: Paused` pauses the job and `status: Active` resumes it. Changing ' +
+            '`expression` or `timezone`, or resuming a `Paused` job, recomputes `nextInvocation` from now (occurrences missed ' +
+            'while paused are not run); any other change keeps the occurrence the job waits for.',
         },
-      },
+        CronPatchBody,
+        'The cron job as updated.',
+        CronJobSchema,
+      ),
     },
     async (req) => cronJobToWire(await updateCronJob(ctx, req.params.id, req.body)),
   );

@@ -1,11 +1,11 @@
 /**
- * What the resource routes share: the schema of a read (200 with a JSON body), of a GET by id, the
- * whole DELETE by id route, and the JSON of a page of a list (docs/interface.md, "Lists").
+ * What the resource routes share: the schemas of a read (200 with a JSON body), of a GET by id, of a
+ * create and of an update, the whole DELETE by id route, and the JSON of a page of a list (docs/interface.md, "Lists").
  */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type, type TSchema } from 'typebox';
 import { IdParams, NoQuery } from '../schemas/common.js';
-import { AUTHENTICATED, BEARER, jsonResponse, problemResponses, type TagName } from '../schemas/operations.js';
+import { AUTHENTICATED, BEARER, jsonResponse, problemResponses, WITH_BODY, type TagName } from '../schemas/operations.js';
 
 /** The application a resource plugin registers its routes on. */
 type App = Parameters<FastifyPluginAsyncTypebox>[0];
@@ -42,6 +42,35 @@ export function getByIdSchema<T extends TSchema>(text: OperationText, answer: st
 
 function readResponses<T extends TSchema>(answer: string, schema: T) {
   return { 200: jsonResponse(answer, schema), ...problemResponses(400, ...AUTHENTICATED) };
+}
+
+/**
+ * Schema of POST /{resource}: a JSON `body`, no query, a 201 answer of `schema` (the new resource)
+ * described by `answer`; problems 400, those of a body and those of every authenticated operation.
+ */
+export function createSchema<B extends TSchema, T extends TSchema>(text: OperationText, body: B, answer: string, schema: T) {
+  return {
+    ...operationHead(text),
+    querystring: NoQuery,
+    body,
+    response: { 201: jsonResponse(answer, schema), ...problemResponses(400, ...WITH_BODY, ...AUTHENTICATED) },
+  };
+}
+
+/**
+ * Schema of PATCH /{resource}/{id}: a JSON `body`, no query, a 200 answer of `schema` (the resource
+ * as updated); problems 400, 404 (unknown id), 409 when `conflict` (a change the resource's status
+ * forbids), those of a body and those of every authenticated operation.
+ */
+export function updateSchema<B extends TSchema, T extends TSchema>(
+  text: OperationText,
+  body: B,
+  answer: string,
+  schema: T,
+  conflict = false,
+) {
+  const problems = problemResponses(400, 404, ...(conflict ? [409 as const] : []), ...WITH_BODY, ...AUTHENTICATED);
+  return { ...operationHead(text), params: IdParams, querystring: NoQuery, body, response: { 200: jsonResponse(answer, schema), ...problems } };
 }
 
 /**

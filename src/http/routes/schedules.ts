@@ -1,8 +1,6 @@
 /** Routes of /schedules, DELETE included (docs/interface.md). */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { createSchedule, deleteSchedule, getSchedule, listSchedules, updateSchedule } from '../../service/schedules.js';
-import { IdParams, NoQuery } from '../schemas/common.js';
-import { AUTHENTICATED, BEARER, jsonResponse, problemResponses, WITH_BODY } from '../schemas/operations.js';
 import {
   ScheduleCreateBody,
   ScheduleListQuery,
@@ -13,7 +11,7 @@ import {
   scheduleToWire,
 } from '../schemas/schedules.js';
 import type { RouteDeps } from './deps.js';
-import { deleteRoute, getByIdSchema, pageReply, queryNumber, readSchema } from './operations.js';
+import { createSchema, deleteRoute, getByIdSchema, pageReply, queryNumber, readSchema, updateSchema } from './operations.js';
 import { repeatable } from './query.js';
 
 /** POST/GET /schedules, GET/PATCH/DELETE /schedules/{id}. */
@@ -21,22 +19,20 @@ export const scheduleRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app, 
   app.post(
     '/schedules',
     {
-      schema: {
-        operationId: 'createSchedule',
-        tags: ['Schedules'],
-        security: BEARER,
-        summary: 'Create a schedule',
-        description:
-          'The endpoint is called once, at `scheduledAt` (at once when it is past), with `data` as the JSON body and signed ' +
-          '[Standard Webhooks](https://www.standardwebhooks.com) headers. Absent fields take the defaults: `data` `{}`, ' +
-          '`tags` `[]`, the service\'s retry policy and timeout. The schedule starts `Pending`.',
-        querystring: NoQuery,
-        body: ScheduleCreateBody,
-        response: {
-          201: jsonResponse('The new schedule, `Pending`.', ScheduleSchema),
-          ...problemResponses(400, ...WITH_BODY, ...AUTHENTICATED),
+      schema: createSchema(
+        {
+          operationId: 'createSchedule',
+          tags: ['Schedules'],
+          summary: 'Create a schedule',
+          description:
+            'The endpoint is called once, at `scheduledAt` (at once when it is past), with `data` as the JSON body and signed ' +
+            '[Standard Webhooks](https://www.standardwebhooks.com) headers. Absent fields take the defaults: `data` `{}`, ' +
+            '`tags` `[]`, the service\'s retry policy and timeout. The schedule starts `Pending`.',
         },
-      },
+        ScheduleCreateBody,
+        'The new schedule, `Pending`.',
+        ScheduleSchema,
+      ),
     },
     async (req, reply) => reply.code(201).send(scheduleToWire(await createSchedule(ctx, req.body))),
   );
@@ -91,22 +87,20 @@ export const scheduleRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app, 
   app.patch(
     '/schedules/:id',
     {
-      schema: {
-        operationId: 'updateSchedule',
-        tags: ['Schedules'],
-        security: BEARER,
-        summary: 'Update a schedule',
-        description:
-          'Partial update: absent fields keep their values; the fields of `retry` given replace those of the stored policy. ' +
-          'Only a `Pending` schedule can change (409 otherwise). A new `scheduledAt` in the past runs it at once.',
-        params: IdParams,
-        querystring: NoQuery,
-        body: SchedulePatchBody,
-        response: {
-          200: jsonResponse('The schedule as updated.', ScheduleSchema),
-          ...problemResponses(400, 404, 409, ...WITH_BODY, ...AUTHENTICATED),
+      schema: updateSchema(
+        {
+          operationId: 'updateSchedule',
+          tags: ['Schedules'],
+          summary: 'Update a schedule',
+          description:
+            'Partial update: absent fields keep their values; the fields of `retry` given replace those of the stored policy. ' +
+            'Only a `Pending` schedule can change (409 otherwise). A new `scheduledAt` in the past runs it at once.',
         },
-      },
+        SchedulePatchBody,
+        'The schedule as updated.',
+        ScheduleSchema,
+        true,
+      ),
     },
     async (req) => scheduleToWire(await updateSchedule(ctx, req.params.id, req.body)),
   );
