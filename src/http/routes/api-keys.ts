@@ -1,6 +1,5 @@
 /** Routes of /api-keys, with GET/PATCH/DELETE /api-keys/{id} (docs/interface.md). */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { Type } from 'typebox';
 import { createApiKey, deleteApiKey, getApiKey, listApiKeys, updateApiKey } from '../../service/api-keys.js';
 import { ruleContext } from '../../service/rules.js';
 import {
@@ -12,9 +11,9 @@ import {
   ApiKeySchema,
   apiKeyToWire,
 } from '../schemas/api-keys.js';
-import { IdParams, NoQuery } from '../schemas/common.js';
-import { AUTHENTICATED, BEARER, jsonResponse, problemResponses, WITH_BODY } from '../schemas/operations.js';
+import { NoQuery } from '../schemas/common.js';
 import type { RouteDeps } from './deps.js';
+import { createSchema, deleteRoute, getByIdSchema, readSchema, updateSchema } from './operations.js';
 
 /** POST/GET /api-keys, GET/PATCH/DELETE /api-keys/{id}. */
 export const apiKeyRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app, { ctx, recorder }) => {
@@ -24,21 +23,19 @@ export const apiKeyRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app, { 
   app.post(
     '/api-keys',
     {
-      schema: {
-        operationId: 'createApiKey',
-        tags: ['API keys'],
-        security: BEARER,
-        summary: 'Create an API key',
-        description:
-          'Creates a key, `Enabled` unless `status` says `Disabled`. The answer holds its token (`pk_…`): it is shown only this ' +
-          'once, since only its SHA-256 digest is stored. Every key can do everything, managing keys included.',
-        querystring: NoQuery,
-        body: ApiKeyCreateBody,
-        response: {
-          201: jsonResponse('The new key, with its token (shown only in this answer).', ApiKeyCreatedSchema),
-          ...problemResponses(400, ...WITH_BODY, ...AUTHENTICATED),
+      schema: createSchema(
+        {
+          operationId: 'createApiKey',
+          tags: ['API keys'],
+          summary: 'Create an API key',
+          description:
+            'Creates a key, `Enabled` unless `status` says `Disabled`. The answer holds its token (`pk_…`): it is shown only this ' +
+            'once, since only its SHA-256 digest is stored. Every key can do everything, managing keys included.',
         },
-      },
+        ApiKeyCreateBody,
+        'The new key, with its token (shown only in this answer).',
+        ApiKeyCreatedSchema,
+      ),
     },
     async (req, reply) => {
       const { apiKey, token } = await createApiKey(store, clock, req.body, rules);
@@ -49,18 +46,17 @@ export const apiKeyRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app, { 
   app.get(
     '/api-keys',
     {
-      schema: {
-        operationId: 'listApiKeys',
-        tags: ['API keys'],
-        security: BEARER,
-        summary: 'List API keys',
-        description: 'Every API key, oldest first, never with its token. `lastUsed` is written at most a second after a use.',
-        querystring: NoQuery,
-        response: {
-          200: jsonResponse('Every API key.', ApiKeyListSchema),
-          ...problemResponses(400, ...AUTHENTICATED),
+      schema: readSchema(
+        {
+          operationId: 'listApiKeys',
+          tags: ['API keys'],
+          summary: 'List API keys',
+          description: 'Every API key, oldest first, never with its token. `lastUsed` is written at most a second after a use.',
         },
-      },
+        NoQuery,
+        'Every API key.',
+        ApiKeyListSchema,
+      ),
     },
     async () => {
       const keys = await listApiKeys(store, recorder);
@@ -71,19 +67,16 @@ export const apiKeyRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app, { 
   app.get(
     '/api-keys/:id',
     {
-      schema: {
-        operationId: 'getApiKey',
-        tags: ['API keys'],
-        security: BEARER,
-        summary: 'Retrieve an API key',
-        description: 'The key, without its token; `null` (with 200) when no key has this id.',
-        params: IdParams,
-        querystring: NoQuery,
-        response: {
-          200: jsonResponse('The key, or null when no key has this id.', ApiKeyOrNullSchema),
-          ...problemResponses(400, ...AUTHENTICATED),
+      schema: getByIdSchema(
+        {
+          operationId: 'getApiKey',
+          tags: ['API keys'],
+          summary: 'Retrieve an API key',
+          description: 'The key, without its token; `null` (with 200) when no key has this id.',
         },
-      },
+        'The key, or null when no key has this id.',
+        ApiKeyOrNullSchema,
+      ),
     },
     async (req) => {
       const key = await getApiKey(store, req.params.id, recorder);
@@ -94,46 +87,32 @@ export const apiKeyRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app, { 
   app.patch(
     '/api-keys/:id',
     {
-      schema: {
-        operationId: 'updateApiKey',
-        tags: ['API keys'],
-        security: BEARER,
-        summary: 'Update an API key',
-        description:
-          'Renames the key, or disables or enables it; absent fields keep their values. A change applies from the very next ' +
-          'request (a `Disabled` key is refused with 403). A key may disable itself.',
-        params: IdParams,
-        querystring: NoQuery,
-        body: ApiKeyPatchBody,
-        response: {
-          200: jsonResponse('The key as updated.', ApiKeySchema),
-          ...problemResponses(400, 404, ...WITH_BODY, ...AUTHENTICATED),
+      schema: updateSchema(
+        {
+          operationId: 'updateApiKey',
+          tags: ['API keys'],
+          summary: 'Update an API key',
+          description:
+            'Renames the key, or disables or enables it; absent fields keep their values. A change applies from the very next ' +
+            'request (a `Disabled` key is refused with 403). A key may disable itself.',
         },
-      },
+        ApiKeyPatchBody,
+        'The key as updated.',
+        ApiKeySchema,
+      ),
     },
     async (req) => apiKeyToWire(await updateApiKey(store, req.params.id, req.body, recorder, rules)),
   );
 
-  app.delete(
+  deleteRoute(
+    app,
     '/api-keys/:id',
     {
-      schema: {
-        operationId: 'deleteApiKey',
-        tags: ['API keys'],
-        security: BEARER,
-        summary: 'Delete an API key',
-        description: 'Requests with its token are refused (401) from the very next one on. A key may delete itself.',
-        params: IdParams,
-        querystring: NoQuery,
-        response: {
-          204: Type.Null({ description: 'Deleted; no body.' }),
-          ...problemResponses(400, 404, ...AUTHENTICATED),
-        },
-      },
+      operationId: 'deleteApiKey',
+      tags: ['API keys'],
+      summary: 'Delete an API key',
+      description: 'Requests with its token are refused (401) from the very next one on. A key may delete itself.',
     },
-    async (req, reply) => {
-      await deleteApiKey(store, req.params.id);
-      return reply.code(204).send(null);
-    },
+    (id) => deleteApiKey(store, id),
   );
 };

@@ -1,6 +1,5 @@
 /** Routes of /cron, DELETE and the preview included (docs/interface.md, docs/cron.md). */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { Type } from 'typebox';
 import { toIso } from '../../domain/time.js';
 import {
   createCronJob,
@@ -10,8 +9,6 @@ import {
   previewCron,
   updateCronJob,
 } from '../../service/cron-jobs.js';
-import { IdParams, NoQuery } from '../schemas/common.js';
-import { AUTHENTICATED, BEARER, jsonResponse, problemResponses, WITH_BODY } from '../schemas/operations.js';
 import {
   CronCreateBody,
   CronJobListQuery,
@@ -24,28 +21,27 @@ import {
   cronJobToWire,
 } from '../schemas/cron-jobs.js';
 import type { RouteDeps } from './deps.js';
+import { createSchema, deleteRoute, getByIdSchema, pageReply, queryNumber, readSchema, updateSchema } from './operations.js';
 
 /** POST/GET /cron, GET /cron/preview, GET/PATCH/DELETE /cron/{id}. */
 export const cronJobRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app, { ctx }) => {
   app.post(
     '/cron',
     {
-      schema: {
-        operationId: 'createCronJob',
-        tags: ['Cron jobs'],
-        security: BEARER,
-        summary: 'Create a cron job',
-        description:
-          'The job starts `Active`, with `nextInvocation` its next occurrence strictly after now in `timezone` (UTC when null). ' +
-          'On each occurrence the endpoint is called with `data` (or `{}`) as the JSON body. Absent fields take the defaults: ' +
-          '`name`, `timezone` and `data` null, the service\'s retry policy and timeout, `misfire` `once`, `overlap` `allow`.',
-        querystring: NoQuery,
-        body: CronCreateBody,
-        response: {
-          201: jsonResponse('The new cron job, `Active`.', CronJobSchema),
-          ...problemResponses(400, ...WITH_BODY, ...AUTHENTICATED),
+      schema: createSchema(
+        {
+          operationId: 'createCronJob',
+          tags: ['Cron jobs'],
+          summary: 'Create a cron job',
+          description:
+            'The job starts `Active`, with `nextInvocation` its next occurrence strictly after now in `timezone` (UTC when null). ' +
+            'On each occurrence the endpoint is called with `data` (or `{}`) as the JSON body. Absent fields take the defaults: ' +
+            '`name`, `timezone` and `data` null, the service\'s retry policy and timeout, `misfire` `once`, `overlap` `allow`.',
         },
-      },
+        CronCreateBody,
+        'The new cron job, `Active`.',
+        CronJobSchema,
+      ),
     },
     async (req, reply) => reply.code(201).send(cronJobToWire(await createCronJob(ctx, req.body))),
   );
@@ -53,26 +49,25 @@ export const cronJobRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app, {
   app.get(
     '/cron',
     {
-      schema: {
-        operationId: 'listCronJobs',
-        tags: ['Cron jobs'],
-        security: BEARER,
-        summary: 'List cron jobs',
-        description:
-          'A page of cron jobs, oldest first (by `createdAt`, then id), `limit` at a time; pass `nextCursor` as `cursor` for ' +
-          'the next page (null on the last one). Filters combine: `status` and `name` (a substring); cron jobs have no tags. ' +
-          '`size` is the length of this page.',
-        querystring: CronJobListQuery,
-        response: {
-          200: jsonResponse('A page of cron jobs.', CronJobListSchema),
-          ...problemResponses(400, ...AUTHENTICATED),
+      schema: readSchema(
+        {
+          operationId: 'listCronJobs',
+          tags: ['Cron jobs'],
+          summary: 'List cron jobs',
+          description:
+            'A page of cron jobs, oldest first (by `createdAt`, then id), `limit` at a time; pass `nextCursor` as `cursor` for ' +
+            'the next page (null on the last one). Filters combine: `status` and `name` (a substring); cron jobs have no tags. ' +
+            '`size` is the length of this page.',
         },
-      },
+        CronJobListQuery,
+        'A page of cron jobs.',
+        CronJobListSchema,
+      ),
     },
     async (req) => {
       const { limit, cursor, status, name } = req.query;
-      const page = await listCronJobs(ctx, { limit: limit === undefined ? undefined : Number(limit), cursor, status, name }, '/query');
-      return { size: page.cronJobs.length, cronJobs: page.cronJobs.map(cronJobToWire), nextCursor: page.nextCursor };
+      const page = await listCronJobs(ctx, { limit: queryNumber(limit), cursor, status, name }, '/query');
+      return pageReply('cronJobs', page, cronJobToWire);
     },
   );
 
@@ -80,26 +75,25 @@ export const cronJobRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app, {
   app.get(
     '/cron/preview',
     {
-      schema: {
-        operationId: 'previewCron',
-        tags: ['Cron jobs'],
-        security: BEARER,
-        summary: 'Preview occurrences of a cron expression',
-        description:
-          'The next `count` occurrences of `expression` in `timezone` strictly after `from`, computed by the code that advances ' +
-          'real jobs (DST gaps and overlaps included). Stores nothing.',
-        querystring: CronPreviewQuery,
-        response: {
-          200: jsonResponse('The occurrences, earliest first (ISO 8601, UTC).', CronPreviewSchema),
-          ...problemResponses(400, ...AUTHENTICATED),
+      schema: readSchema(
+        {
+          operationId: 'previewCron',
+          tags: ['Cron jobs'],
+          summary: 'Preview occurrences of a cron expression',
+          description:
+            'The next `count` occurrences of `expression` in `timezone` strictly after `from`, computed by the code that advances ' +
+            'real jobs (DST gaps and overlaps included). Stores nothing.',
         },
-      },
+        CronPreviewQuery,
+        'The occurrences, earliest first (ISO 8601, UTC).',
+        CronPreviewSchema,
+      ),
     },
     async (req) => {
       const { expression, timezone, from, count } = req.query;
       const occurrences = previewCron(
         ctx,
-        { expression, timezone, from, count: count === undefined ? undefined : Number(count) },
+        { expression, timezone, from, count: queryNumber(count) },
         '/query',
       );
       return { occurrences: occurrences.map(toIso) };
@@ -109,19 +103,16 @@ export const cronJobRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app, {
   app.get(
     '/cron/:id',
     {
-      schema: {
-        operationId: 'getCronJob',
-        tags: ['Cron jobs'],
-        security: BEARER,
-        summary: 'Retrieve a cron job',
-        description: 'The cron job; `null` (with 200) when no cron job has this id, also for an id that is not a UUID.',
-        params: IdParams,
-        querystring: NoQuery,
-        response: {
-          200: jsonResponse('The cron job, or null when no cron job has this id.', CronJobOrNullSchema),
-          ...problemResponses(400, ...AUTHENTICATED),
+      schema: getByIdSchema(
+        {
+          operationId: 'getCronJob',
+          tags: ['Cron jobs'],
+          summary: 'Retrieve a cron job',
+          description: 'The cron job; `null` (with 200) when no cron job has this id, also for an id that is not a UUID.',
         },
-      },
+        'The cron job, or null when no cron job has this id.',
+        CronJobOrNullSchema,
+      ),
     },
     async (req) => {
       const job = await getCronJob(ctx, req.params.id);
@@ -132,49 +123,35 @@ export const cronJobRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app, {
   app.patch(
     '/cron/:id',
     {
-      schema: {
-        operationId: 'updateCronJob',
-        tags: ['Cron jobs'],
-        security: BEARER,
-        summary: 'Update a cron job',
-        description:
-          'Partial update: absent fields keep their values; null sets a nullable field to null; the fields of `retry` given ' +
-          'replace those of the stored policy. `status: Paused` pauses the job and `status: Active` resumes it. Changing ' +
-          '`expression` or `timezone`, or resuming a `Paused` job, recomputes `nextInvocation` from now (occurrences missed ' +
-          'while paused are not run); any other change keeps the occurrence the job waits for.',
-        params: IdParams,
-        querystring: NoQuery,
-        body: CronPatchBody,
-        response: {
-          200: jsonResponse('The cron job as updated.', CronJobSchema),
-          ...problemResponses(400, 404, ...WITH_BODY, ...AUTHENTICATED),
+      schema: updateSchema(
+        {
+          operationId: 'updateCronJob',
+          tags: ['Cron jobs'],
+          summary: 'Update a cron job',
+          description:
+            'Partial update: absent fields keep their values; null sets a nullable field to null; the fields of `retry` given ' +
+            'replace those of the stored policy. `status: Paused` pauses the job and `status: Active` resumes it. Changing ' +
+            '`expression` or `timezone`, or resuming a `Paused` job, recomputes `nextInvocation` from now (occurrences missed ' +
+            'while paused are not run); any other change keeps the occurrence the job waits for.',
         },
-      },
+        CronPatchBody,
+        'The cron job as updated.',
+        CronJobSchema,
+      ),
     },
     async (req) => cronJobToWire(await updateCronJob(ctx, req.params.id, req.body)),
   );
 
-  app.delete(
+  deleteRoute(
+    app,
     '/cron/:id',
     {
-      schema: {
-        operationId: 'deleteCronJob',
-        tags: ['Cron jobs'],
-        security: BEARER,
-        summary: 'Delete a cron job',
-        description:
-          'Deletes the cron job. It never fires again: an execution waiting for a retry ends `Failed` with the error `job deleted`.',
-        params: IdParams,
-        querystring: NoQuery,
-        response: {
-          204: Type.Null({ description: 'Deleted; no body.' }),
-          ...problemResponses(400, 404, ...AUTHENTICATED),
-        },
-      },
+      operationId: 'deleteCronJob',
+      tags: ['Cron jobs'],
+      summary: 'Delete a cron job',
+      description:
+        'Deletes the cron job. It never fires again: an execution waiting for a retry ends `Failed` with the error `job deleted`.',
     },
-    async (req, reply) => {
-      await deleteCronJob(ctx, req.params.id);
-      return reply.code(204).send(null);
-    },
+    (id) => deleteCronJob(ctx, id),
   );
 };

@@ -16,6 +16,7 @@ import {
   executionToWire,
 } from '../schemas/executions.js';
 import type { RouteDeps } from './deps.js';
+import { getByIdSchema, pageReply, queryNumber } from './operations.js';
 
 /**
  * The body a trigger accepts: none at all, or an empty JSON object. Declared per media type, so
@@ -67,10 +68,10 @@ export const executionRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app,
           ctx,
           jobType,
           req.params.id,
-          { limit: limit === undefined ? undefined : Number(limit), cursor },
+          { limit: queryNumber(limit), cursor },
           '/query',
         );
-        return { size: page.executions.length, executions: page.executions.map(executionToWire), nextCursor: page.nextCursor };
+        return pageReply('executions', page, executionToWire);
       },
     );
 
@@ -107,21 +108,18 @@ export const executionRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app,
   app.get(
     '/executions/:id',
     {
-      schema: {
-        operationId: 'getExecution',
-        tags: ['Executions'],
-        security: BEARER,
-        summary: 'Retrieve an execution',
-        description:
-          'The execution with its attempts; `null` (with 200) when no execution has this id, or it was pruned ' +
-          '(`PUNCTUAL_EXECUTION_RETENTION` after it finished, 7 days by default). Its id is the `webhook-id` of its calls.',
-        params: IdParams,
-        querystring: NoQuery,
-        response: {
-          200: jsonResponse('The execution, or null when no execution has this id.', ExecutionOrNullSchema),
-          ...problemResponses(400, ...AUTHENTICATED),
+      schema: getByIdSchema(
+        {
+          operationId: 'getExecution',
+          tags: ['Executions'],
+          summary: 'Retrieve an execution',
+          description:
+            'The execution with its attempts; `null` (with 200) when no execution has this id, or it was pruned ' +
+            '(`PUNCTUAL_EXECUTION_RETENTION` after it finished, 7 days by default). Its id is the `webhook-id` of its calls.',
         },
-      },
+        'The execution, or null when no execution has this id.',
+        ExecutionOrNullSchema,
+      ),
     },
     async (req) => {
       const execution = await getExecution(ctx, req.params.id);

@@ -1,9 +1,6 @@
 /** Routes of /schedules, DELETE included (docs/interface.md). */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { Type } from 'typebox';
 import { createSchedule, deleteSchedule, getSchedule, listSchedules, updateSchedule } from '../../service/schedules.js';
-import { IdParams, NoQuery } from '../schemas/common.js';
-import { AUTHENTICATED, BEARER, jsonResponse, problemResponses, WITH_BODY } from '../schemas/operations.js';
 import {
   ScheduleCreateBody,
   ScheduleListQuery,
@@ -14,6 +11,7 @@ import {
   scheduleToWire,
 } from '../schemas/schedules.js';
 import type { RouteDeps } from './deps.js';
+import { createSchema, deleteRoute, getByIdSchema, pageReply, queryNumber, readSchema, updateSchema } from './operations.js';
 import { repeatable } from './query.js';
 
 /** POST/GET /schedules, GET/PATCH/DELETE /schedules/{id}. */
@@ -21,22 +19,20 @@ export const scheduleRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app, 
   app.post(
     '/schedules',
     {
-      schema: {
-        operationId: 'createSchedule',
-        tags: ['Schedules'],
-        security: BEARER,
-        summary: 'Create a schedule',
-        description:
-          'The endpoint is called once, at `scheduledAt` (at once when it is past), with `data` as the JSON body and signed ' +
-          '[Standard Webhooks](https://www.standardwebhooks.com) headers. Absent fields take the defaults: `data` `{}`, ' +
-          '`tags` `[]`, the service\'s retry policy and timeout. The schedule starts `Pending`.',
-        querystring: NoQuery,
-        body: ScheduleCreateBody,
-        response: {
-          201: jsonResponse('The new schedule, `Pending`.', ScheduleSchema),
-          ...problemResponses(400, ...WITH_BODY, ...AUTHENTICATED),
+      schema: createSchema(
+        {
+          operationId: 'createSchedule',
+          tags: ['Schedules'],
+          summary: 'Create a schedule',
+          description:
+            'The endpoint is called once, at `scheduledAt` (at once when it is past), with `data` as the JSON body and signed ' +
+            '[Standard Webhooks](https://www.standardwebhooks.com) headers. Absent fields take the defaults: `data` `{}`, ' +
+            '`tags` `[]`, the service\'s retry policy and timeout. The schedule starts `Pending`.',
         },
-      },
+        ScheduleCreateBody,
+        'The new schedule, `Pending`.',
+        ScheduleSchema,
+      ),
     },
     async (req, reply) => reply.code(201).send(scheduleToWire(await createSchedule(ctx, req.body))),
   );
@@ -44,47 +40,43 @@ export const scheduleRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app, 
   app.get(
     '/schedules',
     {
-      schema: {
-        operationId: 'listSchedules',
-        tags: ['Schedules'],
-        security: BEARER,
-        summary: 'List schedules',
-        description:
-          'A page of schedules, oldest first (by `createdAt`, then id), `limit` at a time; pass `nextCursor` as `cursor` for ' +
-          'the next page (null on the last one). Filters combine: `status`, `tag` (repeatable: every tag must match) and ' +
-          '`name` (a substring). `size` is the length of this page.',
-        querystring: ScheduleListQuery,
-        response: {
-          200: jsonResponse('A page of schedules.', ScheduleListSchema),
-          ...problemResponses(400, ...AUTHENTICATED),
+      schema: readSchema(
+        {
+          operationId: 'listSchedules',
+          tags: ['Schedules'],
+          summary: 'List schedules',
+          description:
+            'A page of schedules, oldest first (by `createdAt`, then id), `limit` at a time; pass `nextCursor` as `cursor` for ' +
+            'the next page (null on the last one). Filters combine: `status`, `tag` (repeatable: every tag must match) and ' +
+            '`name` (a substring). `size` is the length of this page.',
         },
-      },
+        ScheduleListQuery,
+        'A page of schedules.',
+        ScheduleListSchema,
+      ),
       // `?tag=a` parses to a string and `?tag=a&tag=b` to an array: always an array for the schema.
       preValidation: async (req) => repeatable(req.query as Record<string, unknown>, 'tag'),
     },
     async (req) => {
       const { limit, cursor, status, tag, name } = req.query;
-      const page = await listSchedules(ctx, { limit: limit === undefined ? undefined : Number(limit), cursor, status, tag, name }, '/query');
-      return { size: page.schedules.length, schedules: page.schedules.map(scheduleToWire), nextCursor: page.nextCursor };
+      const page = await listSchedules(ctx, { limit: queryNumber(limit), cursor, status, tag, name }, '/query');
+      return pageReply('schedules', page, scheduleToWire);
     },
   );
 
   app.get(
     '/schedules/:id',
     {
-      schema: {
-        operationId: 'getSchedule',
-        tags: ['Schedules'],
-        security: BEARER,
-        summary: 'Retrieve a schedule',
-        description: 'The schedule; `null` (with 200) when no schedule has this id, also for an id that is not a UUID.',
-        params: IdParams,
-        querystring: NoQuery,
-        response: {
-          200: jsonResponse('The schedule, or null when no schedule has this id.', ScheduleOrNullSchema),
-          ...problemResponses(400, ...AUTHENTICATED),
+      schema: getByIdSchema(
+        {
+          operationId: 'getSchedule',
+          tags: ['Schedules'],
+          summary: 'Retrieve a schedule',
+          description: 'The schedule; `null` (with 200) when no schedule has this id, also for an id that is not a UUID.',
         },
-      },
+        'The schedule, or null when no schedule has this id.',
+        ScheduleOrNullSchema,
+      ),
     },
     async (req) => {
       const schedule = await getSchedule(ctx, req.params.id);
@@ -95,48 +87,35 @@ export const scheduleRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app, 
   app.patch(
     '/schedules/:id',
     {
-      schema: {
-        operationId: 'updateSchedule',
-        tags: ['Schedules'],
-        security: BEARER,
-        summary: 'Update a schedule',
-        description:
-          'Partial update: absent fields keep their values; the fields of `retry` given replace those of the stored policy. ' +
-          'Only a `Pending` schedule can change (409 otherwise). A new `scheduledAt` in the past runs it at once.',
-        params: IdParams,
-        querystring: NoQuery,
-        body: SchedulePatchBody,
-        response: {
-          200: jsonResponse('The schedule as updated.', ScheduleSchema),
-          ...problemResponses(400, 404, 409, ...WITH_BODY, ...AUTHENTICATED),
+      schema: updateSchema(
+        {
+          operationId: 'updateSchedule',
+          tags: ['Schedules'],
+          summary: 'Update a schedule',
+          description:
+            'Partial update: absent fields keep their values; the fields of `retry` given replace those of the stored policy. ' +
+            'Only a `Pending` schedule can change (409 otherwise). A new `scheduledAt` in the past runs it at once.',
         },
-      },
+        SchedulePatchBody,
+        'The schedule as updated.',
+        ScheduleSchema,
+        true,
+      ),
     },
     async (req) => scheduleToWire(await updateSchedule(ctx, req.params.id, req.body)),
   );
 
-  app.delete(
+  deleteRoute(
+    app,
     '/schedules/:id',
     {
-      schema: {
-        operationId: 'deleteSchedule',
-        tags: ['Schedules'],
-        security: BEARER,
-        summary: 'Delete a schedule',
-        description:
-          'Deletes the schedule, whatever its status. A deleted schedule never fires again: an execution waiting for a retry ' +
-          'ends `Failed` with the error `job deleted`.',
-        params: IdParams,
-        querystring: NoQuery,
-        response: {
-          204: Type.Null({ description: 'Deleted; no body.' }),
-          ...problemResponses(400, 404, ...AUTHENTICATED),
-        },
-      },
+      operationId: 'deleteSchedule',
+      tags: ['Schedules'],
+      summary: 'Delete a schedule',
+      description:
+        'Deletes the schedule, whatever its status. A deleted schedule never fires again: an execution waiting for a retry ' +
+        'ends `Failed` with the error `job deleted`.',
     },
-    async (req, reply) => {
-      await deleteSchedule(ctx, req.params.id);
-      return reply.code(204).send(null);
-    },
+    (id) => deleteSchedule(ctx, id),
   );
 };

@@ -1,0 +1,104 @@
+/**
+ * What the resource routes share: the schemas of a read (200 with a JSON body), of a GET by id, of a
+ * create and of an update, the whole DELETE by id route, and the JSON of a page of a list (docs/interface.md, "Lists").
+ */
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type, type TSchema } from 'typebox';
+import { IdParams, NoQuery } from '../schemas/common.js';
+import { AUTHENTICATED, BEARER, jsonResponse, problemResponses, WITH_BODY, type TagName } from '../schemas/operations.js';
+
+/** The application a resource plugin registers its routes on. */
+type App = Parameters<FastifyPluginAsyncTypebox>[0];
+
+/** The text of an operation in the OpenAPI document (docs/openapi.json). */
+export interface OperationText {
+  operationId: string;
+  tags: TagName[];
+  summary: string;
+  description: string;
+}
+
+/** The fields every authenticated operation starts with: its text and the bearer requirement. */
+export function operationHead(text: OperationText) {
+  const { operationId, tags, summary, description } = text;
+  return { operationId, tags, security: BEARER, summary, description };
+}
+
+/**
+ * Schema of an authenticated read: `querystring`, and a 200 answer of `schema` described by
+ * `answer`; problems 400 and those of every authenticated operation.
+ */
+export function readSchema<Q extends TSchema, T extends TSchema>(text: OperationText, querystring: Q, answer: string, schema: T) {
+  return { ...operationHead(text), querystring, response: readResponses(answer, schema) };
+}
+
+/**
+ * Schema of GET /{resource}/{id}: no query, a 200 answer of `schema` (the resource or null, never a
+ * 404: an unknown id, or one that is not a UUID, answers null).
+ */
+export function getByIdSchema<T extends TSchema>(text: OperationText, answer: string, schema: T) {
+  return { ...operationHead(text), params: IdParams, querystring: NoQuery, response: readResponses(answer, schema) };
+}
+
+function readResponses<T extends TSchema>(answer: string, schema: T) {
+  return { 200: jsonResponse(answer, schema), ...problemResponses(400, ...AUTHENTICATED) };
+}
+
+/**
+ * Schema of POST /{resource}: a JSON `body`, no query, a 201 answer of `schema` (the new resource)
+ * described by `answer`; problems 400, those of a body and those of every authenticated operation.
+ */
+export function createSchema<B extends TSchema, T extends TSchema>(text: OperationText, body: B, answer: string, schema: T) {
+  return {
+    ...operationHead(text),
+    querystring: NoQuery,
+    body,
+    response: { 201: jsonResponse(answer, schema), ...problemResponses(400, ...WITH_BODY, ...AUTHENTICATED) },
+  };
+}
+
+/**
+ * Schema of PATCH /{resource}/{id}: a JSON `body`, no query, a 200 answer of `schema` (the resource
+ * as updated); problems 400, 404 (unknown id), 409 when `conflict` (a change the resource's status
+ * forbids), those of a body and those of every authenticated operation.
+ */
+export function updateSchema<B extends TSchema, T extends TSchema>(
+  text: OperationText,
+  body: B,
+  answer: string,
+  schema: T,
+  conflict = false,
+) {
+  const problems = problemResponses(400, 404, ...(conflict ? [409 as const] : []), ...WITH_BODY, ...AUTHENTICATED);
+  return { ...operationHead(text), params: IdParams, querystring: NoQuery, body, response: { 200: jsonResponse(answer, schema), ...problems } };
+}
+
+/**
+ * Registers DELETE `path` (a path ending in `/:id`): `remove` deletes the resource (rejecting with
+ * a 404 problem for an unknown id), and the answer is 204 with no body.
+ */
+export function deleteRoute(app: App, path: string, text: OperationText, remove: (id: string) => Promise<unknown>): void {
+  const response = { 204: Type.Null({ description: 'Deleted; no body.' }), ...problemResponses(400, 404, ...AUTHENTICATED) };
+  app.delete(path, { schema: { ...operationHead(text), params: IdParams, querystring: NoQuery, response } }, async (req, reply) => {
+    await remove(req.params.id);
+    return reply.code(204).send(null);
+  });
+}
+
+/** A numeric query parameter (`limit`, `count`) as a number (the query string gives a string), or undefined when absent. */
+export function queryNumber(value: string | number | undefined): number | undefined {
+  return value === undefined ? undefined : Number(value);
+}
+
+/**
+ * The JSON of a page of a list: `{ size, [key]: items as wire objects, nextCursor }`, `size` being
+ * the length of this page and `nextCursor` null on the last one.
+ */
+export function pageReply<K extends string, T, W>(
+  key: K,
+  page: { nextCursor: string | null } & Record<K, T[]>,
+  toWire: (item: T) => W,
+): { size: number; nextCursor: string | null } & Record<K, W[]> {
+  const items = page[key];
+  return { size: items.length, [key]: items.map(toWire), nextCursor: page.nextCursor } as { size: number; nextCursor: string | null } & Record<K, W[]>;
+}
