@@ -14,7 +14,7 @@ import { healthRoutes } from './http/routes/health.js';
 import { createLogger } from './logger.js';
 import { ServerMetrics } from './metrics/metrics.js';
 import { ensureBootstrapKey } from './service/api-keys.js';
-import { buildServeStore } from './store/serve.js';
+import { buildServeStore } from './serve-store.js';
 import type { Store } from './store/store.js';
 import { VERSION } from './version.js';
 
@@ -86,7 +86,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
   const metrics = new ServerMetrics({ version: VERSION, role });
   const dispatches = role !== 'api';
   // Every store operation of this server is timed (punctual_store_operation_duration_seconds); on
-  // SQLite the dispatcher's transactions run on a thread of their own (dispatch/store-thread.ts).
+  // SQLite the dispatcher's transactions run on a thread of their own (store/sqlite/dispatch-thread.ts).
   const stores = await buildServeStore(config.databaseUrl, { logger, dispatches, observe: metrics.observeStoreOperation });
   const { store, dispatchStore } = stores;
   let signer: WebhookSigner | null = null;

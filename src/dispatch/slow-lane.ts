@@ -7,7 +7,7 @@
  * Why. A call to an origin that has not answered the previous one needs a new connection, and
  * opening it, writing the request and, a timeout later, tearing it down is synchronous work on
  * the thread that made the call: 0.3–1 ms each on the 2-core machine of docs/benchmarks.md. In
- * test/e2e/isolation.test.ts, with the store's work already on its own thread (store-thread.ts),
+ * test/e2e/isolation.test.ts, with the store's work already on its own thread (src/store/sqlite/dispatch-thread.ts),
  * the healthy calls that were still late came exactly at the hangers' waves (200–230 and
  * 500–530 ms into the window) and at their timeouts (930–990 ms).
  *
@@ -27,7 +27,7 @@
 import type { Worker } from 'node:worker_threads';
 import type { CallRequest, CallResult, CallSender } from './deliver.js';
 import { policyToData, type EndpointPolicy, type EndpointPolicyData } from '../net/ssrf.js';
-import { startWorker } from './worker-start.js';
+import { startWorker } from '../runtime/worker-start.js';
 
 /** What the slow lane's thread is started with. */
 export interface SlowLaneWorkerData {

@@ -1,6 +1,6 @@
 /**
  * A timing decorator of the store: every operation's duration, by operation name and result, for
- * `punctual_store_operation_duration_seconds`. Applied by `buildServeStore` (src/store/serve.ts)
+ * `punctual_store_operation_duration_seconds`. Applied by `buildServeStore` (src/serve-store.ts)
  * around the stores the server uses: the store of the API, and the dispatcher's when it has its own.
  *
  * A Proxy rather than a class that restates each method: the `Store` contract grows (new

@@ -2,7 +2,7 @@
  * The store operations the dispatcher, the pruner and the signing secret use, and nothing else:
  * what a store must offer to run the dispatch side of `punctual serve`. Every {@link Store} is one;
  * on SQLite, `punctual serve` gives the dispatcher a store whose claims and outcome writes run on
- * a thread of their own (src/dispatch/store-thread.ts). The contract of each operation is the
+ * a thread of their own (src/store/sqlite/dispatch-thread.ts). The contract of each operation is the
  * `Store` method of the same name (src/store/store.ts).
  */
 import type { Store } from './store.js';

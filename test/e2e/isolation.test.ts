@@ -89,7 +89,7 @@ async function inBatches<T>(items: T[], width: number, fn: (item: T) => Promise<
  * GATED until 2026-11-21's last sessions, now run by default. On the 2-core machine CI runs on,
  * the healthy p99 with the hangers was about 1.5-2.2 × the p99 without them, and the bar failed in
  * about 1 run of 5. Then, in turn: the dispatcher's SQLite transactions moved to a thread of their
- * own (src/dispatch/store-thread.ts), its timer closes in on due instants (WAKE_LEAD_MS in
+ * own (src/store/sqlite/dispatch-thread.ts), its timer closes in on due instants (WAKE_LEAD_MS in
  * dispatcher.ts), every round starts awake (PRIMER): 7 runs of 7 held, ratios 1.0-1.83. Then the
  * calls to slow origins moved to the slow lane's thread (src/dispatch/slow-lane.ts): 3 of 5 held
  * (4 vs 9 ms twice), as that thread still took the CPU from the event loop at each wave; at nice 19

@@ -1,8 +1,8 @@
 /**
  * The conformance suite against the store stack `punctual serve` runs, built by the function
- * main.ts uses (`buildServeStore`, src/store/serve.ts): every operation timed (timedStore), and
+ * main.ts uses (`buildServeStore`, src/serve-store.ts): every operation timed (timedStore), and
  * the dispatch operations on the dispatch store the server gives its dispatcher (SQLite: the
- * dispatcher's transactions on a thread of their own, src/dispatch/store-thread.ts; PostgreSQL:
+ * dispatcher's transactions on a thread of their own, src/store/sqlite/dispatch-thread.ts; PostgreSQL:
  * the store itself). Only the PostgreSQL clock differs from production: `caller`, so that time is
  * the suite's.
  */
@@ -10,9 +10,9 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { SqliteDispatchThread } from '../../src/dispatch/store-thread.js';
+import { SqliteDispatchThread } from '../../src/store/sqlite/dispatch-thread.js';
 import { DISPATCH_STORE_OPERATIONS } from '../../src/store/dispatch-store.js';
-import { buildServeStore, type ServeStore } from '../../src/store/serve.js';
+import { buildServeStore, type ServeStore } from '../../src/serve-store.js';
 import type { Store } from '../../src/store/store.js';
 import { createTestSchema, pgTestUrl } from '../support/pg.js';
 import { exerciseStore } from './conformance.js';

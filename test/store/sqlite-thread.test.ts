@@ -3,14 +3,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { DEFAULT_RETRY_POLICY } from '../../src/domain/retry-policy.js';
-import { SqliteDispatchThread } from '../../src/dispatch/store-thread.js';
+import { SqliteDispatchThread } from '../../src/store/sqlite/dispatch-thread.js';
 import { StoreUnavailableError } from '../../src/domain/errors.js';
 import { newId } from '../../src/domain/ids.js';
 import { SqliteStore } from '../../src/store/sqlite/index.js';
 import type { ClaimDueParams } from '../../src/store/store.js';
 
 /**
- * The dispatcher's SQLite operations on a thread of their own (src/dispatch/store-thread.ts), on
+ * The dispatcher's SQLite operations on a thread of their own (src/store/sqlite/dispatch-thread.ts), on
  * a real database file: what the thread writes, the main connection reads, and the other way round.
  */
 const T0 = Date.UTC(2026, 10, 21, 12, 0, 0);

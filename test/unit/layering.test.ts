@@ -4,7 +4,11 @@
  * - src/net/ (the SSRF guard) imports nothing but src/domain/;
  * - src/service/ (the use cases) imports neither the dispatcher (src/dispatch/) nor the HTTP layer
  *   (src/http/) nor the CLI (src/cli/): what both the service and the dispatcher need lives below
- *   them, in src/domain/ or src/net/.
+ *   them, in src/domain/ or src/net/;
+ * - src/cron/ imports only src/domain/; src/runtime/ (worker threads) nothing of src/;
+ * - src/store/ (the Store contract, its rules and the two databases) imports only src/domain/,
+ *   src/cron/ and src/runtime/: a store never calls up into the dispatcher, the service or metrics;
+ * - src/dispatch/ imports neither src/service/ nor src/http/ nor src/cli/.
  * The imports are read from the source text (`from '…'` and `import('…')`), relative ones only.
  */
 import { readdirSync, readFileSync } from 'node:fs';
@@ -54,6 +58,22 @@ describe('layering of src/', () => {
   it('src/service/ imports neither src/dispatch/ nor src/http/ nor src/cli/', () => {
     const upward = importsUnder('service')
       .filter(({ target }) => /^(dispatch|http|cli)\//.test(target))
+      .map(({ file, target }) => `${file} → ${target}`);
+    expect(upward).toEqual([]);
+  });
+
+  it('src/cron/ imports only src/domain/, src/runtime/ nothing of src/', () => {
+    expect(outside('cron', ['domain'])).toEqual([]);
+    expect(outside('runtime', [])).toEqual([]);
+  });
+
+  it('src/store/ imports only src/domain/, src/cron/ and src/runtime/', () => {
+    expect(outside('store', ['domain', 'cron', 'runtime'])).toEqual([]);
+  });
+
+  it('src/dispatch/ imports neither src/service/ nor src/http/ nor src/cli/', () => {
+    const upward = importsUnder('dispatch')
+      .filter(({ target }) => /^(service|http|cli)\//.test(target))
       .map(({ file, target }) => `${file} → ${target}`);
     expect(upward).toEqual([]);
   });

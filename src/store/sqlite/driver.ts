@@ -1,6 +1,6 @@
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { SqliteDispatchThread } from '../../dispatch/store-thread.js';
+import { SqliteDispatchThread } from './dispatch-thread.js';
 import { StoreUnavailableError } from '../../domain/errors.js';
 import type { StoreDriver } from '../driver.js';
 import type { DatabaseTarget } from '../open.js';
@@ -10,7 +10,7 @@ import { openSqliteTransferSource, openSqliteTransferTarget } from './transfer.j
 /**
  * The embedded SQLite store, on the file `target.path`. Opening creates the file's directory when
  * missing. `punctual serve` runs the dispatcher's transactions on a thread of their own, on a
- * second connection to the file (src/dispatch/store-thread.ts).
+ * second connection to the file (src/store/sqlite/dispatch-thread.ts).
  */
 export const sqliteDriver: StoreDriver<Extract<DatabaseTarget, { kind: 'sqlite' }>> = {
   async open(target, opts) {

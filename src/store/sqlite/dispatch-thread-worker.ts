@@ -1,5 +1,5 @@
 /**
- * The dispatcher's SQLite thread (see store-thread.ts): a worker thread that opens its own
+ * The dispatcher's SQLite thread (see dispatch-thread.ts): a worker thread that opens its own
  * connection to the database file and runs the dispatcher's operations on it, one message at a
  * time, in the order they came.
  *
@@ -8,8 +8,8 @@
  * thread's logger. Claims carry plain data only: the store applies its own cron engine.
  */
 import { parentPort, workerData } from 'node:worker_threads';
-import { SqliteStore } from '../store/sqlite/index.js';
-import type { ThreadReply, ThreadRequest } from './store-thread.js';
+import { SqliteStore } from './index.js';
+import type { ThreadReply, ThreadRequest } from './dispatch-thread.js';
 
 const port = parentPort!;
 const { path } = workerData as { path: string };

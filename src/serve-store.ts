@@ -2,10 +2,10 @@
  * The store stack of `punctual serve`, built in one place so that what the server runs and what
  * the conformance suite checks (test/store/production.test.ts) are the same objects.
  */
-import { timedStore, type StoreOperationObserver } from '../metrics/store-timing.js';
-import type { DispatchStore } from './dispatch-store.js';
-import { driverOf, parseDatabaseUrl, type OpenStoreOptions } from './open.js';
-import type { Store } from './store.js';
+import { timedStore, type StoreOperationObserver } from './metrics/store-timing.js';
+import type { DispatchStore } from './store/dispatch-store.js';
+import { driverOf, parseDatabaseUrl, type OpenStoreOptions } from './store/open.js';
+import type { Store } from './store/store.js';
 
 /** Options of {@link buildServeStore}. */
 export interface ServeStoreOptions extends OpenStoreOptions {

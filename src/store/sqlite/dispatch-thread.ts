@@ -16,11 +16,11 @@
  * time, the other waits up to the busy timeout), as two processes on one file already do (the CLI
  * beside `punctual serve`).
  */
-import { StoreUnavailableError } from '../domain/errors.js';
-import type { AttemptOutcome, ClaimedExecution } from '../domain/types.js';
-import type { DispatchStore } from '../store/dispatch-store.js';
-import type { ClaimDueParams } from '../store/store.js';
-import { startWorker } from './worker-start.js';
+import { StoreUnavailableError } from '../../domain/errors.js';
+import type { AttemptOutcome, ClaimedExecution } from '../../domain/types.js';
+import type { DispatchStore } from '../dispatch-store.js';
+import type { ClaimDueParams } from '../store.js';
+import { startWorker } from '../../runtime/worker-start.js';
 
 /** A request to the thread; `id` pairs it with its reply. */
 export type ThreadRequest = { id: number } & (
@@ -68,7 +68,7 @@ export class SqliteDispatchThread implements DispatchStore {
     path: string,
     private readonly opts: DispatchThreadOptions = {},
   ) {
-    this.worker = startWorker('store-thread-worker', import.meta.url, { path });
+    this.worker = startWorker('dispatch-thread-worker', import.meta.url, { path });
     this.worker.unref();
     this.worker.on('error', (err) => this.fail(err));
     this.worker.on('exit', (code) => this.fail(new Error(`store thread exited (code ${code})`)));
