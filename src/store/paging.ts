@@ -1,10 +1,11 @@
 /**
- * Keyset paging shared by both stores (issue #3 §1 for executions, issue #6 §4 for the job lists):
- * the opaque cursor, its validation, and how a page of jobs is cut from an ordered scan. The SQL
- * that scans lives with each database; what a cursor means and when a page ends is decided here
- * once, so the two stores cannot drift apart.
+ * Keyset paging shared by both stores (the execution history and the job lists, see
+ * docs/interface.md#lists): the opaque cursor, its validation, and how a page of jobs is cut from
+ * an ordered scan. The SQL that scans lives with each database; what a cursor means and when a
+ * page ends is decided here once, so the two stores cannot drift apart.
  */
 import { InvalidInputError } from '../domain/errors.js';
+import type { JobPageParams } from './store.js';
 
 /** A position in a list: the sort key of a row (an instant in epoch ms, then the row's id). */
 export interface ListPosition {
@@ -17,7 +18,7 @@ export interface ListPosition {
 export const FIRST_POSITION: ListPosition = Object.freeze({ at: Number.MIN_SAFE_INTEGER, id: '' });
 
 /**
- * Most rows a page of jobs looks at (issue #6 §4). A filter the scanned index does not answer by
+ * Most rows a page of jobs looks at. A filter the scanned index does not answer by
  * itself (a `name` substring, a second tag, a status while a tag drives the scan) is checked row
  * by row; a page stops after this many rows even when it holds fewer than `limit` jobs, and then
  * its `nextCursor` continues the scan. So a page costs at most this many index entries and row
@@ -68,7 +69,7 @@ export function startOf(cursor: string | null): ListPosition {
 }
 
 /**
- * How a `name` filter compares (issue #6 §4, README "Lists"): a substring match in which the
+ * How a `name` filter compares (docs/interface.md#lists): a substring match in which the
  * letters A–Z match regardless of case and every other character only itself. Both stores fold
  * the stored name with an ASCII-only lower-casing in SQL (SQLite's built-in `lower()`,
  * PostgreSQL's `translate()`), which depends neither on the database's locale nor on an ICU
@@ -100,4 +101,17 @@ export function cutPage<R>(
     return { rows, nextCursor: encodeCursor(positionOf(rows[rows.length - 1]!)) };
   }
   return { rows: hits, nextCursor: scanEnd === null ? null : encodeCursor(scanEnd) };
+}
+
+/**
+ * Where a page of jobs scans, the same in both stores: `limit` (jobs per page) floored, at least
+ * 1; the position after the cursor (`at`: epoch ms, `id`; see {@link startOf}); `scan`, the rows
+ * the scan may look at ({@link scanBound}); `name`, the name filter folded by
+ * {@link foldNameNeedle}, or null.
+ * @throws InvalidInputError (path `/query/cursor`) for a cursor not made by {@link encodeCursor}
+ */
+export function jobPageBounds(p: JobPageParams<string>): { limit: number; at: number; id: string; scan: number; name: string | null } {
+  const limit = Math.max(1, Math.floor(p.limit));
+  const start = startOf(p.cursor);
+  return { limit, at: start.at, id: start.id, scan: scanBound(limit, p.scan), name: p.name === null ? null : foldNameNeedle(p.name) };
 }
