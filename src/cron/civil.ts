@@ -24,17 +24,15 @@ export function daysFromCivil(y: number, m: number, d: number): number {
   return era * 146_097 + doe - 719_468;
 }
 
+/** Reused by {@link yearOfDay}, which then allocates nothing (zone lookups call it often). */
+const scratch: CivilDate = { y: 0, m: 0, d: 0, dow: 0 };
+
 /**
  * Year of a day number. Exposed separately because the zone tables are keyed by UTC year.
  */
 export function yearOfDay(day: number): number {
-  const z = day + 719_468;
-  const era = Math.floor(z / 146_097);
-  const doe = z - era * 146_097;
-  const yoe = Math.floor((doe - Math.floor(doe / 1460) + Math.floor(doe / 36_524) - Math.floor(doe / 146_096)) / 365);
-  const doy = doe - (365 * yoe + Math.floor(yoe / 4) - Math.floor(yoe / 100));
-  const mp = Math.floor((5 * doy + 2) / 153);
-  return yoe + era * 400 + (mp >= 10 ? 1 : 0);
+  civilFromDays(day, scratch);
+  return scratch.y;
 }
 
 /**

@@ -59,18 +59,7 @@ export interface CronCreateInput {
  * Input of {@link updateCronJob}: absent fields keep their values, null sets a nullable field to
  * null; the fields of a partial `retry` replace those of the stored policy.
  */
-export interface CronPatch {
-  expression?: string;
-  name?: string | null;
-  timezone?: string | null;
-  status?: CronJobStatus;
-  endpoint?: string;
-  data?: JsonObject | null;
-  retry?: RetryInput;
-  timeoutMs?: number;
-  misfire?: MisfirePolicy;
-  overlap?: OverlapPolicy;
-}
+export type CronPatch = Omit<CronUpdateParams, 'id' | 'retry' | 'recomputeAfter'> & { retry?: RetryInput };
 
 /** Input of {@link previewCron} (`GET /cron/preview`). */
 export interface CronPreviewInput {

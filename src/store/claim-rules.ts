@@ -169,6 +169,23 @@ export function pausedEntry(id: string, plan: CronPlan): ClaimResult['paused'][n
   return { id, next: plan.next, ...(plan.error !== undefined && { error: plan.error }) };
 }
 
+/**
+ * Warns once per cron job a claim set Paused ({@link ClaimResult.paused}), with its id, the
+ * occurrence the engine gave (`nextOccurrence`: epoch ms or null) and the engine's error if any.
+ * Both stores call it after their claim commits; it never throws unless the logger does.
+ */
+export function warnPaused(
+  logger: { warn(obj: object, msg?: string): void } | undefined,
+  paused: ClaimResult['paused'],
+): void {
+  for (const { id, next, error } of paused) {
+    logger?.warn(
+      { cronJobId: id, nextOccurrence: next, ...(error !== undefined && { err: error }) },
+      'cron job has no occurrence after now; paused',
+    );
+  }
+}
+
 /** Where the overlap rule stands while a job's occurrences are recorded, oldest first. */
 export interface OverlapState {
   /** Misfire `skip`: everything is Skipped. */

@@ -5,7 +5,8 @@
  */
 import type { DispatchStore } from './dispatch-store.js';
 import type { DatabaseTarget, OpenStoreOptions } from './open.js';
-import type { Store, TransferSource, TransferTarget } from './store.js';
+import type { Store } from './store.js';
+import type { TransferSource, TransferTarget } from './transfer-records.js';
 
 /** A dispatch store with a life of its own (e.g. a thread), ended by `close()`. */
 export interface ClosableDispatchStore extends DispatchStore {

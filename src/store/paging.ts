@@ -1,10 +1,11 @@
 /**
- * Keyset paging shared by both stores (executions and the job lists; docs/interface.md, "Lists"):
- * the opaque cursor, its validation, and how a page of jobs is cut from an ordered scan. The SQL
- * that scans lives with each database; what a cursor means and when a page ends is decided here
- * once, so the two stores cannot drift apart.
+ * Keyset paging shared by both stores (the execution history and the job lists, see
+ * docs/interface.md#lists): the opaque cursor, its validation, and how a page of jobs is cut from
+ * an ordered scan. The SQL that scans lives with each database; what a cursor means and when a
+ * page ends is decided here once, so the two stores cannot drift apart.
  */
 import { InvalidInputError } from '../domain/errors.js';
+import type { JobPageParams } from './store.js';
 
 /** A position in a list: the sort key of a row (an instant in epoch ms, then the row's id). */
 export interface ListPosition {
@@ -68,7 +69,7 @@ export function startOf(cursor: string | null): ListPosition {
 }
 
 /**
- * How a `name` filter compares (docs/interface.md, "Lists"): a substring match in which the
+ * How a `name` filter compares (docs/interface.md#lists): a substring match in which the
  * letters A–Z match regardless of case and every other character only itself. Both stores fold
  * the stored name with an ASCII-only lower-casing in SQL (SQLite's built-in `lower()`,
  * PostgreSQL's `translate()`), which depends neither on the database's locale nor on an ICU
@@ -100,4 +101,17 @@ export function cutPage<R>(
     return { rows, nextCursor: encodeCursor(positionOf(rows[rows.length - 1]!)) };
   }
   return { rows: hits, nextCursor: scanEnd === null ? null : encodeCursor(scanEnd) };
+}
+
+/**
+ * Where a page of jobs scans, the same in both stores: `limit` (jobs per page) floored, at least
+ * 1; the position after the cursor (`at`: epoch ms, `id`; see {@link startOf}); `scan`, the rows
+ * the scan may look at ({@link scanBound}); `name`, the name filter folded by
+ * {@link foldNameNeedle}, or null.
+ * @throws InvalidInputError (path `/query/cursor`) for a cursor not made by {@link encodeCursor}
+ */
+export function jobPageBounds(p: JobPageParams<string>): { limit: number; at: number; id: string; scan: number; name: string | null } {
+  const limit = Math.max(1, Math.floor(p.limit));
+  const start = startOf(p.cursor);
+  return { limit, at: start.at, id: start.id, scan: scanBound(limit, p.scan), name: p.name === null ? null : foldNameNeedle(p.name) };
 }

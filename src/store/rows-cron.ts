@@ -4,7 +4,8 @@
  */
 import type { CronJob, CronJobStatus, ExecutionStatus, JsonObject, MisfirePolicy, OverlapPolicy } from '../domain/types.js';
 import { jsonText, type RowCodec } from './rows.js';
-import type { CronCreateParams, CronJobRecord } from './store.js';
+import type { CronCreateParams } from './store.js';
+import type { CronJobRecord } from './transfer-records.js';
 
 /** Every column of `cron_jobs` but `last_execution_id` (derived), in the order of the table. */
 export const CRON_JOB_COLUMNS = [

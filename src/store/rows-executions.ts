@@ -5,7 +5,7 @@
 import type { Attempt, AttemptOutcome, Execution, ExecutionStatus, JobType } from '../domain/types.js';
 import { encodeCursor } from './paging.js';
 import type { RowCodec } from './rows.js';
-import type { ExecutionRecord } from './store.js';
+import type { ExecutionRecord } from './transfer-records.js';
 
 /** The columns of `executions` read as an {@link Execution}. */
 export const EXECUTION_COLUMNS = 'id, job_type, job_id, scheduled_for, status, triggered, created_at, started_at, finished_at';

@@ -18,7 +18,8 @@ import type {
   Schedule,
   ScheduleStatus,
 } from '../domain/types.js';
-import type { ApiKeyRecord, ScheduleCreateParams, ScheduleUpdateParams } from './store.js';
+import type { ScheduleCreateParams, ScheduleUpdateParams } from './store.js';
+import type { ApiKeyRecord } from './transfer-records.js';
 
 /** How a database's driver hands back (and takes) the values that differ between databases. */
 export interface RowCodec {

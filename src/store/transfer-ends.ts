@@ -1,5 +1,5 @@
 /**
- * The two ends of `punctual migrate-store` (`TransferSource`, `TransferTarget` in store.ts), once
+ * The two ends of `punctual migrate-store` (`TransferSource`, `TransferTarget` in transfer-records.ts), once
  * for both databases: which table holds each kind, how a page is read and its cursor made, how
  * rows become records (rows*.ts) and records rows, how attempts join their executions, and what the
  * target derives at commit. Each database gives a {@link TransferConnection} (its placeholders,
@@ -33,8 +33,8 @@ import {
   type AttemptRow,
   type ExecutionRecordRow,
 } from './rows-executions.js';
-import { TRANSFER_KINDS } from './store.js';
-import type { ExecutionRecord, TransferCounts, TransferKind, TransferRecords, TransferSource, TransferTarget } from './store.js';
+import { TRANSFER_KINDS } from './transfer-records.js';
+import type { ExecutionRecord, TransferCounts, TransferKind, TransferRecords, TransferSource, TransferTarget } from './transfer-records.js';
 
 /** A row as a driver returns it. */
 export type Row = Record<string, unknown>;

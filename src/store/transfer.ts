@@ -10,7 +10,7 @@
  * How: both stores are migrated to the latest schema; the source is read from one snapshot, page
  * by page (keys, schedules and cron jobs oldest first, so the target lists them alike); the target is written in one transaction, so a failed copy leaves it
  * empty and can simply be run again. Each database implements the two ends in
- * `<database>/transfer.ts` (see `TransferSource`/`TransferTarget` in store.ts), reached through its
+ * `<database>/transfer.ts` (see `TransferSource`/`TransferTarget` in transfer-records.ts), reached through its
  * driver (`<database>/driver.ts`).
  */
 import { describeDatabaseUrl, driverOf, openStore, parseDatabaseUrl } from './open.js';
@@ -21,7 +21,7 @@ import {
   type TransferRecords,
   type TransferSource,
   type TransferTarget,
-} from './store.js';
+} from './transfer-records.js';
 
 /** Options of {@link transferStore}. */
 export interface TransferOptions {

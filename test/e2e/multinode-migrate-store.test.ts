@@ -9,7 +9,7 @@ import { startServer, type RunningServer } from '../../src/main.js';
 import { parseDatabaseUrl } from '../../src/store/open.js';
 import { openPostgresTransferSource } from '../../src/store/postgres/transfer.js';
 import { openSqliteTransferSource } from '../../src/store/sqlite/transfer.js';
-import { TRANSFER_KINDS, type TransferKind, type TransferRecords } from '../../src/store/store.js';
+import { TRANSFER_KINDS, type TransferKind, type TransferRecords } from '../../src/store/transfer-records.js';
 import { startReceiver, type Receiver } from '../support/receiver.js';
 import { SQLITE, STORES, type TestDatabase } from '../support/stores.js';
 

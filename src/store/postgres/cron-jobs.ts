@@ -1,6 +1,6 @@
 import type { CronJob, CronJobStatus } from '../../domain/types.js';
 import { patchCronJob, patchedNextInvocation } from '../cron-patch.js';
-import { foldNameNeedle, scanBound, startOf } from '../paging.js';
+import { jobPageBounds } from '../paging.js';
 import {
   CRON_JOB_COLUMNS,
   CRON_JOB_UPDATE_COLUMNS,
@@ -93,19 +93,11 @@ export const cronJobs = {
 
   /** See `Store.cronPage`: one statement (paging.ts), driven by the status, else every job. */
   async page(sql: Sql, p: CronPageParams): Promise<{ cronJobs: CronJob[]; nextCursor: string | null }> {
-    const limit = Math.max(1, Math.floor(p.limit));
-    const start = startOf(p.cursor);
-    const values = [
-      start.at,
-      start.id,
-      scanBound(limit, p.scan),
-      limit,
-      p.status,
-      p.name === null ? null : foldNameNeedle(p.name),
-    ];
+    const b = jobPageBounds(p);
+    const values = [b.at, b.id, b.scan, b.limit, p.status, b.name];
     // An unknown status has no index: the scan over every job then finds nothing, within its bound.
     const text = (p.status === null ? undefined : CRON_PAGE_SQL.status[p.status]) ?? CRON_PAGE_SQL.all;
-    const { rows, nextCursor } = pageOf(await sql.rows<PageRow<CronRow>>(text, values), limit);
+    const { rows, nextCursor } = pageOf(await sql.rows<PageRow<CronRow>>(text, values), b.limit);
     return { cronJobs: rows.map(cronFromRow), nextCursor };
   },
 

@@ -9,6 +9,7 @@ import type {
   JobType,
   Schedule,
 } from '../../domain/types.js';
+import { warnPaused } from '../claim-rules.js';
 import type {
   ApiKeyCreateParams,
   ClaimDueParams,
@@ -228,12 +229,7 @@ export class PostgresStore implements Store {
       const scope = await this.scope();
       return this.db.tx((sql) => this.claims.claim(sql, scope, p));
     });
-    for (const { id, next, error } of paused) {
-      this.logger?.warn(
-        { cronJobId: id, nextOccurrence: next, ...(error !== undefined && { err: error }) },
-        'cron job has no occurrence after now; paused',
-      );
-    }
+    warnPaused(this.logger, paused);
     return claimed;
   }
   async executionsFinish(p: { nodeId: string; outcomes: AttemptOutcome[] }): Promise<void> {

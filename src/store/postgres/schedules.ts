@@ -1,5 +1,5 @@
 import type { Schedule, ScheduleStatus } from '../../domain/types.js';
-import { foldNameNeedle, scanBound, startOf } from '../paging.js';
+import { jobPageBounds } from '../paging.js';
 import * as rowMap from '../rows.js';
 import type { ScheduleCreateParams, SchedulePageParams, ScheduleUpdateParams } from '../store.js';
 import type { Sql } from './connection.js';
@@ -100,18 +100,9 @@ export const schedules = {
    * else every schedule.
    */
   async page(sql: Sql, p: SchedulePageParams): Promise<{ schedules: Schedule[]; nextCursor: string | null }> {
-    const limit = Math.max(1, Math.floor(p.limit));
-    const start = startOf(p.cursor);
+    const b = jobPageBounds(p);
     const [driverTag, ...otherTags] = [...new Set(p.tags)];
-    const values: unknown[] = [
-      start.at,
-      start.id,
-      scanBound(limit, p.scan),
-      limit,
-      p.status,
-      p.name === null ? null : foldNameNeedle(p.name),
-      otherTags.length > 0 ? otherTags : null,
-    ];
+    const values: unknown[] = [b.at, b.id, b.scan, b.limit, p.status, b.name, otherTags.length > 0 ? otherTags : null];
     // An unknown status (not from the API, which checks) has no index: the scan over every
     // schedule then finds nothing, within its bound.
     let text = (p.status === null ? undefined : SCHEDULE_PAGE_SQL.status[p.status]) ?? SCHEDULE_PAGE_SQL.all;
@@ -119,7 +110,7 @@ export const schedules = {
       text = SCHEDULE_PAGE_SQL.tag;
       values.push(driverTag);
     }
-    const { rows, nextCursor } = pageOf(await sql.rows<PageRow<rowMap.ScheduleRow>>(text, values), limit);
+    const { rows, nextCursor } = pageOf(await sql.rows<PageRow<rowMap.ScheduleRow>>(text, values), b.limit);
     return { schedules: rows.map(fromRow), nextCursor };
   },
 

@@ -1,8 +1,8 @@
 /**
  * Both ends of `punctual migrate-store` for PostgreSQL (see `TransferSource` and `TransferTarget`
- * in ../store.ts; what is read and written is in ../transfer-ends.ts). Each end has its own
- * connection (the URL's settings, `schema` parameter included), so a copy never goes through a
- * serving store's pool.
+ * in store/transfer-records.ts; what is read and written is in store/transfer-ends.ts). Each end
+ * has its own connection (the URL's settings, `schema` parameter included), so a copy never goes
+ * through a serving store's pool.
  *
  * Reading: one `REPEATABLE READ READ ONLY` transaction, a snapshot of the whole store; the order of
  * insertion of a listed table is its `seq` (an identity column). Writing: one transaction; rows are
@@ -10,7 +10,7 @@
  */
 import pg from 'pg';
 import { PASS_THROUGH } from '../rows.js';
-import type { TransferSource, TransferTarget } from '../store.js';
+import type { TransferSource, TransferTarget } from '../transfer-records.js';
 import { transferSource, transferTarget, type Row, type TransferConnection } from '../transfer-ends.js';
 import { connectionConfig, toStoreError } from './connection.js';
 

@@ -1,12 +1,12 @@
 import type { CronJob, CronJobStatus } from '../../domain/types.js';
 import { patchCronJob, patchedNextInvocation } from '../cron-patch.js';
-import { cutPage, foldNameNeedle, scanBound, startOf } from '../paging.js';
+import { jobPageBounds } from '../paging.js';
 import { CRON_JOB_COLUMNS, CRON_JOB_UPDATE_COLUMNS, cronJobFromRow, cronJobToRow, newCronJob, type CronRow } from '../rows-cron.js';
 import { columnList } from '../rows.js';
 import type { CronCreateParams, CronPageParams, CronUpdateParams } from '../store.js';
 import type { Db } from './connection.js';
 import { SQLITE_CODEC } from './json.js';
-import { scanPage, type ScanRow } from './paging.js';
+import { readJobPage, type ScanRow } from './paging.js';
 
 export type { CronRow } from '../rows-cron.js';
 
@@ -108,16 +108,13 @@ export class CronJobQueries {
 
   /** Scans from the cursor by status or over every job (see schedules.ts `pageIn`), then reads the hits. */
   private pageIn(p: CronPageParams): { cronJobs: CronJob[]; nextCursor: string | null } {
-    const limit = Math.max(1, Math.floor(p.limit));
-    const start = startOf(p.cursor);
-    const scan = scanBound(limit, p.scan);
+    const b = jobPageBounds(p);
     // An unknown status has no index: the scan over every job then finds nothing, within its bound.
     const stmt = (p.status === null ? undefined : this.pageScan.status.get(p.status)) ?? this.pageScan.all;
-    const params = { at: start.at, id: start.id, scan, status: p.status, name: p.name === null ? null : foldNameNeedle(p.name) };
-    const { hits, scanEnd } = scanPage(stmt, params, limit, scan);
-    const { rows, nextCursor } = cutPage(hits, limit, (r) => ({ at: r.created_at, id: r.id }), scanEnd);
-    const cronJobs = rows.length === 0 ? [] : this.byIds.all(JSON.stringify(rows.map((r) => r.id))).map(cronFromRow);
-    return { cronJobs, nextCursor };
+    const { items, nextCursor } = readJobPage(stmt, { ...b, status: p.status }, b.limit, b.scan, (ids) =>
+      this.byIds.all(ids).map(cronFromRow),
+    );
+    return { cronJobs: items, nextCursor };
   }
 
   update(p: CronUpdateParams): CronJob | null {

@@ -9,6 +9,7 @@ import type {
   JobType,
   Schedule,
 } from '../../domain/types.js';
+import { warnPaused } from '../claim-rules.js';
 import type {
   ApiKeyCreateParams,
   ClaimDueParams,
@@ -185,12 +186,7 @@ export class SqliteStore implements Store {
   // ---- Dispatch ----------------------------------------------------------------------------
   async claimDue(p: ClaimDueParams): Promise<ClaimedExecution[]> {
     const { claimed, paused } = this.run((q) => q.claim.claim(p));
-    for (const { id, next, error } of paused) {
-      this.logger?.warn(
-        { cronJobId: id, nextOccurrence: next, ...(error !== undefined && { err: error }) },
-        'cron job has no occurrence after now; paused',
-      );
-    }
+    warnPaused(this.logger, paused);
     return claimed;
   }
   async executionsFinish(p: { nodeId: string; outcomes: AttemptOutcome[] }): Promise<void> {

@@ -1,10 +1,10 @@
 /**
- * Page scans of the job lists (the shared rules are in ../paging.ts): a statement
+ * Page scans of the job lists (the shared rules are in store/paging.ts): a statement
  * walks an index in list order and flags each row that matches the filters; it is read row by row
  * and left as soon as the page is full, so a page costs the rows it needs, at most
  * `PAGE_SCAN_MAX`.
  */
-import type { ListPosition } from '../paging.js';
+import { cutPage, type ListPosition } from '../paging.js';
 
 /** A row of a page scan: the list position of a job and whether it matches the filters (1 or 0). */
 export interface ScanRow {
@@ -38,4 +38,22 @@ export function scanPage(
   }
   const scanEnd = hits.length <= limit && seen >= scan && last !== undefined ? { at: last.created_at, id: last.id } : null;
   return { hits, scanEnd };
+}
+
+/**
+ * A page of jobs: runs the page scan ({@link scanPage}), cuts the page (`cutPage`), then reads the
+ * hits' rows.
+ * @param read reads the rows of the ids given as a JSON array (text), in list order
+ * @returns the page's jobs and its `nextCursor` (null when the list ends here)
+ */
+export function readJobPage<T>(
+  stmt: { iterate(params: object): IterableIterator<ScanRow> },
+  params: object,
+  limit: number,
+  scan: number,
+  read: (idsJson: string) => T[],
+): { items: T[]; nextCursor: string | null } {
+  const { hits, scanEnd } = scanPage(stmt, params, limit, scan);
+  const { rows, nextCursor } = cutPage(hits, limit, (r) => ({ at: r.created_at, id: r.id }), scanEnd);
+  return { items: rows.length === 0 ? [] : read(JSON.stringify(rows.map((r) => r.id))), nextCursor };
 }

@@ -1,10 +1,10 @@
 import type { Schedule, ScheduleStatus } from '../../domain/types.js';
-import { cutPage, foldNameNeedle, scanBound, startOf } from '../paging.js';
+import { jobPageBounds } from '../paging.js';
 import * as rowMap from '../rows.js';
 import type { ScheduleCreateParams, SchedulePageParams, ScheduleUpdateParams } from '../store.js';
 import type { Db } from './connection.js';
 import { SQLITE_CODEC } from './json.js';
-import { scanPage, type ScanRow } from './paging.js';
+import { readJobPage, type ScanRow } from './paging.js';
 
 const COLUMNS = rowMap.columnList(rowMap.SCHEDULE_COLUMNS);
 const fromRow = (r: rowMap.ScheduleRow): Schedule => rowMap.scheduleFromRow(SQLITE_CODEC, r);
@@ -127,27 +127,20 @@ export class ScheduleQueries {
    * reads the hits' rows (primary-key lookups).
    */
   private pageIn(p: SchedulePageParams): { schedules: Schedule[]; nextCursor: string | null } {
-    const limit = Math.max(1, Math.floor(p.limit));
-    const start = startOf(p.cursor);
-    const tags = [...new Set(p.tags)];
-    const [driverTag, ...otherTags] = tags;
-    const scan = scanBound(limit, p.scan);
+    const b = jobPageBounds(p);
+    const [driverTag, ...otherTags] = [...new Set(p.tags)];
     // An unknown status (not from the API, which checks) has no index: the scan over every
     // schedule then finds nothing, within its bound.
     const byStatus = p.status === null ? undefined : this.pageScan.status.get(p.status);
     const stmt = driverTag !== undefined ? this.pageScan.tag : (byStatus ?? this.pageScan.all);
-    const { hits, scanEnd } = scanPage(stmt, {
-      at: start.at,
-      id: start.id,
-      scan,
+    const params = {
+      ...b,
       status: p.status,
-      name: p.name === null ? null : foldNameNeedle(p.name),
       tags: otherTags.length > 0 ? JSON.stringify(otherTags) : null,
       tag: driverTag ?? null,
-    }, limit, scan);
-    const { rows, nextCursor } = cutPage(hits, limit, (r) => ({ at: r.created_at, id: r.id }), scanEnd);
-    const schedules = rows.length === 0 ? [] : this.byIds.all(JSON.stringify(rows.map((r) => r.id))).map(fromRow);
-    return { schedules, nextCursor };
+    };
+    const { items, nextCursor } = readJobPage(stmt, params, b.limit, b.scan, (ids) => this.byIds.all(ids).map(fromRow));
+    return { schedules: items, nextCursor };
   }
 
   update(p: ScheduleUpdateParams): Schedule | 'not_found' | 'not_pending' {

@@ -1,10 +1,10 @@
 /**
  * Both ends of `punctual migrate-store` for the embedded store (see `TransferSource` and
- * `TransferTarget` in ../store.ts; what is read and written is in ../transfer-ends.ts). Each end
- * has its own connection to the file, so a copy never goes through (or disturbs) a serving
- * `SqliteStore`.
+ * `TransferTarget` in store/transfer-records.ts; what is read and written is in
+ * store/transfer-ends.ts). Each end has its own connection to the file, so a copy never goes
+ * through (or disturbs) a serving `SqliteStore`.
  */
-import type { TransferSource, TransferTarget } from '../store.js';
+import type { TransferSource, TransferTarget } from '../transfer-records.js';
 import { transferSource, transferTarget, type Row, type TransferConnection } from '../transfer-ends.js';
 import { openConnection, toStoreError, type Db } from './connection.js';
 import { SQLITE_CODEC } from './json.js';
