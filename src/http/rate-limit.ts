@@ -81,20 +81,19 @@ interface Bucket {
  * so such idle buckets are dropped (swept at most once per `sweepEveryMs`).
  */
 export class TokenBuckets {
-  private readonly buckets = new Map<string, Bucket>();
-  private lastSweep = Number.NEGATIVE_INFINITY;
-  private readonly fullAfterMs: number;
+  private readonly buckets: SweptMap<Bucket>;
 
   /**
    * @throws RangeError unless `perSecond` > 0 and `burst` ≥ 1
    */
   constructor(
     private readonly settings: RateLimitSettings,
-    private readonly maxEntries = DEFAULT_MAX_ENTRIES,
-    private readonly sweepEveryMs = 10_000,
+    maxEntries = DEFAULT_MAX_ENTRIES,
+    sweepEveryMs = 10_000,
   ) {
     if (!(settings.perSecond > 0) || !(settings.burst >= 1)) throw new RangeError('a token bucket needs perSecond > 0 and burst ≥ 1');
-    this.fullAfterMs = (settings.burst / settings.perSecond) * 1_000;
+    const fullAfterMs = (settings.burst / settings.perSecond) * 1_000;
+    this.buckets = new SweptMap(maxEntries, sweepEveryMs, (b, nowMs) => nowMs - b.at >= fullAfterMs);
   }
 
   /** Buckets held now (for tests of the memory bound). */
@@ -104,7 +103,6 @@ export class TokenBuckets {
 
   /** Takes a token from `key`'s bucket at `nowMs` (epoch ms). */
   take(key: string, nowMs: number): BucketDecision {
-    this.sweep(nowMs);
     const { perSecond, burst } = this.settings;
     const bucket = this.buckets.get(key);
     // A clock that steps back refills nothing rather than draining.
@@ -112,10 +110,7 @@ export class TokenBuckets {
     let tokens = bucket === undefined ? burst : Math.min(burst, bucket.tokens + (elapsed * perSecond) / 1_000);
     const allowed = tokens >= 1;
     if (allowed) tokens -= 1;
-    // Re-inserted so the map's order is least recently used first.
-    this.buckets.delete(key);
-    this.buckets.set(key, { tokens, at: nowMs });
-    if (this.buckets.size > this.maxEntries) this.buckets.delete(this.buckets.keys().next().value!);
+    this.buckets.set(key, { tokens, at: nowMs }, nowMs);
     return {
       allowed,
       limit: burst,
@@ -123,14 +118,6 @@ export class TokenBuckets {
       resetSeconds: Math.ceil((burst - tokens) / perSecond),
       retryAfterSeconds: Math.max(1, Math.ceil((1 - tokens) / perSecond)),
     };
-  }
-
-  private sweep(nowMs: number): void {
-    if (nowMs - this.lastSweep < this.sweepEveryMs) return;
-    this.lastSweep = nowMs;
-    for (const [key, b] of this.buckets) {
-      if (nowMs - b.at >= this.fullAfterMs) this.buckets.delete(key);
-    }
   }
 }
 
@@ -146,14 +133,15 @@ interface FailureWindow {
  * window ends.
  */
 export class AuthFailureGuard {
-  private readonly windows = new Map<string, FailureWindow>();
-  private lastSweep = Number.NEGATIVE_INFINITY;
+  private readonly windows: SweptMap<FailureWindow>;
 
   constructor(
     private readonly limit = AUTH_FAILURE_LIMIT,
     private readonly windowMs = AUTH_FAILURE_WINDOW_MS,
-    private readonly maxEntries = DEFAULT_MAX_ENTRIES,
-  ) {}
+    maxEntries = DEFAULT_MAX_ENTRIES,
+  ) {
+    this.windows = new SweptMap(maxEntries, windowMs, (w, nowMs) => nowMs - w.start >= windowMs);
+  }
 
   /** Addresses (or /64 networks) tracked now (for tests of the memory bound). */
   get size(): number {
@@ -169,21 +157,46 @@ export class AuthFailureGuard {
 
   /** Notes a failed authentication from `address` at `nowMs`. */
   fail(address: string, nowMs: number): void {
-    this.sweep(nowMs);
     const key = clientKey(address);
     const w = this.windows.get(key);
-    this.windows.delete(key);
-    if (w === undefined || nowMs - w.start >= this.windowMs) this.windows.set(key, { start: nowMs, failures: 1 });
-    else this.windows.set(key, { start: w.start, failures: w.failures + 1 });
-    if (this.windows.size > this.maxEntries) this.windows.delete(this.windows.keys().next().value!);
+    const fresh = w === undefined || nowMs - w.start >= this.windowMs;
+    this.windows.set(key, fresh ? { start: nowMs, failures: 1 } : { start: w.start, failures: w.failures + 1 }, nowMs);
+  }
+}
+
+/**
+ * A map of at most `maxEntries` entries, least recently set dropped first, whose expired entries
+ * are swept at most once per `sweepEveryMs` (on a `set`). An expired entry must mean the same as
+ * no entry to its reader: a sweep only frees memory.
+ */
+class SweptMap<V> {
+  private readonly entries = new Map<string, V>();
+  private lastSweep = Number.NEGATIVE_INFINITY;
+
+  constructor(
+    private readonly maxEntries: number,
+    private readonly sweepEveryMs: number,
+    private readonly expired: (value: V, nowMs: number) => boolean,
+  ) {}
+
+  get size(): number {
+    return this.entries.size;
   }
 
-  private sweep(nowMs: number): void {
-    if (nowMs - this.lastSweep < this.windowMs) return;
-    this.lastSweep = nowMs;
-    for (const [key, w] of this.windows) {
-      if (nowMs - w.start >= this.windowMs) this.windows.delete(key);
+  get(key: string): V | undefined {
+    return this.entries.get(key);
+  }
+
+  /** Sets `key` as the most recently set entry at `nowMs` (epoch ms), after a sweep when one is due. */
+  set(key: string, value: V, nowMs: number): void {
+    if (nowMs - this.lastSweep >= this.sweepEveryMs) {
+      this.lastSweep = nowMs;
+      for (const [k, v] of this.entries) if (this.expired(v, nowMs)) this.entries.delete(k);
     }
+    // Re-inserted so the map's order is least recently set first.
+    this.entries.delete(key);
+    this.entries.set(key, value);
+    if (this.entries.size > this.maxEntries) this.entries.delete(this.entries.keys().next().value!);
   }
 }
 

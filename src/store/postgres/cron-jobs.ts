@@ -1,4 +1,5 @@
-import type { CronJob, CronJobStatus } from '../../domain/types.js';
+import { CRON_JOB_STATUSES } from '../../domain/enums.js';
+import type { CronJob } from '../../domain/types.js';
 import { patchCronJob, patchedNextInvocation } from '../cron-patch.js';
 import { jobPageBounds } from '../paging.js';
 import {
@@ -13,7 +14,7 @@ import { columnList, PASS_THROUGH, valuesOf } from '../rows.js';
 import type { CronCreateParams, CronPageParams, CronUpdateParams } from '../store.js';
 import type { Sql } from './connection.js';
 import { notifySql } from './notify.js';
-import { foldNameSql, pageOf, pageSql, type PageRow } from './paging.js';
+import { foldNameSql, pageOf, tablePageSql, type PageRow } from './paging.js';
 import type { NotifyContext } from './schedules.js';
 
 export type { CronRow } from '../rows-cron.js';
@@ -43,21 +44,8 @@ const hits = (where: string) =>
      LEFT JOIN executions l ON l.id = c.last_execution_id
     WHERE ${PAGE_FILTER}
     ORDER BY c.created_at, c.id LIMIT $4 + 1`;
-const AFTER = '(created_at, id) > ($1::bigint, $2::text)';
-
-const STATUS_KEYS: Record<CronJobStatus, true> = { Active: true, Paused: true };
-const STATUSES = Object.keys(STATUS_KEYS) as CronJobStatus[];
-
-/** The page statement of each driver; a status is written into its statement (its partial index). */
-export const CRON_PAGE_SQL = {
-  all: pageSql({ hits: hits(AFTER), driver: `FROM cron_jobs WHERE ${AFTER}`, order: 'created_at, id' }),
-  status: Object.fromEntries(
-    STATUSES.map((st) => [
-      st,
-      pageSql({ hits: hits(`status = '${st}' AND ${AFTER}`), driver: `FROM cron_jobs WHERE status = '${st}' AND ${AFTER}`, order: 'created_at, id' }),
-    ]),
-  ) as Record<CronJobStatus, string>,
-};
+/** The page statement of each driver (paging.ts `tablePageSql`). */
+export const CRON_PAGE_SQL = tablePageSql('cron_jobs', CRON_JOB_STATUSES, hits);
 
 /** Joined row → cron job (../rows-cron.ts; `pg` passes values through). */
 export function cronFromRow(r: CronRow): CronJob {

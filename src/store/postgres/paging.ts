@@ -65,3 +65,24 @@ export function pageOf<R>(answer: PageRow<R>[], limit: number): { rows: R[]; nex
 export function foldNameSql(column: string): string {
   return `translate(${column}, 'ABCDEFGHIJKLMNOPQRSTUVWXYZ', 'abcdefghijklmnopqrstuvwxyz')`;
 }
+
+/** The driver condition "after the cursor" in list order (`$1` instant, `$2` id). */
+const AFTER = '(created_at, id) > ($1::bigint, $2::text)';
+
+/**
+ * The page statements of a job table driven by itself: over every row (`<table>_by_created`), or
+ * over one status (`<table>_<status>_by_created`). A status is written into its statement: the
+ * planner uses a partial index only for a condition it can see.
+ * @param hits the hits' SELECT for a driver condition (see {@link pageSql} `p.hits`)
+ */
+export function tablePageSql<S extends string>(
+  table: string,
+  statuses: readonly S[],
+  hits: (where: string) => string,
+): { all: string; status: Record<S, string> } {
+  const page = (where: string) => pageSql({ hits: hits(where), driver: `FROM ${table} WHERE ${where}`, order: 'created_at, id' });
+  return {
+    all: page(AFTER),
+    status: Object.fromEntries(statuses.map((st) => [st, page(`status = '${st}' AND ${AFTER}`)])) as Record<S, string>,
+  };
+}

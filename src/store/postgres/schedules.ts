@@ -1,10 +1,11 @@
-import type { Schedule, ScheduleStatus } from '../../domain/types.js';
+import { SCHEDULE_STATUSES } from '../../domain/enums.js';
+import type { Schedule } from '../../domain/types.js';
 import { jobPageBounds } from '../paging.js';
 import * as rowMap from '../rows.js';
 import type { ScheduleCreateParams, SchedulePageParams, ScheduleUpdateParams } from '../store.js';
 import type { Sql } from './connection.js';
 import { notifySql } from './notify.js';
-import { foldNameSql, pageOf, pageSql, type PageRow } from './paging.js';
+import { foldNameSql, pageOf, pageSql, tablePageSql, type PageRow } from './paging.js';
 
 const COLUMNS = rowMap.columnList(rowMap.SCHEDULE_COLUMNS);
 const fromRow = (r: rowMap.ScheduleRow): Schedule => rowMap.scheduleFromRow(rowMap.PASS_THROUGH, r);
@@ -29,29 +30,11 @@ const tableHits = (where: string) =>
      FROM (SELECT * FROM schedules WHERE ${where} ORDER BY created_at, id LIMIT $3) AS s
     WHERE ${PAGE_FILTER}
     ORDER BY s.created_at, s.id LIMIT $4 + 1`;
-const AFTER = '(created_at, id) > ($1::bigint, $2::text)';
 const TAG_AFTER = 'tag = $8::text AND (created_at, schedule_id) > ($1::bigint, $2::text)';
 
-// Every status as a key: the compiler refuses one left out (each has its partial index).
-const STATUS_KEYS: Record<ScheduleStatus, true> = { Pending: true, Running: true, Succeeded: true, Failed: true };
-const STATUSES = Object.keys(STATUS_KEYS) as ScheduleStatus[];
-
-/**
- * The page statement of each driver. A status is written into its statement: the planner uses a
- * partial index (`schedules_<status>_by_created`) only for a condition it can see.
- */
+/** The page statement of each driver: the table's own (paging.ts `tablePageSql`), or a tag's entries. */
 export const SCHEDULE_PAGE_SQL = {
-  all: pageSql({ hits: tableHits(AFTER), driver: `FROM schedules WHERE ${AFTER}`, order: 'created_at, id' }),
-  status: Object.fromEntries(
-    STATUSES.map((st) => [
-      st,
-      pageSql({
-        hits: tableHits(`status = '${st}' AND ${AFTER}`),
-        driver: `FROM schedules WHERE status = '${st}' AND ${AFTER}`,
-        order: 'created_at, id',
-      }),
-    ]),
-  ) as Record<ScheduleStatus, string>,
+  ...tablePageSql('schedules', SCHEDULE_STATUSES, tableHits),
   tag: pageSql({
     hits: `SELECT ${S_COLUMNS}, k.created_at AS k_at, k.schedule_id AS k_id
              FROM (SELECT created_at, schedule_id FROM schedule_tags WHERE ${TAG_AFTER}
