@@ -1,27 +1,7 @@
 import { StoreUnavailableError } from '../../domain/errors.js';
-import type {
-  ApiKey,
-  ApiKeyStatus,
-  AttemptOutcome,
-  ClaimedExecution,
-  CronJob,
-  Execution,
-  JobType,
-  Schedule,
-} from '../../domain/types.js';
+import type * as D from '../../domain/types.js';
 import { warnPaused } from '../claim-rules.js';
-import type {
-  ApiKeyCreateParams,
-  ClaimDueParams,
-  CronCreateParams,
-  CronPageParams,
-  CronUpdateParams,
-  DueCounts,
-  ScheduleCreateParams,
-  SchedulePageParams,
-  ScheduleUpdateParams,
-  Store,
-} from '../store.js';
+import type * as S from '../store.js';
 import { apiKeys } from './api-keys.js';
 import { ClaimQueries } from './claim.js';
 import {
@@ -52,7 +32,7 @@ export type { PostgresStoreOptions } from './connection.js';
  * start. Every method runs on the pool (one statement, or one transaction on one connection) and
  * throws `StoreUnavailableError` when the database cannot be reached, as the contract says.
  */
-export class PostgresStore implements Store {
+export class PostgresStore implements S.Store {
   /** Which clock decides what is due (see {@link PostgresStoreOptions.clock}). */
   readonly clock: 'database' | 'caller';
   private readonly db: Database;
@@ -154,45 +134,45 @@ export class PostgresStore implements Store {
   }
 
   // ---- API keys ----------------------------------------------------------------------------
-  async apiKeyCreate(p: ApiKeyCreateParams): Promise<ApiKey> {
+  async apiKeyCreate(p: S.ApiKeyCreateParams): Promise<D.ApiKey> {
     return this.run(() => apiKeys.create(this.db.sql, p));
   }
-  async apiKeyGet(p: { id: string }): Promise<ApiKey | null> {
+  async apiKeyGet(p: { id: string }): Promise<D.ApiKey | null> {
     return this.run(() => apiKeys.get(this.db.sql, p.id));
   }
-  async apiKeyList(): Promise<ApiKey[]> {
+  async apiKeyList(): Promise<D.ApiKey[]> {
     return this.run(() => apiKeys.list(this.db.sql));
   }
-  async apiKeyUpdate(p: { id: string; name?: string; status?: ApiKeyStatus }): Promise<ApiKey | null> {
+  async apiKeyUpdate(p: { id: string; name?: string; status?: D.ApiKeyStatus }): Promise<D.ApiKey | null> {
     return this.run(() => apiKeys.update(this.db.sql, p));
   }
   async apiKeyDelete(p: { id: string }): Promise<boolean> {
     return this.run(() => apiKeys.delete(this.db.sql, p.id));
   }
-  async apiKeyFindByDigest(p: { digest: string }): Promise<ApiKey | null> {
+  async apiKeyFindByDigest(p: { digest: string }): Promise<D.ApiKey | null> {
     return this.run(() => apiKeys.findByDigest(this.db.sql, p.digest));
   }
   async apiKeyTouch(p: { lastUsed: ReadonlyMap<string, number> }): Promise<void> {
     await this.run(() => apiKeys.touch(this.db.sql, p.lastUsed));
   }
-  async apiKeyEnsure(p: ApiKeyCreateParams): Promise<ApiKey> {
+  async apiKeyEnsure(p: S.ApiKeyCreateParams): Promise<D.ApiKey> {
     return this.run(() => apiKeys.ensure(this.db.sql, p));
   }
 
   // ---- Schedules ---------------------------------------------------------------------------
-  async scheduleCreate(p: ScheduleCreateParams): Promise<Schedule> {
+  async scheduleCreate(p: S.ScheduleCreateParams): Promise<D.Schedule> {
     return this.run(async () => schedules.create(this.db.sql, await this.notifyContext(), p));
   }
-  async scheduleGet(p: { id: string }): Promise<Schedule | null> {
+  async scheduleGet(p: { id: string }): Promise<D.Schedule | null> {
     return this.run(() => schedules.get(this.db.sql, p.id));
   }
-  async scheduleList(): Promise<Schedule[]> {
+  async scheduleList(): Promise<D.Schedule[]> {
     return this.run(() => schedules.list(this.db.sql));
   }
-  async schedulePage(p: SchedulePageParams): Promise<{ schedules: Schedule[]; nextCursor: string | null }> {
+  async schedulePage(p: S.SchedulePageParams): Promise<{ schedules: D.Schedule[]; nextCursor: string | null }> {
     return this.run(() => schedules.page(this.db.sql, p));
   }
-  async scheduleUpdate(p: ScheduleUpdateParams): Promise<Schedule | 'not_found' | 'not_pending'> {
+  async scheduleUpdate(p: S.ScheduleUpdateParams): Promise<D.Schedule | 'not_found' | 'not_pending'> {
     return this.run(async () => schedules.update(this.db.sql, await this.notifyContext(), p));
   }
   async scheduleDelete(p: { id: string }): Promise<boolean> {
@@ -200,19 +180,19 @@ export class PostgresStore implements Store {
   }
 
   // ---- Cron jobs ---------------------------------------------------------------------------
-  async cronCreate(p: CronCreateParams): Promise<CronJob> {
+  async cronCreate(p: S.CronCreateParams): Promise<D.CronJob> {
     return this.run(async () => cronJobs.create(this.db.sql, await this.notifyContext(), p));
   }
-  async cronGet(p: { id: string }): Promise<CronJob | null> {
+  async cronGet(p: { id: string }): Promise<D.CronJob | null> {
     return this.run(() => cronJobs.get(this.db.sql, p.id));
   }
-  async cronList(): Promise<CronJob[]> {
+  async cronList(): Promise<D.CronJob[]> {
     return this.run(() => cronJobs.list(this.db.sql));
   }
-  async cronPage(p: CronPageParams): Promise<{ cronJobs: CronJob[]; nextCursor: string | null }> {
+  async cronPage(p: S.CronPageParams): Promise<{ cronJobs: D.CronJob[]; nextCursor: string | null }> {
     return this.run(() => cronJobs.page(this.db.sql, p));
   }
-  async cronUpdate(p: CronUpdateParams): Promise<CronJob | null> {
+  async cronUpdate(p: S.CronUpdateParams): Promise<D.CronJob | null> {
     return this.run(async () => {
       const n = await this.notifyContext();
       return this.db.tx((sql) => cronJobs.update(sql, n, p));
@@ -224,7 +204,7 @@ export class PostgresStore implements Store {
 
   // ---- Dispatch ----------------------------------------------------------------------------
   /** See claim.ts. With clock 'database', `p.now` is ignored: the database's clock decides. */
-  async claimDue(p: ClaimDueParams): Promise<ClaimedExecution[]> {
+  async claimDue(p: S.ClaimDueParams): Promise<D.ClaimedExecution[]> {
     const { claimed, paused } = await this.run(async () => {
       const scope = await this.scope();
       return this.db.tx((sql) => this.claims.claim(sql, scope, p));
@@ -232,7 +212,7 @@ export class PostgresStore implements Store {
     warnPaused(this.logger, paused);
     return claimed;
   }
-  async executionsFinish(p: { nodeId: string; outcomes: AttemptOutcome[] }): Promise<void> {
+  async executionsFinish(p: { nodeId: string; outcomes: D.AttemptOutcome[] }): Promise<void> {
     if (p.outcomes.length === 0) return this.run(async () => undefined);
     await this.run(async () => executions.finish(this.db.sql, await this.notifyContext(), p.nodeId, p.outcomes));
   }
@@ -254,26 +234,26 @@ export class PostgresStore implements Store {
     return this.run(() => this.claims.nextDueAt(this.db.sql));
   }
   /** With clock 'database', `p.now` is ignored: the database's clock decides (as for claims). */
-  async dueCount(p: { now: number; limit: number }): Promise<DueCounts> {
+  async dueCount(p: { now: number; limit: number }): Promise<S.DueCounts> {
     return this.run(() => this.claims.dueCount(this.db.sql, p.now, p.limit));
   }
 
   // ---- Executions --------------------------------------------------------------------------
-  async executionGet(p: { id: string }): Promise<Execution | null> {
+  async executionGet(p: { id: string }): Promise<D.Execution | null> {
     return this.run(() => executions.get(this.db.sql, p.id));
   }
-  async executionList(p: { jobType: JobType; jobId: string; limit: number; cursor: string | null }): Promise<{
-    executions: Execution[];
+  async executionList(p: { jobType: D.JobType; jobId: string; limit: number; cursor: string | null }): Promise<{
+    executions: D.Execution[];
     nextCursor: string | null;
   }> {
     return this.run(() => executions.list(this.db.sql, p));
   }
   async jobTrigger(p: {
-    jobType: JobType;
+    jobType: D.JobType;
     jobId: string;
     id: string;
     now: number;
-  }): Promise<Execution | 'not_found' | 'not_pending'> {
+  }): Promise<D.Execution | 'not_found' | 'not_pending'> {
     return this.run(async () => {
       const n = await this.notifyContext();
       return this.db.tx((sql) => executions.trigger(sql, n, p));

@@ -1,27 +1,7 @@
 import { StoreUnavailableError } from '../../domain/errors.js';
-import type {
-  ApiKey,
-  ApiKeyStatus,
-  AttemptOutcome,
-  ClaimedExecution,
-  CronJob,
-  Execution,
-  JobType,
-  Schedule,
-} from '../../domain/types.js';
+import type * as D from '../../domain/types.js';
 import { warnPaused } from '../claim-rules.js';
-import type {
-  ApiKeyCreateParams,
-  ClaimDueParams,
-  CronCreateParams,
-  CronPageParams,
-  CronUpdateParams,
-  DueCounts,
-  ScheduleCreateParams,
-  SchedulePageParams,
-  ScheduleUpdateParams,
-  Store,
-} from '../store.js';
+import type * as S from '../store.js';
 import { ApiKeyQueries } from './api-keys.js';
 import { ClaimQueries } from './claim.js';
 import {
@@ -61,7 +41,7 @@ interface Queries {
  * demands, so nothing above the store depends on a synchronous API. A statement runs to its end
  * before the event loop continues, so the methods of one instance never interleave.
  */
-export class SqliteStore implements Store {
+export class SqliteStore implements S.Store {
   private queries: Queries | undefined;
   private readonly pingStatement;
 
@@ -118,45 +98,45 @@ export class SqliteStore implements Store {
   }
 
   // ---- API keys ----------------------------------------------------------------------------
-  async apiKeyCreate(p: ApiKeyCreateParams): Promise<ApiKey> {
+  async apiKeyCreate(p: S.ApiKeyCreateParams): Promise<D.ApiKey> {
     return this.run((q) => q.apiKeys.create(p));
   }
-  async apiKeyGet(p: { id: string }): Promise<ApiKey | null> {
+  async apiKeyGet(p: { id: string }): Promise<D.ApiKey | null> {
     return this.run((q) => q.apiKeys.get(p.id));
   }
-  async apiKeyList(): Promise<ApiKey[]> {
+  async apiKeyList(): Promise<D.ApiKey[]> {
     return this.run((q) => q.apiKeys.list());
   }
-  async apiKeyUpdate(p: { id: string; name?: string; status?: ApiKeyStatus }): Promise<ApiKey | null> {
+  async apiKeyUpdate(p: { id: string; name?: string; status?: D.ApiKeyStatus }): Promise<D.ApiKey | null> {
     return this.run((q) => q.apiKeys.update(p));
   }
   async apiKeyDelete(p: { id: string }): Promise<boolean> {
     return this.run((q) => q.apiKeys.delete(p.id));
   }
-  async apiKeyFindByDigest(p: { digest: string }): Promise<ApiKey | null> {
+  async apiKeyFindByDigest(p: { digest: string }): Promise<D.ApiKey | null> {
     return this.run((q) => q.apiKeys.findByDigest(p.digest));
   }
   async apiKeyTouch(p: { lastUsed: ReadonlyMap<string, number> }): Promise<void> {
     this.run((q) => q.apiKeys.touch(p.lastUsed));
   }
-  async apiKeyEnsure(p: ApiKeyCreateParams): Promise<ApiKey> {
+  async apiKeyEnsure(p: S.ApiKeyCreateParams): Promise<D.ApiKey> {
     return this.run((q) => q.apiKeys.ensure(p));
   }
 
   // ---- Schedules ---------------------------------------------------------------------------
-  async scheduleCreate(p: ScheduleCreateParams): Promise<Schedule> {
+  async scheduleCreate(p: S.ScheduleCreateParams): Promise<D.Schedule> {
     return this.run((q) => q.schedules.create(p));
   }
-  async scheduleGet(p: { id: string }): Promise<Schedule | null> {
+  async scheduleGet(p: { id: string }): Promise<D.Schedule | null> {
     return this.run((q) => q.schedules.get(p.id));
   }
-  async scheduleList(): Promise<Schedule[]> {
+  async scheduleList(): Promise<D.Schedule[]> {
     return this.run((q) => q.schedules.list());
   }
-  async schedulePage(p: SchedulePageParams): Promise<{ schedules: Schedule[]; nextCursor: string | null }> {
+  async schedulePage(p: S.SchedulePageParams): Promise<{ schedules: D.Schedule[]; nextCursor: string | null }> {
     return this.run((q) => q.schedules.page(p));
   }
-  async scheduleUpdate(p: ScheduleUpdateParams): Promise<Schedule | 'not_found' | 'not_pending'> {
+  async scheduleUpdate(p: S.ScheduleUpdateParams): Promise<D.Schedule | 'not_found' | 'not_pending'> {
     return this.run((q) => q.schedules.update(p));
   }
   async scheduleDelete(p: { id: string }): Promise<boolean> {
@@ -164,19 +144,19 @@ export class SqliteStore implements Store {
   }
 
   // ---- Cron jobs ---------------------------------------------------------------------------
-  async cronCreate(p: CronCreateParams): Promise<CronJob> {
+  async cronCreate(p: S.CronCreateParams): Promise<D.CronJob> {
     return this.run((q) => q.cron.create(p));
   }
-  async cronGet(p: { id: string }): Promise<CronJob | null> {
+  async cronGet(p: { id: string }): Promise<D.CronJob | null> {
     return this.run((q) => q.cron.get(p.id));
   }
-  async cronList(): Promise<CronJob[]> {
+  async cronList(): Promise<D.CronJob[]> {
     return this.run((q) => q.cron.list());
   }
-  async cronPage(p: CronPageParams): Promise<{ cronJobs: CronJob[]; nextCursor: string | null }> {
+  async cronPage(p: S.CronPageParams): Promise<{ cronJobs: D.CronJob[]; nextCursor: string | null }> {
     return this.run((q) => q.cron.page(p));
   }
-  async cronUpdate(p: CronUpdateParams): Promise<CronJob | null> {
+  async cronUpdate(p: S.CronUpdateParams): Promise<D.CronJob | null> {
     return this.run((q) => q.cron.update(p));
   }
   async cronDelete(p: { id: string }): Promise<boolean> {
@@ -184,12 +164,12 @@ export class SqliteStore implements Store {
   }
 
   // ---- Dispatch ----------------------------------------------------------------------------
-  async claimDue(p: ClaimDueParams): Promise<ClaimedExecution[]> {
+  async claimDue(p: S.ClaimDueParams): Promise<D.ClaimedExecution[]> {
     const { claimed, paused } = this.run((q) => q.claim.claim(p));
     warnPaused(this.logger, paused);
     return claimed;
   }
-  async executionsFinish(p: { nodeId: string; outcomes: AttemptOutcome[] }): Promise<void> {
+  async executionsFinish(p: { nodeId: string; outcomes: D.AttemptOutcome[] }): Promise<void> {
     this.run((q) => q.executions.finish(p.nodeId, p.outcomes));
   }
   async leasesRelease(p: { nodeId: string; executionIds: string[]; now: number }): Promise<void> {
@@ -198,26 +178,26 @@ export class SqliteStore implements Store {
   async nextDueAt(): Promise<number | null> {
     return this.run((q) => q.claim.nextDueAt());
   }
-  async dueCount(p: { now: number; limit: number }): Promise<DueCounts> {
+  async dueCount(p: { now: number; limit: number }): Promise<S.DueCounts> {
     return this.run((q) => q.claim.dueCount(p.now, p.limit));
   }
 
   // ---- Executions --------------------------------------------------------------------------
-  async executionGet(p: { id: string }): Promise<Execution | null> {
+  async executionGet(p: { id: string }): Promise<D.Execution | null> {
     return this.run((q) => q.executions.get(p.id));
   }
-  async executionList(p: { jobType: JobType; jobId: string; limit: number; cursor: string | null }): Promise<{
-    executions: Execution[];
+  async executionList(p: { jobType: D.JobType; jobId: string; limit: number; cursor: string | null }): Promise<{
+    executions: D.Execution[];
     nextCursor: string | null;
   }> {
     return this.run((q) => q.executions.list(p));
   }
   async jobTrigger(p: {
-    jobType: JobType;
+    jobType: D.JobType;
     jobId: string;
     id: string;
     now: number;
-  }): Promise<Execution | 'not_found' | 'not_pending'> {
+  }): Promise<D.Execution | 'not_found' | 'not_pending'> {
     return this.run((q) => q.executions.trigger(p));
   }
   async executionsPrune(p: { before: number; limit: number }): Promise<number> {
