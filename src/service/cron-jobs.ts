@@ -13,7 +13,7 @@ import { InvalidInputError, NotFoundError } from '../domain/errors.js';
 import { isUuid, newId } from '../domain/ids.js';
 import { parseIsoInstant } from '../domain/time.js';
 import type { CronJob, CronJobStatus, JsonObject, MisfirePolicy, OverlapPolicy } from '../domain/types.js';
-import type { CronUpdateParams } from '../store/store.js';
+import type { CronJobPage, CronUpdateParams } from '../store/store.js';
 import type { JobServiceContext } from './context.js';
 import { checkDelivery, checkRetryDelays, deliveryDefaults, mergeRetry, type RetryInput } from './delivery.js';
 import { listParams, type JobListInput } from './job-lists.js';
@@ -109,12 +109,6 @@ export async function getCronJob(ctx: JobServiceContext, id: string): Promise<Cr
   if (!isUuid(id)) return null;
   const job = await ctx.store.cronGet({ id });
   return job && present(job, ctx.clock.now());
-}
-
-/** A page of cron jobs, oldest first; `nextCursor` is null on the last page. */
-export interface CronJobPage {
-  cronJobs: CronJob[];
-  nextCursor: string | null;
 }
 
 /**

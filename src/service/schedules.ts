@@ -4,6 +4,7 @@ import { ConflictError, NotFoundError } from '../domain/errors.js';
 import { isUuid, newId } from '../domain/ids.js';
 import { parseIsoInstant } from '../domain/time.js';
 import type { JsonObject, RetryPolicy, Schedule, ScheduleStatus } from '../domain/types.js';
+import type { SchedulePage } from '../store/store.js';
 import type { JobServiceContext } from './context.js';
 import { checkDelivery, checkRetryDelays, deliveryDefaults, mergeRetry, type RetryInput } from './delivery.js';
 import { listParams, type ScheduleListInput } from './job-lists.js';
@@ -61,12 +62,6 @@ export async function createSchedule(ctx: JobServiceContext, input: ScheduleCrea
 /** The schedule with this id, or null (also for ids that are not UUIDs: an unknown id reads as null, not as an error). */
 export async function getSchedule(ctx: JobServiceContext, id: string): Promise<Schedule | null> {
   return isUuid(id) ? ctx.store.scheduleGet({ id }) : null;
-}
-
-/** A page of schedules, oldest first; `nextCursor` is null on the last page. */
-export interface SchedulePage {
-  schedules: Schedule[];
-  nextCursor: string | null;
 }
 
 /**

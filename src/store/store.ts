@@ -15,6 +15,40 @@ import type {
   ScheduleStatus,
 } from '../domain/types.js';
 
+/** A page of a job's executions (`Store.executionList`); `cursor` as that method says. */
+export interface ExecutionListParams {
+  jobType: JobType;
+  jobId: string;
+  limit: number;
+  cursor: string | null;
+}
+
+/** A page of schedules, oldest first; `nextCursor` is null on the last page. */
+export interface SchedulePage {
+  schedules: Schedule[];
+  nextCursor: string | null;
+}
+
+/** A page of cron jobs, oldest first; `nextCursor` is null on the last page. */
+export interface CronJobPage {
+  cronJobs: CronJob[];
+  nextCursor: string | null;
+}
+
+/** A page of executions, newest first; `nextCursor` is null on the last page. */
+export interface ExecutionPage {
+  executions: Execution[];
+  nextCursor: string | null;
+}
+
+/** A run of a job now (`Store.jobTrigger`): `id` of the new execution, `now` epoch ms (UTC). */
+export interface JobTriggerParams {
+  jobType: JobType;
+  jobId: string;
+  id: string;
+  now: number;
+}
+
 /**
  * The store: every persistent operation of the service, as domain operations taking one params
  * object (after River's `riverdriver`). One implementation per database (`sqlite/`, later
@@ -92,7 +126,7 @@ export interface Store {
    * @returns the page, and the cursor of the next one (null on the last page)
    * @throws InvalidInputError (path `/query/cursor`) for a cursor this store did not make
    */
-  schedulePage(p: SchedulePageParams): Promise<{ schedules: Schedule[]; nextCursor: string | null }>;
+  schedulePage(p: SchedulePageParams): Promise<SchedulePage>;
   /**
    * Partial update of a `Pending` schedule.
    * @returns the updated schedule; `'not_found'` when none has that id; `'not_pending'` when
@@ -113,7 +147,7 @@ export interface Store {
    * index of that status; a `name` filter is checked row by row within `PAGE_SCAN_MAX` rows a page.
    * @throws InvalidInputError (path `/query/cursor`) for a cursor this store did not make
    */
-  cronPage(p: CronPageParams): Promise<{ cronJobs: CronJob[]; nextCursor: string | null }>;
+  cronPage(p: CronPageParams): Promise<CronJobPage>;
   /**
    * Partial update. With `recomputeAfter`, the new `nextInvocation` is the patched job's first
    * occurrence after that instant, computed inside the same transaction (cron-patch.ts),
@@ -198,10 +232,7 @@ export interface Store {
    * last page. A job without executions (or unknown) gives an empty page.
    * @throws InvalidInputError (path `/query/cursor`) for a cursor this store did not make
    */
-  executionList(p: { jobType: JobType; jobId: string; limit: number; cursor: string | null }): Promise<{
-    executions: Execution[];
-    nextCursor: string | null;
-  }>;
+  executionList(p: ExecutionListParams): Promise<ExecutionPage>;
   /**
    * Runs a job now, outside its schedule: makes a `Pending` execution due at `now`
    * (`triggered: true`, `scheduledFor = now`). A schedule must be `Pending`, and becomes `Running`
@@ -209,7 +240,7 @@ export interface Store {
    * `invocations` grows when the execution is made.
    * @returns the new execution; `'not_found'`; `'not_pending'` for a schedule that is not Pending
    */
-  jobTrigger(p: { jobType: JobType; jobId: string; id: string; now: number }): Promise<Execution | 'not_found' | 'not_pending'>;
+  jobTrigger(p: JobTriggerParams): Promise<Execution | 'not_found' | 'not_pending'>;
   /**
    * Deletes finished executions (`Succeeded`, `Failed`, `Skipped`) whose `finishedAt` is before
    * `before` (epoch ms), with their attempts, at most `limit` per call, oldest first. The newest

@@ -169,7 +169,7 @@ export class PostgresStore implements S.Store {
   async scheduleList(): Promise<D.Schedule[]> {
     return this.run(() => schedules.list(this.db.sql));
   }
-  async schedulePage(p: S.SchedulePageParams): Promise<{ schedules: D.Schedule[]; nextCursor: string | null }> {
+  async schedulePage(p: S.SchedulePageParams): Promise<S.SchedulePage> {
     return this.run(() => schedules.page(this.db.sql, p));
   }
   async scheduleUpdate(p: S.ScheduleUpdateParams): Promise<D.Schedule | 'not_found' | 'not_pending'> {
@@ -189,7 +189,7 @@ export class PostgresStore implements S.Store {
   async cronList(): Promise<D.CronJob[]> {
     return this.run(() => cronJobs.list(this.db.sql));
   }
-  async cronPage(p: S.CronPageParams): Promise<{ cronJobs: D.CronJob[]; nextCursor: string | null }> {
+  async cronPage(p: S.CronPageParams): Promise<S.CronJobPage> {
     return this.run(() => cronJobs.page(this.db.sql, p));
   }
   async cronUpdate(p: S.CronUpdateParams): Promise<D.CronJob | null> {
@@ -242,18 +242,10 @@ export class PostgresStore implements S.Store {
   async executionGet(p: { id: string }): Promise<D.Execution | null> {
     return this.run(() => executions.get(this.db.sql, p.id));
   }
-  async executionList(p: { jobType: D.JobType; jobId: string; limit: number; cursor: string | null }): Promise<{
-    executions: D.Execution[];
-    nextCursor: string | null;
-  }> {
+  async executionList(p: S.ExecutionListParams): Promise<S.ExecutionPage> {
     return this.run(() => executions.list(this.db.sql, p));
   }
-  async jobTrigger(p: {
-    jobType: D.JobType;
-    jobId: string;
-    id: string;
-    now: number;
-  }): Promise<D.Execution | 'not_found' | 'not_pending'> {
+  async jobTrigger(p: S.JobTriggerParams): Promise<D.Execution | 'not_found' | 'not_pending'> {
     return this.run(async () => {
       const n = await this.notifyContext();
       return this.db.tx((sql) => executions.trigger(sql, n, p));

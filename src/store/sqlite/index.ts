@@ -133,7 +133,7 @@ export class SqliteStore implements S.Store {
   async scheduleList(): Promise<D.Schedule[]> {
     return this.run((q) => q.schedules.list());
   }
-  async schedulePage(p: S.SchedulePageParams): Promise<{ schedules: D.Schedule[]; nextCursor: string | null }> {
+  async schedulePage(p: S.SchedulePageParams): Promise<S.SchedulePage> {
     return this.run((q) => q.schedules.page(p));
   }
   async scheduleUpdate(p: S.ScheduleUpdateParams): Promise<D.Schedule | 'not_found' | 'not_pending'> {
@@ -153,7 +153,7 @@ export class SqliteStore implements S.Store {
   async cronList(): Promise<D.CronJob[]> {
     return this.run((q) => q.cron.list());
   }
-  async cronPage(p: S.CronPageParams): Promise<{ cronJobs: D.CronJob[]; nextCursor: string | null }> {
+  async cronPage(p: S.CronPageParams): Promise<S.CronJobPage> {
     return this.run((q) => q.cron.page(p));
   }
   async cronUpdate(p: S.CronUpdateParams): Promise<D.CronJob | null> {
@@ -186,18 +186,10 @@ export class SqliteStore implements S.Store {
   async executionGet(p: { id: string }): Promise<D.Execution | null> {
     return this.run((q) => q.executions.get(p.id));
   }
-  async executionList(p: { jobType: D.JobType; jobId: string; limit: number; cursor: string | null }): Promise<{
-    executions: D.Execution[];
-    nextCursor: string | null;
-  }> {
+  async executionList(p: S.ExecutionListParams): Promise<S.ExecutionPage> {
     return this.run((q) => q.executions.list(p));
   }
-  async jobTrigger(p: {
-    jobType: D.JobType;
-    jobId: string;
-    id: string;
-    now: number;
-  }): Promise<D.Execution | 'not_found' | 'not_pending'> {
+  async jobTrigger(p: S.JobTriggerParams): Promise<D.Execution | 'not_found' | 'not_pending'> {
     return this.run((q) => q.executions.trigger(p));
   }
   async executionsPrune(p: { before: number; limit: number }): Promise<number> {
