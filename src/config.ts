@@ -124,6 +124,18 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     return Number(raw);
   };
 
+  /** A duration with a unit ({@link parseDuration}) of at least `minMs`; `least` words that minimum for the message. */
+  const duration = (name: string, fallback: number, minMs: number, least: string): number => {
+    const raw = env[name]?.trim();
+    if (!raw) return fallback;
+    const ms = parseDuration(raw);
+    if (ms === null || ms < minMs) {
+      problems.push(`${name}=${JSON.stringify(raw)} must be a duration of at least ${least}`);
+      return fallback;
+    }
+    return ms;
+  };
+
   const port = int('PORT', 8080, 0, 65535);
   const requestTimeoutMs = int('PUNCTUAL_REQUEST_TIMEOUT_MS', 30_000, 1_000, 900_000);
   const shutdownGraceMs = int('PUNCTUAL_SHUTDOWN_GRACE_MS', 10_000, 0, 900_000);
@@ -143,6 +155,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     tagLength: int('PUNCTUAL_MAX_TAG_LENGTH', DEFAULT_LIMITS.tagLength, 1, 65_536),
     endpointLength: int('PUNCTUAL_MAX_ENDPOINT_LENGTH', DEFAULT_LIMITS.endpointLength, 16, 65_536),
     expressionLength: int('PUNCTUAL_MAX_EXPRESSION_LENGTH', DEFAULT_LIMITS.expressionLength, 16, 65_536),
+    maxPastMs: duration('PUNCTUAL_MAX_PAST', DEFAULT_LIMITS.maxPastMs, 1_000, '1s, like 30d or 365d'),
   };
   const rateLimit: RateLimitSettings = {
     perSecond: int('PUNCTUAL_RATE_LIMIT_PER_SECOND', DEFAULT_RATE_LIMIT.perSecond, 0, 10_000_000),
@@ -178,16 +191,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     } else testClockOffsetMs = Number(offset);
   }
 
-  let executionRetentionMs = 7 * 86_400_000;
-  const retention = env.PUNCTUAL_EXECUTION_RETENTION?.trim();
-  if (retention) {
-    const ms = parseDuration(retention);
-    if (ms === null || ms < 60_000) {
-      problems.push(
-        `PUNCTUAL_EXECUTION_RETENTION=${JSON.stringify(retention)} must be a duration of at least 1m, like 90m, 36h or 7d`,
-      );
-    } else executionRetentionMs = ms;
-  }
+  const executionRetentionMs = duration('PUNCTUAL_EXECUTION_RETENTION', 7 * 86_400_000, 60_000, '1m, like 90m, 36h or 7d');
 
   let signingSecrets: string[] | null = null;
   if (env.PUNCTUAL_SIGNING_SECRET?.trim()) {

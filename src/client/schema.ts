@@ -835,6 +835,7 @@ export interface components {
          *       "id": "019aa5c2-5e00-7c3a-8d2b-3f6e1a9b4c70",
          *       "name": "Remind Ada of invoice INV-1042",
          *       "scheduledAt": "2026-11-21T10:00:00.000Z",
+         *       "runsImmediately": false,
          *       "status": "Pending",
          *       "endpoint": "https://billing.example.com/hooks/reminder",
          *       "data": {
@@ -867,6 +868,8 @@ export interface components {
              * @description Instant at which the endpoint is called (ISO 8601, UTC).
              */
             scheduledAt: string;
+            /** @description True when `scheduledAt` was already past when the schedule was created or its `scheduledAt` last changed: it runs at once, and its lateness counts from that moment, not from `scheduledAt`. */
+            runsImmediately: boolean;
             /**
              * @description Pending until its instant (or a trigger); Running while its execution is in progress, retries included; then Succeeded (a 2xx answer) or Failed.
              * @enum {string}

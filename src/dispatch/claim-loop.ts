@@ -208,7 +208,7 @@ export class ClaimLoop {
           events.emit('dispatch:claimed', claims);
           sink.push(claims);
           logger.debug(
-            { claimed: claims.length, claimMs: this.now() - now, lateMs: now - claims[0]!.scheduledFor, queued: sink.queued },
+            { claimed: claims.length, claimMs: this.now() - now, lateMs: now - claims[0]!.dueAt, queued: sink.queued },
             'dispatch: claimed',
           );
         }

@@ -113,7 +113,7 @@ export class Dispatcher {
             jobId: claim.jobId,
             attempt: claim.attempt,
             statusCode: result.statusCode,
-            lateMs: result.startedAt - claim.scheduledFor,
+            lateMs: result.startedAt - claim.dueAt,
             nodeId: this.nodeId,
           },
           'dispatch: attempt finished',

@@ -54,6 +54,12 @@ export interface Schedule extends DeliverySettings {
   tags: string[];
   /** Epoch ms (UTC). */
   createdAt: number;
+  /**
+   * Epoch ms (UTC) from which the schedule is due to the service: the later of `scheduledAt` and
+   * the moment it was stored or its `scheduledAt` last changed. Lateness counts from here
+   * (docs/interface.md, "Past instants").
+   */
+  dueAt: number;
 }
 
 /** A recurring job. */
@@ -128,6 +134,11 @@ export interface ClaimedExecution {
   jobId: string;
   /** Epoch ms (UTC): the occurrence this execution is for. */
   scheduledFor: number;
+  /**
+   * Epoch ms (UTC) from which the execution was due to the service: `scheduledFor`, or later for
+   * a schedule stored with a past instant (`Schedule.dueAt`). Lateness counts from here.
+   */
+  dueAt: number;
   /** 1 for the first attempt. */
   attempt: number;
   endpoint: string;

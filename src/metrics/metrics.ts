@@ -116,7 +116,8 @@ export class ServerMetrics {
    *   that leads to a retry finishes nothing);
    * - `punctual_attempts_total{result, status_class}`: every call this node made (attempts.ts);
    * - `punctual_attempt_duration_seconds{result}`: how long each call took;
-   * - `punctual_execution_lateness_seconds`: first attempts only, their start − `scheduledFor`;
+   * - `punctual_execution_lateness_seconds`: first attempts only, their start − the moment they
+   *   became due to the service (`dueAt`, else `scheduledFor`; docs/interface.md, "Past instants");
    * - `punctual_calls_in_flight`: calls under way, read at scrape;
    * - `punctual_dispatch_store_errors_total`: claims or outcome writes the store failed (the
    *   dispatcher tries again).
@@ -146,7 +147,7 @@ export class ServerMetrics {
     });
     const lateness = new Histogram({
       name: 'punctual_execution_lateness_seconds',
-      help: 'Start of the first attempt of an execution minus its scheduled instant, in seconds.',
+      help: 'Start of the first attempt of an execution minus the moment it became due (its instant, or when a schedule with a past instant was stored), in seconds.',
       buckets: LATENESS_BUCKETS,
       registers,
     });
@@ -180,7 +181,7 @@ export class ServerMetrics {
       attemptDuration.observe({ result: labels.result }, Math.max(0, outcome.durationMs) / 1000);
       if (outcome.status === 'Succeeded') executions.inc({ outcome: 'succeeded' });
       else if (outcome.status === 'Failed') executions.inc({ outcome: 'failed' });
-      if (claim.attempt === 1) lateness.observe(Math.max(0, outcome.startedAt - claim.scheduledFor) / 1000);
+      if (claim.attempt === 1) lateness.observe(Math.max(0, outcome.startedAt - claim.dueAt) / 1000);
     };
     const failed = (): void => storeErrors.inc();
     dispatcher.events.on('dispatch:delivered', delivered);

@@ -25,6 +25,11 @@ export interface InputLimits {
   endpointLength: number;
   /** Longest cron `expression`, characters (`PUNCTUAL_MAX_EXPRESSION_LENGTH`, default 256). */
   expressionLength: number;
+  /**
+   * How far in the past a schedule's `scheduledAt` may be, ms (`PUNCTUAL_MAX_PAST`, default 365
+   * days); further: 400 on `/scheduledAt` (a typo, not an intent). A nearer past instant runs at once.
+   */
+  maxPastMs: number;
 }
 
 /** The defaults (docs/security.md, "Limits of what a client may send"). */
@@ -36,6 +41,7 @@ export const DEFAULT_LIMITS: Readonly<InputLimits> = Object.freeze({
   tagLength: 64,
   endpointLength: 2_048,
   expressionLength: 256,
+  maxPastMs: 365 * 86_400_000,
 });
 
 /**

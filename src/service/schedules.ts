@@ -43,7 +43,7 @@ const NOT_PENDING = 'The schedule is no longer Pending (it ran, is running or wa
  */
 export async function createSchedule(ctx: JobServiceContext, input: ScheduleCreateInput): Promise<Schedule> {
   const defaults = deliveryDefaults(ctx);
-  const scheduledAt = check(input, true, defaults.retry, ruleContext(ctx));
+  const scheduledAt = check(input, true, defaults.retry, ruleContext(ctx), ctx.clock.now());
   const schedule = await ctx.store.scheduleCreate({
     id: newId(),
     name: input.name,
@@ -89,7 +89,7 @@ export async function listSchedules(
  *   NotFoundError for an unknown id; ConflictError when the schedule is no longer `Pending`
  */
 export async function updateSchedule(ctx: JobServiceContext, id: string, patch: SchedulePatch): Promise<Schedule> {
-  const scheduledAt = check(patch, false, null, ruleContext(ctx));
+  const scheduledAt = check(patch, false, null, ruleContext(ctx), ctx.clock.now());
   if (!isUuid(id)) throw new NotFoundError(NOT_FOUND);
   let retry: RetryPolicy | undefined;
   if (patch.retry !== undefined) {
@@ -108,6 +108,7 @@ export async function updateSchedule(ctx: JobServiceContext, id: string, patch: 
     tags: patch.tags,
     retry,
     timeoutMs: patch.timeoutMs,
+    now: ctx.clock.now(),
   });
   if (result === 'not_found') throw new NotFoundError(NOT_FOUND);
   if (result === 'not_pending') throw new ConflictError(NOT_PENDING);
@@ -125,11 +126,19 @@ export async function deleteSchedule(ctx: JobServiceContext, id: string): Promis
 
 /**
  * Checks the present fields (all required ones on `create`); returns `scheduledAt` as epoch ms
- * (UTC) when given.
+ * (UTC) when given. A `scheduledAt` more than `maxPastMs` before `now` is refused (a typo, not an
+ * intent); a nearer past one runs at once (docs/interface.md, "Past instants").
  * @param retryBase the policy a partial `retry` completes (null: not known yet, see {@link checkDelivery})
  * @param rules the limits and endpoint policy of the service
+ * @param now epoch ms (UTC)
  */
-function check(input: SchedulePatch, create: boolean, retryBase: RetryPolicy | null, rules: RuleContext): number | undefined {
+function check(
+  input: SchedulePatch,
+  create: boolean,
+  retryBase: RetryPolicy | null,
+  rules: RuleContext,
+  now: number,
+): number | undefined {
   const checks = new Checks(rules);
   if (create) checks.required('/name', input.name).required('/scheduledAt', input.scheduledAt).required('/endpoint', input.endpoint);
   checks
@@ -138,7 +147,23 @@ function check(input: SchedulePatch, create: boolean, retryBase: RetryPolicy | n
     .rule('/endpoint', 'endpoint', input.endpoint)
     .object('/data', input.data)
     .tags('/tags', input.tags);
+  const scheduledAt = typeof input.scheduledAt === 'string' ? (parseIsoInstant(input.scheduledAt) ?? undefined) : undefined;
+  if (scheduledAt !== undefined && scheduledAt < now - rules.limits.maxPastMs) {
+    checks.add('/scheduledAt', `must not be more than ${durationText(rules.limits.maxPastMs)} in the past (PUNCTUAL_MAX_PAST)`);
+  }
   checkDelivery(checks, input, retryBase);
   checks.throwIfAny();
-  return input.scheduledAt === undefined ? undefined : (parseIsoInstant(input.scheduledAt) ?? undefined);
+  return scheduledAt;
+}
+
+/** `ms` in the largest unit of `PUNCTUAL_MAX_PAST` that divides it: `365 days`, `12 hours`, `90 seconds`. */
+function durationText(ms: number): string {
+  for (const [unitMs, unit] of [
+    [86_400_000, 'day'],
+    [3_600_000, 'hour'],
+    [60_000, 'minute'],
+  ] as const) {
+    if (ms % unitMs === 0) return `${ms / unitMs} ${unit}${ms === unitMs ? '' : 's'}`;
+  }
+  return `${ms / 1_000} seconds`;
 }

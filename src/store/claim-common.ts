@@ -20,7 +20,7 @@ export interface DeliveryRow {
  * retries), NULL columns and `job_exists` false when the job was deleted. Add a WHERE clause.
  */
 export function executionWithJobSql(from: string): string {
-  return `SELECT e.id, e.job_type, e.job_id, e.scheduled_for,
+  return `SELECT e.id, e.job_type, e.job_id, e.scheduled_for, coalesce(e.due_at, e.scheduled_for) AS due_at,
        coalesce(s.endpoint, c.endpoint) AS endpoint,
        coalesce(s.data, c.data) AS data,
        coalesce(s.retry_max_attempts, c.retry_max_attempts) AS retry_max_attempts,

@@ -8,7 +8,7 @@ import type { RowCodec } from './rows.js';
 import type { ExecutionRecord } from './transfer-records.js';
 
 /** The columns of `executions` read as an {@link Execution}. */
-export const EXECUTION_COLUMNS = 'id, job_type, job_id, scheduled_for, status, triggered, created_at, started_at, finished_at';
+export const EXECUTION_COLUMNS = 'id, job_type, job_id, scheduled_for, status, triggered, created_at, started_at, finished_at, due_at';
 
 /** A row of `executions` as selected with {@link EXECUTION_COLUMNS}; `triggered` as the driver gives booleans. */
 export interface ExecutionRow {
@@ -21,6 +21,8 @@ export interface ExecutionRow {
   created_at: number;
   started_at: number | null;
   finished_at: number | null;
+  /** When a schedule's execution became due to the service (`Schedule.dueAt`); null: `scheduled_for`. */
+  due_at: number | null;
 }
 
 /** Every column of `executions` but none derived, in the order of the table (a copy writes these). */
@@ -39,6 +41,7 @@ export const EXECUTION_RECORD_COLUMNS = [
   'lease_owner',
   'lease_expires_at',
   'error',
+  'due_at',
 ] as const;
 
 /** A whole row of `executions` ({@link EXECUTION_RECORD_COLUMNS}), internal columns included. */
@@ -64,7 +67,10 @@ export interface AttemptRow {
   response_body: string | null;
 }
 
-/** Row → execution with its attempts; `lateMs` is the first attempt's start minus `scheduledFor`. */
+/**
+ * Row → execution with its attempts; `lateMs` is the first attempt's start minus the moment the
+ * execution became due to the service (`due_at`, else `scheduledFor`; docs/interface.md, "Past instants").
+ */
 export function executionFromRow(codec: RowCodec, r: ExecutionRow, attempts: Attempt[]): Execution {
   return {
     id: r.id,
@@ -76,7 +82,7 @@ export function executionFromRow(codec: RowCodec, r: ExecutionRow, attempts: Att
     createdAt: r.created_at,
     startedAt: r.started_at,
     finishedAt: r.finished_at,
-    lateMs: r.started_at === null ? null : r.started_at - r.scheduled_for,
+    lateMs: r.started_at === null ? null : r.started_at - (r.due_at ?? r.scheduled_for),
     attempts,
   };
 }
@@ -91,6 +97,7 @@ export function executionRecordFromRow(codec: RowCodec, r: ExecutionRecordRow): 
     leaseOwner: r.lease_owner,
     leaseExpiresAt: r.lease_expires_at,
     error: r.error,
+    dueAt: r.due_at,
   };
 }
 
@@ -114,6 +121,7 @@ export function executionToRow(
     lease_owner: e.leaseOwner,
     lease_expires_at: e.leaseExpiresAt,
     error: e.error,
+    due_at: e.dueAt,
   };
 }
 

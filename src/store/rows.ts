@@ -97,6 +97,7 @@ export const SCHEDULE_COLUMNS = [
   'retry_initial_delay_ms',
   'retry_max_delay_ms',
   'timeout_ms',
+  'due_at',
 ] as const;
 type ScheduleColumn = (typeof SCHEDULE_COLUMNS)[number];
 
@@ -114,6 +115,8 @@ export interface ScheduleRow {
   retry_initial_delay_ms: number;
   retry_max_delay_ms: number;
   timeout_ms: number;
+  /** NULL: `scheduled_at` (a row written before due times were kept, or seeded by SQL). */
+  due_at: number | null;
 }
 
 /** Row → schedule; NULL `data` reads `{}`, NULL `tags` `[]`. */
@@ -133,7 +136,16 @@ export function scheduleFromRow(codec: RowCodec, r: ScheduleRow): Schedule {
       maxDelayMs: r.retry_max_delay_ms,
     },
     timeoutMs: r.timeout_ms,
+    dueAt: r.due_at ?? r.scheduled_at,
   };
+}
+
+/**
+ * When a schedule with this `scheduledAt`, stored or moved at `now`, is due to the service: the
+ * later of the two (epoch ms, UTC; docs/interface.md, "Past instants").
+ */
+export function scheduleDueAt(scheduledAt: number, now: number): number {
+  return Math.max(scheduledAt, now);
 }
 
 /** The schedule that {@link ScheduleCreateParams} make: `Pending`, created at `p.now`. */
@@ -149,6 +161,7 @@ export function newSchedule(p: ScheduleCreateParams): Schedule {
     createdAt: p.now,
     retry: p.retry,
     timeoutMs: p.timeoutMs,
+    dueAt: scheduleDueAt(p.scheduledAt, p.now),
   };
 }
 
@@ -167,6 +180,7 @@ export function scheduleToRow(s: Schedule): Record<ScheduleColumn, unknown> {
     retry_initial_delay_ms: s.retry.initialDelayMs,
     retry_max_delay_ms: s.retry.maxDelayMs,
     timeout_ms: s.timeoutMs,
+    due_at: s.dueAt,
   };
 }
 
@@ -182,11 +196,12 @@ export const SCHEDULE_PATCH_COLUMNS = [
   'retry_initial_delay_ms',
   'retry_max_delay_ms',
   'timeout_ms',
+  'due_at',
 ] as const;
 
 /**
- * A schedule patch → the values of the columns it sets, NULL for a field it leaves (every column
- * of a schedule is NOT NULL, so the SQL keeps the old value with `coalesce`).
+ * A schedule patch → the values of the columns it sets, NULL for a field it leaves (a patch sets
+ * no column to NULL, so the SQL keeps the old value with `coalesce`).
  */
 export function schedulePatchToRow(
   p: ScheduleUpdateParams,
@@ -202,5 +217,7 @@ export function schedulePatchToRow(
     retry_initial_delay_ms: p.retry?.initialDelayMs ?? null,
     retry_max_delay_ms: p.retry?.maxDelayMs ?? null,
     timeout_ms: p.timeoutMs ?? null,
+    // A new instant is due from the later of it and the patch; the others keep the stored moment.
+    due_at: p.scheduledAt === undefined ? null : scheduleDueAt(p.scheduledAt, p.now),
   };
 }

@@ -328,6 +328,8 @@ export interface ScheduleUpdateParams {
   tags?: string[];
   retry?: RetryPolicy;
   timeoutMs?: number;
+  /** Epoch ms (UTC) of the patch: a new `scheduledAt` is due from the later of it and this. */
+  now: number;
 }
 
 /** Params of {@link Store.cronCreate}. */

@@ -49,6 +49,8 @@ export interface ExecutionRecord {
   leaseExpiresAt: number | null;
   /** Why it ended without an attempt of its own (`job deleted`), else null. */
   error: string | null;
+  /** When a schedule's execution became due to the service (`Schedule.dueAt`), else null. */
+  dueAt: number | null;
   attempts: Attempt[];
 }
 

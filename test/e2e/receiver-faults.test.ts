@@ -60,6 +60,7 @@ describe('misbehaving receivers', () => {
     jobType: 'cron',
     jobId: '01a1fded-0000-7000-8000-00000000000b',
     scheduledFor: Date.now(),
+    dueAt: Date.now(),
     attempt: 1,
     endpoint,
     data: { hello: 'world' },

@@ -38,6 +38,7 @@ describe('SSRF guard at call time (real connections)', () => {
     jobType: 'schedule',
     jobId: '01a1fded-0000-7000-8000-000000000002',
     scheduledFor: Date.now(),
+    dueAt: Date.now(),
     attempt: 1,
     endpoint,
     data: {},

@@ -44,6 +44,7 @@ describe('attempt labels of real calls', () => {
     jobType: 'schedule',
     jobId: '01a1fded-0000-7000-8000-0000000000a2',
     scheduledFor: Date.now(),
+    dueAt: Date.now(),
     attempt: 1,
     endpoint,
     data: {},

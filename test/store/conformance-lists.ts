@@ -221,15 +221,15 @@ export function describeLists(current: () => Store): void {
 
       it('tags follow updates and deletes', async () => {
         const s = await schedule({ tags: ['old', 'kept'] });
-        await store().scheduleUpdate({ id: s.id, tags: ['new', 'kept'] });
+        await store().scheduleUpdate({ now: T0, id: s.id, tags: ['new', 'kept'] });
         expect(ids(await walkSchedules({ tags: ['old'] }, 10))).toEqual([]);
         expect(ids(await walkSchedules({ tags: ['new'] }, 10))).toEqual([s.id]);
         expect(ids(await walkSchedules({ tags: ['kept', 'new'] }, 10))).toEqual([s.id]);
-        await store().scheduleUpdate({ id: s.id, name: 'renamed' }); // tags untouched
+        await store().scheduleUpdate({ now: T0, id: s.id, name: 'renamed' }); // tags untouched
         expect(ids(await walkSchedules({ tags: ['new'] }, 10))).toEqual([s.id]);
-        await store().scheduleUpdate({ id: s.id, tags: [] });
+        await store().scheduleUpdate({ now: T0, id: s.id, tags: [] });
         expect(ids(await walkSchedules({ tags: ['kept'] }, 10))).toEqual([]);
-        await store().scheduleUpdate({ id: s.id, tags: ['back'] });
+        await store().scheduleUpdate({ now: T0, id: s.id, tags: ['back'] });
         expect(ids(await walkSchedules({ tags: ['back'] }, 10))).toEqual([s.id]);
         await store().scheduleDelete({ id: s.id });
         expect(ids(await walkSchedules({ tags: ['back'] }, 10))).toEqual([]);

@@ -304,6 +304,7 @@ export function exerciseStore(name: string, factory: () => Promise<StoreUnderTes
           createdAt: T0,
           retry: { maxAttempts: 7, initialDelayMs: 250, maxDelayMs: 90_000 },
           timeoutMs: 4_500,
+          dueAt: T0 + 123,
         });
         expect(await store.scheduleGet({ id })).toEqual(s);
       });
@@ -328,25 +329,25 @@ export function exerciseStore(name: string, factory: () => Promise<StoreUnderTes
       it('update is partial: absent fields keep their values', async () => {
         const s = await newSchedule();
         let expected = { ...s, name: 'renamed' };
-        expect(await store.scheduleUpdate({ id: s.id, name: 'renamed' })).toEqual(expected);
-        expected = { ...expected, scheduledAt: T0 + 5000 };
-        expect(await store.scheduleUpdate({ id: s.id, scheduledAt: T0 + 5000 })).toEqual(expected);
+        expect(await store.scheduleUpdate({ now: T0, id: s.id, name: 'renamed' })).toEqual(expected);
+        expected = { ...expected, scheduledAt: T0 + 5000, dueAt: T0 + 5000 };
+        expect(await store.scheduleUpdate({ now: T0, id: s.id, scheduledAt: T0 + 5000 })).toEqual(expected);
         expected = { ...expected, endpoint: 'http://other.example/x' };
-        expect(await store.scheduleUpdate({ id: s.id, endpoint: 'http://other.example/x' })).toEqual(expected);
+        expect(await store.scheduleUpdate({ now: T0, id: s.id, endpoint: 'http://other.example/x' })).toEqual(expected);
         expected = { ...expected, data: { replaced: true } };
-        expect(await store.scheduleUpdate({ id: s.id, data: { replaced: true } })).toEqual(expected);
+        expect(await store.scheduleUpdate({ now: T0, id: s.id, data: { replaced: true } })).toEqual(expected);
         expected = { ...expected, tags: [] };
-        expect(await store.scheduleUpdate({ id: s.id, tags: [] })).toEqual(expected);
+        expect(await store.scheduleUpdate({ now: T0, id: s.id, tags: [] })).toEqual(expected);
         expected = { ...expected, retry: { maxAttempts: 1, initialDelayMs: 2000, maxDelayMs: 2000 } };
-        expect(await store.scheduleUpdate({ id: s.id, retry: { maxAttempts: 1, initialDelayMs: 2000, maxDelayMs: 2000 } })).toEqual(expected);
+        expect(await store.scheduleUpdate({ now: T0, id: s.id, retry: { maxAttempts: 1, initialDelayMs: 2000, maxDelayMs: 2000 } })).toEqual(expected);
         expected = { ...expected, timeoutMs: 900_000 };
-        expect(await store.scheduleUpdate({ id: s.id, timeoutMs: 900_000 })).toEqual(expected);
-        expect(await store.scheduleUpdate({ id: s.id })).toEqual(expected);
+        expect(await store.scheduleUpdate({ now: T0, id: s.id, timeoutMs: 900_000 })).toEqual(expected);
+        expect(await store.scheduleUpdate({ now: T0, id: s.id })).toEqual(expected);
         expect(await store.scheduleGet({ id: s.id })).toEqual(expected);
       });
 
       it("update of an unknown id is 'not_found'", async () => {
-        expect(await store.scheduleUpdate({ id: newId(), name: 'x' })).toBe('not_found');
+        expect(await store.scheduleUpdate({ now: T0, id: newId(), name: 'x' })).toBe('not_found');
       });
 
       it("update of a schedule no longer Pending is 'not_pending' and changes nothing", async () => {
@@ -354,7 +355,7 @@ export function exerciseStore(name: string, factory: () => Promise<StoreUnderTes
         await claim(T0);
         const running = await store.scheduleGet({ id: s.id });
         expect(running?.status).toBe('Running');
-        expect(await store.scheduleUpdate({ id: s.id, name: 'late', scheduledAt: T0 + 9999 })).toBe('not_pending');
+        expect(await store.scheduleUpdate({ now: T0, id: s.id, name: 'late', scheduledAt: T0 + 9999 })).toBe('not_pending');
         expect(await store.scheduleGet({ id: s.id })).toEqual(running);
       });
 
@@ -518,6 +519,7 @@ export function exerciseStore(name: string, factory: () => Promise<StoreUnderTes
             jobType: 'schedule',
             jobId: s.id,
             scheduledFor: T0,
+            dueAt: T0,
             attempt: 1,
             endpoint: s.endpoint,
             data: { hello: 'world' },
@@ -569,6 +571,7 @@ export function exerciseStore(name: string, factory: () => Promise<StoreUnderTes
             jobType: 'cron',
             jobId: c.id,
             scheduledFor: T0,
+            dueAt: T0,
             attempt: 1,
             endpoint: c.endpoint,
             data: { c: 1 },
@@ -931,6 +934,22 @@ export function exerciseStore(name: string, factory: () => Promise<StoreUnderTes
         });
       });
 
+      it('a past scheduledAt is due from when it was stored or moved: dueAt, the claim and lateMs count from there', async () => {
+        const s = await newSchedule({ scheduledAt: T0 - 3_600_000, now: T0 });
+        expect(s.dueAt).toBe(T0);
+        expect((await newSchedule({ scheduledAt: T0 + 10, now: T0 })).dueAt).toBe(T0 + 10); // a future instant is its own
+        const moved = await store.scheduleUpdate({ now: T0 + 100, id: s.id, scheduledAt: T0 - 5_000 });
+        expect(moved).toMatchObject({ scheduledAt: T0 - 5_000, dueAt: T0 + 100 });
+        // A patch that leaves scheduledAt keeps the moment it became due.
+        expect(await store.scheduleUpdate({ now: T0 + 200, id: s.id, name: 'renamed' })).toMatchObject({ dueAt: T0 + 100 });
+        expect(await store.scheduleGet({ id: s.id })).toMatchObject({ dueAt: T0 + 100 });
+        const claimed = await claim(T0 + 150);
+        const mine = claimed.find((c) => c.jobId === s.id)!;
+        expect(mine).toMatchObject({ scheduledFor: T0 - 5_000, dueAt: T0 + 100, attempt: 1 });
+        await finish(mine, { startedAt: T0 + 160 });
+        expect(await store.executionGet({ id: mine.executionId })).toMatchObject({ scheduledFor: T0 - 5_000, startedAt: T0 + 160, lateMs: 60 });
+      });
+
       it("attempt 1's own start replaces the claim instant; later attempts never move it", async () => {
         await newSchedule({ scheduledAt: T0 });
         const [a] = await claim(T0 + 5);
@@ -1161,6 +1180,7 @@ export function exerciseStore(name: string, factory: () => Promise<StoreUnderTes
             jobType: 'schedule',
             jobId: s.id,
             scheduledFor: T0,
+            dueAt: T0,
             attempt: 1,
             endpoint: s.endpoint,
             data: s.data,
@@ -1475,7 +1495,7 @@ export function exerciseStore(name: string, factory: () => Promise<StoreUnderTes
         const a = await newSchedule({ scheduledAt: T0 + 500 });
         const b = await newSchedule({ scheduledAt: T0 + 300 });
         expect(await store.nextDueAt()).toBe(T0 + 300);
-        await store.scheduleUpdate({ id: a.id, scheduledAt: T0 + 100 });
+        await store.scheduleUpdate({ now: T0, id: a.id, scheduledAt: T0 + 100 });
         expect(await store.nextDueAt()).toBe(T0 + 100);
         await store.scheduleDelete({ id: a.id });
         expect(await store.nextDueAt()).toBe(T0 + 300);

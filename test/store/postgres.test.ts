@@ -369,7 +369,7 @@ describe.skipIf(!BASE)('PostgreSQL store', () => {
         await until(() => heard.length > 1);
         expect(heard[1]).toBe(c.nextInvocation);
 
-        await b.scheduleUpdate({ id: near.id, scheduledAt: dbNow + 500 });
+        await b.scheduleUpdate({ now: dbNow, id: near.id, scheduledAt: dbNow + 500 });
         await until(() => heard.length > 2);
         expect(heard[2]).toBe(dbNow + 500);
 

@@ -292,6 +292,8 @@ describe('SQLite store', () => {
         tags: ['t'],
         createdAt: T0 - 1,
         ...defaults,
+        // A schedule stored before due times were kept is taken as stored at its createdAt.
+        dueAt: T0 + 3_600_000,
       });
       expect(await s.cronGet({ id: ids.cron })).toEqual({
         id: ids.cron,

@@ -11,6 +11,7 @@ function claim(attempt: number, maxAttempts = 3): ClaimedExecution {
     jobType: 'schedule',
     jobId: 'j1',
     scheduledFor: T0,
+    dueAt: T0,
     attempt,
     endpoint: 'https://example.com/hook',
     data: {},

@@ -15,6 +15,7 @@ export const SCHEDULE_EXAMPLE: ScheduleWire = {
   id: '019aa5c2-5e00-7c3a-8d2b-3f6e1a9b4c70',
   name: 'Remind Ada of invoice INV-1042',
   scheduledAt: '2026-11-21T10:00:00.000Z',
+  runsImmediately: false,
   status: 'Pending',
   endpoint: 'https://billing.example.com/hooks/reminder',
   data: { invoiceId: 'INV-1042', customer: 'ada@example.com' },

@@ -14,6 +14,10 @@ export const ScheduleSchema = Type.Object(
     id: Id,
     name: Type.String({ description: 'Name of the schedule.' }),
     scheduledAt: Timestamp('Instant at which the endpoint is called (ISO 8601, UTC).'),
+    runsImmediately: Type.Boolean({
+      description:
+        'True when `scheduledAt` was already past when the schedule was created or its `scheduledAt` last changed: it runs at once, and its lateness counts from that moment, not from `scheduledAt`.',
+    }),
     status: StringEnum(
       SCHEDULE_STATUSES,
       'Pending until its instant (or a trigger); Running while its execution is in progress, retries included; then Succeeded (a 2xx answer) or Failed.',
@@ -117,6 +121,7 @@ export function scheduleToWire(s: Schedule): ScheduleWire {
     id: s.id,
     name: s.name,
     scheduledAt: toIso(s.scheduledAt),
+    runsImmediately: s.dueAt > s.scheduledAt,
     status: s.status,
     endpoint: s.endpoint,
     data: s.data,

@@ -84,12 +84,12 @@ export const START_SCHEDULES_SQL = `WITH u AS MATERIALIZED (SELECT u.*, 'Pending
 s AS (
   UPDATE schedules x SET status = 'Running' FROM u
    WHERE x.id = ANY($1::text[]) AND x.id = u.sid AND x.status = u.pending
-  RETURNING x.id, u.eid, x.endpoint, x.data, x.scheduled_at,
+  RETURNING x.id, u.eid, x.endpoint, x.data, x.scheduled_at, coalesce(x.due_at, x.scheduled_at) AS due_at,
             x.retry_max_attempts, x.retry_initial_delay_ms, x.retry_max_delay_ms, x.timeout_ms),
 ins AS (
-  INSERT INTO executions (id, job_type, job_id, scheduled_for, triggered, status, attempt, created_at,
+  INSERT INTO executions (id, job_type, job_id, scheduled_for, due_at, triggered, status, attempt, created_at,
                           started_at, lease_owner, lease_expires_at)
-  SELECT s.eid, 'schedule', s.id, s.scheduled_at, false, 'Running', 1, $3::bigint,
+  SELECT s.eid, 'schedule', s.id, s.scheduled_at, s.due_at, false, 'Running', 1, $3::bigint,
          $3::bigint, $4::text, $3::bigint + s.timeout_ms + $5::bigint
     FROM s
   ON CONFLICT (job_type, job_id, scheduled_for) WHERE NOT triggered DO NOTHING
@@ -103,7 +103,7 @@ SELECT s.*, s.eid IN (SELECT id FROM ins) AS inserted FROM s`;
  * deleted') and returns nothing. started_at is kept when set (attempt 1 set it), else now.
  */
 export const RELET_SQL = `WITH k AS MATERIALIZED (
-  SELECT id, job_type, job_id, scheduled_for, status, next_attempt_at, lease_expires_at
+  SELECT id, job_type, job_id, scheduled_for, due_at, status, next_attempt_at, lease_expires_at
     FROM executions WHERE id = ANY($1::text[])),
 e AS (
   ${executionWithJobSql('k AS e')}
@@ -116,7 +116,7 @@ failed AS (
 UPDATE executions x SET status = 'Running', attempt = x.attempt + 1, started_at = coalesce(x.started_at, $2::bigint),
        next_attempt_at = NULL, lease_owner = $3::text, lease_expires_at = $2::bigint + e.timeout_ms + $4::bigint
   FROM e WHERE x.id = ANY($1::text[]) AND x.id = e.id AND e.job_exists
-RETURNING x.id, x.attempt, x.lease_expires_at, e.job_type, e.job_id, e.scheduled_for, e.endpoint, e.data,
+RETURNING x.id, x.attempt, x.lease_expires_at, e.job_type, e.job_id, e.scheduled_for, e.due_at, e.endpoint, e.data,
           e.retry_max_attempts, e.retry_initial_delay_ms, e.retry_max_delay_ms, e.timeout_ms`;
 
 /**

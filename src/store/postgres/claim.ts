@@ -118,6 +118,7 @@ interface StartedScheduleRow extends DeliveryRow {
   endpoint: string;
   data: JsonObject | null;
   scheduled_at: number;
+  due_at: number;
   /** False when the occurrence already had an execution (see START_SCHEDULES_SQL). */
   inserted: boolean;
 }
@@ -127,6 +128,7 @@ interface ReletRow extends DeliveryRow {
   job_type: JobType;
   job_id: string;
   scheduled_for: number;
+  due_at: number;
   endpoint: string;
   data: JsonObject | null;
   attempt: number;
@@ -225,6 +227,7 @@ export class ClaimQueries {
           jobType: 'schedule',
           jobId: s.id,
           scheduledFor: s.scheduled_at,
+          dueAt: s.due_at,
           attempt: 1,
           endpoint: s.endpoint,
           data: s.data ?? {},
@@ -243,6 +246,7 @@ export class ClaimQueries {
           jobType: e.job_type,
           jobId: e.job_id,
           scheduledFor: e.scheduled_for,
+          dueAt: e.due_at,
           attempt: e.attempt,
           endpoint: e.endpoint,
           data: e.data ?? {},
@@ -309,6 +313,7 @@ export class ClaimQueries {
         jobType: 'cron',
         jobId: job.id,
         scheduledFor: x.scheduledFor,
+        dueAt: x.scheduledFor,
         attempt: 1,
         endpoint: job.endpoint,
         data: job.data ?? {},

@@ -206,6 +206,20 @@ CREATE TRIGGER schedule_tags_delete AFTER DELETE ON schedules
 ANALYZE schedules, schedule_tags, cron_jobs;
 `,
   },
+  /*
+   * When an occurrence became due to the service: a schedule stored (or moved) with a
+   * `scheduled_at` already past is due from that moment, not from its instant
+   * (docs/interface.md, "Past instants"). `schedules.due_at` is the later of the two, NULL
+   * meaning `scheduled_at` (rows written before, or seeded by SQL); `executions.due_at` copies it
+   * when a claim starts a schedule, NULL meaning `scheduled_for`.
+   */
+  {
+    version: 3,
+    sql: `
+ALTER TABLE schedules ADD COLUMN due_at bigint;
+ALTER TABLE executions ADD COLUMN due_at bigint;
+`,
+  },
 ];
 
 /** Highest schema version this code knows. */

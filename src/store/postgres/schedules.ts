@@ -98,7 +98,7 @@ export const schedules = {
   },
 
   /**
-   * Every column is NOT NULL, so NULL stands for "absent" and coalesce keeps the old value; the
+   * A patch sets no column to NULL, so NULL stands for "absent" and coalesce keeps the old value; the
    * status test is in the same statement as the write (atomic). A new `scheduledAt` is announced.
    */
   async update(sql: Sql, n: NotifyContext, p: ScheduleUpdateParams): Promise<Schedule | 'not_found' | 'not_pending'> {
@@ -113,11 +113,12 @@ export const schedules = {
            retry_max_attempts = coalesce($7, retry_max_attempts),
            retry_initial_delay_ms = coalesce($8, retry_initial_delay_ms),
            retry_max_delay_ms = coalesce($9, retry_max_delay_ms),
-           timeout_ms = coalesce($10, timeout_ms)
+           timeout_ms = coalesce($10, timeout_ms),
+           due_at = coalesce($11, due_at)
          WHERE id = $1 AND status = 'Pending'
          RETURNING ${COLUMNS})
-       SELECT u.*, ${notifySql('CASE WHEN $3::bigint IS NULL THEN NULL ELSE u.scheduled_at END', '$11', n.clock)} AS notified FROM u`,
-      // $1…$10: the patch columns (SCHEDULE_PATCH_COLUMNS) in order.
+       SELECT u.*, ${notifySql('CASE WHEN $3::bigint IS NULL THEN NULL ELSE u.scheduled_at END', '$12', n.clock)} AS notified FROM u`,
+      // $1…$11: the patch columns (SCHEDULE_PATCH_COLUMNS) in order.
       [...rowMap.valuesOf(rowMap.schedulePatchToRow(p), rowMap.SCHEDULE_PATCH_COLUMNS), n.channel],
     );
     if (r) return fromRow(r);

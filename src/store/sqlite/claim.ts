@@ -97,6 +97,7 @@ interface ScheduleStartRow extends DeliveryRow {
   endpoint: string;
   data: string | null;
   scheduled_at: number;
+  due_at: number;
 }
 
 interface ExistingRow extends DeliveryRow {
@@ -104,6 +105,7 @@ interface ExistingRow extends DeliveryRow {
   job_type: JobType;
   job_id: string;
   scheduled_for: number;
+  due_at: number;
   endpoint: string | null;
   data: string | null;
   job_exists: number;
@@ -115,6 +117,8 @@ interface NewExecution {
   jobType: JobType;
   jobId: string;
   scheduledFor: number;
+  /** A schedule's `due_at`; null (meaning `scheduledFor`) for a cron job's occurrence. */
+  dueAt: number | null;
   status: OccurrenceStatus;
   attempt: number;
   now: number;
@@ -160,12 +164,12 @@ export class ClaimQueries {
     this.dueCounts = db.prepare<[{ now: number; limit: number }], DueCounts>(DUE_COUNT_SQL);
     this.startSchedule = db.prepare<[string], ScheduleStartRow>(
       `UPDATE schedules SET status = 'Running' WHERE id = ? AND status = 'Pending'
-       RETURNING endpoint, data, scheduled_at, retry_max_attempts, retry_initial_delay_ms, retry_max_delay_ms, timeout_ms`,
+       RETURNING endpoint, data, scheduled_at, coalesce(due_at, scheduled_at) AS due_at, retry_max_attempts, retry_initial_delay_ms, retry_max_delay_ms, timeout_ms`,
     );
     this.insertExecution = db.prepare<[NewExecution], { id: string }>(
-      `INSERT INTO executions (id, job_type, job_id, scheduled_for, triggered, status, attempt, created_at,
+      `INSERT INTO executions (id, job_type, job_id, scheduled_for, due_at, triggered, status, attempt, created_at,
          started_at, finished_at, next_attempt_at, lease_owner, lease_expires_at)
-       VALUES (:id, :jobType, :jobId, :scheduledFor, 0, :status, :attempt, :now,
+       VALUES (:id, :jobType, :jobId, :scheduledFor, :dueAt, 0, :status, :attempt, :now,
          :startedAt, :finishedAt, :nextAttemptAt, :leaseOwner, :leaseExpiresAt)
        ON CONFLICT (job_type, job_id, scheduled_for) WHERE triggered = 0 DO NOTHING
        RETURNING id`,
@@ -238,7 +242,7 @@ export class ClaimQueries {
     const s = this.startSchedule.get(id);
     if (!s) return;
     const leaseExpiresAt = leaseExpiry(c, s.timeout_ms);
-    const executionId = this.insert(c, 'schedule', id, s.scheduled_at, 'Running', leaseExpiresAt);
+    const executionId = this.insert(c, 'schedule', id, s.scheduled_at, 'Running', leaseExpiresAt, s.due_at);
     // No execution inserted: this occurrence already has one, which owns the schedule's status.
     // Unreachable through the Store contract (a schedule leaves Pending exactly when its execution
     // is inserted, and only a Pending schedule can be patched), kept harmless on purpose.
@@ -248,6 +252,7 @@ export class ClaimQueries {
       jobType: 'schedule',
       jobId: id,
       scheduledFor: s.scheduled_at,
+      dueAt: s.due_at,
       attempt: 1,
       endpoint: s.endpoint,
       data: objectFromColumn(s.data),
@@ -284,6 +289,7 @@ export class ClaimQueries {
           jobType: 'cron',
           jobId: id,
           scheduledFor: o,
+          dueAt: o,
           attempt: 1,
           endpoint: job.endpoint,
           data: job.data ?? {},
@@ -318,6 +324,7 @@ export class ClaimQueries {
       jobType: e.job_type,
       jobId: e.job_id,
       scheduledFor: e.scheduled_for,
+      dueAt: e.due_at,
       attempt,
       endpoint: e.endpoint,
       data: objectFromColumn(e.data),
@@ -344,6 +351,7 @@ export class ClaimQueries {
     scheduledFor: number,
     status: NewExecution['status'],
     leaseExpiresAt: number | null,
+    dueAt: number | null = null,
   ): string | null {
     const running = status === 'Running';
     const r = this.insertExecution.get({
@@ -351,6 +359,7 @@ export class ClaimQueries {
       jobType,
       jobId,
       scheduledFor,
+      dueAt,
       status,
       attempt: running ? 1 : 0,
       now: c.now,

@@ -78,7 +78,7 @@ export class ScheduleQueries {
     );
     // A deferred transaction: the scan and the read of the rows see one snapshot.
     this.pageTx = db.transaction((p: SchedulePageParams) => this.pageIn(p));
-    // Every column of a schedule is NOT NULL, so NULL can stand for "absent" and coalesce keeps
+    // A patch sets no column to NULL, so NULL can stand for "absent" and coalesce keeps
     // the old value. The status test is in the same statement as the write: atomic.
     this.patchPending = db.prepare<[PatchBinding], rowMap.ScheduleRow>(
       `UPDATE schedules SET
@@ -90,7 +90,8 @@ export class ScheduleQueries {
          retry_max_attempts = coalesce(:retry_max_attempts, retry_max_attempts),
          retry_initial_delay_ms = coalesce(:retry_initial_delay_ms, retry_initial_delay_ms),
          retry_max_delay_ms = coalesce(:retry_max_delay_ms, retry_max_delay_ms),
-         timeout_ms = coalesce(:timeout_ms, timeout_ms)
+         timeout_ms = coalesce(:timeout_ms, timeout_ms),
+         due_at = coalesce(:due_at, due_at)
        WHERE id = :id AND status = 'Pending'
        RETURNING ${COLUMNS}`,
     );
