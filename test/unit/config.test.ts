@@ -56,6 +56,13 @@ describe('loadConfig', () => {
     expect(e.message).not.toContain(secret);
   });
 
+  it('reads PUNCTUAL_MAX_PAST as a duration, 365 days by default, at least 1s', () => {
+    expect(loadConfig({}).limits.maxPastMs).toBe(365 * 86_400_000);
+    expect(loadConfig({ PUNCTUAL_MAX_PAST: '30d' }).limits.maxPastMs).toBe(30 * 86_400_000);
+    expect(() => loadConfig({ PUNCTUAL_MAX_PAST: '1y' })).toThrow(/PUNCTUAL_MAX_PAST="1y" must be a duration of at least 1s/);
+    expect(() => loadConfig({ PUNCTUAL_MAX_PAST: '500ms' })).toThrow(/PUNCTUAL_MAX_PAST/);
+  });
+
   it('reads retention as a duration and signing secrets as a space-separated list', () => {
     const a = `whsec_${Buffer.alloc(32, 1).toString('base64')}`;
     const b = `whsec_${Buffer.alloc(32, 2).toString('base64')}`;
