@@ -47,11 +47,12 @@ describe('POST /schedules', () => {
     expect(res.statusCode).toBe(201);
     const body = res.json();
     expect(Object.keys(body).sort()).toEqual(
-      ['createdAt', 'data', 'endpoint', 'id', 'name', 'retry', 'scheduledAt', 'status', 'tags', 'timeoutMs'],
+      ['createdAt', 'data', 'endpoint', 'id', 'name', 'retry', 'runsImmediately', 'scheduledAt', 'status', 'tags', 'timeoutMs'],
     );
     expect(body).toMatchObject({
       name: 'invoice',
       scheduledAt: '2026-11-22T09:00:00.000Z',
+      runsImmediately: false,
       status: 'Pending',
       endpoint: 'https://example.com/hook',
       data: {},
