@@ -1,4 +1,4 @@
-import type { ApiKey, Attempt, CronJob, ExecutionStatus, JobType, Schedule } from '../domain/types.js';
+import type { ApiKey, Attempt, CronJob, ExecutionStatus, JobType, MissedOccurrences, Schedule } from '../domain/types.js';
 
 // ---- Moving a whole store to another (`punctual migrate-store`, docs/multinode.md) -------------
 //
@@ -49,6 +49,8 @@ export interface ExecutionRecord {
   leaseExpiresAt: number | null;
   /** Why it ended without an attempt of its own (`job deleted`), else null. */
   error: string | null;
+  /** The occurrences a catch-up execution stands for (misfire `once`), else null. */
+  missedOccurrences: MissedOccurrences | null;
   attempts: Attempt[];
 }
 

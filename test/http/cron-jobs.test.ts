@@ -48,7 +48,7 @@ async function patch(id: string, body: object) {
   return app.inject({ method: 'PATCH', url: `/cron/${id}`, headers, payload: body });
 }
 function claim() {
-  return store.claimDue({ now: clock.now(), limit: 10, nodeId: 'test', leaseMs: 60_000, misfireThresholdMs: 60_000 });
+  return store.claimDue({ now: clock.now(), limit: 10, nodeId: 'test', leaseMs: 60_000, misfireThresholdMs: 60_000 }).then((r) => r.claimed);
 }
 
 describe('POST /cron', () => {

@@ -97,13 +97,13 @@ describe('POST /cron/{id}/trigger and /schedules/{id}/trigger', () => {
     const after = (await app.inject({ method: 'GET', url: `/cron/${job.id}`, headers })).json();
     expect(after).toMatchObject({ invocations: 1, nextInvocation: job.nextInvocation, lastInvocation: iso(T0 + 1_234), lastStatus: 'Pending' });
     // The dispatcher's claim takes it at once.
-    const claimed = await store.claimDue({
+    const claimed = (await store.claimDue({
       now: clock.now(),
       limit: 10,
       nodeId: 'n',
       leaseMs: 60_000,
       misfireThresholdMs: 60_000,
-    });
+    })).claimed;
     expect(claimed.map((c) => [c.executionId, c.attempt])).toEqual([[e.id, 1]]);
   });
 
@@ -189,13 +189,13 @@ describe('GET /executions/{id}', () => {
     expect(got.json()).toEqual(e);
 
     clock.t = T0 + 40;
-    const [claimed] = await store.claimDue({
+    const [claimed] = (await store.claimDue({
       now: clock.now(),
       limit: 10,
       nodeId: 'n',
       leaseMs: 60_000,
       misfireThresholdMs: 60_000,
-    });
+    })).claimed;
     expect(claimed?.executionId).toBe(e.id);
     await store.executionsFinish({
       nodeId: 'n',

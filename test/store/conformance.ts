@@ -87,7 +87,7 @@ export function exerciseStore(name: string, factory: () => Promise<StoreUnderTes
         leaseMs: LONG_LEASE,
         misfireThresholdMs: THRESHOLD,
         ...o,
-      });
+      }).then((r) => r.claimed);
 
     const newSchedule = (
       o: { scheduledAt?: number; now?: number; id?: string; data?: object; tags?: string[]; retry?: RetryPolicy; timeoutMs?: number } = {},

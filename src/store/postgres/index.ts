@@ -9,7 +9,7 @@ import type {
   JobType,
   Schedule,
 } from '../../domain/types.js';
-import { warnPaused } from '../claim-rules.js';
+import { warnPaused, type ClaimDueResult } from '../claim-rules.js';
 import type {
   ApiKeyCreateParams,
   ClaimDueParams,
@@ -224,13 +224,13 @@ export class PostgresStore implements Store {
 
   // ---- Dispatch ----------------------------------------------------------------------------
   /** See claim.ts. With clock 'database', `p.now` is ignored: the database's clock decides. */
-  async claimDue(p: ClaimDueParams): Promise<ClaimedExecution[]> {
-    const { claimed, paused } = await this.run(async () => {
+  async claimDue(p: ClaimDueParams): Promise<ClaimDueResult> {
+    const { paused, ...result } = await this.run(async () => {
       const scope = await this.scope();
       return this.db.tx((sql) => this.claims.claim(sql, scope, p));
     });
     warnPaused(this.logger, paused);
-    return claimed;
+    return result;
   }
   async executionsFinish(p: { nodeId: string; outcomes: AttemptOutcome[] }): Promise<void> {
     if (p.outcomes.length === 0) return this.run(async () => undefined);

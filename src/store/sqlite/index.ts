@@ -9,7 +9,7 @@ import type {
   JobType,
   Schedule,
 } from '../../domain/types.js';
-import { warnPaused } from '../claim-rules.js';
+import { warnPaused, type ClaimDueResult } from '../claim-rules.js';
 import type {
   ApiKeyCreateParams,
   ClaimDueParams,
@@ -184,10 +184,10 @@ export class SqliteStore implements Store {
   }
 
   // ---- Dispatch ----------------------------------------------------------------------------
-  async claimDue(p: ClaimDueParams): Promise<ClaimedExecution[]> {
-    const { claimed, paused } = this.run((q) => q.claim.claim(p));
+  async claimDue(p: ClaimDueParams): Promise<ClaimDueResult> {
+    const { paused, ...result } = this.run((q) => q.claim.claim(p));
     warnPaused(this.logger, paused);
-    return claimed;
+    return result;
   }
   async executionsFinish(p: { nodeId: string; outcomes: AttemptOutcome[] }): Promise<void> {
     this.run((q) => q.executions.finish(p.nodeId, p.outcomes));
