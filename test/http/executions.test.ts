@@ -36,7 +36,8 @@ afterEach(async () => {
 });
 
 const EXECUTION_KEYS = [
-  'attempts', 'createdAt', 'finishedAt', 'id', 'jobId', 'jobType', 'lateMs', 'scheduledFor', 'startedAt', 'status', 'triggered',
+  'attempts', 'createdAt', 'finishedAt', 'id', 'jobId', 'jobType', 'lateMs', 'missedOccurrences', 'scheduledFor', 'startedAt', 'status',
+  'triggered',
 ].sort();
 
 async function createSchedule(scheduledAt = '2026-11-22T09:00:00Z') {
@@ -91,6 +92,7 @@ describe('POST /cron/{id}/trigger and /schedules/{id}/trigger', () => {
       startedAt: null,
       finishedAt: null,
       lateMs: null,
+      missedOccurrences: null,
       attempts: [],
     });
     expect(woken).toEqual([T0 + 1_234]);
@@ -220,6 +222,7 @@ describe('GET /executions/{id}', () => {
       startedAt: iso(T0 + 40),
       finishedAt: null,
       lateMs: 40,
+      missedOccurrences: null,
       attempts: [{ number: 1, startedAt: iso(T0 + 40), durationMs: 15, statusCode: 503, error: 'HTTP 503', responseBody: 'busy' }],
     });
     expect(Object.keys(ran.attempts[0]).sort()).toEqual(['durationMs', 'error', 'number', 'responseBody', 'startedAt', 'statusCode']);

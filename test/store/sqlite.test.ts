@@ -309,6 +309,7 @@ describe('SQLite store', () => {
         overlap: 'allow',
         lastInvocation: T0 + 60_000,
         lastStatus: 'Running',
+        skippedOccurrences: 0,
       });
       expect(await s.cronGet({ id: ids.idle })).toMatchObject({ lastInvocation: null, lastStatus: null, misfire: 'once', overlap: 'allow' });
       expect(await s.executionGet({ id: ex.done })).toEqual({
@@ -322,6 +323,7 @@ describe('SQLite store', () => {
         startedAt: T0 + 3,
         finishedAt: T0 + 15,
         lateMs: 3,
+        missedOccurrences: null,
         attempts: [{ number: 1, startedAt: T0 + 3, durationMs: 12, statusCode: 200, error: null, responseBody: 'ok' }],
       });
       // started_at is the first attempt's start: for attempt > 1, the claim of attempt 1 (created_at).
@@ -329,6 +331,7 @@ describe('SQLite store', () => {
         status: 'Failed',
         startedAt: T0,
         lateMs: 0,
+        missedOccurrences: null,
         attempts: [{ number: 2, startedAt: T0 + 2000, durationMs: 10, statusCode: 500, error: 'HTTP 500', responseBody: 'oops' }],
       });
       expect(await s.executionGet({ id: ex.running })).toMatchObject({ status: 'Running', startedAt: T0 + 100, lateMs: 0, attempts: [] });
