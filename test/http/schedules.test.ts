@@ -329,7 +329,7 @@ describe('delivery settings (retry, timeoutMs)', () => {
   it('PATCH with retry: 404 for an unknown id, 409 for a schedule no longer Pending', async () => {
     expect((await app.inject({ method: 'PATCH', url: `/schedules/${newId()}`, headers, payload: { retry: { maxAttempts: 2 } } })).statusCode).toBe(404);
     const s = (await create({ ...valid, scheduledAt: '2026-11-21T09:00:00Z' })).json();
-    (await store.claimDue({ now: clock.now(), limit: 10, nodeId: 'n', leaseMs: 60_000, misfireThresholdMs: 60_000 })).claimed;
+    await store.claimDue({ now: clock.now(), limit: 10, nodeId: 'n', leaseMs: 60_000, misfireThresholdMs: 60_000 });
     const res = await app.inject({ method: 'PATCH', url: `/schedules/${s.id}`, headers, payload: { retry: { initialDelayMs: 3_000_000 } } });
     expect(res.statusCode).toBe(409);
   });

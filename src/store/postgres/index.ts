@@ -3,7 +3,6 @@ import type {
   ApiKey,
   ApiKeyStatus,
   AttemptOutcome,
-  ClaimedExecution,
   CronJob,
   Execution,
   JobType,
