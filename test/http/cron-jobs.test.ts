@@ -59,7 +59,7 @@ describe('POST /cron', () => {
     expect(Object.keys(body).sort()).toEqual(
       [
         'createdAt', 'data', 'endpoint', 'expression', 'id', 'invocations', 'name', 'nextInvocation', 'status', 'timezone',
-        'retry', 'timeoutMs', 'misfire', 'overlap', 'lastInvocation', 'lastStatus',
+        'retry', 'timeoutMs', 'misfire', 'overlap', 'lastInvocation', 'lastStatus', 'skippedOccurrences',
       ].sort(),
     );
     expect(body).toMatchObject({
@@ -78,6 +78,7 @@ describe('POST /cron', () => {
       overlap: 'allow',
       lastInvocation: null,
       lastStatus: null,
+      skippedOccurrences: 0,
     });
     expect(woken).toEqual([Date.parse('2026-11-21T10:15:00Z')]);
   });
