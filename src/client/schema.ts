@@ -534,7 +534,8 @@ export interface components {
          *       "misfire": "once",
          *       "overlap": "allow",
          *       "lastInvocation": "2026-11-20T08:00:00.000Z",
-         *       "lastStatus": "Succeeded"
+         *       "lastStatus": "Succeeded",
+         *       "skippedOccurrences": 0
          *     }
          */
         CronJob: {
@@ -595,6 +596,8 @@ export interface components {
              * @enum {string|null}
              */
             lastStatus: "Pending" | "Running" | "Retrying" | "Succeeded" | "Failed" | "Skipped" | null;
+            /** @description Occurrences dropped by misfire `skip` so far (each missed occurrence once, the one recorded as a Skipped execution included; at most 1,000 counted per catch-up). Overlap-skipped occurrences are not counted. Read-only. */
+            skippedOccurrences: number;
         };
         /**
          * CronJobCreate
@@ -709,6 +712,7 @@ export interface components {
          *       "startedAt": "2026-11-21T10:00:00.012Z",
          *       "finishedAt": "2026-11-21T10:00:00.196Z",
          *       "lateMs": 12,
+         *       "missedOccurrences": null,
          *       "attempts": [
          *         {
          *           "number": 1,
@@ -763,6 +767,26 @@ export interface components {
             finishedAt: string | null;
             /** @description Start of the first attempt minus `scheduledFor`, in ms; null before it. */
             lateMs: number | null;
+            /**
+             * MissedOccurrences
+             * @description The missed occurrences this one catch-up execution of a cron job runs for (misfire `once`, two or more missed while the service was down or late); null for an execution that stands only for itself. Also sent on each of its calls as `Punctual-Missed-Occurrences`.
+             */
+            missedOccurrences: {
+                /** @description How many occurrences this execution stands for, its own (`first`) included: at least 2. Counted up to 1,000; when more were missed, `capped` is true and `count` is 1,000, a lower bound. */
+                count: number;
+                /**
+                 * Format: date-time
+                 * @description The oldest missed occurrence (ISO 8601, UTC): the execution's `scheduledFor`.
+                 */
+                first: string;
+                /**
+                 * Format: date-time
+                 * @description The newest missed occurrence, at or before the claim (ISO 8601, UTC); exact even when `capped`.
+                 */
+                last: string;
+                /** @description True when the count stopped at 1,000 (more were missed). */
+                capped: boolean;
+            } | null;
             /** @description Its attempts, oldest first. */
             attempts: components["schemas"]["Attempt"][];
         };

@@ -197,13 +197,14 @@ export class ClaimLoop {
         }
         const limit = Math.min(this.opts.batchSize, round === 0 ? firstMax : Infinity, capacity);
         const now = await this.lookAtClock();
-        const claims = await store.claimDue({
+        const { claimed: claims, skippedOccurrences } = await store.claimDue({
           now,
           limit,
           nodeId: this.opts.nodeId,
           leaseMs: LEASE_MARGIN_MS,
           misfireThresholdMs: this.opts.misfireThresholdMs,
         });
+        if (skippedOccurrences > 0) events.emit('dispatch:skipped', skippedOccurrences);
         if (claims.length > 0) {
           events.emit('dispatch:claimed', claims);
           sink.push(claims);

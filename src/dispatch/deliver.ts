@@ -1,6 +1,6 @@
 import { request, type Dispatcher } from 'undici';
 import { toIso } from '../domain/time.js';
-import type { ClaimedExecution } from '../domain/types.js';
+import type { ClaimedExecution, MissedOccurrences } from '../domain/types.js';
 import type { DeadlineSweeper } from './deadlines.js';
 import { parseRetryAfter } from './retry.js';
 import type { WebhookSigner } from './signing.js';
@@ -38,7 +38,8 @@ export interface DeliverOptions {
  * The headers of one attempt: JSON, the user agent, the Standard Webhooks trio (`webhook-id` is
  * the execution id, identical on every attempt so receivers can deduplicate) and Punctual's own
  * `Punctual-Job-Type`, `Punctual-Job-Id`, `Punctual-Scheduled-For` (ISO 8601, UTC; stable across
- * retries) and `Punctual-Attempt` (1-based).
+ * retries) and `Punctual-Attempt` (1-based); and, on every attempt of an execution that stands for
+ * several missed occurrences, `Punctual-Missed-Occurrences` ({@link missedOccurrencesHeader}).
  */
 export function attemptHeaders(
   claim: ClaimedExecution,
@@ -54,7 +55,18 @@ export function attemptHeaders(
     'punctual-job-id': claim.jobId,
     'punctual-scheduled-for': toIso(claim.scheduledFor),
     'punctual-attempt': String(claim.attempt),
+    ...(claim.missedOccurrences && { 'punctual-missed-occurrences': missedOccurrencesHeader(claim.missedOccurrences) }),
   };
+}
+
+/**
+ * The value of `Punctual-Missed-Occurrences` (docs/calls.md): `count=<n>; first=<ISO 8601>;
+ * last=<ISO 8601>; capped=<true|false>`, instants in UTC with ms and `Z`, in this order, parts
+ * separated by `; `. `count` includes the occurrence the call is for (`first`), so it is >= 2;
+ * `capped=true` means more were missed than the 1,000 counted.
+ */
+export function missedOccurrencesHeader(m: MissedOccurrences): string {
+  return `count=${m.count}; first=${toIso(m.first)}; last=${toIso(m.last)}; capped=${m.capped}`;
 }
 
 /** One signed call, ready to send: what crosses to the slow lane's thread (slow-lane.ts). */

@@ -11,11 +11,14 @@ export interface DeliveredEvent {
  * The dispatcher's typed events. Tests await these instead of sleeping.
  * - `dispatch:claimed`: a claim returned work (emitted before any call of it starts);
  * - `dispatch:delivered`: an attempt finished and its outcome was written to the store;
+ * - `dispatch:skipped`: a claim dropped cron occurrences under misfire `skip` (how many: the
+ *   claim's `skippedOccurrences`, > 0);
  * - `dispatch:error`: the store failed during a claim or a write (the dispatcher retries).
  */
 export interface DispatcherEventMap {
   'dispatch:claimed': [claims: ClaimedExecution[]];
   'dispatch:delivered': [event: DeliveredEvent];
+  'dispatch:skipped': [occurrences: number];
   'dispatch:error': [error: unknown];
 }
 

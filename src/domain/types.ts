@@ -88,6 +88,32 @@ export interface CronJob extends DeliverySettings {
   lastInvocation: number | null;
   /** Status of that execution, or null. */
   lastStatus: ExecutionStatus | null;
+  /**
+   * Occurrences dropped by misfire `skip` so far (each missed occurrence once, its Skipped
+   * execution's included; counts of {@link MissedOccurrences.count}, so each claim adds at most
+   * 1,000). Overlap-skipped occurrences are not counted here (they are Skipped executions). Only
+   * the claim writes it; rules in docs/cron.md.
+   */
+  skippedOccurrences: number;
+}
+
+/**
+ * The occurrences one catch-up execution stands for (misfire `once`, docs/cron.md): present only
+ * when it stands for two or more. Instants: epoch ms (UTC).
+ */
+export interface MissedOccurrences {
+  /**
+   * How many occurrences the execution stands for, its own (`first`, its `scheduledFor`)
+   * included: >= 2. Counted up to 1,000 (`MISSED_COUNT_MAX`); when more were missed `capped` is
+   * true and `count` is 1,000, a lower bound.
+   */
+  count: number;
+  /** The oldest missed occurrence: the execution's `scheduledFor`. */
+  first: number;
+  /** The newest missed occurrence (at or before the claim), exact even when `capped`. */
+  last: number;
+  /** True when the count stopped at its cap (then the true count is larger). */
+  capped: boolean;
 }
 
 /** One attempt of an execution. Times: epoch ms (UTC) and ms. */
@@ -120,6 +146,8 @@ export interface Execution {
   finishedAt: number | null;
   /** First attempt's start minus `scheduledFor` (ms), or null before it. */
   lateMs: number | null;
+  /** The occurrences a catch-up execution stands for (misfire `once`), or null for one that stands for itself. */
+  missedOccurrences: MissedOccurrences | null;
   /** Oldest first. */
   attempts: Attempt[];
 }
@@ -148,6 +176,11 @@ export interface ClaimedExecution {
   timeoutMs: number;
   /** Epoch ms (UTC). */
   leaseExpiresAt: number;
+  /**
+   * The occurrences this execution stands for (sent on every attempt as
+   * `Punctual-Missed-Occurrences`, docs/calls.md); absent for an execution that stands for itself.
+   */
+  missedOccurrences?: MissedOccurrences;
 }
 
 /** The outcome of one attempt, as recorded by the dispatcher. */

@@ -120,7 +120,9 @@ export class ServerMetrics {
    *   became due to the service (`dueAt`, else `scheduledFor`; docs/interface.md, "Past instants");
    * - `punctual_calls_in_flight`: calls under way, read at scrape;
    * - `punctual_dispatch_store_errors_total`: claims or outcome writes the store failed (the
-   *   dispatcher tries again).
+   *   dispatcher tries again);
+   * - `punctual_cron_skipped_occurrences_total`: cron occurrences this node's claims dropped under
+   *   misfire `skip` (the jobs' `skippedOccurrences` grow by as much; docs/cron.md).
    * Call once, for a node that dispatches.
    * @returns a function that stops following the events
    */
@@ -172,6 +174,11 @@ export class ServerMetrics {
       help: 'Claims and outcome writes of this node that the store failed (they are tried again).',
       registers,
     });
+    const skipped = new Counter({
+      name: 'punctual_cron_skipped_occurrences_total',
+      help: 'Cron occurrences dropped by this node\'s claims under misfire skip (each counted once; at most 1,000 per job and claim).',
+      registers,
+    });
     // Both outcomes exist from the start (at 0), so a success ratio is defined before the first failure.
     for (const outcome of ['succeeded', 'failed']) executions.inc({ outcome }, 0);
 
@@ -184,11 +191,14 @@ export class ServerMetrics {
       if (claim.attempt === 1) lateness.observe(Math.max(0, outcome.startedAt - claim.dueAt) / 1000);
     };
     const failed = (): void => storeErrors.inc();
+    const dropped = (n: number): void => skipped.inc(n);
     dispatcher.events.on('dispatch:delivered', delivered);
     dispatcher.events.on('dispatch:error', failed);
+    dispatcher.events.on('dispatch:skipped', dropped);
     return () => {
       dispatcher.events.off('dispatch:delivered', delivered);
       dispatcher.events.off('dispatch:error', failed);
+      dispatcher.events.off('dispatch:skipped', dropped);
     };
   }
 

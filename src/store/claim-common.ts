@@ -4,6 +4,8 @@
  * retry policy of such a row.
  */
 import type { ClaimedExecution } from '../domain/types.js';
+import { columnList, type RowCodec } from './rows.js';
+import { MISSED_COLUMN_NAMES, missedFromRow, type MissedRow } from './rows-executions.js';
 
 /** Delivery columns of a job row (or of {@link executionWithJobSql}'s row). */
 export interface DeliveryRow {
@@ -17,10 +19,12 @@ export interface DeliveryRow {
  * Executions of `from` (a table or CTE aliased `e`, with the columns of `executions`) with what is
  * needed to call their job *now*: the job's current endpoint, data and delivery settings (a
  * re-leased or retried execution is sent with them; a cron job's fix of its URL applies to its
- * retries), NULL columns and `job_exists` false when the job was deleted. Add a WHERE clause.
+ * retries), NULL columns and `job_exists` false when the job was deleted; and the occurrences the
+ * execution stands for (the `missed_*` columns, see {@link missedOf}). Add a WHERE clause.
  */
 export function executionWithJobSql(from: string): string {
   return `SELECT e.id, e.job_type, e.job_id, e.scheduled_for, coalesce(e.due_at, e.scheduled_for) AS due_at,
+       ${columnList(MISSED_COLUMN_NAMES, 'e')},
        coalesce(s.endpoint, c.endpoint) AS endpoint,
        coalesce(s.data, c.data) AS data,
        coalesce(s.retry_max_attempts, c.retry_max_attempts) AS retry_max_attempts,
@@ -40,4 +44,14 @@ export function retryOf(r: DeliveryRow): ClaimedExecution['retry'] {
     initialDelayMs: r.retry_initial_delay_ms,
     maxDelayMs: r.retry_max_delay_ms,
   };
+}
+
+/**
+ * The `missedOccurrences` of a claimed item from the `missed_*` columns of its execution (a
+ * retry and a re-leased call carry them as the first attempt did): the property to spread into a
+ * {@link ClaimedExecution}, empty when the execution stands only for itself.
+ */
+export function missedOf(codec: RowCodec, r: MissedRow): Pick<ClaimedExecution, 'missedOccurrences'> {
+  const m = missedFromRow(codec, r);
+  return m ? { missedOccurrences: m } : {};
 }

@@ -25,14 +25,17 @@ export const CRON_JOB_COLUMNS = [
   'timeout_ms',
   'misfire',
   'overlap',
+  'skipped_occurrences',
 ] as const;
 type CronJobColumn = (typeof CRON_JOB_COLUMNS)[number];
 
 /**
- * The columns a cron update writes (besides `id`, which finds the row): all but `invocations` and
- * `created_at`, which only the claim and the insert write.
+ * The columns a cron update writes (besides `id`, which finds the row): all but `invocations`,
+ * `skipped_occurrences` and `created_at`, which only the claim and the insert write.
  */
-export const CRON_JOB_UPDATE_COLUMNS = CRON_JOB_COLUMNS.filter((c) => c !== 'id' && c !== 'invocations' && c !== 'created_at');
+export const CRON_JOB_UPDATE_COLUMNS = CRON_JOB_COLUMNS.filter(
+  (c) => c !== 'id' && c !== 'invocations' && c !== 'skipped_occurrences' && c !== 'created_at',
+);
 
 /** A row of `cron_jobs` ({@link CRON_JOB_COLUMNS}); `data` as the driver gives JSON. */
 export interface CronJobRow {
@@ -52,6 +55,7 @@ export interface CronJobRow {
   timeout_ms: number;
   misfire: MisfirePolicy;
   overlap: OverlapPolicy;
+  skipped_occurrences: number;
 }
 
 /** A row of `cron_jobs` joined with its newest execution (`last_execution_id`, LEFT JOIN). */
@@ -84,6 +88,7 @@ export function cronRecordFromRow(codec: RowCodec, r: CronJobRow): CronJobRecord
     timeoutMs: r.timeout_ms,
     misfire: r.misfire,
     overlap: r.overlap,
+    skippedOccurrences: r.skipped_occurrences,
   };
 }
 
@@ -109,6 +114,7 @@ export function newCronJob(p: CronCreateParams): CronJobRecord {
     timeoutMs: p.timeoutMs,
     misfire: p.misfire,
     overlap: p.overlap,
+    skippedOccurrences: 0,
   };
 }
 
@@ -131,5 +137,6 @@ export function cronJobToRow(j: CronJobRecord): Record<CronJobColumn, unknown> {
     timeout_ms: j.timeoutMs,
     misfire: j.misfire,
     overlap: j.overlap,
+    skipped_occurrences: j.skippedOccurrences,
   };
 }

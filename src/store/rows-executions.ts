@@ -2,16 +2,44 @@
  * The row mapping of `executions` and `execution_attempts` for both stores (see rows.ts for the
  * mapping of the other tables and for {@link RowCodec}).
  */
-import type { Attempt, AttemptOutcome, Execution, ExecutionStatus, JobType } from '../domain/types.js';
+import type { Attempt, AttemptOutcome, Execution, ExecutionStatus, JobType, MissedOccurrences } from '../domain/types.js';
 import { encodeCursor } from './paging.js';
-import type { RowCodec } from './rows.js';
+import { columnList, type RowCodec } from './rows.js';
 import type { ExecutionRecord } from './transfer-records.js';
 
+/** The columns of `executions` that hold {@link MissedOccurrences}, all NULL or all set. */
+export const MISSED_COLUMN_NAMES = ['missed_count', 'missed_first', 'missed_last', 'missed_capped'] as const;
+const MISSED_COLUMNS = columnList(MISSED_COLUMN_NAMES);
+
 /** The columns of `executions` read as an {@link Execution}. */
-export const EXECUTION_COLUMNS = 'id, job_type, job_id, scheduled_for, status, triggered, created_at, started_at, finished_at, due_at';
+export const EXECUTION_COLUMNS = `id, job_type, job_id, scheduled_for, status, triggered, created_at, started_at, finished_at, due_at, ${MISSED_COLUMNS}`;
+
+/** The {@link MISSED_COLUMNS} of a row; `missed_capped` as the driver gives booleans. */
+export interface MissedRow {
+  missed_count: number | null;
+  missed_first: number | null;
+  missed_last: number | null;
+  missed_capped: unknown;
+}
+
+/** {@link MISSED_COLUMNS} → the occurrences an execution stands for, or null (all NULL: itself only). */
+export function missedFromRow(codec: RowCodec, r: MissedRow): MissedOccurrences | null {
+  if (r.missed_count === null || r.missed_first === null || r.missed_last === null) return null;
+  return { count: r.missed_count, first: r.missed_first, last: r.missed_last, capped: codec.bool(r.missed_capped) };
+}
+
+/** Missed occurrences → the values of the {@link MISSED_COLUMNS} (NULL for null; `capped` as the codec binds booleans). */
+export function missedToRow(
+  codec: RowCodec,
+  m: MissedOccurrences | null | undefined,
+): { missed_count: number | null; missed_first: number | null; missed_last: number | null; missed_capped: unknown } {
+  return m
+    ? { missed_count: m.count, missed_first: m.first, missed_last: m.last, missed_capped: codec.boolValue(m.capped) }
+    : { missed_count: null, missed_first: null, missed_last: null, missed_capped: null };
+}
 
 /** A row of `executions` as selected with {@link EXECUTION_COLUMNS}; `triggered` as the driver gives booleans. */
-export interface ExecutionRow {
+export interface ExecutionRow extends MissedRow {
   id: string;
   job_type: JobType;
   job_id: string;
@@ -42,6 +70,10 @@ export const EXECUTION_RECORD_COLUMNS = [
   'lease_expires_at',
   'error',
   'due_at',
+  'missed_count',
+  'missed_first',
+  'missed_last',
+  'missed_capped',
 ] as const;
 
 /** A whole row of `executions` ({@link EXECUTION_RECORD_COLUMNS}), internal columns included. */
@@ -83,6 +115,7 @@ export function executionFromRow(codec: RowCodec, r: ExecutionRow, attempts: Att
     startedAt: r.started_at,
     finishedAt: r.finished_at,
     lateMs: r.started_at === null ? null : r.started_at - (r.due_at ?? r.scheduled_for),
+    missedOccurrences: missedFromRow(codec, r),
     attempts,
   };
 }
@@ -122,6 +155,7 @@ export function executionToRow(
     lease_expires_at: e.leaseExpiresAt,
     error: e.error,
     due_at: e.dueAt,
+    ...missedToRow(codec, e.missedOccurrences),
   };
 }
 

@@ -2,7 +2,6 @@ import type {
   ApiKey,
   ApiKeyStatus,
   AttemptOutcome,
-  ClaimedExecution,
   CronJob,
   CronJobStatus,
   Execution,
@@ -14,6 +13,7 @@ import type {
   Schedule,
   ScheduleStatus,
 } from '../domain/types.js';
+import type { ClaimDueResult } from './claim-rules.js';
 
 /** A page of a job's executions (`Store.executionList`); `cursor` as that method says. */
 export interface ExecutionListParams {
@@ -181,12 +181,18 @@ export interface Store {
    * at most 1,000); `overlap: 'skip'` records `Skipped` an occurrence that would run beside one in
    * progress. `invocations` counts executions created (Skipped included); the job's
    * `lastInvocation`/`lastStatus` follow its newest execution. A job the engine cannot continue
-   * (no occurrence after `now`) is set `Paused` and its occurrence still runs.
+   * (no occurrence after `now`) is set `Paused` and its occurrence still runs. Under misfire
+   * `once` the execution that runs for several missed occurrences records them
+   * (`missedOccurrences`, also on its claimed items); under misfire `skip` the job's
+   * `skippedOccurrences` grows by the occurrences dropped, and so does the result's
+   * `skippedOccurrences` (counts bounded by `MISSED_COUNT_MAX`, claim-rules.ts).
    *
    * An expired lease or a waiting execution whose job was deleted is not returned: its execution
    * becomes `Failed` with the error `job deleted`.
+   * @returns the items leased (`claimed`, due time first) and the occurrences dropped by misfire
+   *   `skip` (`skippedOccurrences`)
    */
-  claimDue(p: ClaimDueParams): Promise<ClaimedExecution[]>;
+  claimDue(p: ClaimDueParams): Promise<ClaimDueResult>;
   /**
    * Records outcomes of attempts held by `nodeId`, in one transaction: each appends an attempt
    * to its execution's history; `Succeeded`/`Failed` finish the execution (a schedule takes that

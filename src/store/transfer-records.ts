@@ -1,4 +1,4 @@
-import type { ApiKey, Attempt, CronJob, ExecutionStatus, JobType, Schedule } from '../domain/types.js';
+import type { ApiKey, Attempt, CronJob, ExecutionStatus, JobType, MissedOccurrences, Schedule } from '../domain/types.js';
 
 // ---- Moving a whole store to another (`punctual migrate-store`, docs/multinode.md) -------------
 //
@@ -51,6 +51,8 @@ export interface ExecutionRecord {
   error: string | null;
   /** When a schedule's execution became due to the service (`Schedule.dueAt`), else null. */
   dueAt: number | null;
+  /** The occurrences a catch-up execution stands for (misfire `once`), else null. */
+  missedOccurrences: MissedOccurrences | null;
   attempts: Attempt[];
 }
 

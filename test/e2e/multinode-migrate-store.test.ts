@@ -1,3 +1,4 @@
+import Database from 'better-sqlite3';
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { pino } from 'pino';
@@ -127,7 +128,27 @@ describe.each(STORES)('migrate-store: SQLite → $name', (targetStore) => {
     server = undefined;
     const stoppedAt = Date.now();
     expect(arrivals('/soon')).toHaveLength(0);
+    // What only a claim after an outage writes (docs/cron.md): an execution standing for missed
+    // occurrences and a count of skipped ones, set here in the file so the copy must carry them.
+    const srcTarget = parseDatabaseUrl(src.url);
+    if (srcTarget.kind !== 'sqlite') throw new Error('the source is SQLite');
+    const file = new Database(srcTarget.path);
+    const tickRun = file.prepare<[string], { id: string; scheduled_for: number }>(
+      `SELECT id, scheduled_for FROM executions WHERE job_id = ? ORDER BY scheduled_for LIMIT 1`,
+    ).get(tick.id)!;
+    file
+      .prepare(`UPDATE executions SET missed_count = 3, missed_first = scheduled_for, missed_last = scheduled_for + 2000, missed_capped = 0 WHERE id = ?`)
+      .run(tickRun.id);
+    file.prepare(`UPDATE cron_jobs SET skipped_occurrences = 7 WHERE id = ?`).run(tick.id);
+    file.close();
     const before = await dump(src.url);
+    expect(before.executions.find((e) => e.id === tickRun.id)?.missedOccurrences).toEqual({
+      count: 3,
+      first: tickRun.scheduled_for,
+      last: tickRun.scheduled_for + 2000,
+      capped: false,
+    });
+    expect(before.cronJobs.find((j) => j.id === tick.id)?.skippedOccurrences).toBe(7);
     expect(before.executions.length).toBeGreaterThanOrEqual(3);
     expect(before.settings.map((s) => s.key)).toContain(SIGNING_SECRET_SETTING);
 

@@ -48,7 +48,7 @@ async function patch(id: string, body: object) {
   return app.inject({ method: 'PATCH', url: `/cron/${id}`, headers, payload: body });
 }
 function claim() {
-  return store.claimDue({ now: clock.now(), limit: 10, nodeId: 'test', leaseMs: 60_000, misfireThresholdMs: 60_000 });
+  return store.claimDue({ now: clock.now(), limit: 10, nodeId: 'test', leaseMs: 60_000, misfireThresholdMs: 60_000 }).then((r) => r.claimed);
 }
 
 describe('POST /cron', () => {
@@ -59,7 +59,7 @@ describe('POST /cron', () => {
     expect(Object.keys(body).sort()).toEqual(
       [
         'createdAt', 'data', 'endpoint', 'expression', 'id', 'invocations', 'name', 'nextInvocation', 'status', 'timezone',
-        'retry', 'timeoutMs', 'misfire', 'overlap', 'lastInvocation', 'lastStatus',
+        'retry', 'timeoutMs', 'misfire', 'overlap', 'lastInvocation', 'lastStatus', 'skippedOccurrences',
       ].sort(),
     );
     expect(body).toMatchObject({
@@ -78,6 +78,7 @@ describe('POST /cron', () => {
       overlap: 'allow',
       lastInvocation: null,
       lastStatus: null,
+      skippedOccurrences: 0,
     });
     expect(woken).toEqual([Date.parse('2026-11-21T10:15:00Z')]);
   });

@@ -36,7 +36,8 @@ afterEach(async () => {
 });
 
 const EXECUTION_KEYS = [
-  'attempts', 'createdAt', 'finishedAt', 'id', 'jobId', 'jobType', 'lateMs', 'scheduledFor', 'startedAt', 'status', 'triggered',
+  'attempts', 'createdAt', 'finishedAt', 'id', 'jobId', 'jobType', 'lateMs', 'missedOccurrences', 'scheduledFor', 'startedAt', 'status',
+  'triggered',
 ].sort();
 
 async function createSchedule(scheduledAt = '2026-11-22T09:00:00Z') {
@@ -91,19 +92,20 @@ describe('POST /cron/{id}/trigger and /schedules/{id}/trigger', () => {
       startedAt: null,
       finishedAt: null,
       lateMs: null,
+      missedOccurrences: null,
       attempts: [],
     });
     expect(woken).toEqual([T0 + 1_234]);
     const after = (await app.inject({ method: 'GET', url: `/cron/${job.id}`, headers })).json();
     expect(after).toMatchObject({ invocations: 1, nextInvocation: job.nextInvocation, lastInvocation: iso(T0 + 1_234), lastStatus: 'Pending' });
     // The dispatcher's claim takes it at once.
-    const claimed = await store.claimDue({
+    const claimed = (await store.claimDue({
       now: clock.now(),
       limit: 10,
       nodeId: 'n',
       leaseMs: 60_000,
       misfireThresholdMs: 60_000,
-    });
+    })).claimed;
     expect(claimed.map((c) => [c.executionId, c.attempt])).toEqual([[e.id, 1]]);
   });
 
@@ -189,13 +191,13 @@ describe('GET /executions/{id}', () => {
     expect(got.json()).toEqual(e);
 
     clock.t = T0 + 40;
-    const [claimed] = await store.claimDue({
+    const [claimed] = (await store.claimDue({
       now: clock.now(),
       limit: 10,
       nodeId: 'n',
       leaseMs: 60_000,
       misfireThresholdMs: 60_000,
-    });
+    })).claimed;
     expect(claimed?.executionId).toBe(e.id);
     await store.executionsFinish({
       nodeId: 'n',
@@ -220,6 +222,7 @@ describe('GET /executions/{id}', () => {
       startedAt: iso(T0 + 40),
       finishedAt: null,
       lateMs: 40,
+      missedOccurrences: null,
       attempts: [{ number: 1, startedAt: iso(T0 + 40), durationMs: 15, statusCode: 503, error: 'HTTP 503', responseBody: 'busy' }],
     });
     expect(Object.keys(ran.attempts[0]).sort()).toEqual(['durationMs', 'error', 'number', 'responseBody', 'startedAt', 'statusCode']);

@@ -176,13 +176,13 @@ describe('PATCH /schedules/{id}', () => {
 
   it('answers 409 for a schedule that is no longer Pending', async () => {
     const s = (await create({ ...valid, scheduledAt: '2026-11-21T09:00:00Z' })).json();
-    const claimed = await store.claimDue({
+    const claimed = (await store.claimDue({
       now: clock.now(),
       limit: 10,
       nodeId: 'test',
       leaseMs: 60_000,
       misfireThresholdMs: 60_000,
-    });
+    })).claimed;
     expect(claimed.map((c) => c.jobId)).toEqual([s.id]);
     const res = await app.inject({ method: 'PATCH', url: `/schedules/${s.id}`, headers, payload: { name: 'late' } });
     expect(res.statusCode).toBe(409);
@@ -201,7 +201,7 @@ describe('DELETE /schedules/{id}', () => {
     expect(res.body).toBe('');
     expect((await app.inject({ method: 'GET', url: `/schedules/${s.id}`, headers })).body).toBe('null');
     expect((await app.inject({ method: 'DELETE', url: `/schedules/${s.id}`, headers })).statusCode).toBe(404);
-    expect(await store.claimDue({ now: clock.now(), limit: 10, nodeId: 'n', leaseMs: 1000, misfireThresholdMs: 60_000 })).toEqual([]);
+    expect((await store.claimDue({ now: clock.now(), limit: 10, nodeId: 'n', leaseMs: 1000, misfireThresholdMs: 60_000 })).claimed).toEqual([]);
   });
 });
 

@@ -37,7 +37,7 @@ async function seed(store: PostgresStore, dueAt: number): Promise<void> {
 async function drain(store: PostgresStore, nodeId: string): Promise<ClaimedExecution[]> {
   const claimed: ClaimedExecution[] = [];
   for (;;) {
-    const got = await store.claimDue({ now: 0, limit: batch, nodeId, leaseMs: 60_000, misfireThresholdMs: 60_000 });
+    const got = (await store.claimDue({ now: 0, limit: batch, nodeId, leaseMs: 60_000, misfireThresholdMs: 60_000 })).claimed;
     if (got.length === 0) return claimed;
     for (const c of got) claimed.push(c);
   }

@@ -41,13 +41,13 @@ try {
   const claimed: ClaimedExecution[] = [];
   let t = performance.now();
   for (;;) {
-    const got = await s.claimDue({
+    const got = (await s.claimDue({
       now: T0 + 1,
       limit: batch,
       nodeId: 'bench',
       leaseMs: 5000,
       misfireThresholdMs: 60_000,
-    });
+    })).claimed;
     if (got.length === 0) break;
     for (const c of got) claimed.push(c);
   }
@@ -80,7 +80,7 @@ try {
   t = performance.now();
   const reclaimed: ClaimedExecution[] = [];
   for (;;) {
-    const got = await s.claimDue({ now: T0 + 10_000, limit: batch, nodeId: 'bench', leaseMs: 5000, misfireThresholdMs: 60_000 });
+    const got = (await s.claimDue({ now: T0 + 10_000, limit: batch, nodeId: 'bench', leaseMs: 5000, misfireThresholdMs: 60_000 })).claimed;
     if (got.length === 0) break;
     for (const c of got) reclaimed.push(c);
   }

@@ -100,7 +100,7 @@ export function describeLists(current: () => Store): void {
         nodeId: 'n',
         leaseMs: 86_400_000,
         misfireThresholdMs: 60_000,
-      });
+      }).then((r) => r.claimed);
 
     describe('paging', () => {
       it('pages the list oldest first: every schedule exactly once, full pages, nextCursor null on the last', async () => {

@@ -87,7 +87,7 @@ export function exerciseStore(name: string, factory: () => Promise<StoreUnderTes
         leaseMs: LONG_LEASE,
         misfireThresholdMs: THRESHOLD,
         ...o,
-      });
+      }).then((r) => r.claimed);
 
     const newSchedule = (
       o: { scheduledAt?: number; now?: number; id?: string; data?: object; tags?: string[]; retry?: RetryPolicy; timeoutMs?: number } = {},
@@ -404,6 +404,7 @@ export function exerciseStore(name: string, factory: () => Promise<StoreUnderTes
           overlap: 'skip',
           lastInvocation: null,
           lastStatus: null,
+          skippedOccurrences: 0,
         });
         expect(await store.cronGet({ id })).toEqual(c);
       });
@@ -541,6 +542,7 @@ export function exerciseStore(name: string, factory: () => Promise<StoreUnderTes
           startedAt: T0,
           finishedAt: null,
           lateMs: 0,
+          missedOccurrences: null,
           attempts: [],
         });
       });
@@ -586,6 +588,7 @@ export function exerciseStore(name: string, factory: () => Promise<StoreUnderTes
           nextInvocation: T0 + 60_000,
           lastInvocation: T0,
           lastStatus: 'Running',
+          skippedOccurrences: 0,
         });
       });
 
@@ -630,6 +633,7 @@ export function exerciseStore(name: string, factory: () => Promise<StoreUnderTes
           nextInvocation: T0,
           lastInvocation: T0,
           lastStatus: 'Running',
+          skippedOccurrences: 0,
         });
         expect(await claim(T0 + 3_600_000)).toEqual([]);
       });
@@ -880,6 +884,7 @@ export function exerciseStore(name: string, factory: () => Promise<StoreUnderTes
           startedAt: T0 + 2,
           finishedAt: T0 + 3009,
           lateMs: 2,
+          missedOccurrences: null,
           attempts: [
             { number: 1, startedAt: T0 + 2, durationMs: 10, statusCode: 503, error: 'HTTP 503', responseBody: 'busy' },
             { number: 2, startedAt: T0 + 1001, durationMs: 20, statusCode: null, error: 'timeout', responseBody: null },
@@ -929,6 +934,7 @@ export function exerciseStore(name: string, factory: () => Promise<StoreUnderTes
           status: 'Succeeded',
           startedAt: T0 + 5,
           lateMs: 5,
+          missedOccurrences: null,
           finishedAt: T0 + 2013,
           attempts: [{ number: 2, startedAt: T0 + 2001 }],
         });
@@ -1023,6 +1029,7 @@ export function exerciseStore(name: string, factory: () => Promise<StoreUnderTes
           startedAt: null,
           finishedAt: T0,
           lateMs: null,
+          missedOccurrences: null,
           attempts: [],
         });
         expect(await store.cronGet({ id: c.id })).toMatchObject({
@@ -1030,9 +1037,63 @@ export function exerciseStore(name: string, factory: () => Promise<StoreUnderTes
           nextInvocation: T0 + 60_000,
           lastInvocation: T0 - 10 * 60_000,
           lastStatus: 'Skipped',
+          skippedOccurrences: 11,
         });
         expect(await store.nextDueAt()).toBe(T0 + 60_000);
         expect((await claim(T0 + 60_000)).map((x) => x.scheduledFor)).toEqual([T0 + 60_000]);
+      });
+
+      it("misfire 'once' after missed occurrences: the one execution records how many it stands for, first and last", async () => {
+        const c = await newCron({ nextInvocation: T0 - 10 * 60_000, misfire: 'once' });
+        const onTime = await newCron({ nextInvocation: T0, misfire: 'once' });
+        const missed = { count: 11, first: T0 - 10 * 60_000, last: T0, capped: false };
+        const [a, e, ...rest] = await claim(T0 + 1, { leaseMs: 10 });
+        expect(rest).toEqual([]);
+        // The occurrence on time stands for itself only.
+        expect(e).toMatchObject({ jobId: onTime.id, scheduledFor: T0 });
+        expect(e).not.toHaveProperty('missedOccurrences');
+        expect(await store.executionGet({ id: e!.executionId })).toMatchObject({ missedOccurrences: null });
+        expect(a).toMatchObject({ jobId: c.id, scheduledFor: T0 - 10 * 60_000, attempt: 1, missedOccurrences: missed });
+        expect(await store.executionGet({ id: a!.executionId })).toMatchObject({ missedOccurrences: missed });
+        expect((await history('cron', c.id)).map((e) => e.missedOccurrences)).toEqual([missed]);
+        expect(await store.cronGet({ id: c.id })).toMatchObject({ invocations: 1, nextInvocation: T0 + 60_000, skippedOccurrences: 0 });
+        // Every later attempt carries it: a retry, and a lease that expired (its node died).
+        await retryAt(a!, T0 + 5000);
+        const ofA = (items: ClaimedExecution[]) => items.find((x) => x.executionId === a!.executionId);
+        expect(ofA(await claim(T0 + 5000, { leaseMs: 10 }))).toMatchObject({ attempt: 2, missedOccurrences: missed });
+        expect(ofA(await claim(T0 + 5000 + 1_000_000))).toMatchObject({ attempt: 3, missedOccurrences: missed });
+      });
+
+      it("misfire 'once': one late occurrence alone stands for itself; beyond 1,000 missed the count is capped and last exact", async () => {
+        const late = await newCron({ nextInvocation: T0, misfire: 'once', expression: HOURLY });
+        const [x] = await claim(T0 + 10 * 60_000);
+        expect(x).toMatchObject({ jobId: late.id, scheduledFor: T0 });
+        expect(x).not.toHaveProperty('missedOccurrences');
+        expect(await store.executionGet({ id: x!.executionId })).toMatchObject({ missedOccurrences: null });
+        const o1 = T0 - 1500 * 60_000;
+        const long = await newCron({ nextInvocation: o1, misfire: 'once' });
+        const [y] = await claim(T0 + 30_000);
+        const capped = { count: 1000, first: o1, last: T0, capped: true };
+        expect(y).toMatchObject({ jobId: long.id, scheduledFor: o1, missedOccurrences: capped });
+        expect(await store.executionGet({ id: y!.executionId })).toMatchObject({ missedOccurrences: capped });
+      });
+
+      it("misfire 'skip' counts the dropped occurrences on the job and in the claim's result, once each", async () => {
+        const raw = (now: number) =>
+          store.claimDue({ now, limit: 100, nodeId: 'node-a', leaseMs: LONG_LEASE, misfireThresholdMs: THRESHOLD });
+        const c = await newCron({ nextInvocation: T0 - 10 * 60_000, misfire: 'skip' });
+        const other = await newCron({ nextInvocation: T0 - 2 * 60_000, misfire: 'skip' });
+        expect(await raw(T0)).toEqual({ claimed: [], skippedOccurrences: 11 + 3 });
+        expect(await store.cronGet({ id: c.id })).toMatchObject({ skippedOccurrences: 11, invocations: 1, nextInvocation: T0 + 60_000 });
+        expect(await store.cronGet({ id: other.id })).toMatchObject({ skippedOccurrences: 3 });
+        expect(await raw(T0)).toEqual({ claimed: [], skippedOccurrences: 0 });
+        // On time: it runs, and nothing is skipped.
+        expect((await raw(T0 + 60_000)).skippedOccurrences).toBe(0);
+        // A second outage adds to the total.
+        const after = await raw(T0 + 60_000 + 5 * 60_000);
+        expect(after.skippedOccurrences).toBe(5 + 5);
+        expect(await store.cronGet({ id: c.id })).toMatchObject({ skippedOccurrences: 11 + 5 });
+        expect(await store.cronGet({ id: other.id })).toMatchObject({ skippedOccurrences: 3 + 5 });
       });
 
       it("misfire 'all' runs every missed occurrence, oldest first", async () => {
@@ -1095,6 +1156,7 @@ export function exerciseStore(name: string, factory: () => Promise<StoreUnderTes
           nextInvocation: T0 + 120_000,
           lastInvocation: T0 + 60_000,
           lastStatus: 'Skipped',
+          skippedOccurrences: 0,
         });
         await retryAt(a!, T0 + 130_000);
         expect(await claim(T0 + 120_000)).toEqual([]);
@@ -1168,6 +1230,7 @@ export function exerciseStore(name: string, factory: () => Promise<StoreUnderTes
           startedAt: null,
           finishedAt: null,
           lateMs: null,
+          missedOccurrences: null,
           attempts: [],
         });
         expect(await store.executionGet({ id })).toEqual(e);
@@ -1221,6 +1284,7 @@ export function exerciseStore(name: string, factory: () => Promise<StoreUnderTes
           nextInvocation: T0 + 3_600_000,
           lastInvocation: T0,
           lastStatus: 'Pending',
+          skippedOccurrences: 0,
         });
         const claimed = await claim(T0);
         expect(claimed.map((x) => [x.executionId, x.attempt, x.scheduledFor]).sort()).toEqual(
@@ -1450,7 +1514,6 @@ export function exerciseStore(name: string, factory: () => Promise<StoreUnderTes
           nodeId: 'node-a',
           outcomes: [outcome(a!), outcome({ ...a!, executionId: newId() })],
         });
-        await store.executionsFinish({ nodeId: 'node-a', outcomes: [] });
         expect(await store.scheduleGet({ id: s.id })).toBeNull();
         expect(await store.nextDueAt()).toBeNull();
         expect(await store.executionGet({ id: a!.executionId })).toMatchObject({ status: 'Succeeded' });
@@ -1466,6 +1529,7 @@ export function exerciseStore(name: string, factory: () => Promise<StoreUnderTes
           nextInvocation: T0 + 60_000,
           lastInvocation: T0,
           lastStatus: 'Failed',
+          skippedOccurrences: 0,
         });
         expect(await store.nextDueAt()).toBe(T0 + 60_000);
       });

@@ -190,7 +190,7 @@ describe.skipIf(!BASE)('PostgreSQL store', () => {
             const mine: ClaimedExecution[] = [];
             got.set(node, mine);
             for (;;) {
-              const batch = await s.claimDue(claimAt(T0, { nodeId: node, limit: 50 }));
+              const batch = (await s.claimDue(claimAt(T0, { nodeId: node, limit: 50 }))).claimed;
               if (batch.length === 0) break;
               mine.push(...batch);
             }
@@ -221,13 +221,13 @@ describe.skipIf(!BASE)('PostgreSQL store', () => {
           await c.query('BEGIN');
           await c.query('SELECT 1 FROM schedules WHERE id = $1 FOR UPDATE', [locked.id]);
           const t = Date.now();
-          expect((await s.claimDue(claimAt(T0))).map((x) => x.jobId)).toEqual([free.id]);
+          expect(((await s.claimDue(claimAt(T0))).claimed).map((x) => x.jobId)).toEqual([free.id]);
           expect(Date.now() - t).toBeLessThan(2_000);
           await c.query('ROLLBACK');
         } finally {
           await c.end();
         }
-        expect((await s.claimDue(claimAt(T0))).map((x) => x.jobId)).toEqual([locked.id]);
+        expect(((await s.claimDue(claimAt(T0))).claimed).map((x) => x.jobId)).toEqual([locked.id]);
       });
 
       /** 5,000 schedules (1 in 50 Pending, the rest Succeeded) with an execution each, analysed: a history the planner must skip. */
@@ -319,7 +319,7 @@ describe.skipIf(!BASE)('PostgreSQL store', () => {
         const soon = await schedule(s, dbNow + 2_000);
         const c = await cron(s, dbNow + 2_000);
         const skewed = claimAt(dbNow + 5_000, { nodeId: 'fast' });
-        expect(await s.claimDue(skewed)).toEqual([]);
+        expect((await s.claimDue(skewed)).claimed).toEqual([]);
         expect((await s.scheduleGet({ id: soon.id }))?.status).toBe('Pending');
         expect((await s.cronGet({ id: c.id }))?.invocations).toBe(0);
         expect(await s.nextDueAt()).toBe(dbNow + 2_000);
@@ -329,7 +329,7 @@ describe.skipIf(!BASE)('PostgreSQL store', () => {
         const s = await open({ clock: 'database' });
         const dbNow = (await s.now())!;
         const due = await schedule(s, dbNow - 10);
-        const [x] = await s.claimDue(claimAt(dbNow - 3_600_000, { leaseMs: 5_000 }));
+        const [x] = (await s.claimDue(claimAt(dbNow - 3_600_000, { leaseMs: 5_000 }))).claimed;
         expect(x?.jobId).toBe(due.id);
         const after = (await s.now())!;
         expect(x!.leaseExpiresAt).toBeGreaterThanOrEqual(dbNow + 1_000 + 5_000);
@@ -389,7 +389,7 @@ describe.skipIf(!BASE)('PostgreSQL store', () => {
         const b = await open({ clock: 'database', migrate: false });
         const dbNow = (await a.now())!;
         await schedule(b, dbNow - 1);
-        const [x] = await b.claimDue(claimAt(0, { nodeId: 'b' }));
+        const [x] = (await b.claimDue(claimAt(0, { nodeId: 'b' }))).claimed;
         const heard: number[] = [];
         a.onWork((due) => heard.push(due));
         await a.listening();
@@ -454,7 +454,7 @@ describe.skipIf(!BASE)('PostgreSQL store', () => {
       it('executionsPrune returns 0 at once while another node prunes, and prunes once the lock is free', async () => {
         const s = await open();
         await schedule(s, T0);
-        const [x] = await s.claimDue(claimAt(T0));
+        const [x] = (await s.claimDue(claimAt(T0))).claimed;
         await s.executionsFinish({
           nodeId: 'n',
           outcomes: [{ executionId: x!.executionId, attempt: 1, status: 'Succeeded', nextAttemptAt: null, startedAt: T0, durationMs: 1, statusCode: 200, error: null, responseBody: 'ok' }],
@@ -471,12 +471,12 @@ describe.skipIf(!BASE)('PostgreSQL store', () => {
       it('expired leases are re-leased by one claimer at a time: a claim without the lock skips them (and takes the rest)', async () => {
         const s = await open();
         await schedule(s, T0);
-        const [first] = await s.claimDue(claimAt(T0, { leaseMs: 10 })); // expires at T0 + 1010
+        const [first] = (await s.claimDue(claimAt(T0, { leaseMs: 10 }))).claimed; // expires at T0 + 1010
         const fresh = await schedule(s, T0 + 1000);
         const release = await holdLock('reclaim');
-        expect((await s.claimDue(claimAt(T0 + 5000, { nodeId: 'b' }))).map((x) => x.jobId)).toEqual([fresh.id]);
+        expect(((await s.claimDue(claimAt(T0 + 5000, { nodeId: 'b' }))).claimed).map((x) => x.jobId)).toEqual([fresh.id]);
         await release();
-        const [again] = await s.claimDue(claimAt(T0 + 5000, { nodeId: 'b' }));
+        const [again] = (await s.claimDue(claimAt(T0 + 5000, { nodeId: 'b' }))).claimed;
         expect(again).toMatchObject({ executionId: first!.executionId, attempt: 2 });
       });
     });
@@ -583,7 +583,7 @@ describe.skipIf(!BASE)('PostgreSQL store', () => {
         const read = (await s.scheduleGet({ id: created.id }))!;
         expect(read.data).toEqual(data);
         expect(JSON.stringify(read.data)).toBe(JSON.stringify(data));
-        const [x] = await s.claimDue(claimAt(T0));
+        const [x] = (await s.claimDue(claimAt(T0))).claimed;
         expect(JSON.stringify(x!.data)).toBe(JSON.stringify(data));
       });
 
@@ -595,7 +595,7 @@ describe.skipIf(!BASE)('PostgreSQL store', () => {
       it("a receiver's response with U+0000 is recorded with U+FFFD in its place", async () => {
         const s = await open();
         await schedule(s, T0);
-        const [x] = await s.claimDue(claimAt(T0));
+        const [x] = (await s.claimDue(claimAt(T0))).claimed;
         await s.executionsFinish({
           nodeId: 'n',
           outcomes: [{ executionId: x!.executionId, attempt: 1, status: 'Failed', nextAttemptAt: null, startedAt: T0, durationMs: 1, statusCode: 500, error: 'bad\u0000', responseBody: '\u0000bin' }],

@@ -49,13 +49,13 @@ async function main(): Promise<void> {
     while (Date.now() < startAt); // both processes start claiming at the same instant
     const ids: string[] = [];
     for (let empty = 0; empty < 2; ) {
-      const claimed = await store.claimDue({
+      const claimed = (await store.claimDue({
         now: T0 + 1_000_000,
         limit: 2,
         nodeId: arg ?? 'child',
         leaseMs: 600_000,
         misfireThresholdMs: 60_000,
-      });
+      })).claimed;
       empty = claimed.length === 0 ? empty + 1 : 0;
       ids.push(...claimed.map((c) => c.jobId));
     }

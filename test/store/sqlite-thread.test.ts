@@ -37,7 +37,7 @@ describe('SQLite store with the dispatcher thread', () => {
   });
 
   const claim = (now: number, o: Partial<ClaimDueParams> = {}) =>
-    thread.claimDue({ now, limit: 100, nodeId: 'node-a', leaseMs: 60_000, misfireThresholdMs: 60_000, ...o });
+    thread.claimDue({ now, limit: 100, nodeId: 'node-a', leaseMs: 60_000, misfireThresholdMs: 60_000, ...o }).then((r) => r.claimed);
   const schedule = (scheduledAt: number) =>
     main.scheduleCreate({
       id: newId(),

@@ -311,6 +311,7 @@ describe('SQLite store', () => {
         overlap: 'allow',
         lastInvocation: T0 + 60_000,
         lastStatus: 'Running',
+        skippedOccurrences: 0,
       });
       expect(await s.cronGet({ id: ids.idle })).toMatchObject({ lastInvocation: null, lastStatus: null, misfire: 'once', overlap: 'allow' });
       expect(await s.executionGet({ id: ex.done })).toEqual({
@@ -324,6 +325,7 @@ describe('SQLite store', () => {
         startedAt: T0 + 3,
         finishedAt: T0 + 15,
         lateMs: 3,
+        missedOccurrences: null,
         attempts: [{ number: 1, startedAt: T0 + 3, durationMs: 12, statusCode: 200, error: null, responseBody: 'ok' }],
       });
       // started_at is the first attempt's start: for attempt > 1, the claim of attempt 1 (created_at).
@@ -331,6 +333,7 @@ describe('SQLite store', () => {
         status: 'Failed',
         startedAt: T0,
         lateMs: 0,
+        missedOccurrences: null,
         attempts: [{ number: 2, startedAt: T0 + 2000, durationMs: 10, statusCode: 500, error: 'HTTP 500', responseBody: 'oops' }],
       });
       expect(await s.executionGet({ id: ex.running })).toMatchObject({ status: 'Running', startedAt: T0 + 100, lateMs: 0, attempts: [] });
@@ -341,11 +344,11 @@ describe('SQLite store', () => {
       ]);
 
       // It works on: the in-flight call is attempted again after its lease, with the default timeout.
-      const [again] = await s.claimDue(claimAt(T0 + 5000, { leaseMs: 5 }));
+      const [again] = (await s.claimDue(claimAt(T0 + 5000, { leaseMs: 5 }))).claimed;
       expect(again).toMatchObject({ executionId: ex.running, attempt: 3, timeoutMs: 30_000, leaseExpiresAt: T0 + 5000 + 30_000 + 5 });
       // Occurrences stay unique; triggers in one ms are two executions.
       await s.cronUpdate({ id: ids.cron, recomputeAfter: T0 }); // '* * * * *' in UTC: T0 + 60_000
-      const claimed = await s.claimDue(claimAt(T0 + 60_001, { leaseMs: 1_000_000 }));
+      const claimed = (await s.claimDue(claimAt(T0 + 60_001, { leaseMs: 1_000_000 }))).claimed;
       expect(claimed.filter((c) => c.jobId === ids.cron)).toEqual([]);
       for (let i = 0; i < 2; i++) expect(await s.jobTrigger({ jobType: 'cron', jobId: ids.cron, id: newId(), now: T0 + 70_000 })).toMatchObject({ triggered: true });
       expect((await s.cronGet({ id: ids.cron }))?.invocations).toBe(4);
@@ -483,12 +486,12 @@ describe('SQLite store', () => {
     it('pruning deletes the attempt rows with their executions', async () => {
       const s = await open();
       await schedule(s, T0);
-      const [a] = await s.claimDue(claimAt(T0));
+      const [a] = (await s.claimDue(claimAt(T0))).claimed;
       await s.executionsFinish({
         nodeId: 'n',
         outcomes: [{ executionId: a!.executionId, attempt: 1, status: 'Retrying', nextAttemptAt: T0 + 1, startedAt: T0, durationMs: 1, statusCode: 503, error: 'HTTP 503', responseBody: null }],
       });
-      const [b] = await s.claimDue(claimAt(T0 + 1));
+      const [b] = (await s.claimDue(claimAt(T0 + 1))).claimed;
       await s.executionsFinish({
         nodeId: 'n',
         outcomes: [{ executionId: b!.executionId, attempt: 2, status: 'Succeeded', nextAttemptAt: null, startedAt: T0 + 1, durationMs: 1, statusCode: 200, error: null, responseBody: 'ok' }],
@@ -523,7 +526,7 @@ describe('SQLite store', () => {
         now: T0,
       });
       for (let i = 0; i < 5; i++) {
-        const [x] = await s.claimDue(claimAt(T0 + i * 60_000));
+        const [x] = (await s.claimDue(claimAt(T0 + i * 60_000))).claimed;
         await s.executionsFinish({
           nodeId: 'n',
           outcomes: [{ executionId: x!.executionId, attempt: 1, status: 'Succeeded', nextAttemptAt: null, startedAt: T0, durationMs: 1, statusCode: 200, error: null, responseBody: 'ok' }],
@@ -550,9 +553,9 @@ describe('SQLite store', () => {
     it("marks the execution of a deleted job's expired lease Failed with 'job deleted'", async () => {
       const s = await open();
       const sch = await schedule(s);
-      const [c] = await s.claimDue(claimAt(T0));
+      const [c] = (await s.claimDue(claimAt(T0))).claimed;
       await s.scheduleDelete({ id: sch.id });
-      expect(await s.claimDue(claimAt(T0 + 1010))).toEqual([]);
+      expect((await s.claimDue(claimAt(T0 + 1010))).claimed).toEqual([]);
       await s.close();
       const db = new Database(path, { readonly: true });
       const row = db.prepare('SELECT status, error, finished_at, lease_expires_at FROM executions WHERE id = ?').get(c!.executionId);
@@ -580,7 +583,7 @@ describe('SQLite store', () => {
         });
       const a = await mk(newId(), '0 0 1 1 * * *', null);
       const b = await mk(newId(), '0 0 1 1 *', 'Mars/Olympus_Mons');
-      const claimed = await s.claimDue(claimAt(T0));
+      const claimed = (await s.claimDue(claimAt(T0))).claimed;
       expect(claimed).toHaveLength(2);
       expect(warnings).toEqual(
         expect.arrayContaining([

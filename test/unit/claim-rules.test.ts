@@ -11,6 +11,7 @@ import {
   cronAdvance,
   leaseExpiry,
   MISFIRE_ALL_MAX,
+  MISSED_COUNT_MAX,
   newerExecution,
   occurrenceStatus,
   occurrenceStatuses,
@@ -43,6 +44,7 @@ function job(o: { nextInvocation?: number; misfire?: MisfirePolicy; overlap?: Ov
     misfire: o.misfire ?? 'once',
     overlap: o.overlap ?? 'allow',
     createdAt: T0 - MINUTE,
+    skippedOccurrences: 0,
   };
 }
 
@@ -66,7 +68,15 @@ describe('planCron: misfire', () => {
     const seen: number[] = [];
     const engine: NextOccurrence = (_j, after) => (seen.push(after), after + 1000);
     const plan = planCron(job({ nextInvocation: T0 }), T0 + 800, THRESHOLD, engine);
-    expect(plan).toEqual({ occurrences: [T0], misfire: false, skipAll: false, next: T0 + 1000, advances: true });
+    expect(plan).toEqual({
+      occurrences: [T0],
+      misfire: false,
+      skipAll: false,
+      next: T0 + 1000,
+      advances: true,
+      missed: null,
+      skipped: 0,
+    });
     expect(seen).toEqual([T0]);
   });
 
@@ -81,14 +91,62 @@ describe('planCron: misfire', () => {
     expect(plan).toMatchObject({ occurrences: [T0], misfire: true, next: T0 + 3000, advances: true });
   });
 
-  it("'once': o1 alone, then the next occurrence after now", () => {
+  it("'once': o1 alone, standing for every missed occurrence (count, first, last), then the next after now", () => {
     const plan = planCron(job({ nextInvocation: T0 - 10 * MINUTE }), T0 + 1, THRESHOLD, perMinute);
-    expect(plan).toEqual({ occurrences: [T0 - 10 * MINUTE], misfire: true, skipAll: false, next: T0 + MINUTE, advances: true });
+    expect(plan).toEqual({
+      occurrences: [T0 - 10 * MINUTE],
+      misfire: true,
+      skipAll: false,
+      next: T0 + MINUTE,
+      advances: true,
+      missed: { count: 11, first: T0 - 10 * MINUTE, last: T0, capped: false },
+      skipped: 0,
+    });
   });
 
-  it("'skip': o1 alone, recorded Skipped (skipAll)", () => {
+  it("'once': a single late occurrence stands only for itself (no missed record)", () => {
+    const plan = planCron(job({ nextInvocation: T0 - 10 * MINUTE }), T0 - 1, THRESHOLD, every(3_600_000));
+    expect(plan).toMatchObject({ misfire: true, missed: null, skipped: 0, next: T0 });
+    // o2 due as well: two occurrences, the least a record holds.
+    const two = planCron(job({ nextInvocation: T0 - MINUTE }), T0 + 59_000, THRESHOLD, perMinute);
+    expect(two).toMatchObject({ missed: { count: 2, first: T0 - MINUTE, last: T0, capped: false }, next: T0 + MINUTE });
+  });
+
+  it("'skip': o1 alone, recorded Skipped (skipAll), counting every occurrence dropped", () => {
     const plan = planCron(job({ nextInvocation: T0 - 10 * MINUTE, misfire: 'skip' }), T0, THRESHOLD, perMinute);
-    expect(plan).toMatchObject({ occurrences: [T0 - 10 * MINUTE], skipAll: true, next: T0 + MINUTE });
+    expect(plan).toMatchObject({ occurrences: [T0 - 10 * MINUTE], skipAll: true, next: T0 + MINUTE, missed: null, skipped: 11 });
+    expect(cronAdvance(plan, 1)).toEqual({ nextInvocation: T0 + MINUTE, status: 'Active', invocationsAdded: 1, skippedAdded: 11 });
+    // o1 already had its execution (claimed again): nothing inserted, nothing counted twice.
+    expect(cronAdvance(plan, 0)).toMatchObject({ invocationsAdded: 0, skippedAdded: 0 });
+    // One late occurrence alone is one skipped.
+    const one = planCron(job({ nextInvocation: T0 - 10 * MINUTE, misfire: 'skip' }), T0 - 1, THRESHOLD, every(3_600_000));
+    expect(one).toMatchObject({ skipAll: true, skipped: 1 });
+  });
+
+  it(`the count stops at MISSED_COUNT_MAX (${MISSED_COUNT_MAX}), flagged capped; last stays exact, the engine asked a bounded number of times`, () => {
+    expect(MISSED_COUNT_MAX).toBe(1000);
+    const o1 = T0 - 365 * 24 * 60 * MINUTE; // a year of minutes missed: 525,601 occurrences
+    let calls = 0;
+    const counting: NextOccurrence = (j, after) => (calls++, perMinute(j, after));
+    const plan = planCron(job({ nextInvocation: o1 }), T0 + 30_000, THRESHOLD, counting);
+    expect(plan).toMatchObject({ missed: { count: 1000, first: o1, last: T0, capped: true }, next: T0 + MINUTE, advances: true });
+    expect(calls).toBeLessThan(MISSED_COUNT_MAX + 60);
+    const skip = planCron(job({ nextInvocation: o1, misfire: 'skip' }), T0 + 30_000, THRESHOLD, perMinute);
+    expect(skip).toMatchObject({ skipped: 1000, next: T0 + MINUTE });
+    // Exactly the cap: counted in full, not capped.
+    const exact = planCron(job({ nextInvocation: T0 - 999 * MINUTE }), T0, THRESHOLD, perMinute);
+    expect(exact.missed).toEqual({ count: 1000, first: T0 - 999 * MINUTE, last: T0, capped: false });
+  });
+
+  it('the count stops where the engine breaks (null, or not increasing), and the job goes on from next after now', () => {
+    const stops: NextOccurrence = (_j, after) => (after < T0 - 2 * MINUTE ? after + MINUTE : after >= T0 ? T0 + MINUTE : T0 - 5 * MINUTE);
+    const plan = planCron(job({ nextInvocation: T0 - 4 * MINUTE }), T0, THRESHOLD, stops);
+    expect(plan).toMatchObject({ missed: { count: 3, first: T0 - 4 * MINUTE, last: T0 - 2 * MINUTE, capped: false }, next: T0 + MINUTE });
+  });
+
+  it("'all' records no missed count: each occurrence has its own execution", () => {
+    const plan = planCron(job({ nextInvocation: T0 - 4 * MINUTE, misfire: 'all' }), T0 + 1, THRESHOLD, perMinute);
+    expect(plan).toMatchObject({ missed: null, skipped: 0 });
   });
 
   it("'all': every due occurrence, oldest first, then the next after now", () => {
@@ -114,8 +172,8 @@ describe('planCron: misfire', () => {
 describe('planCron: a broken engine pauses the job; its occurrence still runs', () => {
   it('returns null: no further occurrence', () => {
     const plan = planCron(job(), T0, THRESHOLD, () => null);
-    expect(plan).toEqual({ occurrences: [T0], misfire: false, skipAll: false, next: null, advances: false });
-    expect(cronAdvance(plan, 1)).toEqual({ nextInvocation: T0, status: 'Paused', invocationsAdded: 1 });
+    expect(plan).toEqual({ occurrences: [T0], misfire: false, skipAll: false, next: null, advances: false, missed: null, skipped: 0 });
+    expect(cronAdvance(plan, 1)).toEqual({ nextInvocation: T0, status: 'Paused', invocationsAdded: 1, skippedAdded: 0 });
     expect(pausedEntry('job-1', plan)).toEqual({ id: 'job-1', next: null });
   });
 
@@ -147,13 +205,13 @@ describe('planCron: a broken engine pauses the job; its occurrence still runs', 
     const plan = planCron(job({ nextInvocation: T0 - 4 * MINUTE, misfire: 'all' }), T0, THRESHOLD, engine);
     expect(plan.occurrences).toEqual([T0 - 4 * MINUTE, T0 - 3 * MINUTE, T0 - 2 * MINUTE]);
     expect(plan).toMatchObject({ next: T0 - 5 * MINUTE, advances: false });
-    expect(cronAdvance(plan, 3)).toEqual({ nextInvocation: T0 - 2 * MINUTE, status: 'Paused', invocationsAdded: 3 });
+    expect(cronAdvance(plan, 3)).toEqual({ nextInvocation: T0 - 2 * MINUTE, status: 'Paused', invocationsAdded: 3, skippedAdded: 0 });
   });
 
   it('an engine that works gives no paused entry, and the job stays Active at next', () => {
     const plan = planCron(job(), T0, THRESHOLD, perMinute);
     expect(pausedEntry('job-1', plan)).toBeNull();
-    expect(cronAdvance(plan, 1)).toEqual({ nextInvocation: T0 + MINUTE, status: 'Active', invocationsAdded: 1 });
+    expect(cronAdvance(plan, 1)).toEqual({ nextInvocation: T0 + MINUTE, status: 'Active', invocationsAdded: 1, skippedAdded: 0 });
   });
 });
 

@@ -58,7 +58,7 @@ describe('OutcomeWriter', () => {
         retry: DEFAULT_RETRY_POLICY, timeoutMs: 1_000, now: T0 - 60_000,
       });
     }
-    return raw.claimDue({ now: T0, limit: n, nodeId: 'node-a', leaseMs: 60_000, misfireThresholdMs: 60_000 });
+    return raw.claimDue({ now: T0, limit: n, nodeId: 'node-a', leaseMs: 60_000, misfireThresholdMs: 60_000 }).then((r) => r.claimed);
   };
   const delivered = (claim: ClaimedExecution, status: 'Succeeded' | 'Retrying'): DeliveredEvent => ({
     claim,

@@ -31,6 +31,11 @@ export function usePolling(fn: () => void | Promise<void>, ms: number, deps: unk
   }, deps);
 }
 
+/** "12 occurrences", or "at least 1000 occurrences" when the count stopped at its cap. */
+function missedCount(m: NonNullable<Execution['missedOccurrences']>): string {
+  return `${m.capped ? 'at least ' : ''}${m.count} occurrences`;
+}
+
 function lastCode(e: Execution): string {
   const a = e.attempts[e.attempts.length - 1];
   if (!a) return 'no attempt yet';
@@ -113,6 +118,11 @@ export function ExecutionHistory({ jobType, jobId, pollMs = 2_000 }: { jobType: 
                   </span>
                   <span class="execution-meta">
                     {e.triggered && <span class="chip">run now</span>}
+                    {e.missedOccurrences && (
+                      <span class="chip" title="One run for several occurrences missed (misfire: once)">
+                        stands for {missedCount(e.missedOccurrences)}
+                      </span>
+                    )}
                     <span>late {formatDuration(e.lateMs)}</span>
                     <span>
                       {e.attempts.length} attempt{e.attempts.length === 1 ? '' : 's'} · {lastCode(e)}
@@ -156,6 +166,15 @@ function ExecutionBody({ execution: e }: { execution: Execution }) {
             <Instant iso={e.finishedAt} relative={false} />
           </dd>
         </div>
+        {e.missedOccurrences && (
+          <div>
+            <dt>Missed occurrences (one run for all)</dt>
+            <dd>
+              {missedCount(e.missedOccurrences)}, from <time dateTime={e.missedOccurrences.first}>{formatInstantMs(e.missedOccurrences.first)}</time>{' '}
+              to <time dateTime={e.missedOccurrences.last}>{formatInstantMs(e.missedOccurrences.last)}</time>
+            </dd>
+          </div>
+        )}
       </dl>
       {e.attempts.length === 0 ? (
         <p class="muted">No attempt yet.</p>

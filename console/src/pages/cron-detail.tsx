@@ -153,6 +153,10 @@ export function CronDetailPage({ id }: { id: string }) {
                 <dd>{MISFIRE[job.misfire] ?? job.misfire}</dd>
               </div>
               <div>
+                <dt>Occurrences skipped (misfire)</dt>
+                <dd>{job.skippedOccurrences}</dd>
+              </div>
+              <div>
                 <dt>Overlap</dt>
                 <dd>{OVERLAP[job.overlap] ?? job.overlap}</dd>
               </div>

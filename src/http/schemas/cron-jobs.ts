@@ -45,6 +45,12 @@ export const CronJobSchema = Type.Object(
       Timestamp('The occurrence of the latest execution (ISO 8601, UTC; for a trigger, its instant); null before the first. Read-only.'),
     ),
     lastStatus: Nullable(StringEnum(EXECUTION_STATUSES, `Status of the latest execution, or null. Read-only. ${EXECUTION_STATUS_DESCRIPTION}`)),
+    skippedOccurrences: Type.Integer({
+      minimum: 0,
+      description:
+        'Occurrences dropped by misfire `skip` so far (each missed occurrence once, the one recorded as a Skipped execution ' +
+        'included; at most 1,000 counted per catch-up). Overlap-skipped occurrences are not counted. Read-only.',
+    }),
   },
   { additionalProperties: false, title: 'CronJob', description: 'A recurring job.' },
 );
@@ -170,5 +176,6 @@ export function cronJobToWire(j: CronJob): CronJobWire {
     overlap: j.overlap,
     lastInvocation: toIsoOrNull(j.lastInvocation),
     lastStatus: j.lastStatus,
+    skippedOccurrences: j.skippedOccurrences,
   };
 }

@@ -55,6 +55,7 @@ export const CRON_JOB_EXAMPLE: CronJobWire = {
   overlap: 'allow',
   lastInvocation: '2026-11-20T08:00:00.000Z',
   lastStatus: 'Succeeded',
+  skippedOccurrences: 0,
 };
 
 export const CRON_CREATE_EXAMPLE: CronCreateBody = {
@@ -87,6 +88,7 @@ export const EXECUTION_EXAMPLE: ExecutionWire = {
   startedAt: '2026-11-21T10:00:00.012Z',
   finishedAt: '2026-11-21T10:00:00.196Z',
   lateMs: 12,
+  missedOccurrences: null,
   attempts: [ATTEMPT_EXAMPLE],
 };
 

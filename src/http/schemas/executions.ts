@@ -24,6 +24,29 @@ export const AttemptSchema = Type.Object(
 );
 export type AttemptWire = Static<typeof AttemptSchema>;
 
+/** The occurrences a catch-up execution stands for, on the wire. */
+export const MissedOccurrencesSchema = Type.Object(
+  {
+    count: Type.Integer({
+      minimum: 2,
+      description:
+        'How many occurrences this execution stands for, its own (`first`) included: at least 2. Counted up to 1,000; ' +
+        'when more were missed, `capped` is true and `count` is 1,000, a lower bound.',
+    }),
+    first: Timestamp('The oldest missed occurrence (ISO 8601, UTC): the execution\'s `scheduledFor`.'),
+    last: Timestamp('The newest missed occurrence, at or before the claim (ISO 8601, UTC); exact even when `capped`.'),
+    capped: Type.Boolean({ description: 'True when the count stopped at 1,000 (more were missed).' }),
+  },
+  {
+    additionalProperties: false,
+    title: 'MissedOccurrences',
+    description:
+      'The missed occurrences this one catch-up execution of a cron job runs for (misfire `once`, two or more missed while ' +
+      'the service was down or late); null for an execution that stands only for itself. Also sent on each of its calls ' +
+      'as `Punctual-Missed-Occurrences`.',
+  },
+);
+
 /** An execution on the wire. */
 export const ExecutionSchema = Type.Object(
   {
@@ -39,6 +62,7 @@ export const ExecutionSchema = Type.Object(
     startedAt: Nullable(Timestamp('When its first attempt started (ISO 8601, UTC); null before.')),
     finishedAt: Nullable(Timestamp('When it became Succeeded, Failed or Skipped (ISO 8601, UTC); null before.')),
     lateMs: Nullable(Type.Integer({ description: 'Start of the first attempt minus `scheduledFor`, in ms; null before it.' })),
+    missedOccurrences: Nullable(MissedOccurrencesSchema),
     attempts: Type.Array(AttemptSchema, { description: 'Its attempts, oldest first.' }),
   },
   {
@@ -99,6 +123,12 @@ export function executionToWire(e: Execution): ExecutionWire {
     startedAt: toIsoOrNull(e.startedAt),
     finishedAt: toIsoOrNull(e.finishedAt),
     lateMs: e.lateMs,
+    missedOccurrences: e.missedOccurrences && {
+      count: e.missedOccurrences.count,
+      first: toIso(e.missedOccurrences.first),
+      last: toIso(e.missedOccurrences.last),
+      capped: e.missedOccurrences.capped,
+    },
     attempts: e.attempts.map(attemptToWire),
   };
 }

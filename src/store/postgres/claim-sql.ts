@@ -3,6 +3,8 @@
  * costs); their plans are checked with EXPLAIN in test/store/postgres.test.ts.
  */
 import { executionWithJobSql } from '../claim-common.js';
+import { columnList } from '../rows.js';
+import { MISSED_COLUMN_NAMES } from '../rows-executions.js';
 import { DB_NOW_MS, lockKeySql } from './connection.js';
 import { JOB_COLUMNS } from './cron-jobs.js';
 
@@ -103,7 +105,7 @@ SELECT s.*, s.eid IN (SELECT id FROM ins) AS inserted FROM s`;
  * deleted') and returns nothing. started_at is kept when set (attempt 1 set it), else now.
  */
 export const RELET_SQL = `WITH k AS MATERIALIZED (
-  SELECT id, job_type, job_id, scheduled_for, due_at, status, next_attempt_at, lease_expires_at
+  SELECT id, job_type, job_id, scheduled_for, due_at, status, next_attempt_at, lease_expires_at, ${columnList(MISSED_COLUMN_NAMES)}
     FROM executions WHERE id = ANY($1::text[])),
 e AS (
   ${executionWithJobSql('k AS e')}
@@ -117,7 +119,7 @@ UPDATE executions x SET status = 'Running', attempt = x.attempt + 1, started_at 
        next_attempt_at = NULL, lease_owner = $3::text, lease_expires_at = $2::bigint + e.timeout_ms + $4::bigint
   FROM e WHERE x.id = ANY($1::text[]) AND x.id = e.id AND e.job_exists
 RETURNING x.id, x.attempt, x.lease_expires_at, e.job_type, e.job_id, e.scheduled_for, e.due_at, e.endpoint, e.data,
-          e.retry_max_attempts, e.retry_initial_delay_ms, e.retry_max_delay_ms, e.timeout_ms`;
+          e.retry_max_attempts, e.retry_initial_delay_ms, e.retry_max_delay_ms, e.timeout_ms, ${columnList(MISSED_COLUMN_NAMES, 'e')}`;
 
 /**
  * The due cron jobs of a claim (`$1` ids, `$2` now), each with its newest execution and whether
@@ -140,28 +142,34 @@ export const EXISTING_OCCURRENCES_SQL = `SELECT scheduled_for FROM executions
 
 /**
  * One cron job's claim, in one statement: insert its occurrences (`$2` ids, `$3` instants, `$4`
- * statuses; `$5` now, `$6` node, `$7` lease expiry of the Running ones), ON CONFLICT DO NOTHING,
- * and advance the job (`$8` next_invocation, `$9` status) counting the executions inserted and
- * moving `last_execution_id` to the newest execution among those inserted and the previous one
- * (`$10`, `$11`), by the rule of `newerExecution` (claim-rules.ts), here in SQL because only this
- * statement knows which inserts took place. Returns the ids inserted.
+ * statuses; `$5` now, `$6` node, `$7` lease expiry of the Running ones; `$12`–`$15` the
+ * `missed_*` columns, NULL unless the plan has one occurrence that stands for several), ON
+ * CONFLICT DO NOTHING, and advance the job (`$8` next_invocation, `$9` status) counting the
+ * executions inserted, adding `$16` (the plan's `skipped`) to `skipped_occurrences` when any was
+ * inserted (`cronAdvance`'s rule), and moving `last_execution_id` to the newest execution among
+ * those inserted and the previous one (`$10`, `$11`), by the rule of `newerExecution`
+ * (claim-rules.ts), here in SQL because only this statement knows which inserts took place.
+ * Returns the ids inserted.
  */
 export const CRON_ADVANCE_SQL = `WITH u AS (SELECT * FROM unnest($2::text[], $3::bigint[], $4::text[]) WITH ORDINALITY AS u(id, sf, st, ord)),
 ins AS (
   INSERT INTO executions (id, job_type, job_id, scheduled_for, triggered, status, attempt, created_at,
-                          started_at, finished_at, next_attempt_at, lease_owner, lease_expires_at)
+                          started_at, finished_at, next_attempt_at, lease_owner, lease_expires_at,
+                          ${columnList(MISSED_COLUMN_NAMES)})
   SELECT u.id, 'cron', $1::text, u.sf, false, u.st, CASE WHEN u.st = 'Running' THEN 1 ELSE 0 END, $5::bigint,
          CASE WHEN u.st = 'Running' THEN $5::bigint END,
          CASE WHEN u.st = 'Skipped' THEN $5::bigint END,
          CASE WHEN u.st = 'Pending' THEN u.sf END,
          CASE WHEN u.st = 'Running' THEN $6::text END,
-         CASE WHEN u.st = 'Running' THEN $7::bigint END
+         CASE WHEN u.st = 'Running' THEN $7::bigint END,
+         $12::bigint, $13::bigint, $14::bigint, $15::boolean
     FROM u ORDER BY u.ord
   ON CONFLICT (job_type, job_id, scheduled_for) WHERE NOT triggered DO NOTHING
   RETURNING id, scheduled_for),
 adv AS (
   UPDATE cron_jobs SET next_invocation = $8::bigint, status = $9::text,
          invocations = invocations + (SELECT count(*) FROM ins),
+         skipped_occurrences = skipped_occurrences + CASE WHEN EXISTS (SELECT 1 FROM ins) THEN $16::bigint ELSE 0 END,
          last_execution_id = coalesce(
            (SELECT n.id FROM (SELECT id, scheduled_for FROM ins
                               UNION ALL SELECT $10::text, $11::bigint WHERE $10::text IS NOT NULL) AS n

@@ -91,7 +91,9 @@ import {
   type ClaimResult,
 } from '../claim-rules.js';
 import type { ClaimDueParams, DueCounts } from '../store.js';
-import { retryOf, type DeliveryRow } from '../claim-common.js';
+import { missedOf, retryOf, type DeliveryRow } from '../claim-common.js';
+import { PASS_THROUGH } from '../rows.js';
+import { missedToRow, type MissedRow } from '../rows-executions.js';
 import {
   candidatesSql,
   CRON_ADVANCE_SQL,
@@ -123,7 +125,7 @@ interface StartedScheduleRow extends DeliveryRow {
   inserted: boolean;
 }
 
-interface ReletRow extends DeliveryRow {
+interface ReletRow extends DeliveryRow, MissedRow {
   id: string;
   job_type: JobType;
   job_id: string;
@@ -166,7 +168,7 @@ export class ClaimQueries {
    */
   async claim(sql: Sql, scope: string, p: ClaimDueParams): Promise<ClaimResult> {
     const limit = Math.floor(p.limit);
-    const result: ClaimResult = { claimed: [], paused: [] };
+    const result: ClaimResult = { claimed: [], paused: [], skippedOccurrences: 0 };
     if (!(limit > 0)) return result;
     const params = this.clock === 'database' ? [limit, scope] : [limit, scope, claimClock(p).now];
     const candidates = await sql.rows<Candidate>(this.candidates, params, `punctual_claim_candidates_${this.clock}`);
@@ -253,6 +255,7 @@ export class ClaimQueries {
           retry: retryOf(e),
           timeoutMs: e.timeout_ms,
           leaseExpiresAt: e.lease_expires_at,
+          ...missedOf(PASS_THROUGH, e),
         });
       }
     }
@@ -285,6 +288,7 @@ export class ClaimQueries {
     // The count of inserts is known only after the statement, which counts them itself.
     const advance = cronAdvance(plan, planned.length);
     const leaseExpiresAt = leaseExpiry(c, job.timeoutMs);
+    const missed = missedToRow(PASS_THROUGH, plan.missed); // only a plan of one occurrence has it
     const inserted = new Set(
       (
         await c.sql.rows<{ id: string }>(
@@ -301,6 +305,11 @@ export class ClaimQueries {
             advance.status,
             row.last_execution_id,
             row.last_invocation,
+            missed.missed_count,
+            missed.missed_first,
+            missed.missed_last,
+            missed.missed_capped,
+            plan.skipped,
           ],
           'punctual_claim_cron',
         )
@@ -320,8 +329,10 @@ export class ClaimQueries {
         retry: { ...job.retry },
         timeoutMs: job.timeoutMs,
         leaseExpiresAt,
+        ...(plan.missed && { missedOccurrences: plan.missed }),
       });
     }
+    c.result.skippedOccurrences += cronAdvance(plan, inserted.size).skippedAdded; // as the statement added it
   }
 
   private push(c: Claim, item: ClaimedExecution): void {

@@ -1,6 +1,6 @@
 import { StoreUnavailableError } from '../../domain/errors.js';
 import type * as D from '../../domain/types.js';
-import { warnPaused } from '../claim-rules.js';
+import { warnPaused, type ClaimDueResult } from '../claim-rules.js';
 import type * as S from '../store.js';
 import { apiKeys } from './api-keys.js';
 import { ClaimQueries } from './claim.js';
@@ -204,13 +204,13 @@ export class PostgresStore implements S.Store {
 
   // ---- Dispatch ----------------------------------------------------------------------------
   /** See claim.ts. With clock 'database', `p.now` is ignored: the database's clock decides. */
-  async claimDue(p: S.ClaimDueParams): Promise<D.ClaimedExecution[]> {
-    const { claimed, paused } = await this.run(async () => {
+  async claimDue(p: S.ClaimDueParams): Promise<ClaimDueResult> {
+    const { paused, ...result } = await this.run(async () => {
       const scope = await this.scope();
       return this.db.tx((sql) => this.claims.claim(sql, scope, p));
     });
     warnPaused(this.logger, paused);
-    return claimed;
+    return result;
   }
   async executionsFinish(p: { nodeId: string; outcomes: D.AttemptOutcome[] }): Promise<void> {
     if (p.outcomes.length === 0) return this.run(async () => undefined);

@@ -61,7 +61,7 @@
  */
 import { cronJobNext } from '../../cron/index.js';
 import { newId } from '../../domain/ids.js';
-import type { ClaimedExecution, JobType } from '../../domain/types.js';
+import type { ClaimedExecution, JobType, MissedOccurrences } from '../../domain/types.js';
 import {
   afterInsert,
   claimClock,
@@ -77,12 +77,13 @@ import {
   type ExecutionKey,
   type OccurrenceStatus,
 } from '../claim-rules.js';
-import { executionWithJobSql, retryOf, type DeliveryRow } from '../claim-common.js';
+import { executionWithJobSql, missedOf, retryOf, type DeliveryRow } from '../claim-common.js';
+import { missedToRow, type MissedRow } from '../rows-executions.js';
 import type { ClaimDueParams, DueCounts } from '../store.js';
 import { CANDIDATES_SQL, DUE_COUNT_SQL, IN_PROGRESS_SQL, NEXT_DUE_SQL } from './claim-sql.js';
 import type { Db } from './connection.js';
 import { CRON_SELECT, cronFromRow, type CronRow } from './cron-jobs.js';
-import { objectFromColumn } from './json.js';
+import { objectFromColumn, SQLITE_CODEC } from './json.js';
 
 /** An existing execution with what is needed to call its job now (see executionWithJobSql). */
 const EXECUTION_WITH_JOB = executionWithJobSql('executions e');
@@ -100,7 +101,7 @@ interface ScheduleStartRow extends DeliveryRow {
   due_at: number;
 }
 
-interface ExistingRow extends DeliveryRow {
+interface ExistingRow extends DeliveryRow, MissedRow {
   id: string;
   job_type: JobType;
   job_id: string;
@@ -127,6 +128,11 @@ interface NewExecution {
   nextAttemptAt: number | null;
   leaseOwner: string | null;
   leaseExpiresAt: number | null;
+  /** The `missed_*` columns ({@link missedToRow}). */
+  missed_count: number | null;
+  missed_first: number | null;
+  missed_last: number | null;
+  missed_capped: unknown;
 }
 
 export type { ClaimResult } from '../claim-rules.js';
@@ -168,9 +174,11 @@ export class ClaimQueries {
     );
     this.insertExecution = db.prepare<[NewExecution], { id: string }>(
       `INSERT INTO executions (id, job_type, job_id, scheduled_for, due_at, triggered, status, attempt, created_at,
-         started_at, finished_at, next_attempt_at, lease_owner, lease_expires_at)
+         started_at, finished_at, next_attempt_at, lease_owner, lease_expires_at,
+         missed_count, missed_first, missed_last, missed_capped)
        VALUES (:id, :jobType, :jobId, :scheduledFor, :dueAt, 0, :status, :attempt, :now,
-         :startedAt, :finishedAt, :nextAttemptAt, :leaseOwner, :leaseExpiresAt)
+         :startedAt, :finishedAt, :nextAttemptAt, :leaseOwner, :leaseExpiresAt,
+         :missed_count, :missed_first, :missed_last, :missed_capped)
        ON CONFLICT (job_type, job_id, scheduled_for) WHERE triggered = 0 DO NOTHING
        RETURNING id`,
     );
@@ -180,7 +188,7 @@ export class ClaimQueries {
     this.inProgress = db.prepare<[string], { one: number }>(IN_PROGRESS_SQL);
     this.advanceCron = db.prepare<[object]>(
       `UPDATE cron_jobs SET next_invocation = :next, status = :status, invocations = invocations + :added,
-         last_execution_id = :lastExecutionId
+         skipped_occurrences = skipped_occurrences + :skipped, last_execution_id = :lastExecutionId
        WHERE id = :id`,
     );
     this.waiting = db.prepare<[string, number], ExistingRow>(
@@ -207,7 +215,7 @@ export class ClaimQueries {
   /** Claims due work in one IMMEDIATE transaction (see the comment at the top of this file). */
   claim(p: ClaimDueParams): ClaimResult {
     const limit = Math.floor(p.limit);
-    const result: ClaimResult = { claimed: [], paused: [] };
+    const result: ClaimResult = { claimed: [], paused: [], skippedOccurrences: 0 };
     if (!(limit > 0)) return result;
     // STRICT INTEGER columns: instants are whole ms (claimClock floors `now`).
     this.claimTx.immediate({ p, ...claimClock(p), room: limit, result });
@@ -242,7 +250,7 @@ export class ClaimQueries {
     const s = this.startSchedule.get(id);
     if (!s) return;
     const leaseExpiresAt = leaseExpiry(c, s.timeout_ms);
-    const executionId = this.insert(c, 'schedule', id, s.scheduled_at, 'Running', leaseExpiresAt, s.due_at);
+    const executionId = this.insert(c, 'schedule', id, s.scheduled_at, 'Running', leaseExpiresAt, null, s.due_at);
     // No execution inserted: this occurrence already has one, which owns the schedule's status.
     // Unreachable through the Store contract (a schedule leaves Pending exactly when its execution
     // is inserted, and only a Pending schedule can be patched), kept harmless on purpose.
@@ -278,7 +286,8 @@ export class ClaimQueries {
     for (const o of plan.occurrences) {
       const status = occurrenceStatus(overlap, c.room);
       const leaseExpiresAt = status === 'Running' ? leaseExpiry(c, job.timeoutMs) : null;
-      const executionId = this.insert(c, 'cron', id, o, status, leaseExpiresAt);
+      // Only a plan of one occurrence (misfire `once`) stands for others: plan.missed is its.
+      const executionId = this.insert(c, 'cron', id, o, status, leaseExpiresAt, plan.missed);
       if (!executionId) continue; // that occurrence already has its execution
       added++;
       newest = newerExecution(newest, { scheduledFor: o, id: executionId });
@@ -296,6 +305,7 @@ export class ClaimQueries {
           retry: { ...job.retry },
           timeoutMs: job.timeoutMs,
           leaseExpiresAt: leaseExpiresAt!,
+          ...(plan.missed && { missedOccurrences: plan.missed }),
         });
       }
     }
@@ -305,8 +315,10 @@ export class ClaimQueries {
       next: advance.nextInvocation,
       status: advance.status,
       added: advance.invocationsAdded,
+      skipped: advance.skippedAdded,
       lastExecutionId: newest?.id ?? null,
     });
+    c.result.skippedOccurrences += advance.skippedAdded;
   }
 
   /** An execution waiting for its next attempt, or whose lease expired: leased again. */
@@ -331,6 +343,7 @@ export class ClaimQueries {
       retry: retryOf(e),
       timeoutMs: e.timeout_ms,
       leaseExpiresAt,
+      ...missedOf(SQLITE_CODEC, e),
     });
   }
 
@@ -341,7 +354,8 @@ export class ClaimQueries {
 
   /**
    * Inserts the execution of one occurrence, `Running` (attempt 1, leased, started now),
-   * `Pending` (due at its occurrence, for a later claim) or `Skipped` (finished now).
+   * `Pending` (due at its occurrence, for a later claim) or `Skipped` (finished now), with the
+   * occurrences it stands for (`missed`, null for itself only).
    * @returns its id, or null when that occurrence already had an execution
    */
   private insert(
@@ -351,6 +365,7 @@ export class ClaimQueries {
     scheduledFor: number,
     status: NewExecution['status'],
     leaseExpiresAt: number | null,
+    missed: MissedOccurrences | null,
     dueAt: number | null = null,
   ): string | null {
     const running = status === 'Running';
@@ -368,6 +383,7 @@ export class ClaimQueries {
       nextAttemptAt: status === 'Pending' ? scheduledFor : null,
       leaseOwner: running ? c.p.nodeId : null,
       leaseExpiresAt: running ? leaseExpiresAt : null,
+      ...missedToRow(SQLITE_CODEC, missed),
     });
     return r ? r.id : null;
   }

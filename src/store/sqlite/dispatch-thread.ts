@@ -17,7 +17,8 @@
  * beside `punctual serve`).
  */
 import { StoreUnavailableError } from '../../domain/errors.js';
-import type { AttemptOutcome, ClaimedExecution } from '../../domain/types.js';
+import type { AttemptOutcome } from '../../domain/types.js';
+import type { ClaimDueResult } from '../claim-rules.js';
 import type { DispatchStore } from '../dispatch-store.js';
 import type { ClaimDueParams } from '../store.js';
 import { startWorker } from '../../runtime/worker-start.js';
@@ -89,8 +90,8 @@ export class SqliteDispatchThread implements DispatchStore {
   }
 
   /** Claims on the thread (the params are plain data, so they cross as they are). */
-  claimDue(p: ClaimDueParams): Promise<ClaimedExecution[]> {
-    return this.send<ClaimedExecution[]>({ method: 'claimDue', params: p });
+  claimDue(p: ClaimDueParams): Promise<ClaimDueResult> {
+    return this.send<ClaimDueResult>({ method: 'claimDue', params: p });
   }
   executionsFinish(p: { nodeId: string; outcomes: AttemptOutcome[] }): Promise<void> {
     return this.send<void>({ method: 'executionsFinish', params: p });

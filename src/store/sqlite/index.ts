@@ -1,6 +1,6 @@
 import { StoreUnavailableError } from '../../domain/errors.js';
 import type * as D from '../../domain/types.js';
-import { warnPaused } from '../claim-rules.js';
+import { warnPaused, type ClaimDueResult } from '../claim-rules.js';
 import type * as S from '../store.js';
 import { ApiKeyQueries } from './api-keys.js';
 import { ClaimQueries } from './claim.js';
@@ -164,10 +164,10 @@ export class SqliteStore implements S.Store {
   }
 
   // ---- Dispatch ----------------------------------------------------------------------------
-  async claimDue(p: S.ClaimDueParams): Promise<D.ClaimedExecution[]> {
-    const { claimed, paused } = this.run((q) => q.claim.claim(p));
+  async claimDue(p: S.ClaimDueParams): Promise<ClaimDueResult> {
+    const { paused, ...result } = this.run((q) => q.claim.claim(p));
     warnPaused(this.logger, paused);
-    return claimed;
+    return result;
   }
   async executionsFinish(p: { nodeId: string; outcomes: D.AttemptOutcome[] }): Promise<void> {
     this.run((q) => q.executions.finish(p.nodeId, p.outcomes));

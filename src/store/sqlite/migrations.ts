@@ -18,8 +18,8 @@ export interface Migration {
  * Statuses of schedules and executions have no CHECK: later versions may add states, and SQLite
  * cannot alter a CHECK without rebuilding the table.
  *
- * Migrations 2 (executions, retries, cron policies) and 3 (paged, filtered
- * lists) are described above their SQL.
+ * Migrations 2 (executions, retries, cron policies), 3 (paged, filtered lists) and 4 (missed
+ * and skipped occurrences) are described above their SQL.
  * Rebuilding a table that others reference (`executions`, referenced by `execution_attempts`)
  * needs care with `foreign_keys = ON`, which cannot be switched off inside the migration's
  * transaction: DROP TABLE of a referenced table runs an implicit DELETE that the foreign key
@@ -276,12 +276,23 @@ END;
    * (docs/interface.md, "Past instants"). `schedules.due_at` is the later of the two, NULL
    * meaning `scheduled_at` (rows written before, or seeded by SQL); `executions.due_at` copies it
    * when a claim starts a schedule, NULL meaning `scheduled_for`.
+   *
+   * Catch-up executions say what they stand for (docs/cron.md, "Missed
+   * occurrences and overlap"). `missed_*` are all NULL for an execution that stands for itself,
+   * all set for one made by misfire `once` for two or more occurrences (`missed_capped` 0 or 1).
+   * `cron_jobs.skipped_occurrences` counts the occurrences misfire `skip` dropped. Both are written
+   * only by the claim; existing rows take NULL and 0.
    */
   {
     version: 4,
     sql: `
 ALTER TABLE schedules ADD COLUMN due_at INTEGER;
 ALTER TABLE executions ADD COLUMN due_at INTEGER;
+ALTER TABLE executions ADD COLUMN missed_count INTEGER;
+ALTER TABLE executions ADD COLUMN missed_first INTEGER;
+ALTER TABLE executions ADD COLUMN missed_last INTEGER;
+ALTER TABLE executions ADD COLUMN missed_capped INTEGER;
+ALTER TABLE cron_jobs ADD COLUMN skipped_occurrences INTEGER NOT NULL DEFAULT 0;
 `,
   },
 ];
