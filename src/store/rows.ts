@@ -184,20 +184,13 @@ export function scheduleToRow(s: Schedule): Record<ScheduleColumn, unknown> {
   };
 }
 
-/** The columns a schedule patch may set, each NULL when the patch leaves it. */
-export const SCHEDULE_PATCH_COLUMNS = [
-  'id',
-  'name',
-  'scheduled_at',
-  'endpoint',
-  'data',
-  'tags',
-  'retry_max_attempts',
-  'retry_initial_delay_ms',
-  'retry_max_delay_ms',
-  'timeout_ms',
-  'due_at',
-] as const;
+/** Columns a patch never sets: the status (the claim's) and the creation instant. */
+const NOT_PATCHED: readonly string[] = ['status', 'created_at'];
+
+/** The columns a schedule patch may set, in the order of the table, each NULL when the patch leaves it. */
+export const SCHEDULE_PATCH_COLUMNS = SCHEDULE_COLUMNS.filter(
+  (c): c is Exclude<ScheduleColumn, 'status' | 'created_at'> => !NOT_PATCHED.includes(c),
+);
 
 /**
  * A schedule patch → the values of the columns it sets, NULL for a field it leaves (a patch sets
