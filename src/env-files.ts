@@ -29,7 +29,8 @@ export interface ResolvedEnv {
  * Reads the `_FILE` variables of `env` (which is not changed). A file's content, with its trailing
  * line breaks removed, becomes the value. An empty variable counts as unset.
  * Problems: `NAME` and `NAME_FILE` both set (the message names both); a file that cannot be read
- * (named with the error code, e.g. `ENOENT`, `EACCES`) or is larger than {@link MAX_FILE_BYTES}.
+ * (named with the error code, e.g. `ENOENT`, `EACCES`), is empty (a mount gone wrong: the default
+ * must not be used silently) or is larger than {@link MAX_FILE_BYTES}.
  */
 export function resolveFileEnv(env: NodeJS.ProcessEnv): ResolvedEnv {
   const out: NodeJS.ProcessEnv = { ...env };
@@ -49,7 +50,12 @@ export function resolveFileEnv(env: NodeJS.ProcessEnv): ResolvedEnv {
         problems.push(`${name}_FILE=${path}: the file is larger than ${MAX_FILE_BYTES} bytes`);
         continue;
       }
-      out[name] = readFileSync(path, 'utf8').replace(/[\r\n]+$/, '');
+      const value = readFileSync(path, 'utf8').replace(/[\r\n]+$/, '');
+      if (value.trim() === '') {
+        problems.push(`${name}_FILE=${path}: the file is empty`);
+        continue;
+      }
+      out[name] = value;
       sources[name] = { from: 'file', path };
     } catch (err) {
       problems.push(`${name}_FILE=${path}: the file cannot be read (${(err as NodeJS.ErrnoException).code ?? 'error'})`);
