@@ -84,7 +84,11 @@ async function serve(opts: { role?: string }): Promise<void> {
     }
     config.role = role;
   }
-  const [{ createLogger }, { RoleError, startServer }] = await Promise.all([import('../logger.js'), import('../main.js')]);
+  const [{ createLogger }, { RoleError, startServer }, { KeyFileError }] = await Promise.all([
+    import('../logger.js'),
+    import('../main.js'),
+    import('../secrets/key-file.js'),
+  ]);
   const logger = createLogger(config.logLevel);
   // Which database this node uses, before opening it: a first question when keys or jobs seem missing.
   const database = (await import('../store/open.js')).describeDatabaseUrl(config.databaseUrl);
@@ -93,7 +97,8 @@ async function serve(opts: { role?: string }): Promise<void> {
   try {
     server = await startServer(config, { logger });
   } catch (err) {
-    if (err instanceof RoleError) {
+    // A role the store cannot serve, or a key file that cannot be used: configuration errors.
+    if (err instanceof RoleError || err instanceof KeyFileError) {
       process.stderr.write(`punctual: ${err.message}\n`);
       process.exit(2);
     }

@@ -60,7 +60,7 @@ describe('<NAME>_FILE', () => {
     const key = generateKey().toString('base64');
     const signing = `whsec_${generateKey().toString('base64')}`;
     const token = 'file-bootstrap-token-0123456789abcdef';
-    const files = {
+    const files: Record<string, [file: string, content: string]> = {
       DATABASE_URL_FILE: ['db', 'postgres://user:pw@db.example:5432/punctual\n'],
       PUNCTUAL_ENCRYPTION_KEYS_FILE: ['keys', `${key}\n`],
       PUNCTUAL_SIGNING_SECRET_FILE: ['signing', `${signing}\r\n`],
@@ -68,8 +68,9 @@ describe('<NAME>_FILE', () => {
     };
     const env: Record<string, string> = {};
     for (const [name, [file, content]] of Object.entries(files)) {
-      env[name] = join(dir, file);
-      await writeFile(env[name], content);
+      const path = join(dir, file);
+      env[name] = path;
+      await writeFile(path, content);
     }
     const config = loadConfig(env);
     expect(config.databaseUrl).toBe('postgres://user:pw@db.example:5432/punctual');
