@@ -1,10 +1,14 @@
 /**
  * Configuration from the environment. Every value is checked at start; an invalid
  * one stops start-up with a message that names the variable, the value's problem and the
- * accepted form. Secrets (PUNCTUAL_BOOTSTRAP_TOKEN) are never echoed back.
+ * accepted form. Secrets (PUNCTUAL_BOOTSTRAP_TOKEN, PUNCTUAL_SIGNING_SECRET,
+ * PUNCTUAL_ENCRYPTION_KEYS) are never echoed back. Secrets may come from files (`<NAME>_FILE`,
+ * env-files.ts).
  */
 
 import { parseSigningSecrets } from './dispatch/signing.js';
+import { resolveFileEnv } from './env-files.js';
+import { KeyRing, parseKeys } from './secrets/key-ring.js';
 import { parseAllowedNetworks, STRICT_POLICY, type EndpointPolicy } from './net/ssrf.js';
 import { DEFAULT_RATE_LIMIT, type RateLimitSettings } from './http/rate-limit.js';
 import { DEFAULT_LIMITS, type InputLimits } from './service/limits.js';
@@ -52,6 +56,12 @@ export interface Config {
    * then one is generated at first start and kept in the store.
    */
   signingSecrets: string[] | null;
+  /**
+   * The keys that seal job secrets (`PUNCTUAL_ENCRYPTION_KEYS`: base64 of 32 bytes each, separated
+   * by spaces, newest first), or null when unset: then `punctual serve` on SQLite uses the key file
+   * beside the database, and on PostgreSQL refuses secrets (docs/security.md, "Job secrets").
+   */
+  encryptionKeys: KeyRing | null;
   /** Finished executions are deleted after this long (`PUNCTUAL_EXECUTION_RETENTION`, default `7d`). */
   executionRetentionMs: number;
   /** A cron occurrence claimed later than this is a misfire (`PUNCTUAL_MISFIRE_THRESHOLD_MS`, default 60,000). */
@@ -109,11 +119,13 @@ export class ConfigError extends Error {
 
 /**
  * Reads and validates the configuration.
- * @param env the environment, `process.env` by default
+ * @param processEnv the environment, `process.env` by default; `<NAME>_FILE` variables are read
+ *   first (`resolveFileEnv`, env-files.ts)
  * @throws ConfigError listing every invalid variable at once
  */
-export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
-  const problems: string[] = [];
+export function loadConfig(processEnv: NodeJS.ProcessEnv = process.env): Config {
+  // DATABASE_URL and the secrets may be given as <NAME>_FILE (env-files.ts); read those first.
+  const { env, problems } = resolveFileEnv(processEnv);
   const int = (name: string, fallback: number, min: number, max: number): number => {
     const raw = env[name];
     if (raw === undefined || raw === '') return fallback;
@@ -202,6 +214,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     }
   }
 
+  let encryptionKeys: KeyRing | null = null;
+  try {
+    const keys = parseKeys(env.PUNCTUAL_ENCRYPTION_KEYS ?? '');
+    if (keys.length > 0) encryptionKeys = new KeyRing(keys);
+  } catch (err) {
+    problems.push(`PUNCTUAL_ENCRYPTION_KEYS: ${(err as Error).message}`);
+  }
+
   const host = env.HOST?.trim() || '127.0.0.1';
   if (/\s/.test(host)) problems.push(`HOST=${JSON.stringify(host)} must be a host name or address`);
 
@@ -228,6 +248,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     requestTimeoutMs,
     shutdownGraceMs,
     signingSecrets,
+    encryptionKeys,
     executionRetentionMs,
     misfireThresholdMs,
     maxInFlight,

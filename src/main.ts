@@ -14,7 +14,8 @@ import { healthRoutes } from './http/routes/health.js';
 import { createLogger } from './logger.js';
 import { ServerMetrics } from './metrics/metrics.js';
 import { ensureBootstrapKey } from './service/api-keys.js';
-import { buildServeStore } from './serve-store.js';
+import type { KeyRing } from './secrets/key-ring.js';
+import { buildServeKeyRing, buildServeStore } from './serve-store.js';
 import type { Store } from './store/store.js';
 import { VERSION } from './version.js';
 
@@ -33,6 +34,11 @@ export interface RunningServer {
   url: string;
   /** This server's metrics (Prometheus; see src/metrics/metrics.ts). */
   metrics: ServerMetrics;
+  /**
+   * The keys that seal job secrets (`PUNCTUAL_ENCRYPTION_KEYS`, or on SQLite the key file beside
+   * the database), or null (PostgreSQL without keys: secrets are refused). See `buildServeKeyRing`.
+   */
+  keyRing: KeyRing | null;
   /**
    * Base URL of the metrics listener (`PUNCTUAL_METRICS_PORT`: `GET /metrics` there, without
    * authentication), or null when there is none (then `/metrics` is on `url`, behind an API key,
@@ -71,9 +77,11 @@ export class RoleError extends Error {
  * with the embedded SQLite store, an `api` node's work would wait for a dispatcher that nothing
  * wakes, so those roles are refused there.
  *
- * Opens the store, applies migrations, makes sure the bootstrap key exists when configured, then
- * listens and starts the dispatcher.
+ * Opens the store, applies migrations, finds the key ring of job secrets (on SQLite without
+ * `PUNCTUAL_ENCRYPTION_KEYS`, creating the key file at the first start), makes sure the bootstrap
+ * key exists when configured, then listens and starts the dispatcher.
  * @throws RoleError for `api`/`dispatcher` on a store not shared by nodes
+ * @throws KeyFileError when the SQLite key file cannot be read or created
  * @throws when the store cannot be opened or migrated, or the port cannot be bound
  */
 export async function startServer(config: Config, opts: StartOptions = {}): Promise<RunningServer> {
@@ -90,8 +98,10 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
   const stores = await buildServeStore(config.databaseUrl, { logger, dispatches, observe: metrics.observeStoreOperation });
   const { store, dispatchStore } = stores;
   let signer: WebhookSigner | null = null;
+  let keyRing: KeyRing | null = null;
   try {
     await store.migrate();
+    keyRing = await buildServeKeyRing(config.encryptionKeys, config.databaseUrl, logger);
     if (role !== 'all' && (await store.now()) === null) {
       throw new RoleError(
         `role "${role}" needs a store shared by several nodes (a postgres:// DATABASE_URL); ` +
@@ -151,6 +161,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
           rateLimit: config.rateLimit,
           metrics,
           metricsOnOwnPort: config.metricsPort !== null,
+          keyRing,
         });
   const metricsApp = config.metricsPort === null ? null : await buildMetricsApp({ metrics, logger });
   try {
@@ -189,7 +200,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     })();
     return closing;
   };
-  return { app, dispatcher, store, role, url, metrics, metricsUrl, close };
+  return { app, dispatcher, store, role, url, metrics, metricsUrl, keyRing, close };
 }
 
 /**

@@ -3,6 +3,8 @@
  * the conformance suite checks (test/store/production.test.ts) are the same objects.
  */
 import { timedStore, type StoreOperationObserver } from './metrics/store-timing.js';
+import { keyFilePath, loadOrCreateKeyFile, type KeyFileLogger } from './secrets/key-file.js';
+import type { KeyRing } from './secrets/key-ring.js';
 import type { DispatchStore } from './store/dispatch-store.js';
 import { driverOf, parseDatabaseUrl, type OpenStoreOptions } from './store/open.js';
 import type { Store } from './store/store.js';
@@ -50,4 +52,20 @@ export async function buildServeStore(databaseUrl: string, opts: ServeStoreOptio
     return closing;
   };
   return { store, dispatchStore, close };
+}
+
+/**
+ * The key ring of `punctual serve` (docs/security.md, "Job secrets"): `configured`
+ * (`PUNCTUAL_ENCRYPTION_KEYS`) when given; else, on SQLite, the key file beside the database
+ * (`<database path>.key`, created at the first start, see src/secrets/key-file.ts); else
+ * (PostgreSQL: nodes share no file) null, and jobs carrying secrets are refused, which is logged
+ * at start.
+ * @throws Error for an unsupported URL; KeyFileError when the key file cannot be read or created
+ */
+export async function buildServeKeyRing(configured: KeyRing | null, databaseUrl: string, logger: KeyFileLogger): Promise<KeyRing | null> {
+  if (configured !== null) return configured;
+  const target = parseDatabaseUrl(databaseUrl);
+  if (target.kind === 'sqlite') return loadOrCreateKeyFile(keyFilePath(target.path), logger);
+  logger.warn({}, 'PUNCTUAL_ENCRYPTION_KEYS is not set: jobs carrying secrets are refused (see docs/security.md, "Job secrets")');
+  return null;
 }

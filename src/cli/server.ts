@@ -7,6 +7,7 @@
 import { existsSync } from 'node:fs';
 import { Option, type Command } from 'commander';
 import { ConfigError, loadConfig, parseRole, ROLES, type Config } from '../config.js';
+import { resolveFileEnv } from '../env-files.js';
 import type { Store } from '../store/store.js';
 import { UsageError } from './exit.js';
 
@@ -42,7 +43,7 @@ export async function withStore<T>(fn: (store: Store) => Promise<T>, opts: WithS
   const { openStore, parseDatabaseUrl } = await import('../store/open.js');
   if (opts.existing) {
     const target = parseDatabaseUrl(config.databaseUrl);
-    if (target.kind === 'sqlite' && !existsSync(target.path)) throw new UsageError(missingDatabase(target.path));
+    if (target.kind === 'sqlite' && !existsSync(target.path)) throw new UsageError(missingDatabase(target.path, config.databaseUrl));
   }
   const store = await openStore(config.databaseUrl);
   try {
@@ -53,11 +54,18 @@ export async function withStore<T>(fn: (store: Store) => Promise<T>, opts: WithS
   }
 }
 
-/** Why a command that works on an existing SQLite database at `path` (absolute) cannot, and what to do. */
-function missingDatabase(path: string): string {
-  const where = process.env.DATABASE_URL?.trim()
-    ? `DATABASE_URL=${process.env.DATABASE_URL.trim()}`
-    : 'DATABASE_URL is not set, so the default, data/punctual.db in the working directory, was used';
+/**
+ * Why a command that works on an existing SQLite database at `path` (absolute) cannot, and what
+ * to do. `databaseUrl` is the configured one, from `DATABASE_URL` or `DATABASE_URL_FILE`.
+ */
+function missingDatabase(path: string, databaseUrl: string): string {
+  const source = resolveFileEnv(process.env).sources.DATABASE_URL;
+  const where =
+    source.from === 'env'
+      ? `DATABASE_URL=${databaseUrl}`
+      : source.from === 'file'
+        ? `DATABASE_URL_FILE=${source.path} holds ${databaseUrl}`
+        : 'DATABASE_URL is not set, so the default, data/punctual.db in the working directory, was used';
   return (
     `no database at ${path} (${where}).\n` +
     'Run the command where the server runs, set DATABASE_URL to the database `punctual serve` logs at start ' +
@@ -76,7 +84,11 @@ async function serve(opts: { role?: string }): Promise<void> {
     }
     config.role = role;
   }
-  const [{ createLogger }, { RoleError, startServer }] = await Promise.all([import('../logger.js'), import('../main.js')]);
+  const [{ createLogger }, { RoleError, startServer }, { KeyFileError }] = await Promise.all([
+    import('../logger.js'),
+    import('../main.js'),
+    import('../secrets/key-file.js'),
+  ]);
   const logger = createLogger(config.logLevel);
   // Which database this node uses, before opening it: a first question when keys or jobs seem missing.
   const database = (await import('../store/open.js')).describeDatabaseUrl(config.databaseUrl);
@@ -85,7 +97,8 @@ async function serve(opts: { role?: string }): Promise<void> {
   try {
     server = await startServer(config, { logger });
   } catch (err) {
-    if (err instanceof RoleError) {
+    // A role the store cannot serve, or a key file that cannot be used: configuration errors.
+    if (err instanceof RoleError || err instanceof KeyFileError) {
       process.stderr.write(`punctual: ${err.message}\n`);
       process.exit(2);
     }

@@ -1,5 +1,6 @@
 import { EventEmitter } from 'node:events';
 import type { AttemptOutcome, ClaimedExecution } from '../domain/types.js';
+import type { SecretDecryptError } from '../secrets/errors.js';
 
 /** A finished attempt whose outcome is already stored. */
 export interface DeliveredEvent {
@@ -13,13 +14,16 @@ export interface DeliveredEvent {
  * - `dispatch:delivered`: an attempt finished and its outcome was written to the store;
  * - `dispatch:skipped`: a claim dropped cron occurrences under misfire `skip` (how many: the
  *   claim's `skippedOccurrences`, > 0);
- * - `dispatch:error`: the store failed during a claim or a write (the dispatcher retries).
+ * - `dispatch:error`: the store failed during a claim or a write (the dispatcher retries);
+ * - `dispatch:secret-failed`: a job's secret could not be decrypted for a call (key missing, or
+ *   the value tampered with or moved; counted in `punctual_secret_decrypt_failures_total`).
  */
 export interface DispatcherEventMap {
   'dispatch:claimed': [claims: ClaimedExecution[]];
   'dispatch:delivered': [event: DeliveredEvent];
   'dispatch:skipped': [occurrences: number];
   'dispatch:error': [error: unknown];
+  'dispatch:secret-failed': [error: SecretDecryptError];
 }
 
 /** EventEmitter typed by {@link DispatcherEventMap}. */

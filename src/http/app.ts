@@ -13,6 +13,7 @@ import { DEFAULT_DELIVERY } from '../service/delivery.js';
 import { LastUsedRecorder } from '../service/last-used.js';
 import { DEFAULT_LIMITS, type InputLimits } from '../service/limits.js';
 import { ruleContext } from '../service/rules.js';
+import { KeyRing } from '../secrets/key-ring.js';
 import type { Store } from '../store/store.js';
 import { AJV_OPTIONS, ruleKeywordsFor } from './ajv.js';
 import { authHook } from './auth.js';
@@ -83,6 +84,12 @@ export interface AppDeps {
   metrics?: MetricsExposition;
   /** True when `PUNCTUAL_METRICS_PORT` serves the metrics: this app then has no `/metrics` (a 404). */
   metricsOnOwnPort?: boolean;
+  /**
+   * The keys that seal job secrets, or null when there are none (secrets are refused; see
+   * `JobServiceContext.keyRing`). Absent: a random key of this app's lifetime
+   * (`KeyRing.ephemeral()`), for tests; `startServer` always passes the configured one or null.
+   */
+  keyRing?: KeyRing | null;
 }
 
 /** The app with its `LastUsedRecorder`, exposed for tests (flush instead of sleeping). */
@@ -157,6 +164,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     defaults: deps.defaults ?? DEFAULT_DELIVERY,
     limits,
     endpointPolicy,
+    keyRing: deps.keyRing === undefined ? KeyRing.ephemeral() : deps.keyRing,
     wake: (dueAtMs) => {
       try {
         wake?.(dueAtMs);

@@ -5,7 +5,8 @@
  * follow the Prometheus conventions (`punctual_` prefix, base units: seconds, `_total` counters).
  *
  * Where the values come from, without touching the code that makes them:
- *  - dispatch: the dispatcher's typed events (`dispatch:delivered`, `dispatch:error`) and its
+ *  - dispatch: the dispatcher's typed events (`dispatch:delivered`, `dispatch:error`,
+ *    `dispatch:secret-failed`) and its
  *    `callsInFlight` and `hungCallsInFlight` getters ({@link ServerMetrics.watchDispatcher});
  *  - due work: `Store.dueCount`, asked at each scrape ({@link ServerMetrics.watchDueWork});
  *  - HTTP: `observeRequest`, called by the HTTP layer's `onResponse` hook (src/http/metrics.ts);
@@ -14,6 +15,7 @@
  */
 import { Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { DeliveredEvent, DispatcherEvents } from '../dispatch/events.js';
+import type { SecretDecryptError, SecretFailureReason } from '../secrets/errors.js';
 import type { DueCounts } from '../store/store.js';
 import { attemptLabels } from './attempts.js';
 import { processRegistry } from './process-metrics.js';
@@ -34,6 +36,8 @@ export const ATTEMPT_DURATION_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.
 export const DUE_COUNT_LIMIT = 10_000;
 
 const DUE_SOURCES: readonly (keyof DueCounts)[] = ['schedule', 'cron', 'waiting', 'lease'];
+
+const SECRET_FAILURE_REASONS: readonly SecretFailureReason[] = ['key_missing', 'tampered'];
 
 /** What {@link ServerMetrics.watchDispatcher} reads of the dispatcher. */
 export interface WatchedDispatcher {
@@ -68,6 +72,7 @@ export class ServerMetrics {
 
   private readonly httpDuration: Histogram<'method' | 'route' | 'status_code'>;
   private readonly storeDuration: Histogram<'operation' | 'result'>;
+  private readonly secretFailures: Counter<'reason'>;
 
   constructor(opts: ServerMetricsOptions) {
     processRegistry(); // the process's collectors (event-loop lag, GC) start with the first server
@@ -92,6 +97,14 @@ export class ServerMetrics {
       buckets: DURATION_BUCKETS,
       registers,
     });
+    this.secretFailures = new Counter({
+      name: 'punctual_secret_decrypt_failures_total',
+      help: 'Job secrets this node could not decrypt, by reason (key_missing: the key that sealed it is not configured; tampered: changed, or copied from another job or field).',
+      labelNames: ['reason'] as const,
+      registers,
+    });
+    // Both reasons exist from the start (at 0), so an alert on increase() sees the first failure.
+    for (const reason of SECRET_FAILURE_REASONS) this.secretFailures.inc({ reason }, 0);
   }
 
   /** Every series of this server, then the process's, in the Prometheus text format 0.0.4. */
@@ -110,6 +123,15 @@ export class ServerMetrics {
   };
 
   /**
+   * Counts one job secret that could not be decrypted (`punctual_secret_decrypt_failures_total`,
+   * labelled by the error's `reason`). Called for the dispatcher's `dispatch:secret-failed`
+   * events ({@link watchDispatcher}); any other code that opens secrets may call it too.
+   */
+  readonly countSecretDecryptFailure = (error: Pick<SecretDecryptError, 'reason'>): void => {
+    this.secretFailures.inc({ reason: error.reason });
+  };
+
+  /**
    * Registers the dispatch series and follows `dispatcher`'s events:
    * - `punctual_executions_finished_total{outcome}`: executions this node brought to their end
    *   by an attempt, `succeeded` or `failed` (once per execution, at its last attempt; an attempt
@@ -122,7 +144,9 @@ export class ServerMetrics {
    * - `punctual_dispatch_store_errors_total`: claims or outcome writes the store failed (the
    *   dispatcher tries again);
    * - `punctual_cron_skipped_occurrences_total`: cron occurrences this node's claims dropped under
-   *   misfire `skip` (the jobs' `skippedOccurrences` grow by as much; docs/cron.md).
+   *   misfire `skip` (the jobs' `skippedOccurrences` grow by as much; docs/cron.md);
+   * - `punctual_secret_decrypt_failures_total{reason}` (registered by the constructor) grows with
+   *   each `dispatch:secret-failed` event.
    * Call once, for a node that dispatches.
    * @returns a function that stops following the events
    */
@@ -195,7 +219,9 @@ export class ServerMetrics {
     dispatcher.events.on('dispatch:delivered', delivered);
     dispatcher.events.on('dispatch:error', failed);
     dispatcher.events.on('dispatch:skipped', dropped);
+    dispatcher.events.on('dispatch:secret-failed', this.countSecretDecryptFailure);
     return () => {
+      dispatcher.events.off('dispatch:secret-failed', this.countSecretDecryptFailure);
       dispatcher.events.off('dispatch:delivered', delivered);
       dispatcher.events.off('dispatch:error', failed);
       dispatcher.events.off('dispatch:skipped', dropped);

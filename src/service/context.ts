@@ -1,8 +1,17 @@
 import type { EndpointPolicy } from '../net/ssrf.js';
 import type { Clock } from '../domain/clock.js';
 import type { DeliverySettings } from '../domain/types.js';
+import type { KeyRing } from '../secrets/key-ring.js';
 import type { Store } from '../store/store.js';
 import type { InputLimits } from './limits.js';
+
+/**
+ * The `detail` of the 400 problem that refuses a job carrying secrets when no key ring is
+ * configured (PostgreSQL without `PUNCTUAL_ENCRYPTION_KEYS`; docs/security.md, "Job secrets").
+ */
+export const SECRETS_NEED_KEYS =
+  'secrets cannot be stored: this service has no encryption key. Set PUNCTUAL_ENCRYPTION_KEYS ' +
+  '(base64 of 32 random bytes, e.g. `openssl rand -base64 32`) on every node, then restart it.';
 
 /**
  * What the job use cases (schedules, cron jobs, executions) work with.
@@ -27,4 +36,10 @@ export interface JobServiceContext {
    * (no IP literal that is not public, no `localhost`).
    */
   endpointPolicy?: EndpointPolicy;
+  /**
+   * The keys that seal job secrets (src/secrets/key-ring.ts), or null when the service has none
+   * (PostgreSQL without `PUNCTUAL_ENCRYPTION_KEYS`): then a job carrying secrets is refused with a
+   * 400 whose detail is {@link SECRETS_NEED_KEYS}. Absent: null.
+   */
+  keyRing?: KeyRing | null;
 }

@@ -1,10 +1,10 @@
 /**
  * The commands that work on the store directly (`punctual keys …` without a service URL) find the
- * database or say why not: with no SQLite file where `DATABASE_URL` (or its default,
+ * database or say why not: with no SQLite file where `DATABASE_URL` (or `DATABASE_URL_FILE`, or its default,
  * data/punctual.db in the working directory) points, they exit with 2, name the absolute path
  * they looked at and the ways to point them elsewhere, and create nothing. Real child processes.
  */
-import { mkdtempSync, readdirSync, realpathSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -45,5 +45,24 @@ describe('keys commands without a database', () => {
     const r = await punctual(['keys', 'create', 'admin'], env, { cwd: dir });
     expect(r.code).toBe(0);
     expect(r.stdout).toMatch(/Created API key "admin"/);
+  });
+
+  it('read DATABASE_URL from DATABASE_URL_FILE (Docker and Kubernetes secrets), named in their messages', async () => {
+    const secrets = join(dir, 'secrets');
+    mkdirSync(secrets);
+    const urlFile = join(secrets, 'database-url');
+    writeFileSync(urlFile, `file:${join(dir, 'f.db')}\n`);
+    const env = { DATABASE_URL_FILE: urlFile };
+    const missing = await punctual(['keys', 'list'], env, { cwd: dir });
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toContain(`no database at ${join(dir, 'f.db')} (DATABASE_URL_FILE=${urlFile} holds file:${join(dir, 'f.db')})`);
+
+    expect((await punctual(['migrate'], env, { cwd: dir })).code).toBe(0);
+    expect(readdirSync(dir).sort()).toEqual(['f.db', 'secrets']);
+    expect((await punctual(['keys', 'create', 'admin'], env, { cwd: dir })).stdout).toMatch(/Created API key "admin"/);
+
+    const both = await punctual(['migrate'], { ...env, DATABASE_URL: `file:${join(dir, 'f.db')}` }, { cwd: dir });
+    expect(both.code).toBe(2);
+    expect(both.stderr).toContain('DATABASE_URL and DATABASE_URL_FILE are both set');
   });
 });

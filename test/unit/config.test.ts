@@ -14,6 +14,7 @@ describe('loadConfig', () => {
       requestTimeoutMs: 30_000,
       shutdownGraceMs: 10_000,
       signingSecrets: null,
+      encryptionKeys: null,
       executionRetentionMs: 7 * 86_400_000,
       misfireThresholdMs: 60_000,
       maxInFlight: 512,

@@ -5,7 +5,8 @@
  * - src/service/ (the use cases) imports neither the dispatcher (src/dispatch/) nor the HTTP layer
  *   (src/http/) nor the CLI (src/cli/): what both the service and the dispatcher need lives below
  *   them, in src/domain/ or src/net/;
- * - src/cron/ imports only src/domain/; src/runtime/ (worker threads) nothing of src/;
+ * - src/cron/ imports only src/domain/; src/runtime/ (worker threads) and src/secrets/ (the
+ *   sealing of job secrets) nothing of src/;
  * - src/store/ (the Store contract, its rules and the two databases) imports only src/domain/,
  *   src/cron/ and src/runtime/: a store never calls up into the dispatcher, the service or metrics;
  * - src/dispatch/ imports neither src/service/ nor src/http/ nor src/cli/.
@@ -62,9 +63,10 @@ describe('layering of src/', () => {
     expect(upward).toEqual([]);
   });
 
-  it('src/cron/ imports only src/domain/, src/runtime/ nothing of src/', () => {
+  it('src/cron/ imports only src/domain/, src/runtime/ and src/secrets/ nothing of src/', () => {
     expect(outside('cron', ['domain'])).toEqual([]);
     expect(outside('runtime', [])).toEqual([]);
+    expect(outside('secrets', [])).toEqual([]);
   });
 
   it('src/store/ imports only src/domain/, src/cron/ and src/runtime/', () => {
