@@ -7,8 +7,7 @@ import { BODILESS_METHODS, HTTP_METHODS } from '../domain/enums.js';
 import { headerValueProblem, isHeaderName, isReservedHeader, MAX_JOB_HEADERS } from '../domain/headers.js';
 import type { FieldProblem } from '../domain/errors.js';
 import type { HttpMethod, JobRequest, JsonObject } from '../domain/types.js';
-import { exceedsBytes } from './limits.js';
-import { Checks, DEFAULT_RULE_CONTEXT, isJsonObject, textProblem, type RuleContext } from './rules.js';
+import { Checks, isJsonObject } from './rules.js';
 
 /** The method of a job that does not say. */
 export const DEFAULT_METHOD: HttpMethod = 'POST';
@@ -58,24 +57,11 @@ export function headersProblems(path: string, headers: unknown): FieldProblem[] 
   return out;
 }
 
-/**
- * Why a `body` string cannot be stored and sent, or null: at most `dataBytes` bytes of UTF-8
- * (`PUNCTUAL_MAX_DATA_BYTES`, the bound of `data`), and stored text (`textProblem`).
- */
-export function bodyProblem(body: string, ctx: RuleContext = DEFAULT_RULE_CONTEXT): string | null {
-  if (exceedsBytes(body, ctx.limits.dataBytes)) return `must be at most ${ctx.limits.dataBytes} bytes of UTF-8`;
-  return textProblem(body);
-}
-
-/** Checks the present request fields of a create or patch, each on its own. */
+/** Checks the present request fields of a create or patch, each on its own (`body`: the `body` rule of rules.ts). */
 export function checkRequestFields(checks: Checks, input: RequestInput): Checks {
-  checks.oneOf('/method', input.method, HTTP_METHODS);
+  checks.oneOf('/method', input.method, HTTP_METHODS).rule('/body', 'body', input.body, true);
   if (input.headers !== undefined) for (const p of headersProblems('/headers', input.headers)) checks.add(p.path, p.message);
-  const body: unknown = input.body;
-  if (body === undefined || body === null) return checks;
-  if (typeof body !== 'string') return checks.add('/body', 'must be a string or null');
-  const message = bodyProblem(body, checks.ctx);
-  return message === null ? checks : checks.add('/body', message);
+  return checks;
 }
 
 /**

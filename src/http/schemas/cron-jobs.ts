@@ -7,7 +7,16 @@ import { CRON_JOB_STATUSES, EXECUTION_STATUSES, MISFIRE_POLICIES, OVERLAP_POLICI
 import { toIso, toIsoOrNull } from '../../domain/time.js';
 import type { CronJob } from '../../domain/types.js';
 import { Endpoint, Id, JsonObjectInput, JsonObjectSchema, Nullable, RuleString, StringEnum, Timestamp } from './common.js';
-import { deliveryToWire, RetryInputSchema, RetryPolicySchema, TimeoutMsInput, TimeoutMsSchema } from './delivery.js';
+import {
+  deliveryToWire,
+  requestInputFields,
+  requestToWire,
+  requestWireFields,
+  RetryInputSchema,
+  RetryPolicySchema,
+  TimeoutMsInput,
+  TimeoutMsSchema,
+} from './delivery.js';
 import { EXECUTION_STATUS_DESCRIPTION } from './executions.js';
 import { LIST_NEXT_CURSOR_DESCRIPTION, ListCursorQuery, ListLimitQuery, ListNameQuery } from './lists.js';
 
@@ -39,6 +48,7 @@ export const CronJobSchema = Type.Object(
     ),
     retry: RetryPolicySchema,
     timeoutMs: TimeoutMsSchema,
+    ...requestWireFields,
     misfire: StringEnum(MISFIRE_POLICIES, MISFIRE_DESCRIPTION),
     overlap: StringEnum(OVERLAP_POLICIES, OVERLAP_DESCRIPTION),
     lastInvocation: Nullable(
@@ -86,7 +96,7 @@ const requestFields = {
   name: Nullable(RuleString('name', 'Name of the job (not blank; at most 256 characters by default), or null.')),
   timezone: Nullable(RuleString('time-zone', TIMEZONE_DESCRIPTION)),
   endpoint: Endpoint,
-  data: Nullable(JsonObjectInput('JSON object sent as the body of each call, or null.')),
+  data: Nullable(JsonObjectInput('JSON object sent as the body of each call, or null; empty or null with GET and HEAD, and when `body` is given.')),
   retry: RetryInputSchema,
   timeoutMs: TimeoutMsInput,
   misfire: StringEnum(MISFIRE_POLICIES, `${MISFIRE_DESCRIPTION} Default \`once\`.`),
@@ -105,6 +115,7 @@ export const CronCreateBody = Type.Object(
     timeoutMs: Type.Optional(requestFields.timeoutMs),
     misfire: Type.Optional(requestFields.misfire),
     overlap: Type.Optional(requestFields.overlap),
+    ...requestInputFields,
   },
   { additionalProperties: false, title: 'CronJobCreate', description: 'A new cron job (Active).' },
 );
@@ -125,6 +136,7 @@ export const CronPatchBody = Type.Object(
     timeoutMs: Type.Optional(requestFields.timeoutMs),
     misfire: Type.Optional(requestFields.misfire),
     overlap: Type.Optional(requestFields.overlap),
+    ...requestInputFields,
   },
   {
     additionalProperties: false,
@@ -172,6 +184,7 @@ export function cronJobToWire(j: CronJob): CronJobWire {
     createdAt: toIso(j.createdAt),
     nextInvocation: toIso(j.nextInvocation),
     ...deliveryToWire(j),
+    ...requestToWire(j),
     misfire: j.misfire,
     overlap: j.overlap,
     lastInvocation: toIsoOrNull(j.lastInvocation),

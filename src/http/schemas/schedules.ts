@@ -5,7 +5,16 @@ import { toIso } from '../../domain/time.js';
 import type { Schedule } from '../../domain/types.js';
 import { CHECK_KEYWORD } from '../ajv.js';
 import { Endpoint, Id, JsonObjectInput, JsonObjectSchema, Nullable, RuleString, StringEnum, TagsInput, Timestamp } from './common.js';
-import { deliveryToWire, RetryInputSchema, RetryPolicySchema, TimeoutMsInput, TimeoutMsSchema } from './delivery.js';
+import {
+  deliveryToWire,
+  requestInputFields,
+  requestToWire,
+  requestWireFields,
+  RetryInputSchema,
+  RetryPolicySchema,
+  TimeoutMsInput,
+  TimeoutMsSchema,
+} from './delivery.js';
 import { LIST_NEXT_CURSOR_DESCRIPTION, ListCursorQuery, ListLimitQuery, ListNameQuery } from './lists.js';
 
 /** A schedule on the wire. */
@@ -28,6 +37,7 @@ export const ScheduleSchema = Type.Object(
     createdAt: Timestamp('When the schedule was created (ISO 8601, UTC).'),
     retry: RetryPolicySchema,
     timeoutMs: TimeoutMsSchema,
+    ...requestWireFields,
   },
   { additionalProperties: false, title: 'Schedule', description: 'A one-time job.' },
 );
@@ -75,7 +85,7 @@ const requestFields = {
     'ISO 8601 date-time with `Z` or an offset, e.g. `2026-11-21T10:00:00Z` or `2026-11-21T11:00:00+01:00`; stored as that instant. A past instant runs at once.',
   ),
   endpoint: Endpoint,
-  data: JsonObjectInput('JSON object sent as the body of the call (default `{}`).'),
+  data: JsonObjectInput('JSON object sent as the body of the call (default `{}`); empty with GET and HEAD, and when `body` is given.'),
   tags: TagsInput('Labels (default `[]`).'),
   retry: RetryInputSchema,
   timeoutMs: TimeoutMsInput,
@@ -91,6 +101,7 @@ export const ScheduleCreateBody = Type.Object(
     tags: Type.Optional(requestFields.tags),
     retry: Type.Optional(requestFields.retry),
     timeoutMs: Type.Optional(requestFields.timeoutMs),
+    ...requestInputFields,
   },
   { additionalProperties: false, title: 'ScheduleCreate', description: 'A new schedule.' },
 );
@@ -106,6 +117,7 @@ export const SchedulePatchBody = Type.Object(
     tags: Type.Optional(requestFields.tags),
     retry: Type.Optional(requestFields.retry),
     timeoutMs: Type.Optional(requestFields.timeoutMs),
+    ...requestInputFields,
   },
   {
     additionalProperties: false,
@@ -128,5 +140,6 @@ export function scheduleToWire(s: Schedule): ScheduleWire {
     tags: s.tags,
     createdAt: toIso(s.createdAt),
     ...deliveryToWire(s),
+    ...requestToWire(s),
   };
 }
