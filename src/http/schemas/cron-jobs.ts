@@ -7,16 +7,7 @@ import { CRON_JOB_STATUSES, EXECUTION_STATUSES, MISFIRE_POLICIES, OVERLAP_POLICI
 import { toIso, toIsoOrNull } from '../../domain/time.js';
 import type { CronJob } from '../../domain/types.js';
 import { Endpoint, Id, JsonObjectInput, JsonObjectSchema, Nullable, RuleString, StringEnum, Timestamp } from './common.js';
-import {
-  deliveryToWire,
-  requestInputFields,
-  requestToWire,
-  requestWireFields,
-  RetryInputSchema,
-  RetryPolicySchema,
-  TimeoutMsInput,
-  TimeoutMsSchema,
-} from './delivery.js';
+import { deliveryToWire, deliveryWireFields, requestInputFields, RetryInputSchema, TimeoutMsInput } from './delivery.js';
 import { EXECUTION_STATUS_DESCRIPTION } from './executions.js';
 import { LIST_NEXT_CURSOR_DESCRIPTION, ListCursorQuery, ListLimitQuery, ListNameQuery } from './lists.js';
 
@@ -46,9 +37,7 @@ export const CronJobSchema = Type.Object(
     nextInvocation: Timestamp(
       'Next execution (ISO 8601, UTC). For a Paused job: the occurrence it would run next if resumed now.',
     ),
-    retry: RetryPolicySchema,
-    timeoutMs: TimeoutMsSchema,
-    ...requestWireFields,
+    ...deliveryWireFields,
     misfire: StringEnum(MISFIRE_POLICIES, MISFIRE_DESCRIPTION),
     overlap: StringEnum(OVERLAP_POLICIES, OVERLAP_DESCRIPTION),
     lastInvocation: Nullable(
@@ -184,7 +173,6 @@ export function cronJobToWire(j: CronJob): CronJobWire {
     createdAt: toIso(j.createdAt),
     nextInvocation: toIso(j.nextInvocation),
     ...deliveryToWire(j),
-    ...requestToWire(j),
     misfire: j.misfire,
     overlap: j.overlap,
     lastInvocation: toIsoOrNull(j.lastInvocation),

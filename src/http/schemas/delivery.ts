@@ -88,7 +88,7 @@ const BODY_DESCRIPTION =
   `non-empty \`data\`, nor with GET or HEAD. At most ${DEFAULT_LIMITS.dataBytes} bytes of UTF-8 by default (\`PUNCTUAL_MAX_DATA_BYTES\`).`;
 
 /** The request fields of a job in a response. */
-export const requestWireFields = {
+const requestWireFields = {
   method: StringEnum(HTTP_METHODS, METHOD_DESCRIPTION),
   headers: Type.Unsafe<Record<string, string>>({ type: 'object', additionalProperties: { type: 'string' }, description: HEADERS_DESCRIPTION }),
   body: Nullable(Type.String({ description: BODY_DESCRIPTION })),
@@ -108,15 +108,22 @@ export const requestInputFields = {
   body: Type.Optional(Nullable(RuleString('body', `${BODY_DESCRIPTION} Default null.`))),
 };
 
-/** The wire form of a job's request fields (never its `auth` or `secrets`). */
-export function requestToWire(r: JobRequest): { method: HttpMethod; headers: Record<string, string>; body: string | null } {
-  return { method: r.method, headers: { ...r.headers }, body: r.body };
-}
+/** A job's delivery settings and request fields in a response, in this order. */
+export const deliveryWireFields = { retry: RetryPolicySchema, timeoutMs: TimeoutMsSchema, ...requestWireFields };
 
-/** The wire form of a job's delivery settings. */
-export function deliveryToWire(d: DeliverySettings): { retry: RetryPolicy; timeoutMs: number } {
+/** The wire form of a job's delivery settings and request fields (never its `auth` or `secrets`). */
+export function deliveryToWire(d: DeliverySettings & JobRequest): {
+  retry: RetryPolicy;
+  timeoutMs: number;
+  method: HttpMethod;
+  headers: Record<string, string>;
+  body: string | null;
+} {
   return {
     retry: { maxAttempts: d.retry.maxAttempts, initialDelayMs: d.retry.initialDelayMs, maxDelayMs: d.retry.maxDelayMs },
     timeoutMs: d.timeoutMs,
+    method: d.method,
+    headers: { ...d.headers },
+    body: d.body,
   };
 }

@@ -5,16 +5,7 @@ import { toIso } from '../../domain/time.js';
 import type { Schedule } from '../../domain/types.js';
 import { CHECK_KEYWORD } from '../ajv.js';
 import { Endpoint, Id, JsonObjectInput, JsonObjectSchema, Nullable, RuleString, StringEnum, TagsInput, Timestamp } from './common.js';
-import {
-  deliveryToWire,
-  requestInputFields,
-  requestToWire,
-  requestWireFields,
-  RetryInputSchema,
-  RetryPolicySchema,
-  TimeoutMsInput,
-  TimeoutMsSchema,
-} from './delivery.js';
+import { deliveryToWire, deliveryWireFields, requestInputFields, RetryInputSchema, TimeoutMsInput } from './delivery.js';
 import { LIST_NEXT_CURSOR_DESCRIPTION, ListCursorQuery, ListLimitQuery, ListNameQuery } from './lists.js';
 
 /** A schedule on the wire. */
@@ -35,9 +26,7 @@ export const ScheduleSchema = Type.Object(
     data: JsonObjectSchema('JSON object sent as the body of the call; `{}` when none was given.'),
     tags: Type.Array(Type.String(), { description: 'Labels for organising schedules.' }),
     createdAt: Timestamp('When the schedule was created (ISO 8601, UTC).'),
-    retry: RetryPolicySchema,
-    timeoutMs: TimeoutMsSchema,
-    ...requestWireFields,
+    ...deliveryWireFields,
   },
   { additionalProperties: false, title: 'Schedule', description: 'A one-time job.' },
 );
@@ -140,6 +129,5 @@ export function scheduleToWire(s: Schedule): ScheduleWire {
     tags: s.tags,
     createdAt: toIso(s.createdAt),
     ...deliveryToWire(s),
-    ...requestToWire(s),
   };
 }
