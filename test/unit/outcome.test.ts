@@ -51,6 +51,8 @@ describe('attemptOutcome', () => {
       statusCode: 204,
       error: null,
       responseBody: '',
+      method: 'POST',
+      url: claim(1).endpoint,
     });
   });
 
