@@ -5,6 +5,7 @@
  * back as a 400 naming the field.
  */
 import { InvalidArgumentError, Option, type Command } from 'commander';
+import { HTTP_METHODS } from '../domain/enums.js';
 import { UsageError } from './exit.js';
 
 /** Parses a whole number (`--timeout-ms 5000`). */
@@ -33,17 +34,45 @@ export function collect(value: string, previous: string[] | undefined): string[]
   return [...(previous ?? []), value];
 }
 
-/** The delivery flags of schedules and cron jobs: retries and the timeout of one attempt. */
+/**
+ * Parses one `--header 'Name: value'` (repeatable) into the headers so far: the name is what
+ * comes before the first colon, trimmed; the value what follows, without surrounding spaces.
+ * The service checks names and values (docs/calls.md).
+ * @throws InvalidArgumentError (a usage error) when there is no colon or no name
+ */
+export function header(value: string, previous: Record<string, string> | undefined): Record<string, string> {
+  const colon = value.indexOf(':');
+  const name = colon < 0 ? '' : value.slice(0, colon).trim();
+  if (name === '') throw new InvalidArgumentError("It must be 'Name: value'.");
+  return { ...(previous ?? {}), [name]: value.slice(colon + 1).trim() };
+}
+
+/**
+ * The delivery flags of schedules and cron jobs: retries, the timeout of one attempt, and the
+ * request of the calls (method, headers, body).
+ */
 export interface DeliveryFlags {
   retryMaxAttempts?: number;
   retryInitialDelayMs?: number;
   retryMaxDelayMs?: number;
   timeoutMs?: number;
+  method?: (typeof HTTP_METHODS)[number];
+  header?: Record<string, string>;
+  body?: string;
 }
 
-/** Adds `--retry-max-attempts`, `--retry-initial-delay-ms`, `--retry-max-delay-ms` and `--timeout-ms`. */
+/**
+ * Adds `--retry-max-attempts`, `--retry-initial-delay-ms`, `--retry-max-delay-ms`, `--timeout-ms`,
+ * `--method`, `--header` (repeatable; on `update` the headers given replace the job's) and `--body`.
+ */
 export function withDeliveryOptions(cmd: Command): Command {
   return cmd
+    .addOption(new Option('--method <method>', 'HTTP method of the calls (default POST)').choices(HTTP_METHODS))
+    .addOption(
+      new Option('--header <header>', "a header sent on every call, 'Name: value' (repeatable; on update, replaces the job's headers)")
+        .argParser(header),
+    )
+    .addOption(new Option('--body <text>', 'text sent as the body instead of the JSON of --data (content type from --header)'))
     .addOption(new Option('--retry-max-attempts <n>', 'attempts in all, the first included (1–20; default 5)').argParser(integer))
     .addOption(
       new Option('--retry-initial-delay-ms <ms>', 'bound of the delay before the first retry (default 1000)').argParser(integer),
@@ -52,10 +81,16 @@ export function withDeliveryOptions(cmd: Command): Command {
     .addOption(new Option('--timeout-ms <ms>', "timeout of one attempt (1000–900000; default: the service's)").argParser(integer));
 }
 
-/** `retry` and `timeoutMs` of a request body from the delivery flags given (absent flags stay absent). */
+/**
+ * `retry`, `timeoutMs`, `method`, `headers` and `body` of a request body from the delivery flags
+ * given (absent flags stay absent).
+ */
 export function deliveryBody(flags: DeliveryFlags): {
   retry?: { maxAttempts?: number; initialDelayMs?: number; maxDelayMs?: number };
   timeoutMs?: number;
+  method?: DeliveryFlags['method'];
+  headers?: Record<string, string>;
+  body?: string;
 } {
   const retry = {
     ...(flags.retryMaxAttempts === undefined ? {} : { maxAttempts: flags.retryMaxAttempts }),
@@ -65,6 +100,7 @@ export function deliveryBody(flags: DeliveryFlags): {
   return {
     ...(Object.keys(retry).length > 0 ? { retry } : {}),
     ...(flags.timeoutMs === undefined ? {} : { timeoutMs: flags.timeoutMs }),
+    ...defined({ method: flags.method, headers: flags.header, body: flags.body }),
   };
 }
 

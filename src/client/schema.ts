@@ -263,7 +263,7 @@ export interface paths {
         put?: never;
         /**
          * Create a schedule
-         * @description The endpoint is called once, at `scheduledAt` (at once when it is past), with `data` as the JSON body and signed [Standard Webhooks](https://www.standardwebhooks.com) headers. Absent fields take the defaults: `data` `{}`, `tags` `[]`, the service's retry policy and timeout. The schedule starts `Pending`.
+         * @description The endpoint is called once, at `scheduledAt` (at once when it is past), with `method` (POST), `headers`, and `data` as the JSON body (or `body` as text; none for GET and HEAD), signed with [Standard Webhooks](https://www.standardwebhooks.com) headers. Absent fields take the defaults: `data` `{}`, `tags` `[]`, the service's retry policy and timeout, method POST, no headers, no `body`. The schedule starts `Pending`.
          */
         post: operations["createSchedule"];
         delete?: never;
@@ -489,7 +489,9 @@ export interface components {
          *       "durationMs": 184,
          *       "statusCode": 200,
          *       "error": null,
-         *       "responseBody": "{\"ok\":true}"
+         *       "responseBody": "{\"ok\":true}",
+         *       "method": "POST",
+         *       "url": "https://billing.example.com/hooks/reminder"
          *     }
          */
         Attempt: {
@@ -508,6 +510,13 @@ export interface components {
             error: string | null;
             /** @description The first 1 KiB of the answer body, as text; null when there was none. */
             responseBody: string | null;
+            /**
+             * @description The HTTP method of the call (POST for attempts recorded before methods were kept).
+             * @enum {string}
+             */
+            method: "GET" | "HEAD" | "POST" | "PUT" | "PATCH" | "DELETE";
+            /** @description The URL called; null for attempts recorded before URLs were kept. */
+            url: string | null;
         };
         /**
          * CronJob
@@ -520,9 +529,7 @@ export interface components {
          *       "timezone": "Europe/Berlin",
          *       "status": "Active",
          *       "endpoint": "https://mail.example.com/hooks/digest",
-         *       "data": {
-         *         "list": "team"
-         *       },
+         *       "data": null,
          *       "createdAt": "2026-11-03T16:12:45.120Z",
          *       "nextInvocation": "2026-11-23T08:00:00.000Z",
          *       "retry": {
@@ -531,6 +538,11 @@ export interface components {
          *         "maxDelayMs": 3600000
          *       },
          *       "timeoutMs": 30000,
+         *       "method": "PUT",
+         *       "headers": {
+         *         "Content-Type": "application/x-www-form-urlencoded"
+         *       },
+         *       "body": "list=team&format=html",
          *       "misfire": "once",
          *       "overlap": "allow",
          *       "lastInvocation": "2026-11-20T08:00:00.000Z",
@@ -577,6 +589,17 @@ export interface components {
             /** @description Timeout of one attempt, in ms (1000–900000). */
             timeoutMs: number;
             /**
+             * @description HTTP method of the calls. GET and HEAD calls carry no body: with them `data` is empty and `body` null.
+             * @enum {string}
+             */
+            method: "GET" | "HEAD" | "POST" | "PUT" | "PATCH" | "DELETE";
+            /** @description Headers sent on every attempt: header name → value. Names are RFC 9110 tokens, case-insensitive (stored as given, no two equal ignoring case); values are visible ASCII, spaces and tabs (no CR, LF or NUL), at most 8192 bytes; at most 32 headers. Refused: Host, Content-Length, Transfer-Encoding, Connection, Keep-Alive, Upgrade, TE, Trailer, Proxy-*, webhook-id, webhook-timestamp, webhook-signature and Punctual-* (any case). Content-Type and User-Agent replace Punctual's. */
+            headers: {
+                [key: string]: string;
+            };
+            /** @description Text sent as the body, as it is (for form or plain-text APIs), instead of the JSON of `data`; its content type is the `content-type` of `headers` (any case), else `text/plain; charset=utf-8`. Null: none (the JSON of `data` is sent). Not with a non-empty `data`, nor with GET or HEAD. At most 262144 bytes of UTF-8 by default (`PUNCTUAL_MAX_DATA_BYTES`). */
+            body: string | null;
+            /**
              * @description Occurrences missed while the service was down: `skip` (none run, recorded as Skipped), `once` (one run for all of them), `all` (each runs, oldest first, at most 1,000).
              * @enum {string}
              */
@@ -607,9 +630,11 @@ export interface components {
          *       "name": "Daily digest",
          *       "timezone": "Europe/Berlin",
          *       "endpoint": "https://mail.example.com/hooks/digest",
-         *       "data": {
-         *         "list": "team"
-         *       }
+         *       "method": "PUT",
+         *       "headers": {
+         *         "Content-Type": "application/x-www-form-urlencoded"
+         *       },
+         *       "body": "list=team&format=html"
          *     }
          */
         CronJobCreate: {
@@ -621,7 +646,7 @@ export interface components {
             timezone?: string | null;
             /** @description Absolute http or https URL called on execution, at most 2048 characters by default (`PUNCTUAL_MAX_ENDPOINT_LENGTH`). A host that is `localhost` or an IP address that is not public (loopback, private, link-local, …) is refused unless the operator allows it (`PUNCTUAL_ALLOW_PRIVATE_ENDPOINTS`, `PUNCTUAL_ALLOWED_NETWORKS`). */
             endpoint: string;
-            /** @description JSON object sent as the body of each call, or null. Objects and arrays nest at most 64 levels deep; at most 262144 bytes serialised as JSON by default (`PUNCTUAL_MAX_DATA_BYTES`). */
+            /** @description JSON object sent as the body of each call, or null; empty or null with GET and HEAD, and when `body` is given. Objects and arrays nest at most 64 levels deep; at most 262144 bytes serialised as JSON by default (`PUNCTUAL_MAX_DATA_BYTES`). */
             data?: {
                 [key: string]: unknown;
             } | null;
@@ -638,6 +663,17 @@ export interface components {
              * @enum {string}
              */
             overlap?: "allow" | "skip";
+            /**
+             * @description HTTP method of the calls. GET and HEAD calls carry no body: with them `data` is empty and `body` null. Default POST.
+             * @enum {string}
+             */
+            method?: "GET" | "HEAD" | "POST" | "PUT" | "PATCH" | "DELETE";
+            /** @description Headers sent on every attempt: header name → value. Names are RFC 9110 tokens, case-insensitive (stored as given, no two equal ignoring case); values are visible ASCII, spaces and tabs (no CR, LF or NUL), at most 8192 bytes; at most 32 headers. Refused: Host, Content-Length, Transfer-Encoding, Connection, Keep-Alive, Upgrade, TE, Trailer, Proxy-*, webhook-id, webhook-timestamp, webhook-signature and Punctual-* (any case). Content-Type and User-Agent replace Punctual's. Default `{}`; a PATCH replaces the whole object. */
+            headers?: {
+                [key: string]: string;
+            };
+            /** @description Text sent as the body, as it is (for form or plain-text APIs), instead of the JSON of `data`; its content type is the `content-type` of `headers` (any case), else `text/plain; charset=utf-8`. Null: none (the JSON of `data` is sent). Not with a non-empty `data`, nor with GET or HEAD. At most 262144 bytes of UTF-8 by default (`PUNCTUAL_MAX_DATA_BYTES`). Default null. */
+            body?: string | null;
         };
         /**
          * CronJobList
@@ -672,7 +708,7 @@ export interface components {
             status?: "Active" | "Paused";
             /** @description Absolute http or https URL called on execution, at most 2048 characters by default (`PUNCTUAL_MAX_ENDPOINT_LENGTH`). A host that is `localhost` or an IP address that is not public (loopback, private, link-local, …) is refused unless the operator allows it (`PUNCTUAL_ALLOW_PRIVATE_ENDPOINTS`, `PUNCTUAL_ALLOWED_NETWORKS`). */
             endpoint?: string;
-            /** @description JSON object sent as the body of each call, or null. Objects and arrays nest at most 64 levels deep; at most 262144 bytes serialised as JSON by default (`PUNCTUAL_MAX_DATA_BYTES`). */
+            /** @description JSON object sent as the body of each call, or null; empty or null with GET and HEAD, and when `body` is given. Objects and arrays nest at most 64 levels deep; at most 262144 bytes serialised as JSON by default (`PUNCTUAL_MAX_DATA_BYTES`). */
             data?: {
                 [key: string]: unknown;
             } | null;
@@ -689,6 +725,17 @@ export interface components {
              * @enum {string}
              */
             overlap?: "allow" | "skip";
+            /**
+             * @description HTTP method of the calls. GET and HEAD calls carry no body: with them `data` is empty and `body` null. Default POST.
+             * @enum {string}
+             */
+            method?: "GET" | "HEAD" | "POST" | "PUT" | "PATCH" | "DELETE";
+            /** @description Headers sent on every attempt: header name → value. Names are RFC 9110 tokens, case-insensitive (stored as given, no two equal ignoring case); values are visible ASCII, spaces and tabs (no CR, LF or NUL), at most 8192 bytes; at most 32 headers. Refused: Host, Content-Length, Transfer-Encoding, Connection, Keep-Alive, Upgrade, TE, Trailer, Proxy-*, webhook-id, webhook-timestamp, webhook-signature and Punctual-* (any case). Content-Type and User-Agent replace Punctual's. Default `{}`; a PATCH replaces the whole object. */
+            headers?: {
+                [key: string]: string;
+            };
+            /** @description Text sent as the body, as it is (for form or plain-text APIs), instead of the JSON of `data`; its content type is the `content-type` of `headers` (any case), else `text/plain; charset=utf-8`. Null: none (the JSON of `data` is sent). Not with a non-empty `data`, nor with GET or HEAD. At most 262144 bytes of UTF-8 by default (`PUNCTUAL_MAX_DATA_BYTES`). Default null. */
+            body?: string | null;
         };
         /**
          * CronPreview
@@ -720,7 +767,9 @@ export interface components {
          *           "durationMs": 184,
          *           "statusCode": 200,
          *           "error": null,
-         *           "responseBody": "{\"ok\":true}"
+         *           "responseBody": "{\"ok\":true}",
+         *           "method": "POST",
+         *           "url": "https://billing.example.com/hooks/reminder"
          *         }
          *       ]
          *     }
@@ -876,7 +925,12 @@ export interface components {
          *         "initialDelayMs": 1000,
          *         "maxDelayMs": 3600000
          *       },
-         *       "timeoutMs": 30000
+         *       "timeoutMs": 30000,
+         *       "method": "POST",
+         *       "headers": {
+         *         "X-Tenant": "acme"
+         *       },
+         *       "body": null
          *     }
          */
         Schedule: {
@@ -915,6 +969,17 @@ export interface components {
             retry: components["schemas"]["RetryPolicy"];
             /** @description Timeout of one attempt, in ms (1000–900000). */
             timeoutMs: number;
+            /**
+             * @description HTTP method of the calls. GET and HEAD calls carry no body: with them `data` is empty and `body` null.
+             * @enum {string}
+             */
+            method: "GET" | "HEAD" | "POST" | "PUT" | "PATCH" | "DELETE";
+            /** @description Headers sent on every attempt: header name → value. Names are RFC 9110 tokens, case-insensitive (stored as given, no two equal ignoring case); values are visible ASCII, spaces and tabs (no CR, LF or NUL), at most 8192 bytes; at most 32 headers. Refused: Host, Content-Length, Transfer-Encoding, Connection, Keep-Alive, Upgrade, TE, Trailer, Proxy-*, webhook-id, webhook-timestamp, webhook-signature and Punctual-* (any case). Content-Type and User-Agent replace Punctual's. */
+            headers: {
+                [key: string]: string;
+            };
+            /** @description Text sent as the body, as it is (for form or plain-text APIs), instead of the JSON of `data`; its content type is the `content-type` of `headers` (any case), else `text/plain; charset=utf-8`. Null: none (the JSON of `data` is sent). Not with a non-empty `data`, nor with GET or HEAD. At most 262144 bytes of UTF-8 by default (`PUNCTUAL_MAX_DATA_BYTES`). */
+            body: string | null;
         };
         /**
          * ScheduleCreate
@@ -930,7 +995,10 @@ export interface components {
          *       "tags": [
          *         "billing",
          *         "reminders"
-         *       ]
+         *       ],
+         *       "headers": {
+         *         "X-Tenant": "acme"
+         *       }
          *     }
          */
         ScheduleCreate: {
@@ -940,7 +1008,7 @@ export interface components {
             scheduledAt: string;
             /** @description Absolute http or https URL called on execution, at most 2048 characters by default (`PUNCTUAL_MAX_ENDPOINT_LENGTH`). A host that is `localhost` or an IP address that is not public (loopback, private, link-local, …) is refused unless the operator allows it (`PUNCTUAL_ALLOW_PRIVATE_ENDPOINTS`, `PUNCTUAL_ALLOWED_NETWORKS`). */
             endpoint: string;
-            /** @description JSON object sent as the body of the call (default `{}`). Objects and arrays nest at most 64 levels deep; at most 262144 bytes serialised as JSON by default (`PUNCTUAL_MAX_DATA_BYTES`). */
+            /** @description JSON object sent as the body of the call (default `{}`); empty with GET and HEAD, and when `body` is given. Objects and arrays nest at most 64 levels deep; at most 262144 bytes serialised as JSON by default (`PUNCTUAL_MAX_DATA_BYTES`). */
             data?: {
                 [key: string]: unknown;
             };
@@ -949,6 +1017,17 @@ export interface components {
             retry?: components["schemas"]["RetryPolicyInput"];
             /** @description Timeout of one attempt, in ms (1000–900000). Default: the service's (`PUNCTUAL_REQUEST_TIMEOUT_MS`, 30000). */
             timeoutMs?: number;
+            /**
+             * @description HTTP method of the calls. GET and HEAD calls carry no body: with them `data` is empty and `body` null. Default POST.
+             * @enum {string}
+             */
+            method?: "GET" | "HEAD" | "POST" | "PUT" | "PATCH" | "DELETE";
+            /** @description Headers sent on every attempt: header name → value. Names are RFC 9110 tokens, case-insensitive (stored as given, no two equal ignoring case); values are visible ASCII, spaces and tabs (no CR, LF or NUL), at most 8192 bytes; at most 32 headers. Refused: Host, Content-Length, Transfer-Encoding, Connection, Keep-Alive, Upgrade, TE, Trailer, Proxy-*, webhook-id, webhook-timestamp, webhook-signature and Punctual-* (any case). Content-Type and User-Agent replace Punctual's. Default `{}`; a PATCH replaces the whole object. */
+            headers?: {
+                [key: string]: string;
+            };
+            /** @description Text sent as the body, as it is (for form or plain-text APIs), instead of the JSON of `data`; its content type is the `content-type` of `headers` (any case), else `text/plain; charset=utf-8`. Null: none (the JSON of `data` is sent). Not with a non-empty `data`, nor with GET or HEAD. At most 262144 bytes of UTF-8 by default (`PUNCTUAL_MAX_DATA_BYTES`). Default null. */
+            body?: string | null;
         };
         /**
          * ScheduleList
@@ -979,7 +1058,7 @@ export interface components {
             scheduledAt?: string;
             /** @description Absolute http or https URL called on execution, at most 2048 characters by default (`PUNCTUAL_MAX_ENDPOINT_LENGTH`). A host that is `localhost` or an IP address that is not public (loopback, private, link-local, …) is refused unless the operator allows it (`PUNCTUAL_ALLOW_PRIVATE_ENDPOINTS`, `PUNCTUAL_ALLOWED_NETWORKS`). */
             endpoint?: string;
-            /** @description JSON object sent as the body of the call (default `{}`). Objects and arrays nest at most 64 levels deep; at most 262144 bytes serialised as JSON by default (`PUNCTUAL_MAX_DATA_BYTES`). */
+            /** @description JSON object sent as the body of the call (default `{}`); empty with GET and HEAD, and when `body` is given. Objects and arrays nest at most 64 levels deep; at most 262144 bytes serialised as JSON by default (`PUNCTUAL_MAX_DATA_BYTES`). */
             data?: {
                 [key: string]: unknown;
             };
@@ -988,6 +1067,17 @@ export interface components {
             retry?: components["schemas"]["RetryPolicyInput"];
             /** @description Timeout of one attempt, in ms (1000–900000). Default: the service's (`PUNCTUAL_REQUEST_TIMEOUT_MS`, 30000). */
             timeoutMs?: number;
+            /**
+             * @description HTTP method of the calls. GET and HEAD calls carry no body: with them `data` is empty and `body` null. Default POST.
+             * @enum {string}
+             */
+            method?: "GET" | "HEAD" | "POST" | "PUT" | "PATCH" | "DELETE";
+            /** @description Headers sent on every attempt: header name → value. Names are RFC 9110 tokens, case-insensitive (stored as given, no two equal ignoring case); values are visible ASCII, spaces and tabs (no CR, LF or NUL), at most 8192 bytes; at most 32 headers. Refused: Host, Content-Length, Transfer-Encoding, Connection, Keep-Alive, Upgrade, TE, Trailer, Proxy-*, webhook-id, webhook-timestamp, webhook-signature and Punctual-* (any case). Content-Type and User-Agent replace Punctual's. Default `{}`; a PATCH replaces the whole object. */
+            headers?: {
+                [key: string]: string;
+            };
+            /** @description Text sent as the body, as it is (for form or plain-text APIs), instead of the JSON of `data`; its content type is the `content-type` of `headers` (any case), else `text/plain; charset=utf-8`. Null: none (the JSON of `data` is sent). Not with a non-empty `data`, nor with GET or HEAD. At most 262144 bytes of UTF-8 by default (`PUNCTUAL_MAX_DATA_BYTES`). Default null. */
+            body?: string | null;
         };
     };
     responses: {

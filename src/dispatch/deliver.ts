@@ -1,6 +1,8 @@
 import { request, type Dispatcher } from 'undici';
 import { toIso } from '../domain/time.js';
-import type { ClaimedExecution, MissedOccurrences } from '../domain/types.js';
+import { BODILESS_METHODS } from '../domain/enums.js';
+import { headerValue } from '../domain/headers.js';
+import type { ClaimedExecution, HttpMethod, MissedOccurrences } from '../domain/types.js';
 import type { DeadlineSweeper } from './deadlines.js';
 import { parseRetryAfter } from './retry.js';
 import type { WebhookSigner } from './signing.js';
@@ -34,23 +36,54 @@ export interface DeliverOptions {
   deadlines?: DeadlineSweeper;
 }
 
+/** Content type of a `body` given as text when the job's headers name none (docs/calls.md). */
+export const TEXT_CONTENT_TYPE = 'text/plain; charset=utf-8';
+
+/** The body of a call (null: none) and its content type (null when there is no body). */
+export interface CallBody {
+  body: string | null;
+  contentType: string | null;
+}
+
 /**
- * The headers of one attempt: JSON, the user agent, the Standard Webhooks trio (`webhook-id` is
- * the execution id, identical on every attempt so receivers can deduplicate) and Punctual's own
- * `Punctual-Job-Type`, `Punctual-Job-Id`, `Punctual-Scheduled-For` (ISO 8601, UTC; stable across
- * retries) and `Punctual-Attempt` (1-based); and, on every attempt of an execution that stands for
- * several missed occurrences, `Punctual-Missed-Occurrences` ({@link missedOccurrencesHeader}).
+ * The body a claim's call sends and its content type (docs/calls.md, "Method, headers and body"):
+ * none for `GET` and `HEAD`; else the job's `body` as it is, typed by the job's `content-type`
+ * header (any case) or {@link TEXT_CONTENT_TYPE}; else the JSON of `data`, `application/json`.
+ * @returns `body` null when the call has none, and then `contentType` null
+ */
+export function callBody(claim: Pick<ClaimedExecution, 'method' | 'body' | 'data' | 'headers'>): CallBody {
+  if (BODILESS_METHODS.includes(claim.method)) return { body: null, contentType: null };
+  if (claim.body !== null) return { body: claim.body, contentType: headerValue(claim.headers, 'content-type') ?? TEXT_CONTENT_TYPE };
+  return { body: JSON.stringify(claim.data), contentType: 'application/json' };
+}
+
+/**
+ * The headers of one attempt: the content type of its body (see {@link callBody}), the user
+ * agent, the job's own headers (which may replace those two, in any case; the others it cannot
+ * set, see domain/headers.ts), the Standard Webhooks trio over the body sent (the empty string
+ * when there is none; `webhook-id` is the execution id, identical on every attempt so receivers
+ * can deduplicate) and Punctual's own `Punctual-Job-Type`, `Punctual-Job-Id`,
+ * `Punctual-Scheduled-For` (ISO 8601, UTC; stable across retries) and `Punctual-Attempt`
+ * (1-based); and, on every attempt of an execution that stands for several missed occurrences,
+ * `Punctual-Missed-Occurrences` ({@link missedOccurrencesHeader}).
+ * @param call the body sent and its content type ({@link callBody})
  */
 export function attemptHeaders(
   claim: ClaimedExecution,
-  body: string,
+  call: CallBody,
   nowMs: number,
   opts: Pick<DeliverOptions, 'signer' | 'userAgent'>,
 ): Record<string, string> {
+  const { body, contentType } = call;
+  const base: Record<string, string> = { ...(contentType !== null && { 'content-type': contentType }), 'user-agent': opts.userAgent };
+  for (const name of Object.keys(claim.headers)) {
+    const lower = name.toLowerCase();
+    if (lower in base) delete base[lower];
+  }
   return {
-    'content-type': 'application/json',
-    'user-agent': opts.userAgent,
-    ...opts.signer.headers(claim.executionId, nowMs, body),
+    ...base,
+    ...claim.headers,
+    ...opts.signer.headers(claim.executionId, nowMs, body ?? ''),
     'punctual-job-type': claim.jobType,
     'punctual-job-id': claim.jobId,
     'punctual-scheduled-for': toIso(claim.scheduledFor),
@@ -72,10 +105,11 @@ export function missedOccurrencesHeader(m: MissedOccurrences): string {
 /** One signed call, ready to send: what crosses to the slow lane's thread (slow-lane.ts). */
 export interface CallRequest {
   endpoint: string;
+  method: HttpMethod;
   /** From {@link attemptHeaders}. */
   headers: Record<string, string>;
-  /** The job's `data` as JSON. */
-  body: string;
+  /** From {@link callBody}: null for none. */
+  body: string | null;
   /** The job's `timeoutMs`: connect, headers and the body excerpt. */
   timeoutMs: number;
 }
@@ -115,7 +149,7 @@ export interface CallSender {
 }
 
 /**
- * Sends one call over `dispatcher`: a `POST` of `req.body` within `req.timeoutMs`, aborted by
+ * Sends one call over `dispatcher`: `req.method` with `req.body` (none when null) within `req.timeoutMs`, aborted by
  * `deadlines` (or a timer of its own). Redirects are never followed (undici's `request` follows
  * none unless a redirect interceptor is installed). Runs on the event loop's thread and on the
  * slow lane's. Never throws: every failure is described in the result.
@@ -125,10 +159,10 @@ export async function sendCall(req: CallRequest, dispatcher: Dispatcher, deadlin
   const deadline = deadlines?.add(timeoutMs);
   try {
     const res = await request(req.endpoint, {
-      method: 'POST',
+      method: req.method,
       dispatcher,
       headers: req.headers,
-      body: req.body,
+      ...(req.body !== null && { body: req.body }),
       signal: deadline?.signal ?? AbortSignal.timeout(timeoutMs),
       // undici's own timers only back the deadline up (they would all fire in the same turn).
       headersTimeout: timeoutMs + BACKSTOP_MS,
@@ -157,8 +191,8 @@ export async function sendCall(req: CallRequest, dispatcher: Dispatcher, deadlin
 }
 
 /**
- * Makes one attempt of a claimed execution: a signed `POST` of the job's `data` as JSON to its
- * endpoint, within the job's `timeoutMs` (connect, headers and the
+ * Makes one attempt of a claimed execution: a signed call with the job's method, headers and
+ * body ({@link callBody}) to its endpoint, within the job's `timeoutMs` (connect, headers and the
  * body excerpt), through {@link sendCall} here or, when `lane` is given, on the slow lane's
  * thread. A 3xx is a failed attempt (redirects are not followed). Never throws: every failure is
  * described in the result.
@@ -173,8 +207,9 @@ export async function deliver(claim: ClaimedExecution, opts: DeliverOptions, lan
     const durationMs = Math.round(performance.now() - t0);
     return { startedAt, durationMs, statusCode: null, ok: false, error, responseBody: null, retryAfterMs: null, refused: true, timedOut: false };
   }
-  const body = JSON.stringify(claim.data);
-  const req: CallRequest = { endpoint: claim.endpoint, headers: attemptHeaders(claim, body, startedAt, opts), body, timeoutMs: claim.timeoutMs };
+  const call = callBody(claim);
+  const headers = attemptHeaders(claim, call, startedAt, opts);
+  const req: CallRequest = { endpoint: claim.endpoint, method: claim.method, headers, body: call.body, timeoutMs: claim.timeoutMs };
   const { retryAfter, ...result } = await (lane ? lane.send(req) : sendCall(req, opts.dispatcher, opts.deadlines));
   return {
     startedAt,

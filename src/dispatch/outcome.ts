@@ -31,5 +31,7 @@ export function attemptOutcome(claim: ClaimedExecution, result: AttemptResult, r
     statusCode: result.statusCode,
     error: result.error,
     responseBody: result.responseBody,
+    method: claim.method,
+    url: claim.endpoint,
   };
 }

@@ -55,3 +55,14 @@ export type MisfirePolicy = (typeof MISFIRE_POLICIES)[number];
 export const OVERLAP_POLICIES = ['allow', 'skip'] as const;
 /** One of {@link OVERLAP_POLICIES}. */
 export type OverlapPolicy = (typeof OVERLAP_POLICIES)[number];
+
+/**
+ * The HTTP methods a job's calls may use (RFC 9110, section 9.3); `POST` is the default. `GET` and
+ * `HEAD` calls carry no body (docs/calls.md).
+ */
+export const HTTP_METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
+/** One of {@link HTTP_METHODS}. */
+export type HttpMethod = (typeof HTTP_METHODS)[number];
+
+/** The methods whose calls carry no body: a job with one has no `body` and an empty `data`. */
+export const BODILESS_METHODS: readonly HttpMethod[] = ['GET', 'HEAD'];

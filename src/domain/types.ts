@@ -3,9 +3,9 @@
  * holds them: instants are epoch milliseconds (UTC) here and become ISO 8601 strings only at the
  * HTTP edge. Their statuses, policies and job types are the lists of `enums.ts`, re-exported here.
  */
-import type { ApiKeyStatus, CronJobStatus, ExecutionStatus, JobType, MisfirePolicy, OverlapPolicy, ScheduleStatus } from './enums.js';
+import type { ApiKeyStatus, CronJobStatus, ExecutionStatus, HttpMethod, JobType, MisfirePolicy, OverlapPolicy, ScheduleStatus } from './enums.js';
 
-export type { ApiKeyStatus, CronJobStatus, ExecutionStatus, JobType, MisfirePolicy, OverlapPolicy, ScheduleStatus } from './enums.js';
+export type { ApiKeyStatus, CronJobStatus, ExecutionStatus, HttpMethod, JobType, MisfirePolicy, OverlapPolicy, ScheduleStatus } from './enums.js';
 
 /** A JSON object, as accepted in `data` (a record: any JSON object). */
 export type JsonObject = { [key: string]: unknown };
@@ -41,8 +41,41 @@ export interface DeliverySettings {
   timeoutMs: number;
 }
 
+/**
+ * The public part of how a job's calls authenticate to its target: the type and the fields that
+ * are not secret (the password, token or client secret are {@link SealedSecrets}). Stored and
+ * passed to the dispatcher; not on the HTTP API yet.
+ */
+export type TargetAuthPublic =
+  | { type: 'basic'; username: string }
+  | { type: 'bearer' }
+  | { type: 'oauth2'; tokenUrl: string; clientId: string; scope: string | null; audience: string | null };
+
+/**
+ * A job's secrets, each sealed (encrypted) text by field name. Opaque to the store and the
+ * service, which only keep and pass them on; never shown on the wire.
+ */
+export type SealedSecrets = Record<string, string>;
+
+/**
+ * What a job's calls send besides the endpoint (docs/calls.md): the method, the headers of every
+ * attempt, a body given as text, and the target's authentication with its sealed secrets.
+ */
+export interface JobRequest {
+  /** `POST` unless the job says. */
+  method: HttpMethod;
+  /** Header name (as given; names are case-insensitive) → value; `{}` when none. */
+  headers: Record<string, string>;
+  /** Sent as it is instead of the JSON of `data`, or null (then `data` is sent). */
+  body: string | null;
+  /** The public part of the target's authentication, or null for none. */
+  auth: TargetAuthPublic | null;
+  /** Sealed secrets of the target's authentication, or null for none. */
+  secrets: SealedSecrets | null;
+}
+
 /** A one-time job. */
-export interface Schedule extends DeliverySettings {
+export interface Schedule extends DeliverySettings, JobRequest {
   id: string;
   name: string;
   /** Epoch ms (UTC) at which the endpoint is called. */
@@ -63,7 +96,7 @@ export interface Schedule extends DeliverySettings {
 }
 
 /** A recurring job. */
-export interface CronJob extends DeliverySettings {
+export interface CronJob extends DeliverySettings, JobRequest {
   id: string;
   expression: string;
   name: string | null;
@@ -127,6 +160,10 @@ export interface Attempt {
   error: string | null;
   /** First 1 KiB of the response body, as text, or null. */
   responseBody: string | null;
+  /** The method the attempt used (`POST` for attempts recorded before methods were kept). */
+  method: HttpMethod;
+  /** The URL the attempt called, or null for an attempt recorded before URLs were kept. */
+  url: string | null;
 }
 
 /** Every firing of a schedule and every occurrence of a cron job. */
@@ -156,7 +193,7 @@ export interface Execution {
  * Work handed to the dispatcher by a claim: one attempt of one execution, with a snapshot of what
  * to call. The claimer holds a lease on it until `leaseExpiresAt`.
  */
-export interface ClaimedExecution {
+export interface ClaimedExecution extends JobRequest {
   executionId: string;
   jobType: JobType;
   jobId: string;
@@ -201,4 +238,8 @@ export interface AttemptOutcome {
   error: string | null;
   /** First 1 KiB of the response body, as text. */
   responseBody: string | null;
+  /** The method of the call made (the claim's); absent: `POST`. */
+  method?: HttpMethod;
+  /** The URL called (the claim's endpoint); absent: not known (recorded as null). */
+  url?: string;
 }

@@ -13,6 +13,7 @@
  *    `errors` list.
  */
 import { RETRY_LIMITS } from '../service/delivery.js';
+import { headersProblems } from '../service/request.js';
 import {
   dataProblem,
   DEFAULT_RULE_CONTEXT,
@@ -35,13 +36,14 @@ export const RULE_KEYWORD = 'x-rule';
  * Name of the schema keyword that applies a check of `service/rules.ts` to a non-string value:
  * `'x-check': 'data'` (a job's `data`: serialised size, finite numbers; run only when the depth is
  * within {@link MAX_DATA_DEPTH}, which `x-max-depth` reports) and `'x-check': 'tags'` (the whole
- * `tags` array: strings, how many, each one's length). `tags` is checked by this keyword alone, not
+ * `tags` array: strings, how many, each one's length), `'x-check': 'headers'` (a job's `headers`:
+ * how many, each name and value, docs/calls.md). `tags` is checked by this keyword alone, not
  * by `items`, so an array of a million wrong items gives one error rather than a million.
  */
 export const CHECK_KEYWORD = 'x-check';
 
 /** The values of {@link CHECK_KEYWORD}. */
-export const CHECK_NAMES = ['data', 'tags'] as const;
+export const CHECK_NAMES = ['data', 'tags', 'headers'] as const;
 
 /** Name of the schema keyword that bounds the nesting depth of an object or array. */
 export const MAX_DEPTH_KEYWORD = 'x-max-depth';
@@ -120,7 +122,8 @@ function addKeywords<A extends AjvLike>(ajv: A, ctx: RuleContext): A {
       errors = message === null ? [] : [{ keyword: CHECK_KEYWORD, message, params: { check } }];
     } else {
       const base = cxt?.instancePath ?? '';
-      errors = tagsProblems('', data, ctx).map((p) => ({
+      const problems = check === 'tags' ? tagsProblems('', data, ctx) : headersProblems('', data);
+      errors = problems.map((p) => ({
         keyword: CHECK_KEYWORD,
         message: p.message,
         params: { check },

@@ -17,6 +17,7 @@ import type { CronJobPage, CronUpdateParams } from '../store/store.js';
 import type { JobServiceContext } from './context.js';
 import { checkDelivery, checkRetryDelays, deliveryDefaults, mergeRetry, type RetryInput } from './delivery.js';
 import { listParams, type JobListInput } from './job-lists.js';
+import { changesShape, checkRequestFields, checkRequestShape, DEFAULT_METHOD, patchedShape, type RequestInput } from './request.js';
 import { Checks, PREVIEW_COUNT_MAX, PREVIEW_COUNT_MIN, ruleContext, wholeNumberMessage } from './rules.js';
 
 /** Zone in which an expression is evaluated when the job has none (docs/cron.md). */
@@ -38,9 +39,10 @@ const NO_OCCURRENCE = 'has no occurrence after now';
 
 /**
  * Input of {@link createCronJob} (`POST /cron`). Absent nullable fields are stored as null;
- * absent delivery settings take the context's defaults, `misfire` is `once`, `overlap` `allow`.
+ * absent delivery settings take the context's defaults, `misfire` is `once`, `overlap` `allow`,
+ * `method` `POST`, `headers` `{}` (rules of the request fields: request.ts).
  */
-export interface CronCreateInput {
+export interface CronCreateInput extends Omit<RequestInput, 'data'> {
   expression: string;
   name?: string | null;
   /** IANA zone; null or absent: the expression is evaluated in UTC (the job shows null). */
@@ -59,7 +61,7 @@ export interface CronCreateInput {
  * Input of {@link updateCronJob}: absent fields keep their values, null sets a nullable field to
  * null; the fields of a partial `retry` replace those of the stored policy.
  */
-export type CronPatch = Omit<CronUpdateParams, 'id' | 'retry' | 'recomputeAfter'> & { retry?: RetryInput };
+export type CronPatch = Omit<CronUpdateParams, 'id' | 'retry' | 'recomputeAfter' | 'auth' | 'secrets'> & { retry?: RetryInput };
 
 /** Input of {@link previewCron} (`GET /cron/preview`). */
 export interface CronPreviewInput {
@@ -82,6 +84,9 @@ export async function createCronJob(ctx: JobServiceContext, input: CronCreateInp
   const checks = new Checks(ruleContext(ctx)).required('/expression', input.expression).required('/endpoint', input.endpoint);
   checkFields(checks, input);
   checkDelivery(checks, input, defaults.retry);
+  if (checks.problems.length === 0) {
+    checkRequestShape(checks, { method: input.method ?? DEFAULT_METHOD, body: input.body ?? null, data: input.data ?? null }, input);
+  }
   checks.throwIfAny();
   const now = ctx.clock.now();
   const next = nextOccurrence(parseCronExpression(input.expression), input.timezone ?? DEFAULT_TIME_ZONE, now);
@@ -98,6 +103,9 @@ export async function createCronJob(ctx: JobServiceContext, input: CronCreateInp
     timeoutMs: input.timeoutMs ?? defaults.timeoutMs,
     misfire: input.misfire ?? DEFAULT_MISFIRE,
     overlap: input.overlap ?? DEFAULT_OVERLAP,
+    method: input.method ?? DEFAULT_METHOD,
+    headers: input.headers ?? {},
+    body: input.body ?? null,
     now,
   });
   ctx.wake(job.nextInvocation);
@@ -157,7 +165,9 @@ export async function updateCronJob(ctx: JobServiceContext, id: string, patch: C
     (patch.status === 'Active' && before.status === 'Paused');
 
   const retry = patch.retry === undefined ? undefined : mergeRetry(before.retry, patch.retry);
-  if (retry !== undefined) checkRetryDelays(new Checks(), retry, patch.retry).throwIfAny();
+  const after = changesShape(patch) ? checkRequestShape(new Checks(), patchedShape(before, patch), patch) : new Checks();
+  if (retry !== undefined) checkRetryDelays(after, retry, patch.retry);
+  after.throwIfAny();
 
   const now = ctx.clock.now();
   const params: CronUpdateParams = {
@@ -172,6 +182,9 @@ export async function updateCronJob(ctx: JobServiceContext, id: string, patch: C
     timeoutMs: patch.timeoutMs,
     misfire: patch.misfire,
     overlap: patch.overlap,
+    method: patch.method,
+    headers: patch.headers,
+    body: patch.body,
   };
   // The store computes the occurrence from the job as patched, in its transaction; a job without
   // one after now fails with InvalidInputError at `/expression`.
@@ -224,6 +237,7 @@ function checkFields(checks: Checks, input: CronPatch): void {
     .object('/data', input.data, true)
     .oneOf('/misfire', input.misfire, MISFIRE_POLICIES)
     .oneOf('/overlap', input.overlap, OVERLAP_POLICIES);
+  checkRequestFields(checks, input);
 }
 
 /** A `Paused` job shows the occurrence it would run next if resumed at `now`. */

@@ -109,3 +109,13 @@ export function dataSizeMessage(max: number): string {
 export function tagCountMessage(max: number): string {
   return `must have at most ${max} tags`;
 }
+
+/**
+ * True when `text` encoded as UTF-8 is more than `max` bytes. Cheap for any length: decided from
+ * the UTF-16 length alone unless `text` is between `max / 3` and `max` units long.
+ */
+export function exceedsBytes(text: string, max: number): boolean {
+  if (text.length * 3 <= max) return false; // at most 3 bytes per UTF-16 unit
+  if (text.length > max) return true; // at least 1 byte per unit
+  return Buffer.byteLength(text, 'utf8') > max;
+}

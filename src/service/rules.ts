@@ -12,6 +12,7 @@ import type { JsonObject } from '../domain/types.js';
 import {
   dataSizeMessage,
   DEFAULT_LIMITS,
+  exceedsBytes,
   exceedsLength,
   jsonByteLength,
   lengthMessage,
@@ -92,6 +93,13 @@ export const RULES = {
     if ((url.protocol !== 'http:' && url.protocol !== 'https:') || url.hostname === '') return URL_MESSAGE;
     return endpointProblem(value, ctx.endpointPolicy);
   },
+
+  /**
+   * A job's `body`, sent as it is: at most `dataBytes` bytes of UTF-8 (`PUNCTUAL_MAX_DATA_BYTES`,
+   * the bound of `data`) of stored text (see {@link textProblem}).
+   */
+  body: (value, ctx = DEFAULT_RULE_CONTEXT) =>
+    exceedsBytes(value, ctx.limits.dataBytes) ? `must be at most ${ctx.limits.dataBytes} bytes of UTF-8` : textProblem(value),
 
   /** A tag of a schedule: at most `tagLength` characters of stored text. */
   tag: (value, ctx = DEFAULT_RULE_CONTEXT) =>

@@ -8,13 +8,15 @@ import type { SchedulePage } from '../store/store.js';
 import type { JobServiceContext } from './context.js';
 import { checkDelivery, checkRetryDelays, deliveryDefaults, mergeRetry, type RetryInput } from './delivery.js';
 import { listParams, type ScheduleListInput } from './job-lists.js';
+import { changesShape, checkRequestFields, checkRequestShape, DEFAULT_METHOD, patchedShape, type RequestInput } from './request.js';
 import { Checks, ruleContext, type RuleContext } from './rules.js';
 
 /**
  * Input of {@link createSchedule}. `data` defaults to `{}`, `tags` to
- * `[]`; `retry` fields and `timeoutMs` to the context's defaults.
+ * `[]`; `retry` fields and `timeoutMs` to the context's defaults; `method` to `POST`, `headers`
+ * to `{}`, `body` to null (rules: request.ts).
  */
-export interface ScheduleCreateInput {
+export interface ScheduleCreateInput extends Omit<RequestInput, 'data'> {
   name: string;
   /** ISO 8601 with `Z` or an offset; stored as the same instant. */
   scheduledAt: string;
@@ -53,6 +55,9 @@ export async function createSchedule(ctx: JobServiceContext, input: ScheduleCrea
     tags: input.tags ?? [],
     retry: mergeRetry(defaults.retry, input.retry),
     timeoutMs: input.timeoutMs ?? defaults.timeoutMs,
+    method: input.method ?? DEFAULT_METHOD,
+    headers: input.headers ?? {},
+    body: input.body ?? null,
     now: ctx.clock.now(),
   });
   ctx.wake(schedule.scheduledAt);
@@ -92,12 +97,15 @@ export async function updateSchedule(ctx: JobServiceContext, id: string, patch: 
   const scheduledAt = check(patch, false, null, ruleContext(ctx), ctx.clock.now());
   if (!isUuid(id)) throw new NotFoundError(NOT_FOUND);
   let retry: RetryPolicy | undefined;
-  if (patch.retry !== undefined) {
+  // Rules between fields of the stored job and of the patch: the stored job is read first (a
+  // racing patch may slip between; neither can store a job that breaks a rule on its own fields).
+  if (patch.retry !== undefined || changesShape(patch)) {
     const stored = await ctx.store.scheduleGet({ id });
     if (stored === null) throw new NotFoundError(NOT_FOUND);
     if (stored.status !== 'Pending') throw new ConflictError(NOT_PENDING);
-    retry = mergeRetry(stored.retry, patch.retry);
-    checkRetryDelays(new Checks(), retry, patch.retry).throwIfAny();
+    const checks = checkRequestShape(new Checks(), patchedShape(stored, patch), patch);
+    if (patch.retry !== undefined) checkRetryDelays(checks, (retry = mergeRetry(stored.retry, patch.retry)), patch.retry);
+    checks.throwIfAny();
   }
   const result = await ctx.store.scheduleUpdate({
     id,
@@ -108,6 +116,9 @@ export async function updateSchedule(ctx: JobServiceContext, id: string, patch: 
     tags: patch.tags,
     retry,
     timeoutMs: patch.timeoutMs,
+    method: patch.method,
+    headers: patch.headers,
+    body: patch.body,
     now: ctx.clock.now(),
   });
   if (result === 'not_found') throw new NotFoundError(NOT_FOUND);
@@ -152,6 +163,10 @@ function check(
     checks.add('/scheduledAt', `must not be more than ${durationText(rules.limits.maxPastMs)} in the past (PUNCTUAL_MAX_PAST)`);
   }
   checkDelivery(checks, input, retryBase);
+  checkRequestFields(checks, input);
+  if (create && checks.problems.length === 0) {
+    checkRequestShape(checks, { method: input.method ?? DEFAULT_METHOD, body: input.body ?? null, data: input.data ?? null }, input);
+  }
   checks.throwIfAny();
   return scheduledAt;
 }

@@ -3,8 +3,8 @@
  * an existing execution with its job's current delivery settings (valid in both dialects), and the
  * retry policy of such a row.
  */
-import type { ClaimedExecution } from '../domain/types.js';
-import { columnList, type RowCodec } from './rows.js';
+import type { ClaimedExecution, CronJob, JobRequest, JsonObject } from '../domain/types.js';
+import { columnList, REQUEST_COLUMNS, requestFromRow, type RequestRow, type RowCodec } from './rows.js';
 import { MISSED_COLUMN_NAMES, missedFromRow, type MissedRow } from './rows-executions.js';
 
 /** Delivery columns of a job row (or of {@link executionWithJobSql}'s row). */
@@ -17,7 +17,7 @@ export interface DeliveryRow {
 
 /**
  * Executions of `from` (a table or CTE aliased `e`, with the columns of `executions`) with what is
- * needed to call their job *now*: the job's current endpoint, data and delivery settings (a
+ * needed to call their job *now*: the job's current endpoint, data, request and delivery settings (a
  * re-leased or retried execution is sent with them; a cron job's fix of its URL applies to its
  * retries), NULL columns and `job_exists` false when the job was deleted; and the occurrences the
  * execution stands for (the `missed_*` columns, see {@link missedOf}). Add a WHERE clause.
@@ -31,10 +31,30 @@ export function executionWithJobSql(from: string): string {
        coalesce(s.retry_initial_delay_ms, c.retry_initial_delay_ms) AS retry_initial_delay_ms,
        coalesce(s.retry_max_delay_ms, c.retry_max_delay_ms) AS retry_max_delay_ms,
        coalesce(s.timeout_ms, c.timeout_ms) AS timeout_ms,
+       ${REQUEST_COLUMNS.map((col) => `coalesce(s.${col}, c.${col}) AS ${col}`).join(', ')},
        (s.id IS NOT NULL OR c.id IS NOT NULL) AS job_exists
   FROM ${from}
   LEFT JOIN schedules s ON e.job_type = 'schedule' AND s.id = e.job_id
   LEFT JOIN cron_jobs c ON e.job_type = 'cron' AND c.id = e.job_id`;
+}
+
+/** What a claimed item takes from its job besides the endpoint: what to send and how. */
+export type CallSettings = Pick<ClaimedExecution, 'data' | 'retry' | 'timeoutMs' | keyof JobRequest>;
+
+/** A job row's columns that {@link callOf} reads: `data` as the driver gives JSON. */
+export interface CallRow extends DeliveryRow, RequestRow {
+  data: unknown;
+}
+
+/** The call settings of a job row (or of {@link executionWithJobSql}'s row); NULL `data` reads `{}`. */
+export function callOf(codec: RowCodec, r: CallRow): CallSettings {
+  return { data: (codec.json(r.data) as JsonObject | null) ?? {}, retry: retryOf(r), timeoutMs: r.timeout_ms, ...requestFromRow(codec, r) };
+}
+
+/** The call settings of a cron job read by a claim; null `data` is `{}`. */
+export function callOfJob(job: CronJob): CallSettings {
+  const { method, headers, body, auth, secrets } = job;
+  return { data: job.data ?? {}, retry: { ...job.retry }, timeoutMs: job.timeoutMs, method, headers, body, auth, secrets };
 }
 
 /** The retry policy of a job row. */

@@ -24,6 +24,11 @@ export function patchCronJob(current: CronJob, p: CronUpdateParams): CronJob {
     ...(p.timeoutMs !== undefined && { timeoutMs: p.timeoutMs }),
     ...(p.misfire !== undefined && { misfire: p.misfire }),
     ...(p.overlap !== undefined && { overlap: p.overlap }),
+    ...(p.method !== undefined && { method: p.method }),
+    ...(p.headers !== undefined && { headers: p.headers }),
+    ...(p.body !== undefined && { body: p.body }),
+    ...(p.auth !== undefined && { auth: p.auth }),
+    ...(p.secrets !== undefined && { secrets: p.secrets }),
   };
 }
 

@@ -3,7 +3,7 @@
  * {@link RowCodec}).
  */
 import type { CronJob, CronJobStatus, ExecutionStatus, JsonObject, MisfirePolicy, OverlapPolicy } from '../domain/types.js';
-import { jsonText, type RowCodec } from './rows.js';
+import { jsonText, newRequest, REQUEST_COLUMNS, requestFromRow, requestToRow, type RequestRow, type RowCodec } from './rows.js';
 import type { CronCreateParams } from './store.js';
 import type { CronJobRecord } from './transfer-records.js';
 
@@ -26,6 +26,7 @@ export const CRON_JOB_COLUMNS = [
   'misfire',
   'overlap',
   'skipped_occurrences',
+  ...REQUEST_COLUMNS,
 ] as const;
 type CronJobColumn = (typeof CRON_JOB_COLUMNS)[number];
 
@@ -38,7 +39,7 @@ export const CRON_JOB_UPDATE_COLUMNS = CRON_JOB_COLUMNS.filter(
 );
 
 /** A row of `cron_jobs` ({@link CRON_JOB_COLUMNS}); `data` as the driver gives JSON. */
-export interface CronJobRow {
+export interface CronJobRow extends RequestRow {
   id: string;
   expression: string;
   name: string | null;
@@ -89,6 +90,7 @@ export function cronRecordFromRow(codec: RowCodec, r: CronJobRow): CronJobRecord
     misfire: r.misfire,
     overlap: r.overlap,
     skippedOccurrences: r.skipped_occurrences,
+    ...requestFromRow(codec, r),
   };
 }
 
@@ -115,6 +117,7 @@ export function newCronJob(p: CronCreateParams): CronJobRecord {
     misfire: p.misfire,
     overlap: p.overlap,
     skippedOccurrences: 0,
+    ...newRequest(p),
   };
 }
 
@@ -138,5 +141,6 @@ export function cronJobToRow(j: CronJobRecord): Record<CronJobColumn, unknown> {
     misfire: j.misfire,
     overlap: j.overlap,
     skipped_occurrences: j.skippedOccurrences,
+    ...requestToRow(j),
   };
 }

@@ -2,7 +2,7 @@
  * The row mapping of `executions` and `execution_attempts` for both stores (see rows.ts for the
  * mapping of the other tables and for {@link RowCodec}).
  */
-import type { Attempt, AttemptOutcome, Execution, ExecutionStatus, JobType, MissedOccurrences } from '../domain/types.js';
+import type { Attempt, AttemptOutcome, Execution, ExecutionStatus, HttpMethod, JobType, MissedOccurrences } from '../domain/types.js';
 import { encodeCursor } from './paging.js';
 import { columnList, type RowCodec } from './rows.js';
 import type { ExecutionRecord } from './transfer-records.js';
@@ -86,7 +86,17 @@ export interface ExecutionRecordRow extends ExecutionRow {
 }
 
 /** The columns of `execution_attempts`, in the order of the table. */
-export const ATTEMPT_COLUMNS = ['execution_id', 'number', 'started_at', 'duration_ms', 'status_code', 'error', 'response_body'] as const;
+export const ATTEMPT_COLUMNS = [
+  'execution_id',
+  'number',
+  'started_at',
+  'duration_ms',
+  'status_code',
+  'error',
+  'response_body',
+  'method',
+  'url',
+] as const;
 
 /** A row of `execution_attempts`. */
 export interface AttemptRow {
@@ -97,6 +107,9 @@ export interface AttemptRow {
   status_code: number | null;
   error: string | null;
   response_body: string | null;
+  method: HttpMethod;
+  /** NULL for attempts recorded before URLs were kept. */
+  url: string | null;
 }
 
 /**
@@ -168,6 +181,8 @@ export function attemptFromRow(r: AttemptRow): Attempt {
     statusCode: r.status_code,
     error: r.error,
     responseBody: r.response_body,
+    method: r.method,
+    url: r.url,
   };
 }
 
@@ -181,6 +196,8 @@ export function attemptToRow(executionId: string, a: Attempt): AttemptRow {
     status_code: a.statusCode,
     error: a.error,
     response_body: a.responseBody,
+    method: a.method,
+    url: a.url,
   };
 }
 

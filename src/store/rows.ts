@@ -14,11 +14,15 @@
 import type {
   ApiKey,
   ApiKeyStatus,
+  HttpMethod,
+  JobRequest,
   JsonObject,
   Schedule,
   ScheduleStatus,
+  SealedSecrets,
+  TargetAuthPublic,
 } from '../domain/types.js';
-import type { ScheduleCreateParams, ScheduleUpdateParams } from './store.js';
+import type { CronCreateParams, ScheduleCreateParams, ScheduleUpdateParams } from './store.js';
 import type { ApiKeyRecord } from './transfer-records.js';
 
 /** How a database's driver hands back (and takes) the values that differ between databases. */
@@ -51,6 +55,45 @@ export function valuesOf<C extends string>(row: Record<C, unknown>, columns: rea
 /** JSON text of a value for a JSON column; null stays NULL. */
 export function jsonText(v: unknown): string | null {
   return v === null || v === undefined ? null : JSON.stringify(v);
+}
+
+// ---- The request of a job's calls (both job tables) ---------------------------------------------
+
+/**
+ * The columns of a job's request, last in both job tables (SQLite migration 5, PostgreSQL 4):
+ * `headers`, `auth` and `secrets` are JSON, `body` text.
+ */
+export const REQUEST_COLUMNS = ['method', 'headers', 'body', 'auth', 'secrets'] as const;
+type RequestColumn = (typeof REQUEST_COLUMNS)[number];
+
+/** The {@link REQUEST_COLUMNS} of a row; JSON as the driver gives it. */
+export interface RequestRow {
+  method: HttpMethod;
+  headers: unknown;
+  body: string | null;
+  auth: unknown;
+  secrets: unknown;
+}
+
+/** Row → the request of a job; NULL `headers` reads `{}`. */
+export function requestFromRow(codec: RowCodec, r: RequestRow): JobRequest {
+  return {
+    method: r.method,
+    headers: (codec.json(r.headers) as Record<string, string> | null) ?? {},
+    body: r.body,
+    auth: (codec.json(r.auth) as TargetAuthPublic | null) ?? null,
+    secrets: (codec.json(r.secrets) as SealedSecrets | null) ?? null,
+  };
+}
+
+/** The request a new job's params make: absent fields are `POST`, `{}` and null. */
+export function newRequest(p: ScheduleCreateParams | CronCreateParams): JobRequest {
+  return { method: p.method ?? 'POST', headers: p.headers ?? {}, body: p.body ?? null, auth: p.auth ?? null, secrets: p.secrets ?? null };
+}
+
+/** The request of a job → the values of its columns (JSON as text, NULL for null). */
+export function requestToRow(j: JobRequest): Record<RequestColumn, unknown> {
+  return { method: j.method, headers: JSON.stringify(j.headers ?? {}), body: j.body, auth: jsonText(j.auth), secrets: jsonText(j.secrets) };
 }
 
 // ---- API keys ---------------------------------------------------------------------------------
@@ -98,11 +141,12 @@ export const SCHEDULE_COLUMNS = [
   'retry_max_delay_ms',
   'timeout_ms',
   'due_at',
+  ...REQUEST_COLUMNS,
 ] as const;
 type ScheduleColumn = (typeof SCHEDULE_COLUMNS)[number];
 
 /** A row of `schedules` ({@link SCHEDULE_COLUMNS}); `data` and `tags` as the driver gives JSON. */
-export interface ScheduleRow {
+export interface ScheduleRow extends RequestRow {
   id: string;
   name: string;
   scheduled_at: number;
@@ -137,6 +181,7 @@ export function scheduleFromRow(codec: RowCodec, r: ScheduleRow): Schedule {
     },
     timeoutMs: r.timeout_ms,
     dueAt: r.due_at ?? r.scheduled_at,
+    ...requestFromRow(codec, r),
   };
 }
 
@@ -162,6 +207,7 @@ export function newSchedule(p: ScheduleCreateParams): Schedule {
     retry: p.retry,
     timeoutMs: p.timeoutMs,
     dueAt: scheduleDueAt(p.scheduledAt, p.now),
+    ...newRequest(p),
   };
 }
 
@@ -181,6 +227,7 @@ export function scheduleToRow(s: Schedule): Record<ScheduleColumn, unknown> {
     retry_max_delay_ms: s.retry.maxDelayMs,
     timeout_ms: s.timeoutMs,
     due_at: s.dueAt,
+    ...requestToRow(s),
   };
 }
 
@@ -193,12 +240,22 @@ export const SCHEDULE_PATCH_COLUMNS = SCHEDULE_COLUMNS.filter(
 );
 
 /**
- * A schedule patch → the values of the columns it sets, NULL for a field it leaves (a patch sets
- * no column to NULL, so the SQL keeps the old value with `coalesce`).
+ * The nullable columns a patch may clear: each has a parameter `<column>_set`, 1 when the patch
+ * writes the column (NULL included), 0 when it keeps it. The other columns are NULL when kept.
+ */
+export const SCHEDULE_PATCH_CLEARABLE = ['body', 'auth', 'secrets'] as const;
+
+/** The parameters of a schedule patch, in order: {@link SCHEDULE_PATCH_COLUMNS}, then the `_set` flags. */
+export const SCHEDULE_PATCH_PARAMS = [...SCHEDULE_PATCH_COLUMNS, 'body_set', 'auth_set', 'secrets_set'] as const;
+
+/**
+ * A schedule patch → the values of the columns it sets, NULL for a field it leaves (the SQL keeps
+ * the old value with `coalesce`), and for the {@link SCHEDULE_PATCH_CLEARABLE} columns a `_set`
+ * flag (their NULL may be a value).
  */
 export function schedulePatchToRow(
   p: ScheduleUpdateParams,
-): Record<(typeof SCHEDULE_PATCH_COLUMNS)[number], unknown> & { id: string } {
+): Record<(typeof SCHEDULE_PATCH_PARAMS)[number], unknown> & { id: string } {
   return {
     id: p.id,
     name: p.name ?? null,
@@ -212,5 +269,13 @@ export function schedulePatchToRow(
     timeout_ms: p.timeoutMs ?? null,
     // A new instant is due from the later of it and the patch; the others keep the stored moment.
     due_at: p.scheduledAt === undefined ? null : scheduleDueAt(p.scheduledAt, p.now),
+    method: p.method ?? null,
+    headers: jsonText(p.headers),
+    body: p.body ?? null,
+    auth: jsonText(p.auth),
+    secrets: jsonText(p.secrets),
+    body_set: p.body === undefined ? 0 : 1,
+    auth_set: p.auth === undefined ? 0 : 1,
+    secrets_set: p.secrets === undefined ? 0 : 1,
   };
 }

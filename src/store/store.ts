@@ -5,6 +5,7 @@ import type {
   CronJob,
   CronJobStatus,
   Execution,
+  HttpMethod,
   JobType,
   JsonObject,
   MisfirePolicy,
@@ -12,6 +13,8 @@ import type {
   RetryPolicy,
   Schedule,
   ScheduleStatus,
+  SealedSecrets,
+  TargetAuthPublic,
 } from '../domain/types.js';
 import type { ClaimDueResult } from './claim-rules.js';
 
@@ -291,6 +294,13 @@ export interface ScheduleCreateParams {
   tags: string[];
   retry: RetryPolicy;
   timeoutMs: number;
+  /** The request of the job's calls (docs/calls.md); absent: `POST`, `{}`, null. */
+  method?: HttpMethod;
+  headers?: Record<string, string>;
+  body?: string | null;
+  /** Absent: null (no authentication, no secrets). */
+  auth?: TargetAuthPublic | null;
+  secrets?: SealedSecrets | null;
   now: number;
 }
 
@@ -334,6 +344,12 @@ export interface ScheduleUpdateParams {
   tags?: string[];
   retry?: RetryPolicy;
   timeoutMs?: number;
+  method?: HttpMethod;
+  headers?: Record<string, string>;
+  /** Absent: kept; null: cleared (as `auth` and `secrets`). */
+  body?: string | null;
+  auth?: TargetAuthPublic | null;
+  secrets?: SealedSecrets | null;
   /** Epoch ms (UTC) of the patch: a new `scheduledAt` is due from the later of it and this. */
   now: number;
 }
@@ -351,6 +367,13 @@ export interface CronCreateParams {
   timeoutMs: number;
   misfire: MisfirePolicy;
   overlap: OverlapPolicy;
+  /** The request of the job's calls (docs/calls.md); absent: `POST`, `{}`, null. */
+  method?: HttpMethod;
+  headers?: Record<string, string>;
+  body?: string | null;
+  /** Absent: null (no authentication, no secrets). */
+  auth?: TargetAuthPublic | null;
+  secrets?: SealedSecrets | null;
   now: number;
 }
 
@@ -367,6 +390,12 @@ export interface CronUpdateParams {
   timeoutMs?: number;
   misfire?: MisfirePolicy;
   overlap?: OverlapPolicy;
+  method?: HttpMethod;
+  headers?: Record<string, string>;
+  /** Absent: kept; null: cleared (as `auth` and `secrets`). */
+  body?: string | null;
+  auth?: TargetAuthPublic | null;
+  secrets?: SealedSecrets | null;
   /**
    * Epoch ms (UTC): when given, `nextInvocation` becomes the patched job's next occurrence strictly
    * after this instant (in its time zone, UTC when null); when absent, `nextInvocation` is kept.

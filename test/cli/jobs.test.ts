@@ -88,6 +88,33 @@ describe('punctual schedules', () => {
     expect(await punctual(['schedules', 'get', created.id, '--json'], env)).toMatchObject({ code: 3, stdout: 'null\n' });
   });
 
+  it('--method, --header (repeatable) and --body, on create and update; a header without a colon is a usage error', async () => {
+    const created = await punctualJson<Schedule>(
+      [
+        'schedules', 'create', '--name', 'form', '--at', '2099-01-01T10:00:00Z', '--endpoint', `${receiver.url}/form`,
+        '--method', 'PUT', '--header', 'Content-Type: application/x-www-form-urlencoded', '--header', 'X-Tenant:acme',
+        '--body', 'a=1&b=2',
+      ],
+      env,
+    );
+    expect(created).toMatchObject({
+      method: 'PUT',
+      headers: { 'Content-Type': 'application/x-www-form-urlencoded', 'X-Tenant': 'acme' },
+      body: 'a=1&b=2',
+    });
+    const updated = await punctualJson<Schedule>(['schedules', 'update', created.id, '--header', 'X-Other: 1'], env);
+    expect(updated).toMatchObject({ method: 'PUT', headers: { 'X-Other': '1' }, body: 'a=1&b=2' });
+    const cron = await punctualJson<CronJob>(
+      ['cron', 'create', '--expression', '0 * * * *', '--endpoint', `${receiver.url}/c`, '--method', 'GET', '--header', 'Accept: text/csv'],
+      env,
+    );
+    expect(cron).toMatchObject({ method: 'GET', headers: { Accept: 'text/csv' }, body: null });
+    expect((await punctual(['schedules', 'update', created.id, '--header', 'no colon'], env)).code).toBe(2);
+    const refused = await punctual(['schedules', 'update', created.id, '--header', 'Host: evil'], env);
+    expect(refused.code).not.toBe(0);
+    expect(refused.stderr).toContain('/headers/Host');
+  });
+
   it('list --all follows nextCursor; one page says how to get the next', async () => {
     for (const name of ['a1', 'a2', 'a3']) {
       await server.api('POST', '/schedules', { name, scheduledAt: '2099-01-01T00:00:00Z', endpoint: `${receiver.url}/a`, tags: ['all'] });

@@ -67,6 +67,7 @@ describe('misbehaving receivers', () => {
     retry: { maxAttempts: 3, initialDelayMs: 100, maxDelayMs: 1000 },
     timeoutMs,
     leaseExpiresAt: Date.now() + 10_000,
+    method: 'POST' as const, headers: {}, body: null, auth: null, secrets: null,
   });
   const options = (resolve?: Parameters<typeof createHttpAgent>[0]['resolve']) => ({
     dispatcher: createHttpAgent({ policy: OPEN, resolve }),

@@ -22,6 +22,7 @@ import { startReceiver, type Receiver } from '../support/receiver.js';
 const LOOPBACK: EndpointPolicy = { allowPrivate: false, ...parseAllowedNetworks('127.0.0.0/8') };
 
 const request = (endpoint: string, timeoutMs = 5_000): CallRequest => ({
+  method: 'POST',
   endpoint,
   headers: { 'content-type': 'application/json', 'webhook-id': 'msg_lane' },
   body: '{"n":1}',

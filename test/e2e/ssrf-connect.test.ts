@@ -45,6 +45,7 @@ describe('SSRF guard at call time (real connections)', () => {
     retry: { maxAttempts: 5, initialDelayMs: 100, maxDelayMs: 1000 },
     timeoutMs: 2_000,
     leaseExpiresAt: Date.now() + 10_000,
+    method: 'POST' as const, headers: {}, body: null, auth: null, secrets: null,
   });
   const call = (endpoint: string, policy: EndpointPolicy, resolve?: Resolve) =>
     deliver(claim(endpoint), {

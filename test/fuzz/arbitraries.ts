@@ -138,6 +138,9 @@ const KEYS = [
   'status',
   'misfire',
   'overlap',
+  'method',
+  'headers',
+  'body',
   'maxAttempts',
   'initialDelayMs',
   'maxDelayMs',
@@ -329,6 +332,18 @@ const tagsText = mostly(
 );
 const timeoutMs = mostly(fc.integer({ min: 1_000, max: 900_000 }).map(String), numberText);
 
+// The request of a job's calls (docs/calls.md): mostly valid, sometimes reserved, repeated in
+// another case, or with CR/LF/NUL (each a 400 naming the header).
+const method = t(mostly(fc.constantFrom('GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'), fc.constantFrom('get', 'OPTIONS', '')));
+const headerName = mostly(
+  fc.stringMatching(/^[A-Za-z][A-Za-z0-9-]{0,15}$/),
+  fc.constantFrom('Host', 'content-length', 'Proxy-Authorization', 'Punctual-Attempt', 'webhook-id', 'X A', '', 'x-a'),
+);
+const jobHeaderValue = mostly(fc.stringMatching(/^[ -~]{0,20}$/), fc.constantFrom('a\r\nb: c', 'nul\u0000', 'caf\u00e9', 'v'.repeat(8_193)));
+const headersText = mostly(t(fc.dictionary(headerName, jobHeaderValue, { maxKeys: 4 })), jsonText);
+const bodyText = fc.oneof({ weight: 8, arbitrary: fc.constant('null') }, { weight: 2, arbitrary: t(fc.string({ maxLength: 30 })) }, { weight: 1, arbitrary: stringText });
+const requestFields = [field('method', method), field('headers', headersText), field('body', bodyText)];
+
 const scheduleBody = body([
   field('name', t(name)),
   field('scheduledAt', t(instant)),
@@ -337,6 +352,7 @@ const scheduleBody = body([
   field('tags', tagsText),
   field('retry', t(retry)),
   field('timeoutMs', timeoutMs),
+  ...requestFields,
 ]);
 
 const cronFields = [
@@ -349,6 +365,7 @@ const cronFields = [
   field('timeoutMs', timeoutMs),
   field('misfire', t(mostly(fc.constantFrom('skip', 'once', 'all'), fc.constant('never')))),
   field('overlap', t(mostly(fc.constantFrom('allow', 'skip'), fc.constant('forbid')))),
+  ...requestFields,
 ];
 const cronCreateBody = body(cronFields);
 const cronPatchBody = body([

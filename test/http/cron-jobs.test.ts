@@ -60,8 +60,10 @@ describe('POST /cron', () => {
       [
         'createdAt', 'data', 'endpoint', 'expression', 'id', 'invocations', 'name', 'nextInvocation', 'status', 'timezone',
         'retry', 'timeoutMs', 'misfire', 'overlap', 'lastInvocation', 'lastStatus', 'skippedOccurrences',
+        'method', 'headers', 'body',
       ].sort(),
     );
+    expect(body).toMatchObject({ method: 'POST', headers: {}, body: null });
     expect(body).toMatchObject({
       expression: '*/15 * * * *',
       name: null,

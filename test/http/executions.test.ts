@@ -225,7 +225,7 @@ describe('GET /executions/{id}', () => {
       missedOccurrences: null,
       attempts: [{ number: 1, startedAt: iso(T0 + 40), durationMs: 15, statusCode: 503, error: 'HTTP 503', responseBody: 'busy' }],
     });
-    expect(Object.keys(ran.attempts[0]).sort()).toEqual(['durationMs', 'error', 'number', 'responseBody', 'startedAt', 'statusCode']);
+    expect(Object.keys(ran.attempts[0]).sort()).toEqual(['durationMs', 'error', 'method', 'number', 'responseBody', 'startedAt', 'statusCode', 'url']);
   });
 
   it('answers 200 null for an unknown id, UUID or not', async () => {

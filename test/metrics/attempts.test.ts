@@ -51,6 +51,7 @@ describe('attempt labels of real calls', () => {
     retry: { maxAttempts: 3, initialDelayMs: 100, maxDelayMs: 1000 },
     timeoutMs,
     leaseExpiresAt: Date.now() + 10_000,
+    method: 'POST' as const, headers: {}, body: null, auth: null, secrets: null,
   });
   const call = (endpoint: string, o: { policy?: EndpointPolicy; resolve?: Resolve; timeoutMs?: number } = {}) => {
     const policy = o.policy ?? OPEN;

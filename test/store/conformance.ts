@@ -59,6 +59,26 @@ const THRESHOLD = 60_000;
 /** Retry policy and call timeout of the tests' jobs. A lease runs to now + TIMEOUT + leaseMs. */
 const RETRY: RetryPolicy = { maxAttempts: 5, initialDelayMs: 1000, maxDelayMs: 3_600_000 };
 const TIMEOUT = 1_000;
+/** A schedule's request with every field, auth and sealed secrets included (stored, never interpreted). */
+const REQUEST = {
+  method: 'PUT',
+  headers: { 'X-Tenant': 'acme', 'content-type': 'application/x-www-form-urlencoded' },
+  body: 'a=1&b=%C3%A9',
+  auth: { type: 'basic', username: 'ada' },
+  secrets: { password: 'sealed:v1:abc' },
+} as const;
+/** A cron job's request: a GET with OAuth 2 authentication. */
+const CRON_REQUEST = {
+  method: 'GET',
+  headers: { Accept: 'text/csv' },
+  body: null,
+  auth: { type: 'oauth2', tokenUrl: 'https://auth.example.com/token', clientId: 'punctual', scope: 'jobs', audience: null },
+  secrets: { clientSecret: 'sealed:v1:def' },
+} as const;
+/** What an attempt of a job made by `newSchedule` records of its call. */
+const CALLED = { method: 'POST', url: 'https://example.com/hook' } as const;
+/** The request of a job created without one: POST, no headers, no body, no authentication. */
+const NO_REQUEST = { method: 'POST', headers: {}, body: null, auth: null, secrets: null } as const;
 
 /**
  * Registers the conformance tests of the `Store` contract (src/store/store.ts) for one store.
@@ -143,6 +163,8 @@ export function exerciseStore(name: string, factory: () => Promise<StoreUnderTes
       statusCode: 200,
       error: null,
       responseBody: 'ok',
+      method: c.method,
+      url: c.endpoint,
       ...o,
     });
 
@@ -291,6 +313,7 @@ export function exerciseStore(name: string, factory: () => Promise<StoreUnderTes
           tags: ['x', 'y'],
           retry: { maxAttempts: 7, initialDelayMs: 250, maxDelayMs: 90_000 },
           timeoutMs: 4_500,
+          ...REQUEST,
           now: T0,
         });
         expect(s).toEqual({
@@ -305,6 +328,7 @@ export function exerciseStore(name: string, factory: () => Promise<StoreUnderTes
           retry: { maxAttempts: 7, initialDelayMs: 250, maxDelayMs: 90_000 },
           timeoutMs: 4_500,
           dueAt: T0 + 123,
+          ...REQUEST,
         });
         expect(await store.scheduleGet({ id })).toEqual(s);
       });
@@ -385,6 +409,7 @@ export function exerciseStore(name: string, factory: () => Promise<StoreUnderTes
           timeoutMs: 1000,
           misfire: 'all',
           overlap: 'skip',
+          ...CRON_REQUEST,
           now: T0,
         });
         expect(c).toEqual({
@@ -405,6 +430,7 @@ export function exerciseStore(name: string, factory: () => Promise<StoreUnderTes
           lastInvocation: null,
           lastStatus: null,
           skippedOccurrences: 0,
+          ...CRON_REQUEST,
         });
         expect(await store.cronGet({ id })).toEqual(c);
       });
@@ -526,6 +552,7 @@ export function exerciseStore(name: string, factory: () => Promise<StoreUnderTes
             data: { hello: 'world' },
             retry,
             timeoutMs: 2500,
+            ...NO_REQUEST,
             leaseExpiresAt: T0 + 2500 + 15_000,
           },
         ]);
@@ -579,6 +606,7 @@ export function exerciseStore(name: string, factory: () => Promise<StoreUnderTes
             data: { c: 1 },
             retry: RETRY,
             timeoutMs: TIMEOUT,
+            ...NO_REQUEST,
             leaseExpiresAt: T0 + 500 + TIMEOUT + 1000,
           },
         ]);
@@ -886,9 +914,9 @@ export function exerciseStore(name: string, factory: () => Promise<StoreUnderTes
           lateMs: 2,
           missedOccurrences: null,
           attempts: [
-            { number: 1, startedAt: T0 + 2, durationMs: 10, statusCode: 503, error: 'HTTP 503', responseBody: 'busy' },
-            { number: 2, startedAt: T0 + 1001, durationMs: 20, statusCode: null, error: 'timeout', responseBody: null },
-            { number: 3, startedAt: T0 + 3002, durationMs: 7, statusCode: 200, error: null, responseBody: 'ok' },
+            { number: 1, startedAt: T0 + 2, durationMs: 10, statusCode: 503, error: 'HTTP 503', responseBody: 'busy', ...CALLED },
+            { number: 2, startedAt: T0 + 1001, durationMs: 20, statusCode: null, error: 'timeout', responseBody: null, ...CALLED },
+            { number: 3, startedAt: T0 + 3002, durationMs: 7, statusCode: 200, error: null, responseBody: 'ok', ...CALLED },
           ],
         });
         expect(await store.nextDueAt()).toBeNull();
@@ -1249,6 +1277,7 @@ export function exerciseStore(name: string, factory: () => Promise<StoreUnderTes
             data: s.data,
             retry: RETRY,
             timeoutMs: TIMEOUT,
+            ...NO_REQUEST,
             leaseExpiresAt: T0 + TIMEOUT + 50,
           },
         ]);
@@ -1540,12 +1569,70 @@ export function exerciseStore(name: string, factory: () => Promise<StoreUnderTes
         await finish(a!, { status: 'Retrying', nextAttemptAt: T0 + 100.2, startedAt: T0 + 3.7, durationMs: 12.3456 });
         expect(await store.nextDueAt()).toBe(T0 + 101);
         expect((await store.executionGet({ id: a!.executionId }))?.attempts).toEqual([
-          { number: 1, startedAt: T0 + 3, durationMs: 12, statusCode: 200, error: null, responseBody: 'ok' },
+          { number: 1, startedAt: T0 + 3, durationMs: 12, statusCode: 200, error: null, responseBody: 'ok', ...CALLED },
         ]);
         expect(await claim(T0 + 100)).toEqual([]);
         const [b] = await claim(T0 + 101);
         await finish(b!, { durationMs: 0.4 });
         expect(await store.nextDueAt()).toBeNull();
+      });
+    });
+
+    // ---- the request of a job's calls ----------------------------------------------------------
+    describe('request (method, headers, body, auth, secrets)', () => {
+      const callOf = (c: ClaimedExecution | undefined) =>
+        c && { method: c.method, headers: c.headers, body: c.body, auth: c.auth, secrets: c.secrets };
+
+      it('a schedule patch keeps absent request fields, sets given ones, and null clears body, auth and secrets', async () => {
+        const s = await store.scheduleCreate({ id: newId(), name: 'r', scheduledAt: T0, endpoint: 'https://example.com/r', data: {}, tags: [], retry: RETRY, timeoutMs: TIMEOUT, ...REQUEST, now: T0 - 1 });
+        const kept = await store.scheduleUpdate({ id: s.id, name: 'renamed', now: T0 });
+        expect(kept).toMatchObject({ name: 'renamed', ...REQUEST });
+        const set = await store.scheduleUpdate({ id: s.id, method: 'DELETE', headers: { 'X-A': '1' }, secrets: { token: 'sealed:2' }, now: T0 });
+        expect(set).toMatchObject({ method: 'DELETE', headers: { 'X-A': '1' }, body: REQUEST.body, auth: REQUEST.auth, secrets: { token: 'sealed:2' } });
+        const cleared = await store.scheduleUpdate({ id: s.id, body: null, auth: null, secrets: null, now: T0 });
+        expect(cleared).toMatchObject({ method: 'DELETE', headers: { 'X-A': '1' }, body: null, auth: null, secrets: null });
+        expect(await store.scheduleGet({ id: s.id })).toEqual(cleared);
+        expect(await store.scheduleList()).toEqual([cleared]);
+        expect((await store.schedulePage({ limit: 10, cursor: null, status: null, name: null, tags: [] })).schedules).toEqual([cleared]);
+      });
+
+      it('a cron patch keeps absent request fields, sets given ones, and null clears body, auth and secrets', async () => {
+        const c = await newCron();
+        expect(c).toMatchObject(NO_REQUEST);
+        const set = await store.cronUpdate({ id: c.id, ...REQUEST });
+        expect(set).toMatchObject(REQUEST);
+        expect(await store.cronUpdate({ id: c.id, name: 'x' })).toMatchObject(REQUEST);
+        const cleared = await store.cronUpdate({ id: c.id, body: null, auth: null, secrets: null });
+        expect(cleared).toMatchObject({ method: 'PUT', headers: REQUEST.headers, body: null, auth: null, secrets: null });
+        expect(await store.cronList()).toEqual([cleared]);
+        expect((await store.cronPage({ limit: 10, cursor: null, status: null, name: null })).cronJobs).toEqual([cleared]);
+      });
+
+      it('reaches the claim: a schedule start, a cron occurrence, and a retry with the job\'s current request', async () => {
+        const s = await store.scheduleCreate({ id: newId(), name: 'r', scheduledAt: T0, endpoint: 'https://example.com/r', data: {}, tags: [], retry: RETRY, timeoutMs: TIMEOUT, ...REQUEST, now: T0 - 1 });
+        const c = await store.cronCreate({ id: newId(), expression: EVERY_MINUTE, name: null, timezone: null, endpoint: 'https://example.com/c', data: null, nextInvocation: T0, retry: RETRY, timeoutMs: TIMEOUT, misfire: 'once', overlap: 'allow', ...CRON_REQUEST, now: T0 - 1 });
+        const first = await claim(T0);
+        expect(callOf(first.find((x) => x.jobId === s.id))).toEqual(REQUEST);
+        expect(callOf(first.find((x) => x.jobId === c.id))).toEqual(CRON_REQUEST);
+        // The cron job changes its request while its call is retried: the retry sends the new one.
+        const cronClaim = first.find((x) => x.jobId === c.id)!;
+        await retryAt(cronClaim, T0 + 10);
+        await store.cronUpdate({ id: c.id, method: 'POST', headers: { 'X-B': '2' }, body: 'text', auth: null, secrets: null });
+        const [retried] = await claim(T0 + 10);
+        expect(retried?.executionId).toBe(cronClaim.executionId);
+        expect(callOf(retried)).toEqual({ method: 'POST', headers: { 'X-B': '2' }, body: 'text', auth: null, secrets: null });
+        // A triggered run (a waiting execution) reads the job's request too.
+        await store.jobTrigger({ jobType: 'cron', jobId: c.id, id: newId(), now: T0 + 20 });
+        expect(callOf((await claim(T0 + 20)).find((x) => x.jobId === c.id))).toMatchObject({ body: 'text' });
+      });
+
+      it('an attempt records the method and URL of its call', async () => {
+        const s = await store.scheduleCreate({ id: newId(), name: 'r', scheduledAt: T0, endpoint: 'https://example.com/r?x=1', data: {}, tags: [], retry: RETRY, timeoutMs: TIMEOUT, ...REQUEST, now: T0 - 1 });
+        const [a] = await claim(T0);
+        await finish(a!);
+        const e = await store.executionGet({ id: a!.executionId });
+        expect(e?.attempts.map((x) => [x.method, x.url])).toEqual([['PUT', 'https://example.com/r?x=1']]);
+        expect((await store.executionList({ jobType: 'schedule', jobId: s.id, limit: 10, cursor: null })).executions[0]?.attempts).toEqual(e?.attempts);
       });
     });
 

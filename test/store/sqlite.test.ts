@@ -280,7 +280,9 @@ describe('SQLite store', () => {
       v1.close();
 
       const s = await open(); // migrates to the latest version
-      const defaults = { retry: { maxAttempts: 5, initialDelayMs: 1000, maxDelayMs: 3_600_000 }, timeoutMs: 30_000 };
+      // Migration 5: jobs stored before keep their calls (POST, no headers, no body, no authentication).
+      const request = { method: 'POST', headers: {}, body: null, auth: null, secrets: null };
+      const defaults = { retry: { maxAttempts: 5, initialDelayMs: 1000, maxDelayMs: 3_600_000 }, timeoutMs: 30_000, ...request };
       expect(await s.apiKeyGet({ id: ids.key })).toEqual({ id: ids.key, name: 'k', status: 'Enabled', createdAt: T0, lastUsed: T0 + 9 });
       expect(await s.scheduleGet({ id: ids.pending })).toEqual({
         id: ids.pending,
@@ -326,7 +328,8 @@ describe('SQLite store', () => {
         finishedAt: T0 + 15,
         lateMs: 3,
         missedOccurrences: null,
-        attempts: [{ number: 1, startedAt: T0 + 3, durationMs: 12, statusCode: 200, error: null, responseBody: 'ok' }],
+        // Attempts recorded before methods and URLs were kept: POSTs to a URL not known.
+        attempts: [{ number: 1, startedAt: T0 + 3, durationMs: 12, statusCode: 200, error: null, responseBody: 'ok', method: 'POST', url: null }],
       });
       // started_at is the first attempt's start: for attempt > 1, the claim of attempt 1 (created_at).
       expect(await s.executionGet({ id: ex.cronOld })).toMatchObject({

@@ -45,6 +45,7 @@ function job(o: { nextInvocation?: number; misfire?: MisfirePolicy; overlap?: Ov
     overlap: o.overlap ?? 'allow',
     createdAt: T0 - MINUTE,
     skippedOccurrences: 0,
+    method: 'POST' as const, headers: {}, body: null, auth: null, secrets: null,
   };
 }
 

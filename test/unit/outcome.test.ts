@@ -18,6 +18,7 @@ function claim(attempt: number, maxAttempts = 3): ClaimedExecution {
     retry: { maxAttempts, initialDelayMs: 1_000, maxDelayMs: 60_000 },
     timeoutMs: 10_000,
     leaseExpiresAt: T0 + 15_000,
+    method: 'POST' as const, headers: {}, body: null, auth: null, secrets: null,
   };
 }
 
@@ -50,6 +51,8 @@ describe('attemptOutcome', () => {
       statusCode: 204,
       error: null,
       responseBody: '',
+      method: 'POST',
+      url: claim(1).endpoint,
     });
   });
 

@@ -25,9 +25,10 @@ export const scheduleRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app, 
           tags: ['Schedules'],
           summary: 'Create a schedule',
           description:
-            'The endpoint is called once, at `scheduledAt` (at once when it is past), with `data` as the JSON body and signed ' +
-            '[Standard Webhooks](https://www.standardwebhooks.com) headers. Absent fields take the defaults: `data` `{}`, ' +
-            '`tags` `[]`, the service\'s retry policy and timeout. The schedule starts `Pending`.',
+            'The endpoint is called once, at `scheduledAt` (at once when it is past), with `method` (POST), `headers`, and `data` as ' +
+            'the JSON body (or `body` as text; none for GET and HEAD), signed with [Standard Webhooks](https://www.standardwebhooks.com) ' +
+            'headers. Absent fields take the defaults: `data` `{}`, `tags` `[]`, the service\'s retry policy and timeout, method POST, ' +
+            'no headers, no `body`. The schedule starts `Pending`.',
         },
         ScheduleCreateBody,
         'The new schedule, `Pending`.',

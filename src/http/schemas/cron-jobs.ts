@@ -7,7 +7,7 @@ import { CRON_JOB_STATUSES, EXECUTION_STATUSES, MISFIRE_POLICIES, OVERLAP_POLICI
 import { toIso, toIsoOrNull } from '../../domain/time.js';
 import type { CronJob } from '../../domain/types.js';
 import { Endpoint, Id, JsonObjectInput, JsonObjectSchema, Nullable, RuleString, StringEnum, Timestamp } from './common.js';
-import { deliveryToWire, RetryInputSchema, RetryPolicySchema, TimeoutMsInput, TimeoutMsSchema } from './delivery.js';
+import { deliveryToWire, deliveryWireFields, requestInputFields, RetryInputSchema, TimeoutMsInput } from './delivery.js';
 import { EXECUTION_STATUS_DESCRIPTION } from './executions.js';
 import { LIST_NEXT_CURSOR_DESCRIPTION, ListCursorQuery, ListLimitQuery, ListNameQuery } from './lists.js';
 
@@ -37,8 +37,7 @@ export const CronJobSchema = Type.Object(
     nextInvocation: Timestamp(
       'Next execution (ISO 8601, UTC). For a Paused job: the occurrence it would run next if resumed now.',
     ),
-    retry: RetryPolicySchema,
-    timeoutMs: TimeoutMsSchema,
+    ...deliveryWireFields,
     misfire: StringEnum(MISFIRE_POLICIES, MISFIRE_DESCRIPTION),
     overlap: StringEnum(OVERLAP_POLICIES, OVERLAP_DESCRIPTION),
     lastInvocation: Nullable(
@@ -86,7 +85,7 @@ const requestFields = {
   name: Nullable(RuleString('name', 'Name of the job (not blank; at most 256 characters by default), or null.')),
   timezone: Nullable(RuleString('time-zone', TIMEZONE_DESCRIPTION)),
   endpoint: Endpoint,
-  data: Nullable(JsonObjectInput('JSON object sent as the body of each call, or null.')),
+  data: Nullable(JsonObjectInput('JSON object sent as the body of each call, or null; empty or null with GET and HEAD, and when `body` is given.')),
   retry: RetryInputSchema,
   timeoutMs: TimeoutMsInput,
   misfire: StringEnum(MISFIRE_POLICIES, `${MISFIRE_DESCRIPTION} Default \`once\`.`),
@@ -105,6 +104,7 @@ export const CronCreateBody = Type.Object(
     timeoutMs: Type.Optional(requestFields.timeoutMs),
     misfire: Type.Optional(requestFields.misfire),
     overlap: Type.Optional(requestFields.overlap),
+    ...requestInputFields,
   },
   { additionalProperties: false, title: 'CronJobCreate', description: 'A new cron job (Active).' },
 );
@@ -125,6 +125,7 @@ export const CronPatchBody = Type.Object(
     timeoutMs: Type.Optional(requestFields.timeoutMs),
     misfire: Type.Optional(requestFields.misfire),
     overlap: Type.Optional(requestFields.overlap),
+    ...requestInputFields,
   },
   {
     additionalProperties: false,

@@ -1,11 +1,15 @@
 /**
  * Wire schemas of the delivery settings shared by schedules and cron jobs (docs/calls.md): the
- * retry policy and the timeout of one attempt.
+ * retry policy, the timeout of one attempt, and the request of the calls (method, headers, body).
  */
 import { Type } from 'typebox';
-import type { DeliverySettings, RetryPolicy } from '../../domain/types.js';
+import { HTTP_METHODS } from '../../domain/enums.js';
+import { MAX_HEADER_VALUE_BYTES, MAX_JOB_HEADERS } from '../../domain/headers.js';
+import type { DeliverySettings, HttpMethod, JobRequest, RetryPolicy } from '../../domain/types.js';
 import { RETRY_LIMITS, TIMEOUT_MS_LIMITS } from '../../service/delivery.js';
-import { RETRY_DELAYS_KEYWORD } from '../ajv.js';
+import { DEFAULT_LIMITS } from '../../service/limits.js';
+import { CHECK_KEYWORD, RETRY_DELAYS_KEYWORD } from '../ajv.js';
+import { Nullable, RuleString, StringEnum } from './common.js';
 
 const RETRY_DESCRIPTION = {
   maxAttempts: `Attempts in all, the first included (${RETRY_LIMITS.maxAttempts.min}–${RETRY_LIMITS.maxAttempts.max}).`,
@@ -71,10 +75,55 @@ export const TimeoutMsInput = Type.Integer({
   description: `${TIMEOUT_DESCRIPTION} Default: the service's (\`PUNCTUAL_REQUEST_TIMEOUT_MS\`, 30000).`,
 });
 
-/** The wire form of a job's delivery settings. */
-export function deliveryToWire(d: DeliverySettings): { retry: RetryPolicy; timeoutMs: number } {
+const METHOD_DESCRIPTION = 'HTTP method of the calls. GET and HEAD calls carry no body: with them `data` is empty and `body` null.';
+const HEADERS_DESCRIPTION =
+  'Headers sent on every attempt: header name → value. Names are RFC 9110 tokens, case-insensitive (stored as given, no two equal ' +
+  'ignoring case); values are visible ASCII, spaces and tabs (no CR, LF or NUL), at most ' +
+  `${MAX_HEADER_VALUE_BYTES} bytes; at most ${MAX_JOB_HEADERS} headers. Refused: Host, Content-Length, Transfer-Encoding, ` +
+  'Connection, Keep-Alive, Upgrade, TE, Trailer, Proxy-*, webhook-id, webhook-timestamp, webhook-signature and Punctual-* ' +
+  '(any case). Content-Type and User-Agent replace Punctual\'s.';
+const BODY_DESCRIPTION =
+  'Text sent as the body, as it is (for form or plain-text APIs), instead of the JSON of `data`; its content type is the ' +
+  '`content-type` of `headers` (any case), else `text/plain; charset=utf-8`. Null: none (the JSON of `data` is sent). Not with a ' +
+  `non-empty \`data\`, nor with GET or HEAD. At most ${DEFAULT_LIMITS.dataBytes} bytes of UTF-8 by default (\`PUNCTUAL_MAX_DATA_BYTES\`).`;
+
+/** The request fields of a job in a response. */
+const requestWireFields = {
+  method: StringEnum(HTTP_METHODS, METHOD_DESCRIPTION),
+  headers: Type.Unsafe<Record<string, string>>({ type: 'object', additionalProperties: { type: 'string' }, description: HEADERS_DESCRIPTION }),
+  body: Nullable(Type.String({ description: BODY_DESCRIPTION })),
+};
+
+/** The request fields of a job in a create or patch body (each optional: defaults POST, `{}`, null). */
+export const requestInputFields = {
+  method: Type.Optional(StringEnum(HTTP_METHODS, `${METHOD_DESCRIPTION} Default POST.`)),
+  headers: Type.Optional(
+    Type.Unsafe<Record<string, string>>({
+      type: 'object',
+      additionalProperties: { type: 'string' },
+      [CHECK_KEYWORD]: 'headers',
+      description: `${HEADERS_DESCRIPTION} Default \`{}\`; a PATCH replaces the whole object.`,
+    }),
+  ),
+  body: Type.Optional(Nullable(RuleString('body', `${BODY_DESCRIPTION} Default null.`))),
+};
+
+/** A job's delivery settings and request fields in a response, in this order. */
+export const deliveryWireFields = { retry: RetryPolicySchema, timeoutMs: TimeoutMsSchema, ...requestWireFields };
+
+/** The wire form of a job's delivery settings and request fields (never its `auth` or `secrets`). */
+export function deliveryToWire(d: DeliverySettings & JobRequest): {
+  retry: RetryPolicy;
+  timeoutMs: number;
+  method: HttpMethod;
+  headers: Record<string, string>;
+  body: string | null;
+} {
   return {
     retry: { maxAttempts: d.retry.maxAttempts, initialDelayMs: d.retry.initialDelayMs, maxDelayMs: d.retry.maxDelayMs },
     timeoutMs: d.timeoutMs,
+    method: d.method,
+    headers: { ...d.headers },
+    body: d.body,
   };
 }

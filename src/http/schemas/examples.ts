@@ -23,6 +23,9 @@ export const SCHEDULE_EXAMPLE: ScheduleWire = {
   createdAt: '2026-11-20T08:30:00.000Z',
   retry: RETRY,
   timeoutMs: 30000,
+  method: 'POST',
+  headers: { 'X-Tenant': 'acme' },
+  body: null,
 };
 
 export const SCHEDULE_CREATE_EXAMPLE: ScheduleCreateBody = {
@@ -31,6 +34,7 @@ export const SCHEDULE_CREATE_EXAMPLE: ScheduleCreateBody = {
   endpoint: 'https://billing.example.com/hooks/reminder',
   data: { invoiceId: 'INV-1042', customer: 'ada@example.com' },
   tags: ['billing', 'reminders'],
+  headers: { 'X-Tenant': 'acme' },
 };
 
 export const SCHEDULE_PATCH_EXAMPLE: SchedulePatchBody = {
@@ -46,11 +50,14 @@ export const CRON_JOB_EXAMPLE: CronJobWire = {
   timezone: 'Europe/Berlin',
   status: 'Active',
   endpoint: 'https://mail.example.com/hooks/digest',
-  data: { list: 'team' },
+  data: null,
   createdAt: '2026-11-03T16:12:45.120Z',
   nextInvocation: '2026-11-23T08:00:00.000Z',
   retry: RETRY,
   timeoutMs: 30000,
+  method: 'PUT',
+  headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
+  body: 'list=team&format=html',
   misfire: 'once',
   overlap: 'allow',
   lastInvocation: '2026-11-20T08:00:00.000Z',
@@ -63,7 +70,9 @@ export const CRON_CREATE_EXAMPLE: CronCreateBody = {
   name: 'Daily digest',
   timezone: 'Europe/Berlin',
   endpoint: 'https://mail.example.com/hooks/digest',
-  data: { list: 'team' },
+  method: 'PUT',
+  headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
+  body: 'list=team&format=html',
 };
 
 export const CRON_PATCH_EXAMPLE: CronPatchBody = { status: 'Paused' };
@@ -75,6 +84,8 @@ export const ATTEMPT_EXAMPLE: AttemptWire = {
   statusCode: 200,
   error: null,
   responseBody: '{"ok":true}',
+  method: 'POST',
+  url: 'https://billing.example.com/hooks/reminder',
 };
 
 export const EXECUTION_EXAMPLE: ExecutionWire = {

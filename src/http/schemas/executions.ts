@@ -1,6 +1,6 @@
 /** Wire schemas of executions and their attempts. */
 import { Type, type Static } from 'typebox';
-import { EXECUTION_STATUSES, JOB_TYPES } from '../../domain/enums.js';
+import { EXECUTION_STATUSES, HTTP_METHODS, JOB_TYPES } from '../../domain/enums.js';
 import { toIso, toIsoOrNull } from '../../domain/time.js';
 import type { Attempt, Execution } from '../../domain/types.js';
 import { Id, Nullable, RuleString, StringEnum, Timestamp } from './common.js';
@@ -19,6 +19,8 @@ export const AttemptSchema = Type.Object(
     statusCode: Nullable(Type.Integer({ description: 'HTTP status of the answer; null when none came (connection error, timeout).' })),
     error: Nullable(Type.String({ description: 'Why the attempt failed; null when it succeeded.' })),
     responseBody: Nullable(Type.String({ description: 'The first 1 KiB of the answer body, as text; null when there was none.' })),
+    method: StringEnum(HTTP_METHODS, 'The HTTP method of the call (POST for attempts recorded before methods were kept).'),
+    url: Nullable(Type.String({ description: 'The URL called; null for attempts recorded before URLs were kept.' })),
   },
   { additionalProperties: false, title: 'Attempt', description: 'One call of an endpoint.' },
 );
@@ -107,6 +109,8 @@ export function attemptToWire(a: Attempt): AttemptWire {
     statusCode: a.statusCode,
     error: a.error,
     responseBody: a.responseBody,
+    method: a.method,
+    url: a.url,
   };
 }
 

@@ -5,7 +5,7 @@ import { toIso } from '../../domain/time.js';
 import type { Schedule } from '../../domain/types.js';
 import { CHECK_KEYWORD } from '../ajv.js';
 import { Endpoint, Id, JsonObjectInput, JsonObjectSchema, Nullable, RuleString, StringEnum, TagsInput, Timestamp } from './common.js';
-import { deliveryToWire, RetryInputSchema, RetryPolicySchema, TimeoutMsInput, TimeoutMsSchema } from './delivery.js';
+import { deliveryToWire, deliveryWireFields, requestInputFields, RetryInputSchema, TimeoutMsInput } from './delivery.js';
 import { LIST_NEXT_CURSOR_DESCRIPTION, ListCursorQuery, ListLimitQuery, ListNameQuery } from './lists.js';
 
 /** A schedule on the wire. */
@@ -26,8 +26,7 @@ export const ScheduleSchema = Type.Object(
     data: JsonObjectSchema('JSON object sent as the body of the call; `{}` when none was given.'),
     tags: Type.Array(Type.String(), { description: 'Labels for organising schedules.' }),
     createdAt: Timestamp('When the schedule was created (ISO 8601, UTC).'),
-    retry: RetryPolicySchema,
-    timeoutMs: TimeoutMsSchema,
+    ...deliveryWireFields,
   },
   { additionalProperties: false, title: 'Schedule', description: 'A one-time job.' },
 );
@@ -75,7 +74,7 @@ const requestFields = {
     'ISO 8601 date-time with `Z` or an offset, e.g. `2026-11-21T10:00:00Z` or `2026-11-21T11:00:00+01:00`; stored as that instant. A past instant runs at once.',
   ),
   endpoint: Endpoint,
-  data: JsonObjectInput('JSON object sent as the body of the call (default `{}`).'),
+  data: JsonObjectInput('JSON object sent as the body of the call (default `{}`); empty with GET and HEAD, and when `body` is given.'),
   tags: TagsInput('Labels (default `[]`).'),
   retry: RetryInputSchema,
   timeoutMs: TimeoutMsInput,
@@ -91,6 +90,7 @@ export const ScheduleCreateBody = Type.Object(
     tags: Type.Optional(requestFields.tags),
     retry: Type.Optional(requestFields.retry),
     timeoutMs: Type.Optional(requestFields.timeoutMs),
+    ...requestInputFields,
   },
   { additionalProperties: false, title: 'ScheduleCreate', description: 'A new schedule.' },
 );
@@ -106,6 +106,7 @@ export const SchedulePatchBody = Type.Object(
     tags: Type.Optional(requestFields.tags),
     retry: Type.Optional(requestFields.retry),
     timeoutMs: Type.Optional(requestFields.timeoutMs),
+    ...requestInputFields,
   },
   {
     additionalProperties: false,

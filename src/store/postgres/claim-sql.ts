@@ -3,7 +3,7 @@
  * costs); their plans are checked with EXPLAIN in test/store/postgres.test.ts.
  */
 import { executionWithJobSql } from '../claim-common.js';
-import { columnList } from '../rows.js';
+import { columnList, REQUEST_COLUMNS } from '../rows.js';
 import { MISSED_COLUMN_NAMES } from '../rows-executions.js';
 import { DB_NOW_MS, lockKeySql } from './connection.js';
 import { JOB_COLUMNS } from './cron-jobs.js';
@@ -87,7 +87,7 @@ s AS (
   UPDATE schedules x SET status = 'Running' FROM u
    WHERE x.id = ANY($1::text[]) AND x.id = u.sid AND x.status = u.pending
   RETURNING x.id, u.eid, x.endpoint, x.data, x.scheduled_at, coalesce(x.due_at, x.scheduled_at) AS due_at,
-            x.retry_max_attempts, x.retry_initial_delay_ms, x.retry_max_delay_ms, x.timeout_ms),
+            x.retry_max_attempts, x.retry_initial_delay_ms, x.retry_max_delay_ms, x.timeout_ms, ${columnList(REQUEST_COLUMNS, 'x')}),
 ins AS (
   INSERT INTO executions (id, job_type, job_id, scheduled_for, due_at, triggered, status, attempt, created_at,
                           started_at, lease_owner, lease_expires_at)
@@ -101,7 +101,7 @@ SELECT s.*, s.eid IN (SELECT id FROM ins) AS inserted FROM s`;
 /**
  * Waiting executions and expired leases of a run of candidates (`$1` ids, `$2` now, `$3` node,
  * `$4` lease margin): each is leased again with attempt + 1 and sent with its job's *current*
- * endpoint, data, retry policy and timeout; one whose job was deleted becomes Failed ('job
+ * endpoint, data, request, retry policy and timeout; one whose job was deleted becomes Failed ('job
  * deleted') and returns nothing. started_at is kept when set (attempt 1 set it), else now.
  */
 export const RELET_SQL = `WITH k AS MATERIALIZED (
@@ -119,7 +119,8 @@ UPDATE executions x SET status = 'Running', attempt = x.attempt + 1, started_at 
        next_attempt_at = NULL, lease_owner = $3::text, lease_expires_at = $2::bigint + e.timeout_ms + $4::bigint
   FROM e WHERE x.id = ANY($1::text[]) AND x.id = e.id AND e.job_exists
 RETURNING x.id, x.attempt, x.lease_expires_at, e.job_type, e.job_id, e.scheduled_for, e.due_at, e.endpoint, e.data,
-          e.retry_max_attempts, e.retry_initial_delay_ms, e.retry_max_delay_ms, e.timeout_ms, ${columnList(MISSED_COLUMN_NAMES, 'e')}`;
+          e.retry_max_attempts, e.retry_initial_delay_ms, e.retry_max_delay_ms, e.timeout_ms, ${columnList(MISSED_COLUMN_NAMES, 'e')},
+          ${columnList(REQUEST_COLUMNS, 'e')}`;
 
 /**
  * The due cron jobs of a claim (`$1` ids, `$2` now), each with its newest execution and whether

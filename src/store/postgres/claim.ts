@@ -79,7 +79,7 @@
  */
 import { cronJobNext } from '../../cron/index.js';
 import { newId } from '../../domain/ids.js';
-import type { ClaimedExecution, CronJob, JobType, JsonObject } from '../../domain/types.js';
+import type { ClaimedExecution, CronJob, JobType } from '../../domain/types.js';
 import {
   claimClock,
   cronAdvance,
@@ -91,7 +91,7 @@ import {
   type ClaimResult,
 } from '../claim-rules.js';
 import type { ClaimDueParams, DueCounts } from '../store.js';
-import { missedOf, retryOf, type DeliveryRow } from '../claim-common.js';
+import { callOf, callOfJob, missedOf, type CallRow } from '../claim-common.js';
 import { PASS_THROUGH } from '../rows.js';
 import { missedToRow, type MissedRow } from '../rows-executions.js';
 import {
@@ -114,25 +114,23 @@ interface Candidate {
   now: number;
 }
 
-interface StartedScheduleRow extends DeliveryRow {
+interface StartedScheduleRow extends CallRow {
   id: string;
   eid: string;
   endpoint: string;
-  data: JsonObject | null;
   scheduled_at: number;
   due_at: number;
   /** False when the occurrence already had an execution (see START_SCHEDULES_SQL). */
   inserted: boolean;
 }
 
-interface ReletRow extends DeliveryRow, MissedRow {
+interface ReletRow extends CallRow, MissedRow {
   id: string;
   job_type: JobType;
   job_id: string;
   scheduled_for: number;
   due_at: number;
   endpoint: string;
-  data: JsonObject | null;
   attempt: number;
   lease_expires_at: number;
 }
@@ -232,9 +230,7 @@ export class ClaimQueries {
           dueAt: s.due_at,
           attempt: 1,
           endpoint: s.endpoint,
-          data: s.data ?? {},
-          retry: retryOf(s),
-          timeoutMs: s.timeout_ms,
+          ...callOf(PASS_THROUGH, s),
           leaseExpiresAt: leaseExpiry(c, s.timeout_ms), // as the INSERT computed it
         });
       }
@@ -251,9 +247,7 @@ export class ClaimQueries {
           dueAt: e.due_at,
           attempt: e.attempt,
           endpoint: e.endpoint,
-          data: e.data ?? {},
-          retry: retryOf(e),
-          timeoutMs: e.timeout_ms,
+          ...callOf(PASS_THROUGH, e),
           leaseExpiresAt: e.lease_expires_at,
           ...missedOf(PASS_THROUGH, e),
         });
@@ -325,9 +319,7 @@ export class ClaimQueries {
         dueAt: x.scheduledFor,
         attempt: 1,
         endpoint: job.endpoint,
-        data: job.data ?? {},
-        retry: { ...job.retry },
-        timeoutMs: job.timeoutMs,
+        ...callOfJob(job),
         leaseExpiresAt,
         ...(plan.missed && { missedOccurrences: plan.missed }),
       });

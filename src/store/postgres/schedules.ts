@@ -98,8 +98,9 @@ export const schedules = {
   },
 
   /**
-   * A patch sets no column to NULL, so NULL stands for "absent" and coalesce keeps the old value; the
-   * status test is in the same statement as the write (atomic). A new `scheduledAt` is announced.
+   * NULL stands for "absent" and coalesce keeps the old value, but for the columns a patch may clear,
+   * whose `_set` flag says (rows.ts); the status test is in the same statement as the write (atomic).
+   * A new `scheduledAt` is announced.
    */
   async update(sql: Sql, n: NotifyContext, p: ScheduleUpdateParams): Promise<Schedule | 'not_found' | 'not_pending'> {
     const [r] = await sql.rows<rowMap.ScheduleRow>(
@@ -114,12 +115,17 @@ export const schedules = {
            retry_initial_delay_ms = coalesce($8, retry_initial_delay_ms),
            retry_max_delay_ms = coalesce($9, retry_max_delay_ms),
            timeout_ms = coalesce($10, timeout_ms),
-           due_at = coalesce($11, due_at)
+           due_at = coalesce($11, due_at),
+           method = coalesce($12, method),
+           headers = coalesce($13::json, headers),
+           body = CASE WHEN $17::int = 1 THEN $14::text ELSE body END,
+           auth = CASE WHEN $18::int = 1 THEN $15::json ELSE auth END,
+           secrets = CASE WHEN $19::int = 1 THEN $16::json ELSE secrets END
          WHERE id = $1 AND status = 'Pending'
          RETURNING ${COLUMNS})
-       SELECT u.*, ${notifySql('CASE WHEN $3::bigint IS NULL THEN NULL ELSE u.scheduled_at END', '$12', n.clock)} AS notified FROM u`,
-      // $1…$11: the patch columns (SCHEDULE_PATCH_COLUMNS) in order.
-      [...rowMap.valuesOf(rowMap.schedulePatchToRow(p), rowMap.SCHEDULE_PATCH_COLUMNS), n.channel],
+       SELECT u.*, ${notifySql('CASE WHEN $3::bigint IS NULL THEN NULL ELSE u.scheduled_at END', '$20', n.clock)} AS notified FROM u`,
+      // $1…$19: the patch parameters (SCHEDULE_PATCH_PARAMS) in order.
+      [...rowMap.valuesOf(rowMap.schedulePatchToRow(p), rowMap.SCHEDULE_PATCH_PARAMS), n.channel],
     );
     if (r) return fromRow(r);
     const exists = await sql.rows('SELECT 1 FROM schedules WHERE id = $1', [p.id]);

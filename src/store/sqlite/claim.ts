@@ -77,13 +77,14 @@ import {
   type ExecutionKey,
   type OccurrenceStatus,
 } from '../claim-rules.js';
-import { executionWithJobSql, missedOf, retryOf, type DeliveryRow } from '../claim-common.js';
+import { callOf, callOfJob, executionWithJobSql, missedOf, type CallRow } from '../claim-common.js';
+import { columnList, REQUEST_COLUMNS } from '../rows.js';
 import { missedToRow, type MissedRow } from '../rows-executions.js';
 import type { ClaimDueParams, DueCounts } from '../store.js';
 import { CANDIDATES_SQL, DUE_COUNT_SQL, IN_PROGRESS_SQL, NEXT_DUE_SQL } from './claim-sql.js';
 import type { Db } from './connection.js';
 import { CRON_SELECT, cronFromRow, type CronRow } from './cron-jobs.js';
-import { objectFromColumn, SQLITE_CODEC } from './json.js';
+import { SQLITE_CODEC } from './json.js';
 
 /** An existing execution with what is needed to call its job now (see executionWithJobSql). */
 const EXECUTION_WITH_JOB = executionWithJobSql('executions e');
@@ -94,21 +95,19 @@ interface Candidate {
   due: number;
 }
 
-interface ScheduleStartRow extends DeliveryRow {
+interface ScheduleStartRow extends CallRow {
   endpoint: string;
-  data: string | null;
   scheduled_at: number;
   due_at: number;
 }
 
-interface ExistingRow extends DeliveryRow, MissedRow {
+interface ExistingRow extends CallRow, MissedRow {
   id: string;
   job_type: JobType;
   job_id: string;
   scheduled_for: number;
   due_at: number;
   endpoint: string | null;
-  data: string | null;
   job_exists: number;
 }
 
@@ -170,7 +169,8 @@ export class ClaimQueries {
     this.dueCounts = db.prepare<[{ now: number; limit: number }], DueCounts>(DUE_COUNT_SQL);
     this.startSchedule = db.prepare<[string], ScheduleStartRow>(
       `UPDATE schedules SET status = 'Running' WHERE id = ? AND status = 'Pending'
-       RETURNING endpoint, data, scheduled_at, coalesce(due_at, scheduled_at) AS due_at, retry_max_attempts, retry_initial_delay_ms, retry_max_delay_ms, timeout_ms`,
+       RETURNING endpoint, data, scheduled_at, coalesce(due_at, scheduled_at) AS due_at, retry_max_attempts, retry_initial_delay_ms,
+         retry_max_delay_ms, timeout_ms, ${columnList(REQUEST_COLUMNS)}`,
     );
     this.insertExecution = db.prepare<[NewExecution], { id: string }>(
       `INSERT INTO executions (id, job_type, job_id, scheduled_for, due_at, triggered, status, attempt, created_at,
@@ -263,9 +263,7 @@ export class ClaimQueries {
       dueAt: s.due_at,
       attempt: 1,
       endpoint: s.endpoint,
-      data: objectFromColumn(s.data),
-      retry: retryOf(s),
-      timeoutMs: s.timeout_ms,
+      ...callOf(SQLITE_CODEC, s),
       leaseExpiresAt,
     });
   }
@@ -301,9 +299,7 @@ export class ClaimQueries {
           dueAt: o,
           attempt: 1,
           endpoint: job.endpoint,
-          data: job.data ?? {},
-          retry: { ...job.retry },
-          timeoutMs: job.timeoutMs,
+          ...callOfJob(job),
           leaseExpiresAt: leaseExpiresAt!,
           ...(plan.missed && { missedOccurrences: plan.missed }),
         });
@@ -339,9 +335,7 @@ export class ClaimQueries {
       dueAt: e.due_at,
       attempt,
       endpoint: e.endpoint,
-      data: objectFromColumn(e.data),
-      retry: retryOf(e),
-      timeoutMs: e.timeout_ms,
+      ...callOf(SQLITE_CODEC, e),
       leaseExpiresAt,
       ...missedOf(SQLITE_CODEC, e),
     });

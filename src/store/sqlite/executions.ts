@@ -78,9 +78,9 @@ export class ExecutionQueries {
        WHERE id = ? AND lease_owner = ? AND status = 'Running' AND attempt = ?
        RETURNING job_type, job_id`,
     );
-    this.insertAttempt = db.prepare<[string, number, number, number, number | null, string | null, string | null]>(
-      `INSERT INTO execution_attempts (execution_id, number, started_at, duration_ms, status_code, error, response_body)
-       VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (execution_id, number) DO NOTHING`,
+    this.insertAttempt = db.prepare<[execRows.AttemptRow]>(
+      `INSERT INTO execution_attempts (${ATTEMPT_LIST})
+       VALUES (${execRows.ATTEMPT_COLUMNS.map((c) => `:${c}`).join(', ')}) ON CONFLICT (execution_id, number) DO NOTHING`,
     );
     // A deleted schedule has no row to update: nothing happens.
     this.settleSchedule = db.prepare<[string, string]>(
@@ -186,8 +186,10 @@ export class ExecutionQueries {
     const { executionId, attempt } = o;
     const e = this.finishOne.get(o.status, finishedAt, nextAttemptAt, attempt, startedAt, startedAt, executionId, nodeId, attempt);
     if (!e) return; // the lease was lost: the new holder decides
-    const { statusCode = null, error = null, responseBody = null } = o;
-    this.insertAttempt.run(executionId, attempt, startedAt, durationMs, statusCode, error, responseBody);
+    const { statusCode = null, error = null, responseBody = null, method = 'POST', url = null } = o;
+    this.insertAttempt.run(
+      execRows.attemptToRow(executionId, { number: attempt, startedAt, durationMs, statusCode, error, responseBody, method, url }),
+    );
     if (!retrying && e.job_type === 'schedule') this.settleSchedule.run(o.status, e.job_id);
   }
 

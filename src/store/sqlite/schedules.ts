@@ -78,8 +78,9 @@ export class ScheduleQueries {
     );
     // A deferred transaction: the scan and the read of the rows see one snapshot.
     this.pageTx = db.transaction((p: SchedulePageParams) => this.pageIn(p));
-    // A patch sets no column to NULL, so NULL can stand for "absent" and coalesce keeps
-    // the old value. The status test is in the same statement as the write: atomic.
+    // NULL stands for "absent" and coalesce keeps the old value, but for the columns a patch may
+    // clear, whose `_set` flag says (rows.ts). The status test is in the same statement as the
+    // write: atomic.
     this.patchPending = db.prepare<[PatchBinding], rowMap.ScheduleRow>(
       `UPDATE schedules SET
          name = coalesce(:name, name),
@@ -91,7 +92,12 @@ export class ScheduleQueries {
          retry_initial_delay_ms = coalesce(:retry_initial_delay_ms, retry_initial_delay_ms),
          retry_max_delay_ms = coalesce(:retry_max_delay_ms, retry_max_delay_ms),
          timeout_ms = coalesce(:timeout_ms, timeout_ms),
-         due_at = coalesce(:due_at, due_at)
+         due_at = coalesce(:due_at, due_at),
+         method = coalesce(:method, method),
+         headers = coalesce(:headers, headers),
+         body = CASE WHEN :body_set = 1 THEN :body ELSE body END,
+         auth = CASE WHEN :auth_set = 1 THEN :auth ELSE auth END,
+         secrets = CASE WHEN :secrets_set = 1 THEN :secrets ELSE secrets END
        WHERE id = :id AND status = 'Pending'
        RETURNING ${COLUMNS}`,
     );
