@@ -7,7 +7,7 @@ import { Option, type Command } from 'commander';
 import type { CronJob, CronJobCreate, CronJobList, CronJobListQuery, CronJobUpdate, CronPreviewQuery } from '../client/index.js';
 import { CRON_JOB_STATUSES, MISFIRE_POLICIES, OVERLAP_POLICIES } from '../domain/enums.js';
 import { action, clientFrom, withApiOptions, type ApiOptions } from './connect.js';
-import { executionDetail, printExecutions, withPageOptions, type PageOptions } from './executions.js';
+import { printExecution, printExecutions, withPageOptions, type PageOptions } from './executions.js';
 import { NotFound, UsageError } from './exit.js';
 import { defined, deliveryBody, integer, json, withDeliveryOptions, type DeliveryFlags } from './options.js';
 import { detailTable, listTable, out, printJson, retryCell } from './output.js';
@@ -177,9 +177,7 @@ export function registerCronCommands(program: Command): void {
       .description('run a cron job now, outside its schedule (Paused ones too); prints the new execution'),
   ).action(
     action(async (id: string, opts: ApiOptions) => {
-      const execution = await clientFrom(opts).cron.trigger(id);
-      if (opts.json) printJson(execution);
-      else out(executionDetail(execution));
+      printExecution(await clientFrom(opts).cron.trigger(id), opts);
     }),
   );
 

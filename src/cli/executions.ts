@@ -37,6 +37,12 @@ export function executionDetail(e: Execution): string {
   return `${head}\n${table}`;
 }
 
+/** Prints an execution: as JSON with `--json`, else its fields and attempts. */
+export function printExecution(e: Execution, opts: { json?: boolean }): void {
+  if (opts.json) printJson(e);
+  else out(executionDetail(e));
+}
+
 /** Options of the execution lists. */
 export interface PageOptions extends ApiOptions {
   limit?: number;
@@ -118,9 +124,11 @@ export function registerExecutionCommands(program: Command): void {
   ).action(
     action(async (id: string, opts: ApiOptions) => {
       const execution = await clientFrom(opts).executions.get(id);
-      if (opts.json) printJson(execution);
-      if (execution === null) throw new NotFound(`no execution has the id ${id} (or it was pruned)`);
-      if (!opts.json) out(executionDetail(execution));
+      if (execution === null) {
+        if (opts.json) printJson(execution);
+        throw new NotFound(`no execution has the id ${id} (or it was pruned)`);
+      }
+      printExecution(execution, opts);
     }),
   );
 }

@@ -6,7 +6,7 @@ import { Option, type Command } from 'commander';
 import type { Schedule, ScheduleCreate, ScheduleList, ScheduleListQuery, ScheduleUpdate } from '../client/index.js';
 import { SCHEDULE_STATUSES } from '../domain/enums.js';
 import { action, clientFrom, withApiOptions, type ApiOptions } from './connect.js';
-import { executionDetail, printExecutions, withPageOptions, type PageOptions } from './executions.js';
+import { printExecution, printExecutions, withPageOptions, type PageOptions } from './executions.js';
 import { NotFound, UsageError } from './exit.js';
 import { collect, defined, deliveryBody, json, withDeliveryOptions, type DeliveryFlags } from './options.js';
 import { detailTable, listTable, out, printJson, retryCell } from './output.js';
@@ -139,9 +139,7 @@ export function registerScheduleCommands(program: Command): void {
       .description('run a Pending schedule now (it does not run again at its instant); prints the new execution'),
   ).action(
     action(async (id: string, opts: ApiOptions) => {
-      const execution = await clientFrom(opts).schedules.trigger(id);
-      if (opts.json) printJson(execution);
-      else out(executionDetail(execution));
+      printExecution(await clientFrom(opts).schedules.trigger(id), opts);
     }),
   );
 

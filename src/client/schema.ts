@@ -640,12 +640,12 @@ export interface components {
         CronJobCreate: {
             /** @description Cron expression: 5 fields (minute hour day-of-month month day-of-week), or 6 with leading seconds; @yearly @annually @monthly @weekly @daily @midnight @hourly; month and weekday names; lists, ranges, steps. At most 256 characters by default (`PUNCTUAL_MAX_EXPRESSION_LENGTH`). */
             expression: string;
+            /** @description Absolute http or https URL called on execution, at most 2048 characters by default (`PUNCTUAL_MAX_ENDPOINT_LENGTH`). A host that is `localhost` or an IP address that is not public (loopback, private, link-local, …) is refused unless the operator allows it (`PUNCTUAL_ALLOW_PRIVATE_ENDPOINTS`, `PUNCTUAL_ALLOWED_NETWORKS`). */
+            endpoint: string;
             /** @description Name of the job (not blank; at most 256 characters by default), or null. */
             name?: string | null;
             /** @description IANA time zone in which the expression is evaluated; null: UTC. */
             timezone?: string | null;
-            /** @description Absolute http or https URL called on execution, at most 2048 characters by default (`PUNCTUAL_MAX_ENDPOINT_LENGTH`). A host that is `localhost` or an IP address that is not public (loopback, private, link-local, …) is refused unless the operator allows it (`PUNCTUAL_ALLOW_PRIVATE_ENDPOINTS`, `PUNCTUAL_ALLOWED_NETWORKS`). */
-            endpoint: string;
             /** @description JSON object sent as the body of each call, or null; empty or null with GET and HEAD, and when `body` is given. Objects and arrays nest at most 64 levels deep; at most 262144 bytes serialised as JSON by default (`PUNCTUAL_MAX_DATA_BYTES`). */
             data?: {
                 [key: string]: unknown;
@@ -697,10 +697,6 @@ export interface components {
         CronJobPatch: {
             /** @description Cron expression: 5 fields (minute hour day-of-month month day-of-week), or 6 with leading seconds; @yearly @annually @monthly @weekly @daily @midnight @hourly; month and weekday names; lists, ranges, steps. At most 256 characters by default (`PUNCTUAL_MAX_EXPRESSION_LENGTH`). */
             expression?: string;
-            /** @description Name of the job (not blank; at most 256 characters by default), or null. */
-            name?: string | null;
-            /** @description IANA time zone in which the expression is evaluated; null: UTC. */
-            timezone?: string | null;
             /**
              * @description Paused stops the job; Active resumes it from the next occurrence after now.
              * @enum {string}
@@ -708,6 +704,10 @@ export interface components {
             status?: "Active" | "Paused";
             /** @description Absolute http or https URL called on execution, at most 2048 characters by default (`PUNCTUAL_MAX_ENDPOINT_LENGTH`). A host that is `localhost` or an IP address that is not public (loopback, private, link-local, …) is refused unless the operator allows it (`PUNCTUAL_ALLOW_PRIVATE_ENDPOINTS`, `PUNCTUAL_ALLOWED_NETWORKS`). */
             endpoint?: string;
+            /** @description Name of the job (not blank; at most 256 characters by default), or null. */
+            name?: string | null;
+            /** @description IANA time zone in which the expression is evaluated; null: UTC. */
+            timezone?: string | null;
             /** @description JSON object sent as the body of each call, or null; empty or null with GET and HEAD, and when `body` is given. Objects and arrays nest at most 64 levels deep; at most 262144 bytes serialised as JSON by default (`PUNCTUAL_MAX_DATA_BYTES`). */
             data?: {
                 [key: string]: unknown;

@@ -10,26 +10,14 @@ import { InvalidInputError } from '../domain/errors.js';
 import type { CronJob } from '../domain/types.js';
 import type { CronUpdateParams } from './store.js';
 
-/** The job with the fields `p` gives (absent fields keep their values; null sets null). */
+/**
+ * The job with the fields `p` gives: every field of a cron job but its id, each present one
+ * replacing the stored value (null sets null), absent ones keeping theirs.
+ */
 export function patchCronJob(current: CronJob, p: CronUpdateParams): CronJob {
-  return {
-    ...current,
-    ...(p.expression !== undefined && { expression: p.expression }),
-    ...(p.name !== undefined && { name: p.name }),
-    ...(p.timezone !== undefined && { timezone: p.timezone }),
-    ...(p.status !== undefined && { status: p.status }),
-    ...(p.endpoint !== undefined && { endpoint: p.endpoint }),
-    ...(p.data !== undefined && { data: p.data }),
-    ...(p.retry !== undefined && { retry: { ...p.retry } }),
-    ...(p.timeoutMs !== undefined && { timeoutMs: p.timeoutMs }),
-    ...(p.misfire !== undefined && { misfire: p.misfire }),
-    ...(p.overlap !== undefined && { overlap: p.overlap }),
-    ...(p.method !== undefined && { method: p.method }),
-    ...(p.headers !== undefined && { headers: p.headers }),
-    ...(p.body !== undefined && { body: p.body }),
-    ...(p.auth !== undefined && { auth: p.auth }),
-    ...(p.secrets !== undefined && { secrets: p.secrets }),
-  };
+  const { id: _id, recomputeAfter: _recomputeAfter, ...fields } = p;
+  const given = Object.fromEntries(Object.entries(fields).filter(([, v]) => v !== undefined)) as Partial<CronJob>;
+  return { ...current, ...given, ...(p.retry !== undefined && { retry: { ...p.retry } }) };
 }
 
 /**

@@ -248,6 +248,26 @@ export const SCHEDULE_PATCH_CLEARABLE = ['body', 'auth', 'secrets'] as const;
 /** The parameters of a schedule patch, in order: {@link SCHEDULE_PATCH_COLUMNS}, then the `_set` flags. */
 export const SCHEDULE_PATCH_PARAMS = [...SCHEDULE_PATCH_COLUMNS, 'body_set', 'auth_set', 'secrets_set'] as const;
 
+/** A parameter of a schedule patch by name ({@link SCHEDULE_PATCH_PARAMS}). */
+export type SchedulePatchParam = (typeof SCHEDULE_PATCH_PARAMS)[number];
+
+/**
+ * The SET list of a schedule patch: for each of {@link SCHEDULE_PATCH_COLUMNS} but the id,
+ * `coalesce(<param>, <column>)` (NULL keeps the old value), or for a
+ * {@link SCHEDULE_PATCH_CLEARABLE} column `CASE WHEN <flag> = 1 THEN <param> ELSE <column> END`.
+ * @param param the SQL of a parameter by its name, in the database's syntax (`:name`, `$2::json`)
+ */
+export function schedulePatchSet(param: (name: SchedulePatchParam) => string): string {
+  const clearable: readonly string[] = SCHEDULE_PATCH_CLEARABLE;
+  return SCHEDULE_PATCH_COLUMNS.filter((c) => c !== 'id')
+    .map((c) =>
+      clearable.includes(c)
+        ? `${c} = CASE WHEN ${param(`${c}_set` as SchedulePatchParam)} = 1 THEN ${param(c)} ELSE ${c} END`
+        : `${c} = coalesce(${param(c)}, ${c})`,
+    )
+    .join(',\n         ');
+}
+
 /**
  * A schedule patch → the values of the columns it sets, NULL for a field it leaves (the SQL keeps
  * the old value with `coalesce`), and for the {@link SCHEDULE_PATCH_CLEARABLE} columns a `_set`

@@ -5,7 +5,7 @@ import type {
   CronJob,
   CronJobStatus,
   Execution,
-  HttpMethod,
+  JobRequest,
   JobType,
   JsonObject,
   MisfirePolicy,
@@ -13,8 +13,6 @@ import type {
   RetryPolicy,
   Schedule,
   ScheduleStatus,
-  SealedSecrets,
-  TargetAuthPublic,
 } from '../domain/types.js';
 import type { ClaimDueResult } from './claim-rules.js';
 
@@ -284,8 +282,15 @@ export interface ApiKeyCreateParams {
   now: number;
 }
 
+/**
+ * The request of a job's calls (docs/calls.md), in create and update params. On a create, an
+ * absent field takes `POST`, `{}` or null; on an update, an absent field is kept and null clears
+ * `body`, `auth` or `secrets`.
+ */
+export type JobRequestParams = Partial<JobRequest>;
+
 /** Params of {@link Store.scheduleCreate}. */
-export interface ScheduleCreateParams {
+export interface ScheduleCreateParams extends JobRequestParams {
   id: string;
   name: string;
   scheduledAt: number;
@@ -294,13 +299,6 @@ export interface ScheduleCreateParams {
   tags: string[];
   retry: RetryPolicy;
   timeoutMs: number;
-  /** The request of the job's calls (docs/calls.md); absent: `POST`, `{}`, null. */
-  method?: HttpMethod;
-  headers?: Record<string, string>;
-  body?: string | null;
-  /** Absent: null (no authentication, no secrets). */
-  auth?: TargetAuthPublic | null;
-  secrets?: SealedSecrets | null;
   now: number;
 }
 
@@ -335,7 +333,7 @@ export interface SchedulePageParams extends JobPageParams<ScheduleStatus> {
 export type CronPageParams = JobPageParams<CronJobStatus>;
 
 /** Params of {@link Store.scheduleUpdate}: absent fields keep their values. */
-export interface ScheduleUpdateParams {
+export interface ScheduleUpdateParams extends JobRequestParams {
   id: string;
   name?: string;
   scheduledAt?: number;
@@ -344,18 +342,12 @@ export interface ScheduleUpdateParams {
   tags?: string[];
   retry?: RetryPolicy;
   timeoutMs?: number;
-  method?: HttpMethod;
-  headers?: Record<string, string>;
-  /** Absent: kept; null: cleared (as `auth` and `secrets`). */
-  body?: string | null;
-  auth?: TargetAuthPublic | null;
-  secrets?: SealedSecrets | null;
   /** Epoch ms (UTC) of the patch: a new `scheduledAt` is due from the later of it and this. */
   now: number;
 }
 
 /** Params of {@link Store.cronCreate}. */
-export interface CronCreateParams {
+export interface CronCreateParams extends JobRequestParams {
   id: string;
   expression: string;
   name: string | null;
@@ -367,18 +359,11 @@ export interface CronCreateParams {
   timeoutMs: number;
   misfire: MisfirePolicy;
   overlap: OverlapPolicy;
-  /** The request of the job's calls (docs/calls.md); absent: `POST`, `{}`, null. */
-  method?: HttpMethod;
-  headers?: Record<string, string>;
-  body?: string | null;
-  /** Absent: null (no authentication, no secrets). */
-  auth?: TargetAuthPublic | null;
-  secrets?: SealedSecrets | null;
   now: number;
 }
 
 /** Params of {@link Store.cronUpdate}: absent fields keep their values, null sets null. */
-export interface CronUpdateParams {
+export interface CronUpdateParams extends JobRequestParams {
   id: string;
   expression?: string;
   name?: string | null;
@@ -390,12 +375,6 @@ export interface CronUpdateParams {
   timeoutMs?: number;
   misfire?: MisfirePolicy;
   overlap?: OverlapPolicy;
-  method?: HttpMethod;
-  headers?: Record<string, string>;
-  /** Absent: kept; null: cleared (as `auth` and `secrets`). */
-  body?: string | null;
-  auth?: TargetAuthPublic | null;
-  secrets?: SealedSecrets | null;
   /**
    * Epoch ms (UTC): when given, `nextInvocation` becomes the patched job's next occurrence strictly
    * after this instant (in its time zone, UTC when null); when absent, `nextInvocation` is kept.

@@ -92,20 +92,21 @@ const requestFields = {
   overlap: StringEnum(OVERLAP_POLICIES, `${OVERLAP_DESCRIPTION} Default \`allow\`.`),
 };
 
+/** The fields that are optional both on POST /cron and on PATCH /cron/{id}. */
+const optionalCronFields = {
+  name: Type.Optional(requestFields.name),
+  timezone: Type.Optional(requestFields.timezone),
+  data: Type.Optional(requestFields.data),
+  retry: Type.Optional(requestFields.retry),
+  timeoutMs: Type.Optional(requestFields.timeoutMs),
+  misfire: Type.Optional(requestFields.misfire),
+  overlap: Type.Optional(requestFields.overlap),
+  ...requestInputFields,
+};
+
 /** Body of POST /cron. */
 export const CronCreateBody = Type.Object(
-  {
-    expression: requestFields.expression,
-    name: Type.Optional(requestFields.name),
-    timezone: Type.Optional(requestFields.timezone),
-    endpoint: requestFields.endpoint,
-    data: Type.Optional(requestFields.data),
-    retry: Type.Optional(requestFields.retry),
-    timeoutMs: Type.Optional(requestFields.timeoutMs),
-    misfire: Type.Optional(requestFields.misfire),
-    overlap: Type.Optional(requestFields.overlap),
-    ...requestInputFields,
-  },
+  { expression: requestFields.expression, endpoint: requestFields.endpoint, ...optionalCronFields },
   { additionalProperties: false, title: 'CronJobCreate', description: 'A new cron job (Active).' },
 );
 export type CronCreateBody = Static<typeof CronCreateBody>;
@@ -114,18 +115,11 @@ export type CronCreateBody = Static<typeof CronCreateBody>;
 export const CronPatchBody = Type.Object(
   {
     expression: Type.Optional(requestFields.expression),
-    name: Type.Optional(requestFields.name),
-    timezone: Type.Optional(requestFields.timezone),
     status: Type.Optional(
       StringEnum(CRON_JOB_STATUSES, 'Paused stops the job; Active resumes it from the next occurrence after now.'),
     ),
     endpoint: Type.Optional(requestFields.endpoint),
-    data: Type.Optional(requestFields.data),
-    retry: Type.Optional(requestFields.retry),
-    timeoutMs: Type.Optional(requestFields.timeoutMs),
-    misfire: Type.Optional(requestFields.misfire),
-    overlap: Type.Optional(requestFields.overlap),
-    ...requestInputFields,
+    ...optionalCronFields,
   },
   {
     additionalProperties: false,

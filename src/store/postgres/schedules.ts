@@ -53,6 +53,25 @@ export interface NotifyContext {
   clock: 'database' | 'caller';
 }
 
+/** Casts of the schedule patch's parameters that `pg` cannot infer from their columns. */
+const PATCH_CASTS: Partial<Record<rowMap.SchedulePatchParam, string>> = {
+  data: 'json',
+  tags: 'json',
+  headers: 'json',
+  auth: 'json',
+  secrets: 'json',
+  body: 'text',
+  body_set: 'int',
+  auth_set: 'int',
+  secrets_set: 'int',
+};
+
+/** A patch parameter as `$n` (its place in SCHEDULE_PATCH_PARAMS), with its cast. */
+function patchParam(name: rowMap.SchedulePatchParam): string {
+  const cast = PATCH_CASTS[name];
+  return `$${rowMap.SCHEDULE_PATCH_PARAMS.indexOf(name) + 1}${cast === undefined ? '' : `::${cast}`}`;
+}
+
 /** The `schedules` table. Each method is one statement (atomic on its own). */
 export const schedules = {
   /** Inserts a Pending schedule and, in the same statement, announces it when due soon (notify.ts). */
@@ -106,21 +125,7 @@ export const schedules = {
     const [r] = await sql.rows<rowMap.ScheduleRow>(
       `WITH u AS (
          UPDATE schedules SET
-           name = coalesce($2, name),
-           scheduled_at = coalesce($3, scheduled_at),
-           endpoint = coalesce($4, endpoint),
-           data = coalesce($5::json, data),
-           tags = coalesce($6::json, tags),
-           retry_max_attempts = coalesce($7, retry_max_attempts),
-           retry_initial_delay_ms = coalesce($8, retry_initial_delay_ms),
-           retry_max_delay_ms = coalesce($9, retry_max_delay_ms),
-           timeout_ms = coalesce($10, timeout_ms),
-           due_at = coalesce($11, due_at),
-           method = coalesce($12, method),
-           headers = coalesce($13::json, headers),
-           body = CASE WHEN $17::int = 1 THEN $14::text ELSE body END,
-           auth = CASE WHEN $18::int = 1 THEN $15::json ELSE auth END,
-           secrets = CASE WHEN $19::int = 1 THEN $16::json ELSE secrets END
+         ${rowMap.schedulePatchSet(patchParam)}
          WHERE id = $1 AND status = 'Pending'
          RETURNING ${COLUMNS})
        SELECT u.*, ${notifySql('CASE WHEN $3::bigint IS NULL THEN NULL ELSE u.scheduled_at END', '$20', n.clock)} AS notified FROM u`,

@@ -83,21 +83,7 @@ export class ScheduleQueries {
     // write: atomic.
     this.patchPending = db.prepare<[PatchBinding], rowMap.ScheduleRow>(
       `UPDATE schedules SET
-         name = coalesce(:name, name),
-         scheduled_at = coalesce(:scheduled_at, scheduled_at),
-         endpoint = coalesce(:endpoint, endpoint),
-         data = coalesce(:data, data),
-         tags = coalesce(:tags, tags),
-         retry_max_attempts = coalesce(:retry_max_attempts, retry_max_attempts),
-         retry_initial_delay_ms = coalesce(:retry_initial_delay_ms, retry_initial_delay_ms),
-         retry_max_delay_ms = coalesce(:retry_max_delay_ms, retry_max_delay_ms),
-         timeout_ms = coalesce(:timeout_ms, timeout_ms),
-         due_at = coalesce(:due_at, due_at),
-         method = coalesce(:method, method),
-         headers = coalesce(:headers, headers),
-         body = CASE WHEN :body_set = 1 THEN :body ELSE body END,
-         auth = CASE WHEN :auth_set = 1 THEN :auth ELSE auth END,
-         secrets = CASE WHEN :secrets_set = 1 THEN :secrets ELSE secrets END
+         ${rowMap.schedulePatchSet((name) => `:${name}`)}
        WHERE id = :id AND status = 'Pending'
        RETURNING ${COLUMNS}`,
     );
