@@ -132,6 +132,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
           policy: config.endpointPolicy,
           // Calls to slow origins go out from a thread of their own (dispatch/slow-lane.ts).
           slowLane: true,
+          keyRing,
         });
   if (dispatcher) metrics.watchDispatcher(dispatcher);
   metrics.watchDueWork(store, () => (dispatcher ? dispatcher.now() : clock.now()));

@@ -543,6 +543,15 @@ export interface components {
          *         "Content-Type": "application/x-www-form-urlencoded"
          *       },
          *       "body": "list=team&format=html",
+         *       "secretHeaderNames": [],
+         *       "auth": {
+         *         "type": "oauth2",
+         *         "tokenUrl": "https://auth.example.com/oauth/token",
+         *         "clientId": "punctual",
+         *         "scope": "newsletter:send",
+         *         "audience": null
+         *       },
+         *       "signingSecretSet": true,
          *       "misfire": "once",
          *       "overlap": "allow",
          *       "lastInvocation": "2026-11-20T08:00:00.000Z",
@@ -599,6 +608,28 @@ export interface components {
             };
             /** @description Text sent as the body, as it is (for form or plain-text APIs), instead of the JSON of `data`; its content type is the `content-type` of `headers` (any case), else `text/plain; charset=utf-8`. Null: none (the JSON of `data` is sent). Not with a non-empty `data`, nor with GET or HEAD. At most 262144 bytes of UTF-8 by default (`PUNCTUAL_MAX_DATA_BYTES`). */
             body: string | null;
+            /** @description Names of the secret headers, sorted (their values are never returned). */
+            secretHeaderNames: string[];
+            /** @description Authentication to the target without its secret part (`password`, `token`, `clientSecret`), or null. */
+            auth: {
+                /**
+                 * @description basic, bearer or oauth2.
+                 * @enum {string}
+                 */
+                type: "basic" | "bearer" | "oauth2";
+                /** @description basic: the user id. */
+                username?: string;
+                /** @description oauth2: the token endpoint. */
+                tokenUrl?: string;
+                /** @description oauth2: the client id. */
+                clientId?: string;
+                /** @description oauth2: the scope requested. */
+                scope?: string | null;
+                /** @description oauth2: the audience requested. */
+                audience?: string | null;
+            } | null;
+            /** @description True when the job has its own signing secret. */
+            signingSecretSet: boolean;
             /**
              * @description Occurrences missed while the service was down: `skip` (none run, recorded as Skipped), `once` (one run for all of them), `all` (each runs, oldest first, at most 1,000).
              * @enum {string}
@@ -634,7 +665,14 @@ export interface components {
          *       "headers": {
          *         "Content-Type": "application/x-www-form-urlencoded"
          *       },
-         *       "body": "list=team&format=html"
+         *       "body": "list=team&format=html",
+         *       "auth": {
+         *         "type": "oauth2",
+         *         "tokenUrl": "https://auth.example.com/oauth/token",
+         *         "clientId": "punctual",
+         *         "clientSecret": "s3cr3t",
+         *         "scope": "newsletter:send"
+         *       }
          *     }
          */
         CronJobCreate: {
@@ -674,6 +712,59 @@ export interface components {
             };
             /** @description Text sent as the body, as it is (for form or plain-text APIs), instead of the JSON of `data`; its content type is the `content-type` of `headers` (any case), else `text/plain; charset=utf-8`. Null: none (the JSON of `data` is sent). Not with a non-empty `data`, nor with GET or HEAD. At most 262144 bytes of UTF-8 by default (`PUNCTUAL_MAX_DATA_BYTES`). Default null. */
             body?: string | null;
+            /**
+             * @description Headers sent on every attempt whose values are secrets (API keys, tokens): write-only, stored encrypted (AES-256-GCM), never returned (responses show `secretHeaderNames`). Same rules as `headers` (at most 32, values at most 8192 bytes); a name may not be in both. A PATCH replaces the whole object; null removes them all.
+             * @example {
+             *       "X-Api-Key": "k_live_…"
+             *     }
+             */
+            secretHeaders?: {
+                [key: string]: string;
+            } | null;
+            /**
+             * @description Authentication to the target, write-only in its secret parts (stored encrypted): `{"type": "basic", "username", "password"}` (RFC 7617), `{"type": "bearer", "token"}` (RFC 6750), or `{"type": "oauth2", "tokenUrl", "clientId", "clientSecret", "scope"?, "audience"?}` (the OAuth 2.0 client credentials grant, RFC 6749 §4.4; tokens cached and shared, refreshed after a 401). Sends `Authorization`; not with an `Authorization` header. Null removes it; a PATCH replaces it whole.
+             * @example {
+             *       "type": "basic",
+             *       "username": "reports",
+             *       "password": "correct horse battery staple"
+             *     }
+             * @example {
+             *       "type": "bearer",
+             *       "token": "eyJhbGciOi…"
+             *     }
+             * @example {
+             *       "type": "oauth2",
+             *       "tokenUrl": "https://auth.example.com/oauth/token",
+             *       "clientId": "punctual",
+             *       "clientSecret": "s3cr3t",
+             *       "scope": "jobs:write"
+             *     }
+             */
+            auth?: {
+                /**
+                 * @description basic, bearer or oauth2.
+                 * @enum {string}
+                 */
+                type: "basic" | "bearer" | "oauth2";
+                /** @description basic: the user id (no ":"). */
+                username?: string;
+                /** @description basic: the password (write-only). */
+                password?: string;
+                /** @description bearer: the token (write-only). */
+                token?: string;
+                /** @description oauth2: the token endpoint (passes the SSRF guard). */
+                tokenUrl?: string;
+                /** @description oauth2: the client id. */
+                clientId?: string;
+                /** @description oauth2: the client secret (write-only). */
+                clientSecret?: string;
+                /** @description oauth2: the scope requested, optional. */
+                scope?: string | null;
+                /** @description oauth2: the audience requested, optional. */
+                audience?: string | null;
+            } | null;
+            /** @description The job's own Standard Webhooks signing secret (`whsec_` + base64 of at least 24 bytes), write-only: its calls are signed with it instead of the deployment's secret. Null: the deployment's secret signs. `POST …/{id}/signing-secret` generates one. */
+            signingSecret?: string | null;
         };
         /**
          * CronJobList
@@ -736,6 +827,59 @@ export interface components {
             };
             /** @description Text sent as the body, as it is (for form or plain-text APIs), instead of the JSON of `data`; its content type is the `content-type` of `headers` (any case), else `text/plain; charset=utf-8`. Null: none (the JSON of `data` is sent). Not with a non-empty `data`, nor with GET or HEAD. At most 262144 bytes of UTF-8 by default (`PUNCTUAL_MAX_DATA_BYTES`). Default null. */
             body?: string | null;
+            /**
+             * @description Headers sent on every attempt whose values are secrets (API keys, tokens): write-only, stored encrypted (AES-256-GCM), never returned (responses show `secretHeaderNames`). Same rules as `headers` (at most 32, values at most 8192 bytes); a name may not be in both. A PATCH replaces the whole object; null removes them all.
+             * @example {
+             *       "X-Api-Key": "k_live_…"
+             *     }
+             */
+            secretHeaders?: {
+                [key: string]: string;
+            } | null;
+            /**
+             * @description Authentication to the target, write-only in its secret parts (stored encrypted): `{"type": "basic", "username", "password"}` (RFC 7617), `{"type": "bearer", "token"}` (RFC 6750), or `{"type": "oauth2", "tokenUrl", "clientId", "clientSecret", "scope"?, "audience"?}` (the OAuth 2.0 client credentials grant, RFC 6749 §4.4; tokens cached and shared, refreshed after a 401). Sends `Authorization`; not with an `Authorization` header. Null removes it; a PATCH replaces it whole.
+             * @example {
+             *       "type": "basic",
+             *       "username": "reports",
+             *       "password": "correct horse battery staple"
+             *     }
+             * @example {
+             *       "type": "bearer",
+             *       "token": "eyJhbGciOi…"
+             *     }
+             * @example {
+             *       "type": "oauth2",
+             *       "tokenUrl": "https://auth.example.com/oauth/token",
+             *       "clientId": "punctual",
+             *       "clientSecret": "s3cr3t",
+             *       "scope": "jobs:write"
+             *     }
+             */
+            auth?: {
+                /**
+                 * @description basic, bearer or oauth2.
+                 * @enum {string}
+                 */
+                type: "basic" | "bearer" | "oauth2";
+                /** @description basic: the user id (no ":"). */
+                username?: string;
+                /** @description basic: the password (write-only). */
+                password?: string;
+                /** @description bearer: the token (write-only). */
+                token?: string;
+                /** @description oauth2: the token endpoint (passes the SSRF guard). */
+                tokenUrl?: string;
+                /** @description oauth2: the client id. */
+                clientId?: string;
+                /** @description oauth2: the client secret (write-only). */
+                clientSecret?: string;
+                /** @description oauth2: the scope requested, optional. */
+                scope?: string | null;
+                /** @description oauth2: the audience requested, optional. */
+                audience?: string | null;
+            } | null;
+            /** @description The job's own Standard Webhooks signing secret (`whsec_` + base64 of at least 24 bytes), write-only: its calls are signed with it instead of the deployment's secret. Null: the deployment's secret signs. `POST …/{id}/signing-secret` generates one. */
+            signingSecret?: string | null;
         };
         /**
          * CronPreview
@@ -930,7 +1074,12 @@ export interface components {
          *       "headers": {
          *         "X-Tenant": "acme"
          *       },
-         *       "body": null
+         *       "body": null,
+         *       "secretHeaderNames": [
+         *         "X-Api-Key"
+         *       ],
+         *       "auth": null,
+         *       "signingSecretSet": false
          *     }
          */
         Schedule: {
@@ -980,6 +1129,28 @@ export interface components {
             };
             /** @description Text sent as the body, as it is (for form or plain-text APIs), instead of the JSON of `data`; its content type is the `content-type` of `headers` (any case), else `text/plain; charset=utf-8`. Null: none (the JSON of `data` is sent). Not with a non-empty `data`, nor with GET or HEAD. At most 262144 bytes of UTF-8 by default (`PUNCTUAL_MAX_DATA_BYTES`). */
             body: string | null;
+            /** @description Names of the secret headers, sorted (their values are never returned). */
+            secretHeaderNames: string[];
+            /** @description Authentication to the target without its secret part (`password`, `token`, `clientSecret`), or null. */
+            auth: {
+                /**
+                 * @description basic, bearer or oauth2.
+                 * @enum {string}
+                 */
+                type: "basic" | "bearer" | "oauth2";
+                /** @description basic: the user id. */
+                username?: string;
+                /** @description oauth2: the token endpoint. */
+                tokenUrl?: string;
+                /** @description oauth2: the client id. */
+                clientId?: string;
+                /** @description oauth2: the scope requested. */
+                scope?: string | null;
+                /** @description oauth2: the audience requested. */
+                audience?: string | null;
+            } | null;
+            /** @description True when the job has its own signing secret. */
+            signingSecretSet: boolean;
         };
         /**
          * ScheduleCreate
@@ -998,6 +1169,9 @@ export interface components {
          *       ],
          *       "headers": {
          *         "X-Tenant": "acme"
+         *       },
+         *       "secretHeaders": {
+         *         "X-Api-Key": "k_live_…"
          *       }
          *     }
          */
@@ -1028,6 +1202,59 @@ export interface components {
             };
             /** @description Text sent as the body, as it is (for form or plain-text APIs), instead of the JSON of `data`; its content type is the `content-type` of `headers` (any case), else `text/plain; charset=utf-8`. Null: none (the JSON of `data` is sent). Not with a non-empty `data`, nor with GET or HEAD. At most 262144 bytes of UTF-8 by default (`PUNCTUAL_MAX_DATA_BYTES`). Default null. */
             body?: string | null;
+            /**
+             * @description Headers sent on every attempt whose values are secrets (API keys, tokens): write-only, stored encrypted (AES-256-GCM), never returned (responses show `secretHeaderNames`). Same rules as `headers` (at most 32, values at most 8192 bytes); a name may not be in both. A PATCH replaces the whole object; null removes them all.
+             * @example {
+             *       "X-Api-Key": "k_live_…"
+             *     }
+             */
+            secretHeaders?: {
+                [key: string]: string;
+            } | null;
+            /**
+             * @description Authentication to the target, write-only in its secret parts (stored encrypted): `{"type": "basic", "username", "password"}` (RFC 7617), `{"type": "bearer", "token"}` (RFC 6750), or `{"type": "oauth2", "tokenUrl", "clientId", "clientSecret", "scope"?, "audience"?}` (the OAuth 2.0 client credentials grant, RFC 6749 §4.4; tokens cached and shared, refreshed after a 401). Sends `Authorization`; not with an `Authorization` header. Null removes it; a PATCH replaces it whole.
+             * @example {
+             *       "type": "basic",
+             *       "username": "reports",
+             *       "password": "correct horse battery staple"
+             *     }
+             * @example {
+             *       "type": "bearer",
+             *       "token": "eyJhbGciOi…"
+             *     }
+             * @example {
+             *       "type": "oauth2",
+             *       "tokenUrl": "https://auth.example.com/oauth/token",
+             *       "clientId": "punctual",
+             *       "clientSecret": "s3cr3t",
+             *       "scope": "jobs:write"
+             *     }
+             */
+            auth?: {
+                /**
+                 * @description basic, bearer or oauth2.
+                 * @enum {string}
+                 */
+                type: "basic" | "bearer" | "oauth2";
+                /** @description basic: the user id (no ":"). */
+                username?: string;
+                /** @description basic: the password (write-only). */
+                password?: string;
+                /** @description bearer: the token (write-only). */
+                token?: string;
+                /** @description oauth2: the token endpoint (passes the SSRF guard). */
+                tokenUrl?: string;
+                /** @description oauth2: the client id. */
+                clientId?: string;
+                /** @description oauth2: the client secret (write-only). */
+                clientSecret?: string;
+                /** @description oauth2: the scope requested, optional. */
+                scope?: string | null;
+                /** @description oauth2: the audience requested, optional. */
+                audience?: string | null;
+            } | null;
+            /** @description The job's own Standard Webhooks signing secret (`whsec_` + base64 of at least 24 bytes), write-only: its calls are signed with it instead of the deployment's secret. Null: the deployment's secret signs. `POST …/{id}/signing-secret` generates one. */
+            signingSecret?: string | null;
         };
         /**
          * ScheduleList
@@ -1078,6 +1305,59 @@ export interface components {
             };
             /** @description Text sent as the body, as it is (for form or plain-text APIs), instead of the JSON of `data`; its content type is the `content-type` of `headers` (any case), else `text/plain; charset=utf-8`. Null: none (the JSON of `data` is sent). Not with a non-empty `data`, nor with GET or HEAD. At most 262144 bytes of UTF-8 by default (`PUNCTUAL_MAX_DATA_BYTES`). Default null. */
             body?: string | null;
+            /**
+             * @description Headers sent on every attempt whose values are secrets (API keys, tokens): write-only, stored encrypted (AES-256-GCM), never returned (responses show `secretHeaderNames`). Same rules as `headers` (at most 32, values at most 8192 bytes); a name may not be in both. A PATCH replaces the whole object; null removes them all.
+             * @example {
+             *       "X-Api-Key": "k_live_…"
+             *     }
+             */
+            secretHeaders?: {
+                [key: string]: string;
+            } | null;
+            /**
+             * @description Authentication to the target, write-only in its secret parts (stored encrypted): `{"type": "basic", "username", "password"}` (RFC 7617), `{"type": "bearer", "token"}` (RFC 6750), or `{"type": "oauth2", "tokenUrl", "clientId", "clientSecret", "scope"?, "audience"?}` (the OAuth 2.0 client credentials grant, RFC 6749 §4.4; tokens cached and shared, refreshed after a 401). Sends `Authorization`; not with an `Authorization` header. Null removes it; a PATCH replaces it whole.
+             * @example {
+             *       "type": "basic",
+             *       "username": "reports",
+             *       "password": "correct horse battery staple"
+             *     }
+             * @example {
+             *       "type": "bearer",
+             *       "token": "eyJhbGciOi…"
+             *     }
+             * @example {
+             *       "type": "oauth2",
+             *       "tokenUrl": "https://auth.example.com/oauth/token",
+             *       "clientId": "punctual",
+             *       "clientSecret": "s3cr3t",
+             *       "scope": "jobs:write"
+             *     }
+             */
+            auth?: {
+                /**
+                 * @description basic, bearer or oauth2.
+                 * @enum {string}
+                 */
+                type: "basic" | "bearer" | "oauth2";
+                /** @description basic: the user id (no ":"). */
+                username?: string;
+                /** @description basic: the password (write-only). */
+                password?: string;
+                /** @description bearer: the token (write-only). */
+                token?: string;
+                /** @description oauth2: the token endpoint (passes the SSRF guard). */
+                tokenUrl?: string;
+                /** @description oauth2: the client id. */
+                clientId?: string;
+                /** @description oauth2: the client secret (write-only). */
+                clientSecret?: string;
+                /** @description oauth2: the scope requested, optional. */
+                scope?: string | null;
+                /** @description oauth2: the audience requested, optional. */
+                audience?: string | null;
+            } | null;
+            /** @description The job's own Standard Webhooks signing secret (`whsec_` + base64 of at least 24 bytes), write-only: its calls are signed with it instead of the deployment's secret. Null: the deployment's secret signs. `POST …/{id}/signing-secret` generates one. */
+            signingSecret?: string | null;
         };
     };
     responses: {

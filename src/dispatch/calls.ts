@@ -3,6 +3,9 @@
  * event loop's HTTP pools or, for hung origins, from the slow lane's thread (slow-lane.ts), and
  * tracked until they end.
  */
+import type { SecretDecryptError } from '../secrets/errors.js';
+import type { KeyRing } from '../secrets/key-ring.js';
+import { OAuthTokens } from './target-auth.js';
 import type { Dispatcher as HttpDispatcher } from 'undici';
 import type { ClaimedExecution } from '../domain/types.js';
 import { DeadlineSweeper } from './deadlines.js';
@@ -45,6 +48,10 @@ export interface CallsOptions {
   http?: HttpDispatcher;
   /** Send the calls to hung origins from the slow lane's thread (slow-lane.ts). */
   slowLane: boolean;
+  /** Opens job secrets (call-secrets.ts); null: a job with secrets fails its attempts. */
+  keyRing: KeyRing | null;
+  /** Told of each job secret that could not be opened. */
+  onSecretFailure?: (error: SecretDecryptError) => void;
   /** Told of each attempt's result, unless its lease was handed back first ({@link Calls.drain}). */
   onResult(claim: ClaimedExecution, result: AttemptResult): void;
   /** Told after each call ended (its place is free), whether its result was told or not. */
@@ -85,6 +92,12 @@ export class Calls {
       userAgent: opts.userAgent,
       now: () => opts.now(),
       deadlines: this.deadlines,
+      secrets: {
+        keyRing: opts.keyRing,
+        // Tokens are fetched through the same guarded agent as the calls (the SSRF policy applies).
+        tokens: new OAuthTokens({ dispatcher: this.http, ...(opts.policy && { policy: opts.policy }), now: () => opts.now() }),
+        ...(opts.onSecretFailure && { onSecretFailure: opts.onSecretFailure }),
+      },
     };
   }
 

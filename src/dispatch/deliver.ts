@@ -3,6 +3,7 @@ import { toIso } from '../domain/time.js';
 import { BODILESS_METHODS } from '../domain/enums.js';
 import { headerValue } from '../domain/headers.js';
 import type { ClaimedExecution, HttpMethod, MissedOccurrences } from '../domain/types.js';
+import { prepareSecrets, refreshedAuthorization, type CallSecretsOptions } from './call-secrets.js';
 import type { DeadlineSweeper } from './deadlines.js';
 import { parseRetryAfter } from './retry.js';
 import type { WebhookSigner } from './signing.js';
@@ -34,6 +35,8 @@ export interface DeliverOptions {
    * that many calls timing out together do not stall the event loop). Absent: a timer per call.
    */
   deadlines?: DeadlineSweeper;
+  /** Opens job secrets and authenticates to targets (call-secrets.ts); absent: jobs are called without them. */
+  secrets?: CallSecretsOptions;
 }
 
 /** Content type of a `body` given as text when the job's headers name none (docs/calls.md). */
@@ -201,16 +204,32 @@ export async function sendCall(req: CallRequest, dispatcher: Dispatcher, deadlin
 export async function deliver(claim: ClaimedExecution, opts: DeliverOptions, lane?: CallSender): Promise<AttemptResult> {
   const startedAt = opts.now();
   const t0 = performance.now();
-  const refusedBy = opts.policy ? literalHostProblem(claim.endpoint, opts.policy) : null;
-  if (refusedBy !== null) {
-    const error = `refused: ${refusedBy}`;
+  const failed = (error: string, refused: boolean): AttemptResult => {
     const durationMs = Math.round(performance.now() - t0);
-    return { startedAt, durationMs, statusCode: null, ok: false, error, responseBody: null, retryAfterMs: null, refused: true, timedOut: false };
-  }
+    return { startedAt, durationMs, statusCode: null, ok: false, error, responseBody: null, retryAfterMs: null, refused, timedOut: false };
+  };
+  const refusedBy = opts.policy ? literalHostProblem(claim.endpoint, opts.policy) : null;
+  if (refusedBy !== null) return failed(`refused: ${refusedBy}`, true);
+  const prepared = opts.secrets ? await prepareSecrets(claim, opts.secrets) : null;
+  if (prepared !== null && 'error' in prepared) return failed(prepared.error, prepared.permanent);
   const call = callBody(claim);
-  const headers = attemptHeaders(claim, call, startedAt, opts);
-  const req: CallRequest = { endpoint: claim.endpoint, method: claim.method, headers, body: call.body, timeoutMs: claim.timeoutMs };
-  const { retryAfter, ...result } = await (lane ? lane.send(req) : sendCall(req, opts.dispatcher, opts.deadlines));
+  const signer = prepared?.signer ?? opts.signer;
+  const request = (extra: Record<string, string>): CallRequest => ({
+    endpoint: claim.endpoint,
+    method: claim.method,
+    headers: attemptHeaders({ ...claim, headers: { ...claim.headers, ...extra } }, call, startedAt, { signer, userAgent: opts.userAgent }),
+    body: call.body,
+    timeoutMs: claim.timeoutMs,
+  });
+  const send = (req: CallRequest) => (lane ? lane.send(req) : sendCall(req, opts.dispatcher, opts.deadlines));
+  let answer = await send(request(prepared?.headers ?? {}));
+  // A 401 with an OAuth 2.0 token: the token is dropped and the call made once more with a new one.
+  if (answer.statusCode === 401 && prepared?.oauth && opts.secrets) {
+    const authorization = await refreshedAuthorization(prepared.oauth, opts.secrets, claim.timeoutMs);
+    if (typeof authorization !== 'string') return failed(authorization.error, authorization.permanent);
+    answer = await send(request({ ...prepared.headers, authorization }));
+  }
+  const { retryAfter, ...result } = answer;
   return {
     startedAt,
     durationMs: Math.round(performance.now() - t0),

@@ -1,3 +1,4 @@
+import type { KeyRing } from '../secrets/key-ring.js';
 import type { Dispatcher as HttpDispatcher } from 'undici';
 import type { Clock } from '../domain/clock.js';
 import { newId } from '../domain/ids.js';
@@ -63,6 +64,11 @@ export interface DispatcherOptions {
    * `policy`. Default false; `punctual serve` turns it on.
    */
   slowLane?: boolean;
+  /**
+   * The key ring that opens job secrets (secret headers, target authentication, signing secrets);
+   * null or absent: a job with secrets fails its attempts with `secret cannot be decrypted`.
+   */
+  keyRing?: KeyRing | null;
 }
 
 /**
@@ -105,6 +111,8 @@ export class Dispatcher {
       ...(opts.policy && { policy: opts.policy }),
       ...(opts.http && { http: opts.http }),
       slowLane: opts.slowLane ?? false,
+      keyRing: opts.keyRing ?? null,
+      onSecretFailure: (error) => this.events.emit('dispatch:secret-failed', error),
       onResult: (claim, result) => {
         const outcome = attemptOutcome(claim, result, this.random);
         this.log.debug(

@@ -1,4 +1,5 @@
-import { createHmac, randomBytes } from 'node:crypto';
+import { createHmac } from 'node:crypto';
+import { generateSigningSecret, signingSecretProblem } from '../domain/signing-secret.js';
 import type { DispatchStore } from '../store/dispatch-store.js';
 
 /** Key of the generated signing secret in the store's settings. */
@@ -46,10 +47,7 @@ export class WebhookSigner {
   }
 }
 
-/** A new random signing secret: `whsec_` + base64 of 32 random bytes. */
-export function generateSigningSecret(): string {
-  return `whsec_${randomBytes(32).toString('base64')}`;
-}
+export { generateSigningSecret };
 
 /**
  * Splits `PUNCTUAL_SIGNING_SECRET` (one or more secrets separated by spaces) and checks each.
@@ -68,10 +66,8 @@ export function parseSigningSecrets(value: string): string[] {
 }
 
 function assertSecret(secret: string): void {
-  const m = /^whsec_([A-Za-z0-9+/]+={0,2})$/.exec(secret);
-  if (!m || Buffer.from(m[1]!, 'base64').length < 24) {
-    throw new Error('a signing secret must be whsec_ followed by base64 of at least 24 bytes');
-  }
+  const problem = signingSecretProblem(secret);
+  if (problem !== null) throw new Error(`a signing secret ${problem}`);
 }
 
 /**

@@ -14,6 +14,7 @@
  */
 import { RETRY_LIMITS } from '../service/delivery.js';
 import { headersProblems } from '../service/request.js';
+import { authProblems } from '../service/secrets-input.js';
 import {
   dataProblem,
   DEFAULT_RULE_CONTEXT,
@@ -43,7 +44,7 @@ export const RULE_KEYWORD = 'x-rule';
 export const CHECK_KEYWORD = 'x-check';
 
 /** The values of {@link CHECK_KEYWORD}. */
-export const CHECK_NAMES = ['data', 'tags', 'headers'] as const;
+export const CHECK_NAMES = ['data', 'tags', 'headers', 'auth'] as const;
 
 /** Name of the schema keyword that bounds the nesting depth of an object or array. */
 export const MAX_DEPTH_KEYWORD = 'x-max-depth';
@@ -122,7 +123,7 @@ function addKeywords<A extends AjvLike>(ajv: A, ctx: RuleContext): A {
       errors = message === null ? [] : [{ keyword: CHECK_KEYWORD, message, params: { check } }];
     } else {
       const base = cxt?.instancePath ?? '';
-      const problems = check === 'tags' ? tagsProblems('', data, ctx) : headersProblems('', data);
+      const problems = check === 'tags' ? tagsProblems('', data, ctx) : check === 'auth' ? authProblems('', data, ctx) : headersProblems('', data);
       errors = problems.map((p) => ({
         keyword: CHECK_KEYWORD,
         message: p.message,

@@ -19,6 +19,7 @@ import { checkDelivery, checkRetryDelays, deliveryDefaults, mergeRetry, type Ret
 import { listParams, type JobListInput } from './job-lists.js';
 import { changesShape, checkRequestFields, checkRequestShape, DEFAULT_METHOD, patchedShape, type RequestInput } from './request.js';
 import { Checks, PREVIEW_COUNT_MAX, PREVIEW_COUNT_MIN, ruleContext, wholeNumberMessage } from './rules.js';
+import { applySecrets, checkSecretsFields, type SecretsInput } from './secrets-input.js';
 
 /** Zone in which an expression is evaluated when the job has none (docs/cron.md). */
 export const DEFAULT_TIME_ZONE = 'UTC';
@@ -42,7 +43,7 @@ const NO_OCCURRENCE = 'has no occurrence after now';
  * absent delivery settings take the context's defaults, `misfire` is `once`, `overlap` `allow`,
  * `method` `POST`, `headers` `{}` (rules of the request fields: request.ts).
  */
-export interface CronCreateInput extends Omit<RequestInput, 'data'> {
+export interface CronCreateInput extends Omit<RequestInput, 'data'>, SecretsInput {
   expression: string;
   name?: string | null;
   /** IANA zone; null or absent: the expression is evaluated in UTC (the job shows null). */
@@ -61,7 +62,7 @@ export interface CronCreateInput extends Omit<RequestInput, 'data'> {
  * Input of {@link updateCronJob}: absent fields keep their values, null sets a nullable field to
  * null; the fields of a partial `retry` replace those of the stored policy.
  */
-export type CronPatch = Omit<CronUpdateParams, 'id' | 'retry' | 'recomputeAfter' | 'auth' | 'secrets'> & { retry?: RetryInput };
+export type CronPatch = Omit<CronUpdateParams, 'id' | 'retry' | 'recomputeAfter' | 'auth' | 'secrets'> & { retry?: RetryInput } & SecretsInput;
 
 /** Input of {@link previewCron} (`GET /cron/preview`). */
 export interface CronPreviewInput {
@@ -91,8 +92,10 @@ export async function createCronJob(ctx: JobServiceContext, input: CronCreateInp
   const now = ctx.clock.now();
   const next = nextOccurrence(parseCronExpression(input.expression), input.timezone ?? DEFAULT_TIME_ZONE, now);
   if (next === null) throw InvalidInputError.field('/expression', NO_OCCURRENCE);
+  const id = newId();
+  const sealed = applySecrets(ctx, id, input, null, input.headers ?? {});
   const job = await ctx.store.cronCreate({
-    id: newId(),
+    id,
     expression: input.expression,
     name: input.name ?? null,
     timezone: input.timezone ?? null,
@@ -106,6 +109,7 @@ export async function createCronJob(ctx: JobServiceContext, input: CronCreateInp
     method: input.method ?? DEFAULT_METHOD,
     headers: input.headers ?? {},
     body: input.body ?? null,
+    ...sealed,
     now,
   });
   ctx.wake(job.nextInvocation);
@@ -168,6 +172,7 @@ export async function updateCronJob(ctx: JobServiceContext, id: string, patch: C
   const after = changesShape(patch) ? checkRequestShape(new Checks(), patchedShape(before, patch), patch) : new Checks();
   if (retry !== undefined) checkRetryDelays(after, retry, patch.retry);
   after.throwIfAny();
+  const sealed = applySecrets(ctx, id, patch, before, patch.headers ?? before.headers);
 
   const now = ctx.clock.now();
   const params: CronUpdateParams = {
@@ -185,6 +190,7 @@ export async function updateCronJob(ctx: JobServiceContext, id: string, patch: C
     method: patch.method,
     headers: patch.headers,
     body: patch.body,
+    ...sealed,
   };
   // The store computes the occurrence from the job as patched, in its transaction; a job without
   // one after now fails with InvalidInputError at `/expression`.
@@ -238,6 +244,7 @@ function checkFields(checks: Checks, input: CronPatch): void {
     .oneOf('/misfire', input.misfire, MISFIRE_POLICIES)
     .oneOf('/overlap', input.overlap, OVERLAP_POLICIES);
   checkRequestFields(checks, input);
+  checkSecretsFields(checks, input);
 }
 
 /** A `Paused` job shows the occurrence it would run next if resumed at `now`. */

@@ -10,13 +10,14 @@ import { checkDelivery, checkRetryDelays, deliveryDefaults, mergeRetry, type Ret
 import { listParams, type ScheduleListInput } from './job-lists.js';
 import { changesShape, checkRequestFields, checkRequestShape, DEFAULT_METHOD, patchedShape, type RequestInput } from './request.js';
 import { Checks, ruleContext, type RuleContext } from './rules.js';
+import { applySecrets, checkSecretsFields, touchesSecrets, type SecretsInput } from './secrets-input.js';
 
 /**
  * Input of {@link createSchedule}. `data` defaults to `{}`, `tags` to
  * `[]`; `retry` fields and `timeoutMs` to the context's defaults; `method` to `POST`, `headers`
  * to `{}`, `body` to null (rules: request.ts).
  */
-export interface ScheduleCreateInput extends Omit<RequestInput, 'data'> {
+export interface ScheduleCreateInput extends Omit<RequestInput, 'data'>, SecretsInput {
   name: string;
   /** ISO 8601 with `Z` or an offset; stored as the same instant. */
   scheduledAt: string;
@@ -46,8 +47,10 @@ const NOT_PENDING = 'The schedule is no longer Pending (it ran, is running or wa
 export async function createSchedule(ctx: JobServiceContext, input: ScheduleCreateInput): Promise<Schedule> {
   const defaults = deliveryDefaults(ctx);
   const scheduledAt = check(input, true, defaults.retry, ruleContext(ctx), ctx.clock.now());
+  const id = newId();
+  const sealed = applySecrets(ctx, id, input, null, input.headers ?? {});
   const schedule = await ctx.store.scheduleCreate({
-    id: newId(),
+    id,
     name: input.name,
     scheduledAt: scheduledAt!,
     endpoint: input.endpoint,
@@ -58,6 +61,7 @@ export async function createSchedule(ctx: JobServiceContext, input: ScheduleCrea
     method: input.method ?? DEFAULT_METHOD,
     headers: input.headers ?? {},
     body: input.body ?? null,
+    ...sealed,
     now: ctx.clock.now(),
   });
   ctx.wake(schedule.scheduledAt);
@@ -97,15 +101,17 @@ export async function updateSchedule(ctx: JobServiceContext, id: string, patch: 
   const scheduledAt = check(patch, false, null, ruleContext(ctx), ctx.clock.now());
   if (!isUuid(id)) throw new NotFoundError(NOT_FOUND);
   let retry: RetryPolicy | undefined;
+  let sealed: ReturnType<typeof applySecrets> = {};
   // Rules between fields of the stored job and of the patch: the stored job is read first (a
   // racing patch may slip between; neither can store a job that breaks a rule on its own fields).
-  if (patch.retry !== undefined || changesShape(patch)) {
+  if (patch.retry !== undefined || changesShape(patch) || touchesSecrets(patch)) {
     const stored = await ctx.store.scheduleGet({ id });
     if (stored === null) throw new NotFoundError(NOT_FOUND);
     if (stored.status !== 'Pending') throw new ConflictError(NOT_PENDING);
     const checks = checkRequestShape(new Checks(), patchedShape(stored, patch), patch);
     if (patch.retry !== undefined) checkRetryDelays(checks, (retry = mergeRetry(stored.retry, patch.retry)), patch.retry);
     checks.throwIfAny();
+    sealed = applySecrets(ctx, id, patch, stored, patch.headers ?? stored.headers);
   }
   const result = await ctx.store.scheduleUpdate({
     id,
@@ -119,6 +125,7 @@ export async function updateSchedule(ctx: JobServiceContext, id: string, patch: 
     method: patch.method,
     headers: patch.headers,
     body: patch.body,
+    ...sealed,
     now: ctx.clock.now(),
   });
   if (result === 'not_found') throw new NotFoundError(NOT_FOUND);
@@ -164,6 +171,7 @@ function check(
   }
   checkDelivery(checks, input, retryBase);
   checkRequestFields(checks, input);
+  checkSecretsFields(checks, input);
   if (create && checks.problems.length === 0) {
     checkRequestShape(checks, { method: input.method ?? DEFAULT_METHOD, body: input.body ?? null, data: input.data ?? null }, input);
   }

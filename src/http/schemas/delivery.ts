@@ -10,6 +10,7 @@ import { RETRY_LIMITS, TIMEOUT_MS_LIMITS } from '../../service/delivery.js';
 import { DEFAULT_LIMITS } from '../../service/limits.js';
 import { CHECK_KEYWORD, RETRY_DELAYS_KEYWORD } from '../ajv.js';
 import { Nullable, RuleString, StringEnum } from './common.js';
+import { secretInputFields, secretsToWire, secretWireFields, type SecretsWire } from './secrets.js';
 
 const RETRY_DESCRIPTION = {
   maxAttempts: `Attempts in all, the first included (${RETRY_LIMITS.maxAttempts.min}–${RETRY_LIMITS.maxAttempts.max}).`,
@@ -87,11 +88,12 @@ const BODY_DESCRIPTION =
   '`content-type` of `headers` (any case), else `text/plain; charset=utf-8`. Null: none (the JSON of `data` is sent). Not with a ' +
   `non-empty \`data\`, nor with GET or HEAD. At most ${DEFAULT_LIMITS.dataBytes} bytes of UTF-8 by default (\`PUNCTUAL_MAX_DATA_BYTES\`).`;
 
-/** The request fields of a job in a response. */
+/** The request fields of a job in a response (secrets by name and public part only). */
 const requestWireFields = {
   method: StringEnum(HTTP_METHODS, METHOD_DESCRIPTION),
   headers: Type.Unsafe<Record<string, string>>({ type: 'object', additionalProperties: { type: 'string' }, description: HEADERS_DESCRIPTION }),
   body: Nullable(Type.String({ description: BODY_DESCRIPTION })),
+  ...secretWireFields,
 };
 
 /** The request fields of a job in a create or patch body (each optional: defaults POST, `{}`, null). */
@@ -106,24 +108,26 @@ export const requestInputFields = {
     }),
   ),
   body: Type.Optional(Nullable(RuleString('body', `${BODY_DESCRIPTION} Default null.`))),
+  ...secretInputFields,
 };
 
 /** A job's delivery settings and request fields in a response, in this order. */
 export const deliveryWireFields = { retry: RetryPolicySchema, timeoutMs: TimeoutMsSchema, ...requestWireFields };
 
-/** The wire form of a job's delivery settings and request fields (never its `auth` or `secrets`). */
+/** The wire form of a job's delivery settings and request fields (its secrets by name and public part only). */
 export function deliveryToWire(d: DeliverySettings & JobRequest): {
   retry: RetryPolicy;
   timeoutMs: number;
   method: HttpMethod;
   headers: Record<string, string>;
   body: string | null;
-} {
+} & SecretsWire {
   return {
     retry: { maxAttempts: d.retry.maxAttempts, initialDelayMs: d.retry.initialDelayMs, maxDelayMs: d.retry.maxDelayMs },
     timeoutMs: d.timeoutMs,
     method: d.method,
     headers: { ...d.headers },
     body: d.body,
+    ...secretsToWire(d),
   };
 }

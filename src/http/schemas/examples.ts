@@ -26,6 +26,9 @@ export const SCHEDULE_EXAMPLE: ScheduleWire = {
   method: 'POST',
   headers: { 'X-Tenant': 'acme' },
   body: null,
+  secretHeaderNames: ['X-Api-Key'],
+  auth: null,
+  signingSecretSet: false,
 };
 
 export const SCHEDULE_CREATE_EXAMPLE: ScheduleCreateBody = {
@@ -35,6 +38,7 @@ export const SCHEDULE_CREATE_EXAMPLE: ScheduleCreateBody = {
   data: { invoiceId: 'INV-1042', customer: 'ada@example.com' },
   tags: ['billing', 'reminders'],
   headers: { 'X-Tenant': 'acme' },
+  secretHeaders: { 'X-Api-Key': 'k_live_…' },
 };
 
 export const SCHEDULE_PATCH_EXAMPLE: SchedulePatchBody = {
@@ -58,6 +62,9 @@ export const CRON_JOB_EXAMPLE: CronJobWire = {
   method: 'PUT',
   headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
   body: 'list=team&format=html',
+  secretHeaderNames: [],
+  auth: { type: 'oauth2', tokenUrl: 'https://auth.example.com/oauth/token', clientId: 'punctual', scope: 'newsletter:send', audience: null },
+  signingSecretSet: true,
   misfire: 'once',
   overlap: 'allow',
   lastInvocation: '2026-11-20T08:00:00.000Z',
@@ -73,6 +80,7 @@ export const CRON_CREATE_EXAMPLE: CronCreateBody = {
   method: 'PUT',
   headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
   body: 'list=team&format=html',
+  auth: { type: 'oauth2', tokenUrl: 'https://auth.example.com/oauth/token', clientId: 'punctual', clientSecret: 's3cr3t', scope: 'newsletter:send' },
 };
 
 export const CRON_PATCH_EXAMPLE: CronPatchBody = { status: 'Paused' };
