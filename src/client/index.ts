@@ -177,6 +177,9 @@ export function createPunctualClient(options: PunctualClientOptions) {
     delete: (scheduleId: string) => unwrap<void>(raw.DELETE('/schedules/{id}', id(scheduleId))),
     /** POST /schedules/{id}/trigger: runs a Pending schedule now; resolves with the new execution. */
     trigger: (scheduleId: string) => unwrap<Execution>(raw.POST('/schedules/{id}/trigger', { ...id(scheduleId), body: {} })),
+    /** POST /schedules/{id}/signing-secret: a new signing secret of the schedule's own, answered this once. */
+    newSigningSecret: (scheduleId: string) =>
+      unwrap<{ signingSecret: string }>(raw.POST('/schedules/{id}/signing-secret', { ...id(scheduleId), body: {} })),
     /** GET /schedules/{id}/executions: one page, newest first. */
     executions: (scheduleId: string, query: ExecutionPageQuery = {}) =>
       unwrap<ExecutionPage>(raw.GET('/schedules/{id}/executions', { params: { path: { id: scheduleId }, query } })),
@@ -211,6 +214,8 @@ export function createPunctualClient(options: PunctualClientOptions) {
     delete: (jobId: string) => unwrap<void>(raw.DELETE('/cron/{id}', id(jobId))),
     /** POST /cron/{id}/trigger: runs the job now, outside its schedule; resolves with the new execution. */
     trigger: (jobId: string) => unwrap<Execution>(raw.POST('/cron/{id}/trigger', { ...id(jobId), body: {} })),
+    /** POST /cron/{id}/signing-secret: a new signing secret of the job's own, answered this once. */
+    newSigningSecret: (jobId: string) => unwrap<{ signingSecret: string }>(raw.POST('/cron/{id}/signing-secret', { ...id(jobId), body: {} })),
     /** GET /cron/{id}/executions: one page, newest first. */
     executions: (jobId: string, query: ExecutionPageQuery = {}) =>
       unwrap<ExecutionPage>(raw.GET('/cron/{id}/executions', { params: { path: { id: jobId }, query } })),

@@ -148,6 +148,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/cron/{id}/signing-secret": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Give a cron job its own signing secret
+         * @description Generates a new Standard Webhooks signing secret for this cron job (`whsec_` + base64 of 32 random bytes), stores it encrypted, and answers it: this is the only time it is shown. The cron job's next calls are signed with it instead of the deployment's secret (`signingSecretSet` becomes true); a second call replaces it. Takes no body, or an empty JSON object. 404 for an unknown id; 400 when the service has no encryption key.
+         */
+        post: operations["newCronJobSigningSecret"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/cron/{id}/trigger": {
         parameters: {
             query?: never;
@@ -314,6 +334,26 @@ export interface paths {
         get: operations["listScheduleExecutions"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/schedules/{id}/signing-secret": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Give a schedule its own signing secret
+         * @description Generates a new Standard Webhooks signing secret for this schedule (`whsec_` + base64 of 32 random bytes), stores it encrypted, and answers it: this is the only time it is shown. The schedule's next calls are signed with it instead of the deployment's secret (`signingSecretSet` becomes true); a second call replaces it. The schedule must be Pending (409 otherwise). Takes no body, or an empty JSON object. 404 for an unknown id; 400 when the service has no encryption key.
+         */
+        post: operations["newScheduleSigningSecret"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1855,6 +1895,47 @@ export interface operations {
             503: components["responses"]["ServiceUnavailable"];
         };
     };
+    newCronJobSigningSecret: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Identifier of the resource (a UUID; any other string names no resource).
+                 * @example 019aa5c2-5e00-7c3a-8d2b-3f6e1a9b4c70
+                 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": Record<string, never>;
+            };
+        };
+        responses: {
+            /** @description The new secret, shown once. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The new secret, `whsec_` + base64 of 32 bytes; shown only this once. */
+                        signingSecret: string;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
     triggerCronJob: {
         parameters: {
             query?: never;
@@ -2210,6 +2291,48 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthenticated"];
             403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    newScheduleSigningSecret: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Identifier of the resource (a UUID; any other string names no resource).
+                 * @example 019aa5c2-5e00-7c3a-8d2b-3f6e1a9b4c70
+                 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": Record<string, never>;
+            };
+        };
+        responses: {
+            /** @description The new secret, shown once. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The new secret, `whsec_` + base64 of 32 bytes; shown only this once. */
+                        signingSecret: string;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             503: components["responses"]["ServiceUnavailable"];
         };

@@ -60,7 +60,7 @@ describe('POST /cron', () => {
       [
         'createdAt', 'data', 'endpoint', 'expression', 'id', 'invocations', 'name', 'nextInvocation', 'status', 'timezone',
         'retry', 'timeoutMs', 'misfire', 'overlap', 'lastInvocation', 'lastStatus', 'skippedOccurrences',
-        'method', 'headers', 'body',
+        'method', 'headers', 'body', 'secretHeaderNames', 'auth', 'signingSecretSet',
       ].sort(),
     );
     expect(body).toMatchObject({ method: 'POST', headers: {}, body: null });

@@ -47,9 +47,12 @@ describe('POST /schedules', () => {
     expect(res.statusCode).toBe(201);
     const body = res.json();
     expect(Object.keys(body).sort()).toEqual(
-      ['body', 'createdAt', 'data', 'endpoint', 'headers', 'id', 'method', 'name', 'retry', 'runsImmediately', 'scheduledAt', 'status', 'tags', 'timeoutMs'],
+      [
+        'auth', 'body', 'createdAt', 'data', 'endpoint', 'headers', 'id', 'method', 'name', 'retry', 'runsImmediately', 'scheduledAt',
+        'secretHeaderNames', 'signingSecretSet', 'status', 'tags', 'timeoutMs',
+      ],
     );
-    expect(body).toMatchObject({ method: 'POST', headers: {}, body: null });
+    expect(body).toMatchObject({ method: 'POST', headers: {}, body: null, secretHeaderNames: [], auth: null, signingSecretSet: false });
     expect(body).toMatchObject({
       name: 'invoice',
       scheduledAt: '2026-11-22T09:00:00.000Z',

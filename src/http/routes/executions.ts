@@ -6,6 +6,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import type { JobType } from '../../domain/types.js';
 import { getExecution, listExecutions, triggerJob } from '../../service/executions.js';
+import { newJobSigningSecret } from '../../service/job-signing.js';
 import { IdParams, NoQuery } from '../schemas/common.js';
 import { AUTHENTICATED, BEARER, jsonResponse, problemResponses, WITH_BODY } from '../schemas/operations.js';
 import {
@@ -31,6 +32,12 @@ const TriggerBody = {
   },
 };
 
+/** The answer of POST …/{id}/signing-secret. */
+const SigningSecretSchema = Type.Object(
+  { signingSecret: Type.String({ description: 'The new secret, `whsec_` + base64 of 32 bytes; shown only this once.' }) },
+  { additionalProperties: false, title: 'SigningSecret', description: "A job's own signing secret." },
+);
+
 const JOBS: ReadonlyArray<{ jobType: JobType; prefix: string; noun: string; tag: 'Schedules' | 'Cron jobs'; name: string }> = [
   { jobType: 'schedule', prefix: '/schedules', noun: 'schedule', tag: 'Schedules', name: 'Schedule' },
   { jobType: 'cron', prefix: '/cron', noun: 'cron job', tag: 'Cron jobs', name: 'CronJob' },
@@ -38,7 +45,8 @@ const JOBS: ReadonlyArray<{ jobType: JobType; prefix: string; noun: string; tag:
 
 /**
  * GET /schedules/{id}/executions, GET /cron/{id}/executions, POST /schedules/{id}/trigger,
- * POST /cron/{id}/trigger, GET /executions/{id}.
+ * POST /cron/{id}/trigger, POST /schedules/{id}/signing-secret, POST /cron/{id}/signing-secret,
+ * GET /executions/{id}.
  */
 export const executionRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app, { ctx }) => {
   for (const { jobType, prefix, noun, tag, name } of JOBS) {
@@ -102,6 +110,33 @@ export const executionRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app,
         },
       },
       async (req, reply) => reply.code(202).send(executionToWire(await triggerJob(ctx, jobType, req.params.id))),
+    );
+
+    app.post(
+      `${prefix}/:id/signing-secret`,
+      {
+        schema: {
+          operationId: `new${name}SigningSecret`,
+          tags: [tag],
+          security: BEARER,
+          summary: `Give a ${noun} its own signing secret`,
+          description:
+            `Generates a new Standard Webhooks signing secret for this ${noun} (\`whsec_\` + base64 of 32 random bytes), stores it ` +
+            `encrypted, and answers it: this is the only time it is shown. The ${noun}'s next calls are signed with it instead of the ` +
+            "deployment's secret (`signingSecretSet` becomes true); a second call replaces it. " +
+            (jobType === 'schedule' ? 'The schedule must be Pending (409 otherwise). ' : '') +
+            'Takes no body, or an empty JSON object. 404 for an unknown id; 400 when the service has no encryption key.',
+          params: IdParams,
+          querystring: NoQuery,
+          body: TriggerBody,
+          'x-body-optional': true,
+          response: {
+            200: jsonResponse('The new secret, shown once.', SigningSecretSchema),
+            ...problemResponses(400, 404, ...(jobType === 'schedule' ? [409 as const] : []), ...WITH_BODY, ...AUTHENTICATED),
+          },
+        },
+      },
+      async (req) => newJobSigningSecret(ctx, jobType, req.params.id),
     );
   }
 
