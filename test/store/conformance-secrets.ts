@@ -7,6 +7,7 @@ import { describe, expect, it } from 'vitest';
 import type { SealedSecrets } from '../../src/domain/types.js';
 import type { Store } from '../../src/store/store.js';
 import type { JobRef, JobSecretsEntry } from '../../src/store/store-secrets.js';
+import { cronParams } from './conformance-lists.js';
 
 /** 2030-01-01T00:00:00.000Z, as conformance.ts. */
 const T0 = Date.UTC(2030, 0, 1);
@@ -42,22 +43,7 @@ export function describeSecrets(current: () => Store): void {
         ...(secrets && { auth: { type: 'bearer' as const }, secrets }),
       });
 
-    const cron = (id: string, secrets: SealedSecrets | null) =>
-      store().cronCreate({
-        id,
-        expression: '* * * * *',
-        name: 'cron',
-        timezone: null,
-        endpoint: 'https://example.com/cron',
-        data: null,
-        nextInvocation: T0 + 3_600_000,
-        retry: RETRY,
-        timeoutMs: 1_000,
-        misfire: 'once',
-        overlap: 'allow',
-        now: T0,
-        ...(secrets && { secrets }),
-      });
+    const cron = (id: string, secrets: SealedSecrets | null) => store().cronCreate({ ...cronParams({ id }), ...(secrets && { secrets }) });
 
     /** Every page from the start, `limit` at a time, until a short page. */
     async function walk(limit: number): Promise<JobSecretsEntry[][]> {
