@@ -17,6 +17,7 @@ import type { RekeyOutput } from '../../src/cli/secrets.js';
 import { openStore } from '../../src/store/open.js';
 import type { Store } from '../../src/store/store.js';
 import { createTestSchema, pgTestUrl } from '../support/pg.js';
+import { startTestServer } from '../support/server.js';
 import { punctual } from './run.js';
 
 const T0 = Date.UTC(2030, 0, 1);
@@ -145,6 +146,38 @@ describe('punctual secrets rekey', () => {
     expect(r.stderr).toContain(`encryption key file ${join(dir, 'p.db')}.key: cannot be read (ENOENT)`);
     expect(existsSync(`${join(dir, 'p.db')}.key`)).toBe(false);
     expect((await punctual(['secrets', 'rekey', '--batch-size', '0'], env)).code).toBe(2);
+  });
+
+  it('while punctual serve runs on the same SQLite file, with the keys "B A"', async () => {
+    const server = await startTestServer({ PUNCTUAL_ENCRYPTION_KEYS: KEYS_B_A });
+    const store = await openStore(server.databaseUrl);
+    try {
+      const jobs = await seed(store, ringA, 4);
+      // One due now, which the server's dispatcher may claim (Running) and call during the rekey: re-sealed all the same.
+      const id = newId();
+      await store.scheduleCreate({
+        id,
+        name: 'due',
+        scheduledAt: Date.now(),
+        endpoint: 'http://127.0.0.1:9/',
+        data: {},
+        tags: [],
+        retry: RETRY,
+        timeoutMs: 1000,
+        now: Date.now(),
+        ...sealJobSecrets(ringA, id, null, PATCH),
+      });
+      jobs.push({ jobType: 'schedule', id });
+      const r = await rekey({ DATABASE_URL: server.databaseUrl, PUNCTUAL_ENCRYPTION_KEYS: KEYS_B_A }, ['--batch-size', '2']);
+      expect([r.code, r.out.resealed, r.out.failed, r.stderr]).toEqual([0, 5, 0, '']);
+      for (const job of jobs) {
+        expect(Object.values(await secretsOf(store, job)).map((v) => KeyRing.keyIdIn(v))).toEqual([1, 2, 3, 4].map(() => ringB.currentKeyId));
+        expect((await server.api('GET', `/${job.jobType === 'schedule' ? 'schedules' : 'cron'}/${job.id}`)).status).toBe(200);
+      }
+    } finally {
+      await store.close();
+      await server.stop();
+    }
   });
 
   const BASE = pgTestUrl();
