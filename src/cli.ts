@@ -7,7 +7,8 @@
  * - through the API, with `PUNCTUAL_URL` / `PUNCTUAL_TOKEN` (or `--url` / `--token`),
  *   tables by default and `--json` for scripts: `schedules …` (cli/schedules.ts), `cron …`
  *   (cli/cron.ts), `executions …` (cli/executions.ts);
- * - `keys …` (cli/keys.ts): through the API when a URL is set, otherwise on the store directly.
+ * - `keys …` (cli/keys.ts): through the API when a URL is set, otherwise on the store directly;
+ * - `secrets rekey` (cli/secrets.ts): on the store directly, with the key ring `serve` would use.
  *
  * Exit codes (cli/exit.ts): 0 ok, 1 API error, 2 usage or configuration error, 3 not found,
  * 4 service unreachable or 5xx.
@@ -18,6 +19,7 @@ import { registerExecutionCommands } from './cli/executions.js';
 import { describeError, EXIT, exitCodeOf } from './cli/exit.js';
 import { registerKeyCommands } from './cli/keys.js';
 import { registerScheduleCommands } from './cli/schedules.js';
+import { registerSecretsCommands } from './cli/secrets.js';
 import { registerServerCommands } from './cli/server.js';
 import { VERSION } from './version.js';
 
@@ -39,6 +41,7 @@ const program = new Command()
 
 registerServerCommands(program);
 registerKeyCommands(program);
+registerSecretsCommands(program);
 registerScheduleCommands(program);
 registerCronCommands(program);
 registerExecutionCommands(program);

@@ -3,7 +3,7 @@
  * the conformance suite checks (test/store/production.test.ts) are the same objects.
  */
 import { timedStore, type StoreOperationObserver } from './metrics/store-timing.js';
-import { keyFilePath, loadOrCreateKeyFile, type KeyFileLogger } from './secrets/key-file.js';
+import { keyFilePath, loadKeyFile, loadOrCreateKeyFile, type KeyFileLogger } from './secrets/key-file.js';
 import type { KeyRing } from './secrets/key-ring.js';
 import type { DispatchStore } from './store/dispatch-store.js';
 import { driverOf, parseDatabaseUrl, type OpenStoreOptions } from './store/open.js';
@@ -59,13 +59,21 @@ export async function buildServeStore(databaseUrl: string, opts: ServeStoreOptio
  * (`PUNCTUAL_ENCRYPTION_KEYS`) when given; else, on SQLite, the key file beside the database
  * (`<database path>.key`, created at the first start, see src/secrets/key-file.ts); else
  * (PostgreSQL: nodes share no file) null, and jobs carrying secrets are refused, which is logged
- * at start.
+ * at start. With `existing` (the commands that work on what is stored, `punctual secrets rekey`),
+ * a missing key file is an error instead of being made, and null is not logged (the caller says it).
  * @throws Error for an unsupported URL; KeyFileError when the key file cannot be read or created
+ *   (with `existing`: is missing)
  */
-export async function buildServeKeyRing(configured: KeyRing | null, databaseUrl: string, logger: KeyFileLogger): Promise<KeyRing | null> {
+export async function buildServeKeyRing(
+  configured: KeyRing | null,
+  databaseUrl: string,
+  logger: KeyFileLogger,
+  opts: { existing?: boolean } = {},
+): Promise<KeyRing | null> {
   if (configured !== null) return configured;
   const target = parseDatabaseUrl(databaseUrl);
-  if (target.kind === 'sqlite') return loadOrCreateKeyFile(keyFilePath(target.path), logger);
+  if (target.kind === 'sqlite') return (opts.existing ? loadKeyFile : loadOrCreateKeyFile)(keyFilePath(target.path), logger);
+  if (opts.existing) return null;
   logger.warn({}, 'PUNCTUAL_ENCRYPTION_KEYS is not set: jobs carrying secrets are refused (see docs/security.md, "Job secrets")');
   return null;
 }

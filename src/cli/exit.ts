@@ -5,7 +5,7 @@
  * | Code | Meaning |
  * |---|---|
  * | 0 | success |
- * | 1 | the API refused the request (a 4xx problem other than 404: invalid input, 401, 403, 409, 429…) |
+ * | 1 | the API refused the request (a 4xx problem other than 404: invalid input, 401, 403, 409, 429…); `secrets rekey`: a job could not be re-sealed |
  * | 2 | usage or configuration error (unknown option, bad flag value, no `PUNCTUAL_URL`/`PUNCTUAL_TOKEN`) |
  * | 3 | not found: a `get` answered null, or the API answered 404 |
  * | 4 | the service could not be reached, or answered 5xx (503 while its store is down) |

@@ -49,6 +49,15 @@ export async function loadOrCreateKeyFile(path: string, logger: KeyFileLogger): 
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw new KeyFileError(path, `cannot be created (${codeOf(err)})`);
   }
+  return loadKeyFile(path, logger);
+}
+
+/**
+ * The key ring kept in the existing file at `path` (as {@link loadOrCreateKeyFile}, which never
+ * creates it): for the commands that only work on what is stored, such as `punctual secrets rekey`.
+ * @throws KeyFileError when the file is missing or cannot be read, or does not hold valid keys
+ */
+export async function loadKeyFile(path: string, logger: KeyFileLogger): Promise<KeyRing> {
   let text: string;
   try {
     const { mode } = await stat(path);

@@ -24,6 +24,7 @@ import type {
 } from '../../src/domain/types.js';
 import type { ClaimDueParams, Store } from '../../src/store/store.js';
 import { describeLists } from './conformance-lists.js';
+import { describeSecrets } from './conformance-secrets.js';
 
 /** 2030-01-01T00:00:00.000Z: the suite's "now". */
 export const T0 = Date.UTC(2030, 0, 1);
@@ -190,6 +191,8 @@ export function exerciseStore(name: string, factory: () => Promise<StoreUnderTes
 
     // ---- paged, filtered lists (keyset pages, bounded scans): conformance-lists.ts ----------------
     describeLists(() => store);
+    // ---- job secrets (secretsPage, secretsReplace): conformance-secrets.ts -------------------------
+    describeSecrets(() => store);
 
     // ---- lifecycle -------------------------------------------------------------------------
     describe('migrate, ping, close', () => {

@@ -2,6 +2,7 @@ import { StoreUnavailableError } from '../../domain/errors.js';
 import type * as D from '../../domain/types.js';
 import { warnPaused, type ClaimDueResult } from '../claim-rules.js';
 import type * as S from '../store.js';
+import type { JobSecretsEntry, SecretsPageParams, SecretsReplaceParams } from '../store-secrets.js';
 import { apiKeys } from './api-keys.js';
 import { ClaimQueries } from './claim.js';
 import {
@@ -19,6 +20,7 @@ import { executions } from './executions.js';
 import { migrate } from './migrations.js';
 import { channelOf, WorkListener } from './notify.js';
 import { schedules, type NotifyContext } from './schedules.js';
+import { secrets } from './secrets.js';
 import { settings } from './settings.js';
 
 export type { PostgresStoreOptions } from './connection.js';
@@ -257,6 +259,14 @@ export class PostgresStore implements S.Store {
       const scope = await this.scope();
       return this.db.tx((sql) => executions.prune(sql, scope, p.before, p.limit));
     });
+  }
+
+  // ---- Job secrets (store-secrets.ts) -------------------------------------------------------
+  async secretsPage(p: SecretsPageParams): Promise<JobSecretsEntry[]> {
+    return this.run(() => secrets.page(this.db.sql, p));
+  }
+  async secretsReplace(p: SecretsReplaceParams): Promise<boolean> {
+    return this.run(() => this.db.tx((sql) => secrets.replace(sql, p)));
   }
 
   // ---- Settings ----------------------------------------------------------------------------

@@ -2,6 +2,7 @@ import { StoreUnavailableError } from '../../domain/errors.js';
 import type * as D from '../../domain/types.js';
 import { warnPaused, type ClaimDueResult } from '../claim-rules.js';
 import type * as S from '../store.js';
+import type { JobSecretsEntry, SecretsPageParams, SecretsReplaceParams } from '../store-secrets.js';
 import { ApiKeyQueries } from './api-keys.js';
 import { ClaimQueries } from './claim.js';
 import {
@@ -16,6 +17,7 @@ import { CronJobQueries } from './cron-jobs.js';
 import { ExecutionQueries } from './executions.js';
 import { migrate } from './migrations.js';
 import { ScheduleQueries } from './schedules.js';
+import { SecretsQueries } from './secrets.js';
 import { SettingQueries } from './settings.js';
 
 export type { ConnectionSettings } from './connection.js';
@@ -31,6 +33,7 @@ interface Queries {
   claim: ClaimQueries;
   executions: ExecutionQueries;
   settings: SettingQueries;
+  secrets: SecretsQueries;
 }
 
 /**
@@ -196,6 +199,14 @@ export class SqliteStore implements S.Store {
     return this.run((q) => q.executions.prune(p.before, p.limit));
   }
 
+  // ---- Job secrets (store-secrets.ts) -------------------------------------------------------
+  async secretsPage(p: SecretsPageParams): Promise<JobSecretsEntry[]> {
+    return this.run((q) => q.secrets.secretsPage(p));
+  }
+  async secretsReplace(p: SecretsReplaceParams): Promise<boolean> {
+    return this.run((q) => q.secrets.secretsReplace(p));
+  }
+
   // ---- Settings ----------------------------------------------------------------------------
   async settingGetOrCreate(p: { key: string; create: () => string }): Promise<string> {
     return this.run((q) => q.settings.getOrCreate(p.key, p.create));
@@ -230,6 +241,7 @@ function prepare(db: Db): Queries {
       claim: new ClaimQueries(db),
       executions: new ExecutionQueries(db),
       settings: new SettingQueries(db),
+      secrets: new SecretsQueries(db),
     };
   } catch (err) {
     if (err instanceof Error && /no such table/.test(err.message)) {
