@@ -30,6 +30,10 @@ export interface Sizes {
   scalePending: number;
   /** Scale: seconds of the steady run at `steadyRate`. */
   scaleSeconds: number;
+  /** Startup: timed starts per store and way of starting (the figure is their median). */
+  startupRuns: number;
+  /** Startup: Pending schedules in the large store. */
+  startupJobs: number;
 }
 
 export const DEFAULT_SIZES: Sizes = {
@@ -44,6 +48,8 @@ export const DEFAULT_SIZES: Sizes = {
   ingestWarmupSeconds: 2,
   scalePending: 1_000_000,
   scaleSeconds: 30,
+  startupRuns: 5,
+  startupJobs: 1_000_000,
 };
 
 /** `--quick`: every scenario in about a minute, for checking the bench itself (figures not comparable). */
@@ -55,6 +61,8 @@ export const QUICK_SIZES: Sizes = {
   ingestWarmupSeconds: 1,
   scalePending: 20_000,
   scaleSeconds: 3,
+  startupRuns: 2,
+  startupJobs: 20_000,
 };
 
 export interface BenchContext {

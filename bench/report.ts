@@ -6,6 +6,7 @@ import type { BurstResult } from './scenarios/burst.js';
 import type { IngestScenarioResult } from './scenarios/ingest.js';
 import { PAGING_CASES, type PagingResult } from './scenarios/paging.js';
 import type { ScaleResult } from './scenarios/scale.js';
+import type { StartupResult } from './scenarios/startup.js';
 import type { SteadyResult } from './scenarios/steady.js';
 
 /** Everything one `npm run bench` measured. */
@@ -29,6 +30,7 @@ export interface BenchResults {
   ingest?: IngestScenarioResult;
   scale?: ScaleResult;
   paging?: PagingResult;
+  startup?: StartupResult;
   /** Scenarios that threw, with the message. */
   failures: { scenario: string; error: string }[];
 }
@@ -102,6 +104,23 @@ function pagingRows(p: PagingResult): Row[] {
   });
 }
 
+/**
+ * Startup (docs/benchmarks.md, "Start time"): median ms from spawn to the first 200 of /healthz.
+ * Goals: `punctual serve` well under a second (≤ 500 ms), `npm start` on a built checkout ≤ 2 s.
+ */
+function startupRows(s: StartupResult): Row[] {
+  return s.cases.map((c) => {
+    const goalMs = c.how === 'serve' ? 500 : 2_000;
+    return {
+      scenario: 'startup',
+      figure: `${c.how} → GET /healthz 200, ${c.label}: median of ${c.runs.length} (${c.runs.map((t) => t.toFixed(0)).join(', ')})`,
+      value: ms(c.summary.p50, 0),
+      goal: `≤ ${goalMs.toLocaleString('en')} ms`,
+      met: yes(c.summary.p50 <= goalMs),
+    };
+  });
+}
+
 /** The table's rows, with the goals of docs/benchmarks.md. */
 export function rows(r: BenchResults): Row[] {
   const out: Row[] = [];
@@ -145,6 +164,7 @@ export function rows(r: BenchResults): Row[] {
     );
   }
   if (r.paging) out.push(...pagingRows(r.paging));
+  if (r.startup) out.push(...startupRows(r.startup));
   for (const f of r.failures) out.push({ scenario: f.scenario, figure: 'FAILED', value: f.error.split('\n')[0]!.slice(0, 80), goal: '', met: 'NO' });
   return out;
 }

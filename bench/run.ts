@@ -6,6 +6,7 @@
  *
  *   npm run bench                                   # every scenario, full sizes (several minutes)
  *   npm run bench -- --scenario burst               # one scenario
+ *   npm run bench -- --scenario startup             # start times, empty and 1,000,000-job store
  *   npm run bench -- --quick                        # small sizes: checks the bench, not the service
  *   npm run bench -- --burst-count 20000 --steady-seconds 10 --runner tsx
  *   npm run bench -- --store postgres --nodes 3     # three nodes on one PostgreSQL database
@@ -21,12 +22,13 @@ import { burst } from './scenarios/burst.js';
 import { ingest } from './scenarios/ingest.js';
 import { paging } from './scenarios/paging.js';
 import { scale } from './scenarios/scale.js';
+import { startup } from './scenarios/startup.js';
 import { steady } from './scenarios/steady.js';
 import { build, describeRunner, distBuiltAt, ROOT, type Runner } from './service.js';
 import { STORES } from './stores/index.js';
 import { DEFAULT_SERVER_URL } from './stores/postgres.js';
 
-const SCENARIOS = ['ingest', 'burst', 'steady', 'scale', 'paging'] as const;
+const SCENARIOS = ['ingest', 'burst', 'steady', 'scale', 'paging', 'startup'] as const;
 type Scenario = (typeof SCENARIOS)[number];
 
 /** Command-line name → key of {@link Sizes}. */
@@ -42,10 +44,12 @@ const SIZE_FLAGS: Record<string, keyof Sizes> = {
   'ingest-warmup-seconds': 'ingestWarmupSeconds',
   'scale-pending': 'scalePending',
   'scale-seconds': 'scaleSeconds',
+  'startup-runs': 'startupRuns',
+  'startup-jobs': 'startupJobs',
 };
 
 const USAGE = `usage: npm run bench -- [options]
-  --scenario burst|steady|ingest|scale|paging|all   (default all; may be repeated)
+  --scenario burst|steady|ingest|scale|paging|startup|all   (default all; may be repeated)
   --store sqlite|postgres                    store under test (default sqlite); postgres: a fresh database
                                              per scenario on --database-url's server, dropped after
   --database-url <url>                       with --store postgres: the server (default
@@ -112,8 +116,8 @@ function parse() {
     sizes[key] = n;
   }
   // Bounds: the bench never runs away.
-  if (sizes.burstCount > 1_000_000 || sizes.scalePending > 10_000_000 || sizes.steadySeconds > 600 || sizes.scaleSeconds > 600 || sizes.ingestSeconds > 600) {
-    throw new Error('sizes above the bench bounds (burst 1e6, pending 1e7, 600 s)');
+  if (sizes.burstCount > 1_000_000 || sizes.scalePending > 10_000_000 || sizes.startupJobs > 10_000_000 || sizes.startupRuns > 100 || sizes.steadySeconds > 600 || sizes.scaleSeconds > 600 || sizes.ingestSeconds > 600) {
+    throw new Error('sizes above the bench bounds (burst 1e6, pending 1e7, 600 s, 100 starts)');
   }
   // Fixed order, whatever the command line's.
   const ordered = SCENARIOS.filter((s) => scenarios.includes(s));
@@ -186,6 +190,7 @@ async function main(): Promise<void> {
         else if (scenario === 'steady') results.steady = await steady(ctx);
         else if (scenario === 'ingest') results.ingest = await ingest(ctx);
         else if (scenario === 'paging') results.paging = await paging(ctx);
+        else if (scenario === 'startup') results.startup = await startup(ctx);
         else results.scale = await scale(ctx);
       } catch (err) {
         log(`${scenario} failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);

@@ -17,6 +17,9 @@ import { readMemory, type MemoryReading } from './proc.js';
 /** Root of the repository. */
 export const ROOT = fileURLToPath(new URL('..', import.meta.url));
 
+/** ROOT's build, the one `npm start` runs. */
+export const DIST = join(ROOT, 'dist');
+
 /**
  * How the service is started: `dist` runs `<dir>/cli.js` (a build: ./dist by default, or a saved
  * one, to compare builds), `tsx` runs src/cli.ts through tsx.
@@ -67,12 +70,22 @@ export function punctual(runner: Runner, args: string[], databaseUrl: string): P
 }
 
 /** A free TCP port on 127.0.0.1 (bound, read, released). */
-async function freePort(): Promise<number> {
+export async function freePort(): Promise<number> {
   const srv = createServer();
   await new Promise<void>((resolve) => srv.listen(0, '127.0.0.1', resolve));
   const { port } = srv.address() as { port: number };
   await new Promise((resolve) => srv.close(resolve));
   return port;
+}
+
+/** Whether a process of the group `pgid` still runs. */
+function groupAlive(pgid: number): boolean {
+  try {
+    process.kill(-pgid, 0);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /** A running `punctual serve`. */
@@ -81,6 +94,8 @@ export interface Service {
   pid: number;
   /** Bearer token of the bootstrap key. */
   token: string;
+  /** ms from spawning the process to its readiness (the log line or the first 200 of GET /healthz). */
+  readyMs: number;
   /** stdout/stderr lines at LOG_LEVEL (warn: warnings and errors only). */
   logLines: string[];
   memory(): MemoryReading | null;
@@ -98,6 +113,14 @@ export interface ServiceOptions {
   nodeArgs?: string[];
   /** PUNCTUAL_BOOTSTRAP_TOKEN (nodes of one database share it); default: a new random one. */
   token?: string;
+  /**
+   * Start it as `npm start` in ROOT (scripts/start.mjs: rebuilds dist/ when a source is newer, then
+   * runs `node dist/cli.js serve`) instead of running the CLI directly. Only with the runner
+   * `dist` on ROOT's dist/; `nodeArgs` do not apply.
+   */
+  npmStart?: boolean;
+  /** ms between two GET /healthz while waiting for readiness (default 50). */
+  pollMs?: number;
 }
 
 /** A new bootstrap token (`bench-` + 48 hex digits). */
@@ -115,7 +138,12 @@ export function newToken(): string {
 export async function startService(opts: ServiceOptions): Promise<Service> {
   const token = opts.token ?? newToken();
   const port = await freePort();
-  const proc: ChildProcess = spawn(process.execPath, cliArgs(opts.runner, ['serve'], opts.nodeArgs), {
+  if (opts.npmStart && (opts.runner.kind !== 'dist' || opts.runner.dir !== DIST)) {
+    throw new Error(`npm start runs ${DIST}, not the runner ${describeRunner(opts.runner)}`);
+  }
+  const [command, args] = opts.npmStart ? ['npm', ['start', '--silent']] : [process.execPath, cliArgs(opts.runner, ['serve'], opts.nodeArgs)];
+  const spawnedAt = performance.now();
+  const proc: ChildProcess = spawn(command, args, {
     cwd: ROOT,
     env: {
       ...process.env,
@@ -133,7 +161,11 @@ export async function startService(opts: ServiceOptions): Promise<Service> {
       ...opts.env,
     },
     stdio: ['ignore', 'pipe', 'pipe'],
+    // npm start: a process group of its own, signalled as a whole, as a terminal's Ctrl-C does (a
+    // SIGTERM to npm alone ends npm and its shell but not scripts/start.mjs, nor the server).
+    detached: opts.npmStart ?? false,
   });
+  const signal = (sig: NodeJS.Signals) => (opts.npmStart ? process.kill(-proc.pid!, sig) : proc.kill(sig));
   const logLines: string[] = [];
   const exited = once(proc, 'exit').then(([code, signal]) => ({
     code: code as number | null,
@@ -169,22 +201,26 @@ export async function startService(opts: ServiceOptions): Promise<Service> {
       // not listening yet
     }
     if (Date.now() > deadline) {
-      proc.kill('SIGKILL');
+      signal('SIGKILL');
       throw new Error(`punctual serve did not serve within 30 s:\n${logLines.join('\n')}`);
     }
-    await new Promise((r) => setTimeout(r, 50));
+    await new Promise((r) => setTimeout(r, opts.pollMs ?? 50));
   }
+  const readyMs = performance.now() - spawnedAt;
   const url = servingUrl ?? fallbackUrl;
   return {
     url,
     pid: proc.pid!,
     token,
+    readyMs,
     logLines,
     memory: () => readMemory(proc.pid!),
     async stop(graceMs = 10_000) {
-      if (proc.exitCode === null && proc.signalCode === null) proc.kill('SIGTERM');
-      const timer = setTimeout(() => proc.kill('SIGKILL'), graceMs + 5_000);
+      if (proc.exitCode === null && proc.signalCode === null) signal('SIGTERM');
+      const timer = setTimeout(() => signal('SIGKILL'), graceMs + 5_000);
       const r = await exited;
+      // npm start: npm ends first; scripts/start.mjs, still in the group, ends after the server.
+      while (opts.npmStart && groupAlive(proc.pid!)) await new Promise((res) => setTimeout(res, 20));
       clearTimeout(timer);
       return r;
     },

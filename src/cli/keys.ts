@@ -35,7 +35,7 @@ function toWire(k: StoredApiKey): ApiKey {
  * database (a key made in a new, empty one would be refused by the server that uses another).
  */
 function onStore<T>(fn: (store: Store) => Promise<T>): Promise<T> {
-  return withStore(fn, { existing: true });
+  return withStore(fn, { existing: true, viaApi: true });
 }
 
 /** The keys in the store of `DATABASE_URL`, through the service's use cases (the same rules as the API). */

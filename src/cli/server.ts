@@ -31,6 +31,11 @@ export interface WithStoreOptions {
    * created, not even its folder) instead of a new, empty database. PostgreSQL is opened as usual.
    */
   existing?: boolean;
+  /**
+   * With `existing`: the command can also go through a running server (`PUNCTUAL_URL` and
+   * `PUNCTUAL_TOKEN`, as the keys commands), and the message for a missing file says so.
+   */
+  viaApi?: boolean;
 }
 
 /**
@@ -43,7 +48,9 @@ export async function withStore<T>(fn: (store: Store) => Promise<T>, opts: WithS
   const { openStore, parseDatabaseUrl } = await import('../store/open.js');
   if (opts.existing) {
     const target = parseDatabaseUrl(config.databaseUrl);
-    if (target.kind === 'sqlite' && !existsSync(target.path)) throw new UsageError(missingDatabase(target.path, config.databaseUrl));
+    if (target.kind === 'sqlite' && !existsSync(target.path)) {
+      throw new UsageError(missingDatabase(target.path, config.databaseUrl, opts.viaApi ?? false));
+    }
   }
   const store = await openStore(config.databaseUrl);
   try {
@@ -56,9 +63,10 @@ export async function withStore<T>(fn: (store: Store) => Promise<T>, opts: WithS
 
 /**
  * Why a command that works on an existing SQLite database at `path` (absolute) cannot, and what
- * to do. `databaseUrl` is the configured one, from `DATABASE_URL` or `DATABASE_URL_FILE`.
+ * to do. `databaseUrl` is the configured one, from `DATABASE_URL` or `DATABASE_URL_FILE`;
+ * `viaApi`: the command also works through a running server.
  */
-function missingDatabase(path: string, databaseUrl: string): string {
+function missingDatabase(path: string, databaseUrl: string, viaApi: boolean): string {
   const source = resolveFileEnv(process.env).sources.DATABASE_URL;
   const where =
     source.from === 'env'
@@ -69,8 +77,9 @@ function missingDatabase(path: string, databaseUrl: string): string {
   return (
     `no database at ${path} (${where}).\n` +
     'Run the command where the server runs, set DATABASE_URL to the database `punctual serve` logs at start ' +
-    '(e.g. DATABASE_URL=file:/srv/punctual/data/punctual.db), or go through the running server with ' +
-    'PUNCTUAL_URL and PUNCTUAL_TOKEN (a key). This command never creates a database; `punctual serve` and `punctual migrate` do.'
+    `(e.g. DATABASE_URL=file:/srv/punctual/data/punctual.db)` +
+    (viaApi ? ', or go through the running server with PUNCTUAL_URL and PUNCTUAL_TOKEN (a key)' : '') +
+    '. This command never creates a database; `punctual serve` and `punctual migrate` do.'
   );
 }
 
@@ -179,7 +188,12 @@ export function registerServerCommands(program: Command): void {
     .action(async () => {
       const config = configOrExit();
       const { resolveSigningSecrets } = await import('../dispatch/signing.js');
-      const secrets = await withStore((store) => resolveSigningSecrets(store, config.signingSecrets));
+      // The store is opened only when no secret is configured, and only if it exists: the secret a
+      // new, empty database would generate is not the one the server signs with.
+      const stored: Pick<Store, 'settingGetOrCreate'> = {
+        settingGetOrCreate: (p) => withStore((store) => store.settingGetOrCreate(p), { existing: true }),
+      };
+      const secrets = await resolveSigningSecrets(stored, config.signingSecrets);
       process.stdout.write(`${secrets.join('\n')}\n`);
     });
 }

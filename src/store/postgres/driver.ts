@@ -1,14 +1,15 @@
 import type { StoreDriver } from '../driver.js';
 import type { DatabaseTarget } from '../open.js';
-import { PostgresStore } from './index.js';
-import { openPostgresTransferSource, openPostgresTransferTarget } from './transfer.js';
 
 /**
  * The PostgreSQL store at `target.url` (which may carry `schema=<name>`). Opening creates the
- * pool and checks the server answers. The dispatcher uses the store itself.
+ * pool and checks the server answers. The dispatcher uses the store itself. The store's modules
+ * (and `pg`) are imported when a PostgreSQL store is opened, so that a SQLite start does not load
+ * them (docs/benchmarks.md, "Start time").
  */
 export const postgresDriver: StoreDriver<Extract<DatabaseTarget, { kind: 'postgres' }>> = {
   async open(target, opts) {
+    const { PostgresStore } = await import('./index.js');
     const store = PostgresStore.open(target.url, {
       ...(opts.logger && { logger: opts.logger }),
       clock: opts.clock ?? 'database',
@@ -21,8 +22,8 @@ export const postgresDriver: StoreDriver<Extract<DatabaseTarget, { kind: 'postgr
     }
     return store;
   },
-  openTransferSource: (target) => openPostgresTransferSource(target.url),
-  openTransferTarget: (target) => openPostgresTransferTarget(target.url),
+  openTransferSource: async (target) => (await import('./transfer.js')).openPostgresTransferSource(target.url),
+  openTransferTarget: async (target) => (await import('./transfer.js')).openPostgresTransferTarget(target.url),
   serveDispatchStore: () => null,
   describe(target) {
     try {
