@@ -24,6 +24,8 @@ const CLI = join(ROOT, 'src', 'cli.ts');
 export interface RunOptions {
   /** Working directory of the command (default: the repository's root). */
   cwd?: string;
+  /** Written to the command's standard input, then closed (default: no standard input). */
+  input?: string;
 }
 
 /**
@@ -36,12 +38,13 @@ export function punctual(args: string[], env: Record<string, string> = {}, opts:
     const proc = spawn(process.execPath, ['--import', TSX, CLI, ...args], {
       cwd: opts.cwd ?? ROOT,
       env: { ...base, ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
+      stdio: [opts.input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
     });
+    if (opts.input !== undefined) proc.stdin!.end(opts.input);
     let stdout = '';
     let stderr = '';
-    proc.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
-    proc.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
+    proc.stdout!.on('data', (c: Buffer) => (stdout += c.toString()));
+    proc.stderr!.on('data', (c: Buffer) => (stderr += c.toString()));
     proc.once('error', reject);
     proc.once('close', (code) => resolve({ code, stdout, stderr }));
   });
