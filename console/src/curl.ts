@@ -1,7 +1,7 @@
 /**
  * A job's request as text: the lines shown on its page (secrets masked) and a curl command (secrets
  * as shell variables such as `$X_API_KEY`). The console never has a secret value: the API answers
- * only names and public parts (docs/calls.md, "In the console").
+ * only names and public parts (docs/calls.md, "The request in the console").
  */
 import type { AuthPublic, HttpMethod } from './api';
 

@@ -10,7 +10,6 @@ import { cronTitle } from './cron-list';
 import {
   changed,
   COMMON_LABELS,
-  DataField,
   deliveryDraft,
   DeliveryFields,
   EMPTY_DELIVERY,
@@ -198,13 +197,7 @@ export function CronFormPage({ id }: { id?: string }) {
               />
             )}
           </Field>
-          <RequestFields
-            draft={draft.request}
-            saved={existing ?? null}
-            onChange={(request) => setDraft((d) => ({ ...d, request }))}
-            errors={errors}
-            dataField={<DataField value={draft.data} onInput={(v) => setDraft((d) => ({ ...d, data: v }))} error={errors.fields.data} />}
-          />
+          <RequestFields draft={draft} setDraft={setDraft} saved={existing ?? null} errors={errors} />
           <div class="grid-2">
             <Field
               name="misfire"

@@ -1,7 +1,7 @@
 /**
  * The request part of both job forms as typed: method, headers, secret headers, text body and
- * authentication to the target; what it sends at create and in a PATCH (docs/calls.md, "In the
- * console").
+ * authentication to the target; what it sends at create and in a PATCH (docs/calls.md, "The
+ * request in the console").
  *
  * Secrets are write-only: the console never has their values. A saved secret header or auth shows
  * as "set"; leaving it untouched sends nothing, and changing it sends it whole again (a PATCH

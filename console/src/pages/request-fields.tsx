@@ -1,7 +1,7 @@
 /** The request fields of both job forms: method, headers, secret headers, text body, authentication. */
-import type { ComponentChildren } from 'preact';
 import { HTTP_METHODS, type HttpMethod } from '../api';
 import { Field, fieldId, type FormErrors } from '../components/ui';
+import { DataField } from './form-common';
 import { hasBody, type AuthChoice, type AuthDraft, type HeaderRow, type JobRequest, type RequestDraft } from './request-draft';
 
 /** The messages of `key` and of its sub-keys (`headers.X-Foo`), joined. */
@@ -185,23 +185,30 @@ function AuthFields({ auth, saved, onChange, errors }: { auth: AuthDraft; saved:
   );
 }
 
+/** A job form's draft as far as the request goes: the data textarea's text and the request draft. */
+interface WithRequest {
+  data: string;
+  request: RequestDraft;
+}
+
 /**
- * Method, headers, secret headers, the text body (not for GET and HEAD) and authentication. `data`
- * (the JSON body) is the caller's field, passed as `dataField`, shown only when the method has a body.
+ * Method, the data (JSON) and text body (both only when the method has one), headers, secret
+ * headers and authentication, of a form whose draft holds `data` and `request`.
  */
-export function RequestFields({
-  draft,
+export function RequestFields<D extends WithRequest>({
+  draft: form,
+  setDraft,
   saved,
-  onChange,
   errors,
-  dataField,
 }: {
-  draft: RequestDraft;
+  draft: D;
+  setDraft: (update: (d: D) => D) => void;
   saved: JobRequest | null;
-  onChange: (d: RequestDraft) => void;
   errors: FormErrors;
-  dataField: ComponentChildren;
 }) {
+  const draft = form.request;
+  const onChange = (request: RequestDraft) => setDraft((d) => ({ ...d, request }));
+  const dataField = <DataField value={form.data} onInput={(data) => setDraft((d) => ({ ...d, data }))} error={errors.fields.data} />;
   const headersError = groupError(errors, 'headers');
   const secretError = groupError(errors, 'secretHeaders');
   return (

@@ -7,7 +7,6 @@ import { Link, navigate } from '../router';
 import {
   changed,
   COMMON_LABELS,
-  DataField,
   deliveryDraft,
   DeliveryFields,
   EMPTY_DELIVERY,
@@ -184,13 +183,7 @@ export function ScheduleFormPage({ id }: { id?: string }) {
               />
             )}
           </Field>
-          <RequestFields
-            draft={draft.request}
-            saved={existing ?? null}
-            onChange={(request) => setDraft((d) => ({ ...d, request }))}
-            errors={errors}
-            dataField={<DataField value={draft.data} onInput={(v) => setDraft((d) => ({ ...d, data: v }))} error={errors.fields.data} />}
-          />
+          <RequestFields draft={draft} setDraft={setDraft} saved={existing ?? null} errors={errors} />
           <Field name="tags" label="Tags" hint="Separated by commas or spaces." error={errors.fields.tags}>
             {(attrs) => <input {...attrs} type="text" value={draft.tags} onInput={set('tags')} placeholder="billing, eu" />}
           </Field>
