@@ -9,11 +9,11 @@ import { spawn } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startReceiver, type Arrival, type Receiver } from '../support/receiver.js';
-import { startTestServer, TEST_TOKEN, type TestServer } from '../support/server.js';
+import { describe, expect, it } from 'vitest';
+import type { Arrival } from '../support/receiver.js';
+import { TEST_TOKEN } from '../support/server.js';
 import { STORES } from '../support/stores.js';
-import { startTokenEndpoint, type TokenEndpoint } from '../support/token-endpoint.js';
+import { secretsRig } from '../support/token-endpoint.js';
 
 const PAGE = readFileSync(fileURLToPath(new URL('../../docs/calling-other-apis.md', import.meta.url)), 'utf8');
 const CLI = fileURLToPath(new URL('../../dist/cli.js', import.meta.url));
@@ -43,30 +43,17 @@ describe('docs/calling-other-apis.md', () => {
 });
 
 describe.each(STORES)('the examples of docs/calling-other-apis.md ($name)', (store) => {
-  let server: TestServer;
-  let receiver: Receiver;
-  let tokens: TokenEndpoint;
-
-  beforeAll(async () => {
-    receiver = await startReceiver();
-    tokens = await startTokenEndpoint();
-    server = await startTestServer(store.name === 'postgres' ? { PUNCTUAL_ENCRYPTION_KEYS: KEY } : {}, { store });
-  });
-  afterAll(async () => {
-    await server?.stop();
-    await receiver?.close();
-    await tokens?.close();
-  });
+  const rig = secretsRig(store, store.name === 'postgres' ? { PUNCTUAL_ENCRYPTION_KEYS: KEY } : {});
 
   /** Runs example `name` with bash, its URLs pointed at the receiver and the token endpoint. */
   const run = (name: string): Promise<{ code: number | null; output: string }> => {
     const script = EXAMPLES.get(name)!
-      .replaceAll('https://auth.example.com/oauth/token', tokens.url)
-      .replace(/https:\/\/[a-z]+\.example\.com/g, receiver.url);
+      .replaceAll('https://auth.example.com/oauth/token', rig.tokens.url)
+      .replace(/https:\/\/[a-z]+\.example\.com/g, rig.receiver.url);
     const env = {
       ...process.env,
       PATH: `${dirname(process.execPath)}:${process.env.PATH ?? ''}`,
-      PUNCTUAL_URL: server.url,
+      PUNCTUAL_URL: rig.server.url,
       PUNCTUAL_TOKEN: TEST_TOKEN,
       PUNCTUAL_CLI: CLI,
       ...SECRETS,
@@ -88,14 +75,14 @@ describe.each(STORES)('the examples of docs/calling-other-apis.md ($name)', (sto
       expect(r.code, `${name}-${way}:\n${r.output}`).toBe(0);
     }
     const jobs = (all: Arrival[]) => new Map(all.filter((a) => a.path === path).map((a) => [a.headers['punctual-job-id'], a]));
-    return [...jobs(await receiver.waitFor((all) => jobs(all).size === 2, 20_000)).values()];
+    return [...jobs(await rig.receiver.waitFor((all) => jobs(all).size === 2, 20_000)).values()];
   };
 
   it('a GET health check every minute', async () => {
     for (const a of await bothArrive('health', '/health')) {
       expect(a).toMatchObject({ method: 'GET', body: '' });
       expect(a.headers['content-type']).toBeUndefined();
-      const job = (await server.api('GET', `/cron/${String(a.headers['punctual-job-id'])}`)).body;
+      const job = (await rig.server.api('GET', `/cron/${String(a.headers['punctual-job-id'])}`)).body;
       expect(job).toMatchObject({ expression: '* * * * *', method: 'GET', retry: { maxAttempts: 1 }, timeoutMs: 5000 });
     }
   });
@@ -105,7 +92,7 @@ describe.each(STORES)('the examples of docs/calling-other-apis.md ($name)', (sto
       expect(a).toMatchObject({ method: 'PUT' });
       expect(JSON.parse(a.body)).toEqual({ quantity: 100 });
       expect(a.headers).toMatchObject({ 'content-type': 'application/json', 'x-api-key': SECRETS.INVENTORY_API_KEY });
-      const job = (await server.api('GET', `/schedules/${String(a.headers['punctual-job-id'])}`)).body;
+      const job = (await rig.server.api('GET', `/schedules/${String(a.headers['punctual-job-id'])}`)).body;
       expect(job).toMatchObject({ method: 'PUT', secretHeaderNames: ['X-Api-Key'] });
       expect(JSON.stringify(job)).not.toContain(SECRETS.INVENTORY_API_KEY);
     }
@@ -113,9 +100,9 @@ describe.each(STORES)('the examples of docs/calling-other-apis.md ($name)', (sto
 
   it('an endpoint protected by OAuth 2.0: one token for both jobs', async () => {
     const calls = await bothArrive('oauth', '/v1/exports');
-    expect(tokens.requests.map((r) => Object.fromEntries(r))).toEqual([{ grant_type: 'client_credentials', scope: 'exports:write' }]);
+    expect(rig.tokens.requests.map((r) => Object.fromEntries(r))).toEqual([{ grant_type: 'client_credentials', scope: 'exports:write' }]);
     // HTTP Basic of the form-urlencoded client id and secret (RFC 6749 §2.3.1).
-    const [basic] = tokens.authorizations;
+    const [basic] = rig.tokens.authorizations;
     expect(basic).toMatch(/^Basic /);
     const pair = Buffer.from(basic!.slice('Basic '.length), 'base64').toString().split(':').map(decodeURIComponent);
     expect(pair).toEqual(['punctual-reports', SECRETS.REPORTS_CLIENT_SECRET]);
@@ -123,10 +110,10 @@ describe.each(STORES)('the examples of docs/calling-other-apis.md ($name)', (sto
       expect(a).toMatchObject({ method: 'POST' });
       expect(a.headers.authorization).toBe('Bearer tok-1');
       expect(JSON.parse(a.body)).toEqual({ format: 'csv' });
-      const job = (await server.api('GET', `/cron/${String(a.headers['punctual-job-id'])}`)).body;
+      const job = (await rig.server.api('GET', `/cron/${String(a.headers['punctual-job-id'])}`)).body;
       expect(job).toMatchObject({
         timezone: 'Europe/Berlin',
-        auth: { type: 'oauth2', tokenUrl: tokens.url, clientId: 'punctual-reports', scope: 'exports:write' },
+        auth: { type: 'oauth2', tokenUrl: rig.tokens.url, clientId: 'punctual-reports', scope: 'exports:write' },
       });
       expect(JSON.stringify(job)).not.toContain(SECRETS.REPORTS_CLIENT_SECRET);
     }

@@ -1,5 +1,9 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll } from 'vitest';
+import { startReceiver, type Receiver } from './receiver.js';
+import { startTestServer, type TestServer } from './server.js';
+import type { StoreUnderTest } from './stores.js';
 
 /** A real OAuth 2.0 token endpoint on 127.0.0.1 (RFC 6749 §4.4), for e2e tests. Not a test file. */
 export interface TokenEndpoint {
@@ -38,4 +42,30 @@ export async function startTokenEndpoint(): Promise<TokenEndpoint> {
     answers,
     close: () => new Promise<void>((r) => server.close(() => r())),
   };
+}
+
+/** A test server with a receiver and a token endpoint, for the suites of job secrets. */
+export interface SecretsRig {
+  server: TestServer;
+  receiver: Receiver;
+  tokens: TokenEndpoint;
+}
+
+/**
+ * Starts a receiver, a token endpoint and a test server of `store` with `env` before the tests of
+ * the calling `describe`, and stops them after; the fields are set once the tests run.
+ */
+export function secretsRig(store: StoreUnderTest, env: Record<string, string>): SecretsRig {
+  const rig = {} as SecretsRig;
+  beforeAll(async () => {
+    rig.receiver = await startReceiver();
+    rig.tokens = await startTokenEndpoint();
+    rig.server = await startTestServer(env, { store });
+  });
+  afterAll(async () => {
+    await rig.server?.stop();
+    await rig.receiver?.close();
+    await rig.tokens?.close();
+  });
+  return rig;
 }
