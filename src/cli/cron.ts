@@ -10,11 +10,12 @@ import { action, clientFrom, withApiOptions, type ApiOptions } from './connect.j
 import { printExecution, printExecutions, withPageOptions, type PageOptions } from './executions.js';
 import { NotFound, UsageError } from './exit.js';
 import { defined, deliveryBody, integer, json, withDeliveryOptions, type DeliveryFlags } from './options.js';
-import { detailTable, listTable, out, printJson, retryCell } from './output.js';
+import { detailTable, listTable, out, printJson, requestCells, retryCell } from './output.js';
+import { newSigningSecret, registerSigningSecretCommand, secretsBody, withSecretOptions, type SecretFlags } from './secret-options.js';
 
 /** A cron job as a two-column table. */
 export function cronJobDetail(j: CronJob): string {
-  return detailTable({ ...j, data: j.data === null ? null : JSON.stringify(j.data), retry: retryCell(j.retry) });
+  return detailTable({ ...j, data: j.data === null ? null : JSON.stringify(j.data), retry: retryCell(j.retry), ...requestCells(j) });
 }
 
 function cronJobsTable(list: CronJob[]): string {
@@ -48,7 +49,7 @@ export function wallTime(iso: string, zone: string): string {
   return `${parts.weekday} ${parts.year}-${parts.month}-${parts.day} ${parts.hour}:${parts.minute}:${parts.second} ${parts.timeZoneName}`;
 }
 
-interface FieldFlags extends ApiOptions, DeliveryFlags {
+interface FieldFlags extends ApiOptions, DeliveryFlags, SecretFlags {
   expression?: string;
   tz?: string | false;
   name?: string | false;
@@ -60,7 +61,7 @@ interface FieldFlags extends ApiOptions, DeliveryFlags {
 
 function withFieldOptions(cmd: Command, required: boolean): Command {
   const req = required ? ' (required)' : '';
-  return withDeliveryOptions(
+  return withSecretOptions(withDeliveryOptions(
     withApiOptions(cmd)
       .addOption(new Option('--expression <cron>', `cron expression, e.g. "0 9 * * MON-FRI"${req}`))
       .addOption(new Option('--tz <zone>', 'IANA time zone the expression is read in, e.g. Europe/Berlin (default UTC)'))
@@ -69,7 +70,7 @@ function withFieldOptions(cmd: Command, required: boolean): Command {
       .addOption(new Option('--data <json>', "JSON object sent as each call's body").argParser(json))
       .addOption(new Option('--misfire <policy>', 'occurrences missed while down: once (default), skip, all').choices(MISFIRE_POLICIES))
       .addOption(new Option('--overlap <policy>', 'while the previous run is unfinished: allow (default), skip').choices(OVERLAP_POLICIES)),
-  );
+  ), !required);
 }
 
 /** A null for `--no-x` (false), the value otherwise. */
@@ -88,6 +89,7 @@ export function registerCronCommands(program: Command): void {
         endpoint: opts.endpoint,
         ...defined({ timezone: opts.tz, name: opts.name, data: opts.data, misfire: opts.misfire, overlap: opts.overlap }),
         ...deliveryBody(opts),
+        ...secretsBody(opts),
       } as CronJobCreate;
       const created = await clientFrom(opts).cron.create(body);
       if (opts.json) printJson(created);
@@ -149,6 +151,7 @@ export function registerCronCommands(program: Command): void {
             overlap: opts.overlap,
           }),
           ...deliveryBody(opts),
+          ...secretsBody(opts),
         } as CronJobUpdate;
         const updated = await clientFrom(opts).cron.update(id, body);
         if (opts.json) printJson(updated);
@@ -180,6 +183,8 @@ export function registerCronCommands(program: Command): void {
       printExecution(await clientFrom(opts).cron.trigger(id), opts);
     }),
   );
+
+  registerSigningSecretCommand(cron, 'cron job', newSigningSecret('cron'));
 
   withApiOptions(cron.command('delete').argument('<id>', 'id of the cron job').description('delete a cron job')).action(
     action(async (id: string, opts: ApiOptions) => {

@@ -43,3 +43,26 @@ export function detailTable(fields: Record<string, unknown>): string {
 export function retryCell(retry: { maxAttempts: number; initialDelayMs: number; maxDelayMs: number }): string {
   return `${retry.maxAttempts} attempts, delays ${retry.initialDelayMs}–${retry.maxDelayMs} ms`;
 }
+
+/** The public part of a job's `auth`, as the API shows it (no secret). */
+type AuthShown = { type: string; username?: string; tokenUrl?: string; clientId?: string; scope?: string | null; audience?: string | null };
+
+/**
+ * The cells of a job's request that read better than their JSON: `headers` one `Name: value` per
+ * line, and `auth` as its type and public part, e.g. `oauth2, client punctual at https://…/token,
+ * scope jobs`. Secret values are never in a job's answer, so never here.
+ */
+export function requestCells(j: { headers: Record<string, string>; auth: AuthShown | null }): { headers: string; auth: string | null } {
+  const headers = Object.entries(j.headers).map(([name, value]) => `${name}: ${value}`).join('\n');
+  const a = j.auth;
+  let auth: string | null = null;
+  if (a !== null) {
+    const parts = [a.type];
+    if (a.username !== undefined) parts.push(`user ${a.username}`);
+    if (a.clientId !== undefined) parts.push(`client ${a.clientId} at ${a.tokenUrl}`);
+    if (a.scope) parts.push(`scope ${a.scope}`);
+    if (a.audience) parts.push(`audience ${a.audience}`);
+    auth = parts.join(', ');
+  }
+  return { headers: headers === '' ? '-' : headers, auth };
+}

@@ -9,11 +9,12 @@ import { action, clientFrom, withApiOptions, type ApiOptions } from './connect.j
 import { printExecution, printExecutions, withPageOptions, type PageOptions } from './executions.js';
 import { NotFound, UsageError } from './exit.js';
 import { collect, defined, deliveryBody, json, withDeliveryOptions, type DeliveryFlags } from './options.js';
-import { detailTable, listTable, out, printJson, retryCell } from './output.js';
+import { detailTable, listTable, out, printJson, requestCells, retryCell } from './output.js';
+import { newSigningSecret, registerSigningSecretCommand, secretsBody, withSecretOptions, type SecretFlags } from './secret-options.js';
 
 /** A schedule as a two-column table. */
 export function scheduleDetail(s: Schedule): string {
-  return detailTable({ ...s, data: JSON.stringify(s.data), retry: retryCell(s.retry) });
+  return detailTable({ ...s, data: JSON.stringify(s.data), retry: retryCell(s.retry), ...requestCells(s) });
 }
 
 function schedulesTable(list: Schedule[]): string {
@@ -23,7 +24,7 @@ function schedulesTable(list: Schedule[]): string {
   );
 }
 
-interface FieldFlags extends ApiOptions, DeliveryFlags {
+interface FieldFlags extends ApiOptions, DeliveryFlags, SecretFlags {
   name?: string;
   at?: string;
   endpoint?: string;
@@ -33,14 +34,14 @@ interface FieldFlags extends ApiOptions, DeliveryFlags {
 
 function withFieldOptions(cmd: Command, required: boolean): Command {
   const req = required ? ' (required)' : '';
-  return withDeliveryOptions(
+  return withSecretOptions(withDeliveryOptions(
     withApiOptions(cmd)
       .addOption(new Option('--name <name>', `name of the schedule${req}`))
       .addOption(new Option('--at <instant>', `ISO 8601 instant with Z or an offset, e.g. 2026-11-21T10:00:00Z${req}`))
       .addOption(new Option('--endpoint <url>', `URL to call${req}`))
       .addOption(new Option('--data <json>', "JSON object sent as the call's body, e.g. '{\"invoice\":42}'").argParser(json))
       .addOption(new Option('--tag <tag>', required ? 'a label (repeatable)' : 'a label (repeatable; replaces the tags)').argParser(collect)),
-  );
+  ), !required);
 }
 
 /** Adds the `schedules` command group to `program`. */
@@ -57,6 +58,7 @@ export function registerScheduleCommands(program: Command): void {
         endpoint: opts.endpoint,
         ...defined({ data: opts.data, tags: opts.tag || undefined }),
         ...deliveryBody(opts),
+        ...secretsBody(opts),
       } as ScheduleCreate;
       const created = await clientFrom(opts).schedules.create(body);
       if (opts.json) printJson(created);
@@ -118,12 +120,15 @@ export function registerScheduleCommands(program: Command): void {
           tags: opts.tag === false ? [] : opts.tag,
         }),
         ...deliveryBody(opts),
+        ...secretsBody(opts),
       } as ScheduleUpdate;
       const updated = await clientFrom(opts).schedules.update(id, body);
       if (opts.json) printJson(updated);
       else out(scheduleDetail(updated));
     }),
   );
+
+  registerSigningSecretCommand(schedules, 'schedule', newSigningSecret('schedules'));
 
   withApiOptions(schedules.command('delete').argument('<id>', 'id of the schedule').description('delete a schedule')).action(
     action(async (id: string, opts: ApiOptions) => {

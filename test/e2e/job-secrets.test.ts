@@ -1,11 +1,9 @@
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { Webhook } from 'standardwebhooks';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { generateSigningSecret } from '../../src/domain/signing-secret.js';
-import { startReceiver, type Arrival, type Receiver } from '../support/receiver.js';
-import { startTestServer, type TestServer } from '../support/server.js';
+import type { Arrival } from '../support/receiver.js';
 import { STORES } from '../support/stores.js';
+import { secretsRig } from '../support/token-endpoint.js';
 
 const KEY = Buffer.alloc(32, 9).toString('base64');
 const DEPLOYMENT_SECRET = generateSigningSecret();
@@ -20,59 +18,23 @@ interface Problem {
   errors: { path: string; message: string }[];
 }
 
-/** A real OAuth 2.0 token endpoint (RFC 6749 §4.4) on 127.0.0.1: counts requests, answers in turn. */
-async function startTokenEndpoint(): Promise<{ url: string; requests: URLSearchParams[]; answers: { status: number; body: unknown }[]; close(): Promise<void> }> {
-  const requests: URLSearchParams[] = [];
-  const answers: { status: number; body: unknown }[] = [];
-  let n = 0;
-  const server: Server = createServer((req, res) => {
-    let text = '';
-    req.on('data', (c: Buffer) => (text += c.toString()));
-    req.on('end', () => {
-      requests.push(new URLSearchParams(text));
-      const a = answers.shift() ?? { status: 200, body: { access_token: `tok-${++n}`, token_type: 'Bearer', expires_in: 3600 } };
-      res.writeHead(a.status, { 'content-type': 'application/json' }).end(JSON.stringify(a.body));
-    });
-  });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/token`,
-    requests,
-    answers,
-    close: () => new Promise<void>((r) => server.close(() => r())),
-  };
-}
-
 /**
  * Secret headers, authentication to the target and signing secrets per job, end to end on every
  * store: a real server on a socket, a real receiver and a real token endpoint on 127.0.0.1.
  */
 describe.each(STORES)('job secrets ($name)', (store) => {
-  let server: TestServer;
-  let receiver: Receiver;
-  let tokens: Awaited<ReturnType<typeof startTokenEndpoint>>;
-
-  beforeAll(async () => {
-    receiver = await startReceiver();
-    tokens = await startTokenEndpoint();
-    server = await startTestServer({ PUNCTUAL_ENCRYPTION_KEYS: KEY, PUNCTUAL_SIGNING_SECRET: DEPLOYMENT_SECRET }, { store });
-  });
-  afterAll(async () => {
-    await server?.stop();
-    await receiver?.close();
-    await tokens?.close();
-  });
+  const rig = secretsRig(store, { PUNCTUAL_ENCRYPTION_KEYS: KEY, PUNCTUAL_SIGNING_SECRET: DEPLOYMENT_SECRET });
 
   const soon = () => new Date(Date.now() + 50).toISOString();
   const schedule = (path: string, fields: Record<string, unknown>) =>
-    server.api('POST', '/schedules', { name: path, scheduledAt: soon(), endpoint: receiver.url + path, ...fields });
+    rig.server.api('POST', '/schedules', { name: path, scheduledAt: soon(), endpoint: rig.receiver.url + path, ...fields });
   const arrival = async (path: string, n = 1): Promise<Arrival[]> =>
-    (await receiver.waitFor((all) => all.filter((a) => a.path === path).length >= n, 15_000)).filter((a) => a.path === path);
+    (await rig.receiver.waitFor((all) => all.filter((a) => a.path === path).length >= n, 15_000)).filter((a) => a.path === path);
   /** The schedule's execution once it has ended (polled over the API; the dispatcher writes it). */
   const finished = async (id: string) => {
     type E = { status: string; attempts: { error: string | null; statusCode: number | null }[] };
     for (let i = 0; ; i++) {
-      const [e] = ((await server.api('GET', `/schedules/${id}/executions`)).body as { executions: E[] }).executions;
+      const [e] = ((await rig.server.api('GET', `/schedules/${id}/executions`)).body as { executions: E[] }).executions;
       if (e && (e.status === 'Succeeded' || e.status === 'Failed')) return e;
       if (i > 300) throw new Error(`execution of ${id} did not end`);
       await new Promise((r) => setTimeout(r, 20));
@@ -89,8 +51,8 @@ describe.each(STORES)('job secrets ($name)', (store) => {
     expect(a!.headers['x-api-key']).toBe('api-key-value-1');
     expect(a!.headers.authorization).toBe('Bearer bearer-token-value-1');
     verify(a!, DEPLOYMENT_SECRET);
-    const shown = JSON.stringify([(await server.api('GET', `/schedules/${job.id}`)).body, (await server.api('GET', '/schedules')).body]);
-    const attempts = JSON.stringify((await server.api('GET', `/schedules/${job.id}/executions`)).body);
+    const shown = JSON.stringify([(await rig.server.api('GET', `/schedules/${job.id}`)).body, (await rig.server.api('GET', '/schedules')).body]);
+    const attempts = JSON.stringify((await rig.server.api('GET', `/schedules/${job.id}/executions`)).body);
     for (const text of [JSON.stringify(job), shown, attempts]) {
       expect(text).not.toContain('api-key-value-1');
       expect(text).not.toContain('bearer-token-value-1');
@@ -105,20 +67,20 @@ describe.each(STORES)('job secrets ($name)', (store) => {
   });
 
   it('OAuth 2.0: one token for many calls; a 401 refreshes it once within the same attempt', async () => {
-    const auth = { type: 'oauth2', tokenUrl: tokens.url, clientId: 'cid', clientSecret: 'client-secret-value-1', scope: 'jobs' };
-    const before = tokens.requests.length;
+    const auth = { type: 'oauth2', tokenUrl: rig.tokens.url, clientId: 'cid', clientSecret: 'client-secret-value-1', scope: 'jobs' };
+    const before = rig.tokens.requests.length;
     const created = await Promise.all([1, 2, 3, 4].map(() => schedule('/oauth', { auth })));
-    for (const c of created) expect((c.body as Job).auth).toEqual({ type: 'oauth2', tokenUrl: tokens.url, clientId: 'cid', scope: 'jobs', audience: null });
+    for (const c of created) expect((c.body as Job).auth).toEqual({ type: 'oauth2', tokenUrl: rig.tokens.url, clientId: 'cid', scope: 'jobs', audience: null });
     const calls = await arrival('/oauth', 4);
-    expect(tokens.requests.length - before).toBe(1);
+    expect(rig.tokens.requests.length - before).toBe(1);
     expect(new Set(calls.map((c) => c.headers.authorization)).size).toBe(1);
 
-    receiver.respond('/oauth-401', [{ status: 401 }, { status: 200 }]);
+    rig.receiver.respond('/oauth-401', [{ status: 401 }, { status: 200 }]);
     const refused = (await schedule('/oauth-401', { auth })).body as Job;
     const [first, second] = await arrival('/oauth-401', 2);
     expect(second!.headers.authorization).not.toBe(first!.headers.authorization);
     const execution = await finished(refused.id);
-    expect(tokens.requests.length - before).toBe(2);
+    expect(rig.tokens.requests.length - before).toBe(2);
     // One attempt made both calls, and succeeded.
     expect(execution.status).toBe('Succeeded');
     expect(execution.attempts).toHaveLength(1);
@@ -126,8 +88,8 @@ describe.each(STORES)('job secrets ($name)', (store) => {
   });
 
   it("a token endpoint's 400 fails the attempt at once, quoting its error code", async () => {
-    tokens.answers.push({ status: 400, body: { error: 'invalid_client' } });
-    const auth = { type: 'oauth2', tokenUrl: tokens.url, clientId: 'bad', clientSecret: 'wrong-secret-value' };
+    rig.tokens.answers.push({ status: 400, body: { error: 'invalid_client' } });
+    const auth = { type: 'oauth2', tokenUrl: rig.tokens.url, clientId: 'bad', clientSecret: 'wrong-secret-value' };
     const job = (await schedule('/never', { auth, retry: { maxAttempts: 5, initialDelayMs: 1000, maxDelayMs: 1000 } })).body as Job;
     const execution = await finished(job.id);
     expect(execution.status).toBe('Failed');
@@ -144,16 +106,16 @@ describe.each(STORES)('job secrets ($name)', (store) => {
     verify(a!, own);
     expect(() => verify(a!, DEPLOYMENT_SECRET)).toThrow();
 
-    const cron = (await server.api('POST', '/cron', { expression: '* * * * * *', endpoint: receiver.url + '/cron-own' })).body as Job;
-    const made = await server.api('POST', `/cron/${cron.id}/signing-secret`);
+    const cron = (await rig.server.api('POST', '/cron', { expression: '* * * * * *', endpoint: rig.receiver.url + '/cron-own' })).body as Job;
+    const made = await rig.server.api('POST', `/cron/${cron.id}/signing-secret`);
     expect(made.status).toBe(200);
     const { signingSecret } = made.body as { signingSecret: string };
     expect(signingSecret).toMatch(/^whsec_/);
-    expect(((await server.api('GET', `/cron/${cron.id}`)).body as Job).signingSecretSet).toBe(true);
-    expect(JSON.stringify((await server.api('GET', `/cron/${cron.id}`)).body)).not.toContain(signingSecret);
+    expect(((await rig.server.api('GET', `/cron/${cron.id}`)).body as Job).signingSecretSet).toBe(true);
+    expect(JSON.stringify((await rig.server.api('GET', `/cron/${cron.id}`)).body)).not.toContain(signingSecret);
     const calls = await arrival('/cron-own', 1);
     verify(calls.at(-1)!, signingSecret);
-    await server.api('DELETE', `/cron/${cron.id}`);
+    await rig.server.api('DELETE', `/cron/${cron.id}`);
   });
 
   it('refuses, naming the field and changing nothing: auth with an Authorization header, a name both plain and secret, bad auth, a bad signing secret', async () => {
@@ -171,20 +133,20 @@ describe.each(STORES)('job secrets ($name)', (store) => {
     expect(await paths({ secretHeaders: { 'X-A': 'v\r\nInjected: 1' } })).toEqual(['/secretHeaders/X-A']);
     expect(await paths({ secretHeaders: { Host: 'h' } })).toEqual(['/secretHeaders/Host']);
     expect(await paths({ signingSecret: 'whsec_short' })).toEqual(['/signingSecret']);
-    expect(receiver.arrivals.some((a) => a.path === '/x')).toBe(false);
+    expect(rig.receiver.arrivals.some((a) => a.path === '/x')).toBe(false);
   });
 
   it('PATCH replaces secret headers whole, null removes them and auth', async () => {
-    const created = (await server.api('POST', '/schedules', {
+    const created = (await rig.server.api('POST', '/schedules', {
       name: 'later',
       scheduledAt: new Date(Date.now() + 3_600_000).toISOString(),
-      endpoint: receiver.url + '/later',
+      endpoint: rig.receiver.url + '/later',
       secretHeaders: { A: '1', B: '2' },
       auth: { type: 'bearer', token: 't' },
     })).body as Job;
-    const replaced = (await server.api('PATCH', `/schedules/${created.id}`, { secretHeaders: { C: '3' } })).body as Job;
+    const replaced = (await rig.server.api('PATCH', `/schedules/${created.id}`, { secretHeaders: { C: '3' } })).body as Job;
     expect(replaced).toMatchObject({ secretHeaderNames: ['C'], auth: { type: 'bearer' } });
-    const cleared = (await server.api('PATCH', `/schedules/${created.id}`, { secretHeaders: null, auth: null })).body as Job;
+    const cleared = (await rig.server.api('PATCH', `/schedules/${created.id}`, { secretHeaders: null, auth: null })).body as Job;
     expect(cleared).toMatchObject({ secretHeaderNames: [], auth: null });
   });
 });

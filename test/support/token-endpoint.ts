@@ -1,0 +1,71 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll } from 'vitest';
+import { startReceiver, type Receiver } from './receiver.js';
+import { startTestServer, type TestServer } from './server.js';
+import type { StoreUnderTest } from './stores.js';
+
+/** A real OAuth 2.0 token endpoint on 127.0.0.1 (RFC 6749 §4.4), for e2e tests. Not a test file. */
+export interface TokenEndpoint {
+  /** `http://127.0.0.1:<port>/token`; any path is served the same way. */
+  url: string;
+  /** The form of each request, in order. */
+  requests: URLSearchParams[];
+  /** The `Authorization` header of each request (the client's HTTP Basic, RFC 6749 §2.3.1). */
+  authorizations: (string | undefined)[];
+  /** Answers given in turn before the default one (`{access_token: 'tok-<n>', expires_in: 3600}`). */
+  answers: { status: number; body: unknown }[];
+  close(): Promise<void>;
+}
+
+/** Starts a {@link TokenEndpoint}: it records every request and answers the next queued answer, or a fresh token. */
+export async function startTokenEndpoint(): Promise<TokenEndpoint> {
+  const requests: URLSearchParams[] = [];
+  const authorizations: (string | undefined)[] = [];
+  const answers: { status: number; body: unknown }[] = [];
+  let n = 0;
+  const server: Server = createServer((req, res) => {
+    let text = '';
+    req.on('data', (c: Buffer) => (text += c.toString()));
+    req.on('end', () => {
+      requests.push(new URLSearchParams(text));
+      authorizations.push(req.headers.authorization);
+      const a = answers.shift() ?? { status: 200, body: { access_token: `tok-${++n}`, token_type: 'Bearer', expires_in: 3600 } };
+      res.writeHead(a.status, { 'content-type': 'application/json' }).end(JSON.stringify(a.body));
+    });
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/token`,
+    requests,
+    authorizations,
+    answers,
+    close: () => new Promise<void>((r) => server.close(() => r())),
+  };
+}
+
+/** A test server with a receiver and a token endpoint, for the suites of job secrets. */
+export interface SecretsRig {
+  server: TestServer;
+  receiver: Receiver;
+  tokens: TokenEndpoint;
+}
+
+/**
+ * Starts a receiver, a token endpoint and a test server of `store` with `env` before the tests of
+ * the calling `describe`, and stops them after; the fields are set once the tests run.
+ */
+export function secretsRig(store: StoreUnderTest, env: Record<string, string>): SecretsRig {
+  const rig = {} as SecretsRig;
+  beforeAll(async () => {
+    rig.receiver = await startReceiver();
+    rig.tokens = await startTokenEndpoint();
+    rig.server = await startTestServer(env, { store });
+  });
+  afterAll(async () => {
+    await rig.server?.stop();
+    await rig.receiver?.close();
+    await rig.tokens?.close();
+  });
+  return rig;
+}
