@@ -1,11 +1,10 @@
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generateSigningSecret } from '../../src/domain/signing-secret.js';
 import { startReceiver, type Arrival, type Receiver } from '../support/receiver.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 import { STORES } from '../support/stores.js';
+import { startTokenEndpoint, type TokenEndpoint } from '../support/token-endpoint.js';
 
 const KEY = Buffer.alloc(32, 9).toString('base64');
 const DEPLOYMENT_SECRET = generateSigningSecret();
@@ -20,29 +19,6 @@ interface Problem {
   errors: { path: string; message: string }[];
 }
 
-/** A real OAuth 2.0 token endpoint (RFC 6749 §4.4) on 127.0.0.1: counts requests, answers in turn. */
-async function startTokenEndpoint(): Promise<{ url: string; requests: URLSearchParams[]; answers: { status: number; body: unknown }[]; close(): Promise<void> }> {
-  const requests: URLSearchParams[] = [];
-  const answers: { status: number; body: unknown }[] = [];
-  let n = 0;
-  const server: Server = createServer((req, res) => {
-    let text = '';
-    req.on('data', (c: Buffer) => (text += c.toString()));
-    req.on('end', () => {
-      requests.push(new URLSearchParams(text));
-      const a = answers.shift() ?? { status: 200, body: { access_token: `tok-${++n}`, token_type: 'Bearer', expires_in: 3600 } };
-      res.writeHead(a.status, { 'content-type': 'application/json' }).end(JSON.stringify(a.body));
-    });
-  });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/token`,
-    requests,
-    answers,
-    close: () => new Promise<void>((r) => server.close(() => r())),
-  };
-}
-
 /**
  * Secret headers, authentication to the target and signing secrets per job, end to end on every
  * store: a real server on a socket, a real receiver and a real token endpoint on 127.0.0.1.
@@ -50,7 +26,7 @@ async function startTokenEndpoint(): Promise<{ url: string; requests: URLSearchP
 describe.each(STORES)('job secrets ($name)', (store) => {
   let server: TestServer;
   let receiver: Receiver;
-  let tokens: Awaited<ReturnType<typeof startTokenEndpoint>>;
+  let tokens: TokenEndpoint;
 
   beforeAll(async () => {
     receiver = await startReceiver();
