@@ -13,7 +13,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generateSigningSecret } from '../../src/domain/signing-secret.js';
 import { generateKey, KeyRing } from '../../src/secrets/key-ring.js';
 import { BUILT_CLI, call, spawnServer, stopChild, type ChildServer } from '../support/child.js';
-import { expectNoSecret, hasPgDump, pgDumpSchema, runBuilt, secretValue } from '../support/leaks.js';
+import { punctual } from '../cli/run.js';
+import { expectNoSecret, hasPgDump, pgDumpSchema, secretValue } from '../support/leaks.js';
 import { adminQuery } from '../support/pg.js';
 import { startReceiver, type Arrival, type Receiver } from '../support/receiver.js';
 import { POSTGRES, SQLITE, type TestDatabase } from '../support/stores.js';
@@ -85,7 +86,7 @@ describe.skipIf(POSTGRES === null)('migrate-store carries sealed secrets unchang
     await stopChild(child!);
 
     // The copy: no key given, nothing shown.
-    const copy = await runBuilt(['migrate-store', '--from', src.url, '--to', dst.url]);
+    const copy = await punctual(['migrate-store', '--from', src.url, '--to', dst.url], {}, { built: true });
     expect(copy.code, copy.stderr).toBe(0);
     expect(copy.stdout).toMatch(/copied .*2 schedules, 1 cron jobs, 1 executions/);
     expectNoSecret(copy.stdout + copy.stderr, SECRETS, 'the output of migrate-store');

@@ -5,7 +5,6 @@
  */
 import { spawn, spawnSync } from 'node:child_process';
 import { expect } from 'vitest';
-import { BUILT_CLI } from './child.js';
 
 /** A secret and the spellings of it that must not appear. */
 export interface SecretValue {
@@ -30,26 +29,6 @@ export function expectNoSecret(haystack: string | Buffer, secrets: readonly Secr
   for (const s of secrets) {
     for (const form of s.forms) expect(buf.includes(form, 0, 'utf8'), `${where} contains the ${s.label} (${form})`).toBe(false);
   }
-}
-
-/** What a run of a command gave. */
-export interface RunResult {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-/** Runs `node dist/cli.js <args>` (the build: `npm run build`) with `env` added, to its end. */
-export function runBuilt(args: string[], env: Record<string, string> = {}): Promise<RunResult> {
-  return new Promise((resolve, reject) => {
-    const proc = spawn(process.execPath, [BUILT_CLI, ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    proc.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
-    proc.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
-    proc.once('error', reject);
-    proc.once('close', (code) => resolve({ code, stdout, stderr }));
-  });
 }
 
 /** Whether `pg_dump` is on PATH. */
