@@ -18,6 +18,7 @@ import { registerCronCommands } from './cli/cron.js';
 import { registerExecutionCommands } from './cli/executions.js';
 import { describeError, EXIT, exitCodeOf } from './cli/exit.js';
 import { registerKeyCommands } from './cli/keys.js';
+import { registerScheduleImport } from './cli/schedule-import.js';
 import { registerScheduleCommands } from './cli/schedules.js';
 import { registerSecretsCommands } from './cli/secrets.js';
 import { registerServerCommands } from './cli/server.js';
@@ -43,6 +44,7 @@ registerServerCommands(program);
 registerKeyCommands(program);
 registerSecretsCommands(program);
 registerScheduleCommands(program);
+registerScheduleImport(program);
 registerCronCommands(program);
 registerExecutionCommands(program);
 

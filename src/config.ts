@@ -168,6 +168,8 @@ export function loadConfig(processEnv: NodeJS.ProcessEnv = process.env): Config 
     endpointLength: int('PUNCTUAL_MAX_ENDPOINT_LENGTH', DEFAULT_LIMITS.endpointLength, 16, 65_536),
     expressionLength: int('PUNCTUAL_MAX_EXPRESSION_LENGTH', DEFAULT_LIMITS.expressionLength, 16, 65_536),
     maxPastMs: duration('PUNCTUAL_MAX_PAST', DEFAULT_LIMITS.maxPastMs, 1_000, '1s, like 30d or 365d'),
+    // PostgreSQL takes at most 65,535 parameters per statement: 3,000 schedules of 20 columns.
+    batch: int('PUNCTUAL_MAX_BATCH', DEFAULT_LIMITS.batch, 1, 3_000),
   };
   const rateLimit: RateLimitSettings = {
     perSecond: int('PUNCTUAL_RATE_LIMIT_PER_SECOND', DEFAULT_RATE_LIMIT.perSecond, 0, 10_000_000),

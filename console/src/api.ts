@@ -11,8 +11,8 @@
  */
 import type { components, paths } from '../../src/client/schema';
 
-/** The statuses a list can be filtered by, as the service defines them (src/domain/enums.ts). */
-export { CRON_JOB_STATUSES, SCHEDULE_STATUSES } from '../../src/domain/enums';
+/** The statuses a list can be filtered by, and the methods of calls, as the service defines them (src/domain/enums.ts). */
+export { CRON_JOB_STATUSES, HTTP_METHODS, SCHEDULE_STATUSES } from '../../src/domain/enums';
 
 type Schemas = components['schemas'];
 
@@ -37,6 +37,12 @@ export type ExecutionStatus = Execution['status'];
 export type JobType = Execution['jobType'];
 export type MisfirePolicy = CronJob['misfire'];
 export type OverlapPolicy = CronJob['overlap'];
+/** The HTTP method of a job's calls. */
+export type HttpMethod = Schedule['method'];
+/** A job's authentication to its target as responses show it: no secret part. */
+export type AuthPublic = NonNullable<Schedule['auth']>;
+/** `auth` of a create or patch body, with its secret part (write-only). */
+export type AuthInput = NonNullable<ScheduleInput['auth']>;
 export type JsonObject = Record<string, unknown>;
 
 /** Body of POST /schedules. */
@@ -263,6 +269,16 @@ export async function listExecutions(
       : await request('get', '/cron/{id}/executions', { id, query });
   return { items: answer.executions, nextCursor: answer.nextCursor };
 }
+
+/**
+ * Generates the job's own signing secret (POST …/signing-secret), replacing any; answers it, the
+ * only time the service shows it (`whsec_…`).
+ */
+export const newSigningSecret = async (jobType: JobType, id: string): Promise<string> =>
+  (jobType === 'schedule'
+    ? await request('post', '/schedules/{id}/signing-secret', { id })
+    : await request('post', '/cron/{id}/signing-secret', { id })
+  ).signingSecret;
 
 /** Runs a job now (POST …/trigger); answers the new execution. */
 export const triggerJob = (jobType: JobType, id: string): Promise<Execution> =>

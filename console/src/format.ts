@@ -81,11 +81,6 @@ export function formatDuration(ms: number | null): string {
   return min % 60 ? `${h} h ${min % 60} min` : `${h} h`;
 }
 
-/** Pretty JSON for display. */
-export function formatJson(value: unknown): string {
-  return JSON.stringify(value, null, 2);
-}
-
 /** `2026-11-23T09:00:05` (the value of a `datetime-local` input) in the browser's zone, from an ISO instant. */
 export function toLocalInput(iso: string): string {
   const d = new Date(iso);

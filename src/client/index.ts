@@ -160,6 +160,9 @@ export function createPunctualClient(options: PunctualClientOptions) {
   const schedules = {
     /** POST /schedules: creates a Pending schedule. */
     create: (body: ScheduleCreate) => unwrap<Schedule>(raw.POST('/schedules', { body })),
+    /** POST /schedules/batch: creates up to PUNCTUAL_MAX_BATCH (1,000) schedules in one transaction, all or none; in request order. */
+    createMany: async (bodies: ScheduleCreate[]) =>
+      (await unwrap<{ size: number; schedules: Schedule[] }>(raw.POST('/schedules/batch', { body: { schedules: bodies } }))).schedules,
     /** GET /schedules: one page, oldest first; pass `nextCursor` back as `cursor` for the next. */
     list: (query: ScheduleListQuery = {}) => unwrap<ScheduleList>(raw.GET('/schedules', { params: { query } })),
     /** Every schedule matching `query`, following `nextCursor` page after page. */

@@ -292,6 +292,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/schedules/batch": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Create many schedules at once
+         * @description Creates 1 to `PUNCTUAL_MAX_BATCH` (1000 by default) schedules in one transaction: all, or none. Each item follows the rules of POST /schedules; a faulty item is a 400 whose `errors` name it by its index (`/schedules/17/endpoint`), and nothing is created. The body may be up to 16 times `PUNCTUAL_MAX_BODY_BYTES`. Answers the schedules in the order of the request.
+         */
+        post: operations["createSchedules"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/schedules/{id}": {
         parameters: {
             query?: never;
@@ -2147,6 +2167,46 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Schedule"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    createSchedules: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description Schedules to create in one transaction. */
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The schedules to create, each as the body of POST /schedules: 1 to PUNCTUAL_MAX_BATCH (1,000 by default). All are created, or none. */
+                    schedules: components["schemas"]["ScheduleCreate"][];
+                };
+            };
+        };
+        responses: {
+            /** @description The new schedules, `Pending`, in the order of the request. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Length of `schedules`. */
+                        size: number;
+                        /** @description The new schedules, `Pending`, in the order of the request. */
+                        schedules: components["schemas"]["Schedule"][];
+                    };
                 };
             };
             400: components["responses"]["BadRequest"];

@@ -5,7 +5,6 @@
  * through the dispatcher's SSRF-guarded undici agent and cached (docs/calls.md, "Authentication").
  */
 import { createHash } from 'node:crypto';
-import * as oauth from 'openid-client';
 import { fetch as undiciFetch, type Dispatcher } from 'undici';
 import { literalHostProblem, SSRF_REFUSED, type EndpointPolicy } from '../net/ssrf.js';
 
@@ -110,6 +109,8 @@ export class OAuthTokens {
   private async fetchToken(creds: OAuth2Credentials, timeoutMs: number): Promise<CachedToken> {
     const refusedBy = this.opts.policy ? literalHostProblem(creds.tokenUrl, this.opts.policy) : null;
     if (refusedBy !== null) throw new TokenError(`token endpoint refused: ${refusedBy}`, false, true);
+    // Loaded at the first token a process needs: most deployments never do, and starts stay short.
+    const oauth = await import('openid-client');
     const config = new oauth.Configuration(
       { issuer: new URL(creds.tokenUrl).origin, token_endpoint: creds.tokenUrl },
       creds.clientId,
@@ -125,11 +126,11 @@ export class OAuthTokens {
     const parameters: Record<string, string> = {};
     if (creds.scope !== null) parameters.scope = creds.scope;
     if (creds.audience !== null) parameters.audience = creds.audience;
-    let answer: oauth.TokenEndpointResponse;
+    let answer: import('openid-client').TokenEndpointResponse;
     try {
       answer = await oauth.clientCredentialsGrant(config, parameters);
     } catch (err) {
-      throw tokenError(err);
+      throw tokenError(err, oauth.ResponseBodyError);
     }
     const now = this.opts.now();
     const lifetimeMs = typeof answer.expires_in === 'number' ? answer.expires_in * 1_000 : TOKEN_DEFAULT_LIFETIME_MS;
@@ -166,8 +167,8 @@ function cacheKey(c: OAuth2Credentials): string {
 }
 
 /** What the grant threw → a {@link TokenError} that never carries the client secret. */
-function tokenError(err: unknown): TokenError {
-  if (err instanceof oauth.ResponseBodyError) {
+function tokenError(err: unknown, ResponseBodyError: typeof import('openid-client').ResponseBodyError): TokenError {
+  if (err instanceof ResponseBodyError) {
     const refused = err.status >= 400 && err.status < 500;
     return new TokenError(`token endpoint answered HTTP ${err.status} (${err.error})`, !refused);
   }

@@ -27,6 +27,7 @@ import { consoleRoutes } from './console.js';
 import { openApiRoutes, registerOpenApiGenerator } from './openapi.js';
 import { healthRoutes } from './routes/health.js';
 import { metricsRoute, observeRequests, type MetricsExposition } from './metrics.js';
+import { scheduleBatchRoutes } from './routes/schedule-batch.js';
 import { scheduleRoutes } from './routes/schedules.js';
 
 /** Characters of a token (`pk_` + 43 base64url), wherever a client misplaced one. */
@@ -179,6 +180,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     api.addHook('onRequest', authHook(store, clock, recorder, limiter));
     await api.register(apiKeyRoutes, routeDeps);
     await api.register(scheduleRoutes, routeDeps);
+    await api.register(scheduleBatchRoutes, routeDeps);
     await api.register(cronJobRoutes, routeDeps);
     await api.register(executionRoutes, routeDeps);
     if (deps.metrics && !deps.metricsOnOwnPort) await api.register(metricsRoute, { metrics: deps.metrics, authenticated: true });

@@ -30,6 +30,8 @@ export interface InputLimits {
    * days); further: 400 on `/scheduledAt` (a typo, not an intent). A nearer past instant runs at once.
    */
   maxPastMs: number;
+  /** Most schedules in one `POST /schedules/batch` (`PUNCTUAL_MAX_BATCH`, default 1,000); more: 400 on `/schedules`. */
+  batch: number;
 }
 
 /** The defaults (docs/security.md, "Limits of what a client may send"). */
@@ -42,6 +44,7 @@ export const DEFAULT_LIMITS: Readonly<InputLimits> = Object.freeze({
   endpointLength: 2_048,
   expressionLength: 256,
   maxPastMs: 365 * 86_400_000,
+  batch: 1_000,
 });
 
 /**

@@ -4,7 +4,7 @@ import { ConflictError, NotFoundError } from '../domain/errors.js';
 import { isUuid, newId } from '../domain/ids.js';
 import { parseIsoInstant } from '../domain/time.js';
 import type { JsonObject, RetryPolicy, Schedule, ScheduleStatus } from '../domain/types.js';
-import type { SchedulePage } from '../store/store.js';
+import type { ScheduleCreateParams, SchedulePage } from '../store/store.js';
 import type { JobServiceContext } from './context.js';
 import { checkDelivery, checkRetryDelays, deliveryDefaults, mergeRetry, type RetryInput } from './delivery.js';
 import { listParams, type ScheduleListInput } from './job-lists.js';
@@ -45,11 +45,22 @@ const NOT_PENDING = 'The schedule is no longer Pending (it ran, is running or wa
  * @throws InvalidInputError naming every faulty field
  */
 export async function createSchedule(ctx: JobServiceContext, input: ScheduleCreateInput): Promise<Schedule> {
+  const schedule = await ctx.store.scheduleCreate(scheduleCreateParams(ctx, input));
+  ctx.wake(schedule.scheduledAt);
+  return schedule;
+}
+
+/**
+ * What the store is asked to create for `input`: checked, defaults filled in, a new id, its
+ * secrets sealed (secrets-input.ts). Stores nothing.
+ * @throws InvalidInputError naming every faulty field
+ */
+export function scheduleCreateParams(ctx: JobServiceContext, input: ScheduleCreateInput): ScheduleCreateParams {
   const defaults = deliveryDefaults(ctx);
-  const scheduledAt = check(input, true, defaults.retry, ruleContext(ctx), ctx.clock.now());
+  const now = ctx.clock.now();
+  const scheduledAt = check(input, true, defaults.retry, ruleContext(ctx), now);
   const id = newId();
-  const sealed = applySecrets(ctx, id, input, null, input.headers ?? {});
-  const schedule = await ctx.store.scheduleCreate({
+  return {
     id,
     name: input.name,
     scheduledAt: scheduledAt!,
@@ -61,11 +72,9 @@ export async function createSchedule(ctx: JobServiceContext, input: ScheduleCrea
     method: input.method ?? DEFAULT_METHOD,
     headers: input.headers ?? {},
     body: input.body ?? null,
-    ...sealed,
-    now: ctx.clock.now(),
-  });
-  ctx.wake(schedule.scheduledAt);
-  return schedule;
+    ...applySecrets(ctx, id, input, null, input.headers ?? {}),
+    now,
+  };
 }
 
 /** The schedule with this id, or null (also for ids that are not UUIDs: an unknown id reads as null, not as an error). */

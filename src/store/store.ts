@@ -15,6 +15,7 @@ import type {
   ScheduleStatus,
 } from '../domain/types.js';
 import type { ClaimDueResult } from './claim-rules.js';
+import type { BatchStore } from './store-batch.js';
 import type { JobSecretsStore } from './store-secrets.js';
 
 /** A page of a job's executions (`Store.executionList`); `cursor` as that method says. */
@@ -61,7 +62,7 @@ export interface JobTriggerParams {
  * all. Instants are epoch milliseconds (UTC). Methods throw `StoreUnavailableError` when the
  * database cannot be reached or written; they never throw for "not found" unless documented.
  */
-export interface Store extends JobSecretsStore {
+export interface Store extends JobSecretsStore, BatchStore {
   /** Applies pending numbered migrations. Idempotent. */
   migrate(): Promise<void>;
   /**

@@ -16,6 +16,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import Fastify from 'fastify';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { consoleRoutes } from '../../src/http/console.js';
 import { startReceiver, type Receiver } from '../support/receiver.js';
@@ -459,6 +460,120 @@ describe.skipIf(!HAS_CHROMIUM)('console in Chromium', () => {
     await dialog.getByRole('button', { name: 'Delete cron job' }).click();
     await page.waitForURL(/\/console\/cron$/);
     expect((await server.api('GET', `/cron/${job.id}`)).body).toBeNull();
+  });
+
+  it('sends a PUT with a header, a secret header and a bearer token set in the form, never showing a secret again', async () => {
+    const API_KEY = 'k_live_console-secret-header-4f1c';
+    const TOKEN = 'console-bearer-token-9d2e';
+    receiver.respond('/inventory', { status: 200, body: 'stocked' });
+    await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: server.url });
+    await page.goto(url('/schedules/new'));
+    await eventually(() => heading().textContent()).toBe('New schedule');
+    await page.getByLabel('Name', { exact: true }).fill('Sync inventory');
+    await page.getByRole('button', { name: 'in 1 day' }).click();
+    await page.getByLabel('Endpoint URL').fill(`${receiver.url}/inventory`);
+    await page.getByLabel('Method').selectOption('PUT');
+    await page.getByLabel('Data (JSON)').fill('{"sku": 7}');
+    await page.getByRole('button', { name: 'Add header' }).click();
+    await page.getByLabel('Header 1 name', { exact: true }).fill('X-Source');
+    await page.getByLabel('Header 1 value', { exact: true }).fill('console');
+    await page.getByRole('button', { name: 'Add secret header' }).click();
+    await page.getByLabel('Secret header 1 name').fill('X-Api-Key');
+    await page.getByLabel('Secret header 1 value').fill(API_KEY);
+    expect(await page.getByLabel('Secret header 1 value').getAttribute('type')).toBe('password');
+    await page.getByLabel('Authentication', { exact: true }).selectOption('bearer');
+    await page.getByLabel('Token', { exact: true }).fill(TOKEN);
+    await page.getByRole('button', { name: 'Create schedule' }).click();
+    await page.waitForURL(/\/console\/schedules\/[0-9a-f-]{36}$/);
+    const id = UUID.exec(page.url())![0];
+    expect((await server.api('GET', `/schedules/${id}`)).body).toMatchObject({
+      method: 'PUT',
+      headers: { 'X-Source': 'console' },
+      secretHeaderNames: ['X-Api-Key'],
+      auth: { type: 'bearer' },
+      data: { sku: 7 },
+    });
+
+    // The page shows the request with the secrets masked, and never a secret value.
+    const request = page.getByTestId('request');
+    await eventually(() => request.textContent()).toContain(`PUT ${receiver.url}/inventory`);
+    expect(await request.textContent()).toContain('X-Source: console');
+    expect(await request.textContent()).toContain('X-Api-Key: ••••••');
+    expect(await request.textContent()).toContain('Authorization: Bearer ••••••');
+    expect(await request.textContent()).toContain('{"sku":7}');
+    const noSecret = async () => {
+      const html = await page.content();
+      expect(html).not.toContain(API_KEY);
+      expect(html).not.toContain(TOKEN);
+    };
+    await noSecret();
+
+    // Copy as curl: placeholders for the secrets, the same text as the command shown.
+    await page.getByRole('button', { name: 'Copy as curl' }).click();
+    await eventually(() => page.getByRole('status').first().textContent()).toContain('Copied as curl');
+    const copied = (await page.evaluate('navigator.clipboard.readText()')) as string;
+    expect(copied).toBe(await page.getByTestId('curl').textContent());
+    expect(copied).toContain(`curl -X PUT '${receiver.url}/inventory'`);
+    expect(copied).toContain(`-H 'X-Source: console'`);
+    expect(copied).toContain('-H "X-Api-Key: $X_API_KEY"');
+    expect(copied).toContain('-H "Authorization: Bearer $TOKEN"');
+    expect(copied).toContain(`--data-binary '{"sku":7}'`);
+    expect(copied).not.toContain(API_KEY);
+    expect(copied).not.toContain(TOKEN);
+
+    // Editing: the saved secrets show as set; saving other changes leaves them as they are.
+    await page.getByRole('link', { name: 'Edit' }).click();
+    await eventually(() => heading().textContent()).toBe('Edit schedule');
+    const secrets = page.locator(`#f-secretHeaders`);
+    await eventually(() => secrets.textContent()).toContain('X-Api-Key: set');
+    expect(await page.getByLabel('Token', { exact: true }).inputValue()).toBe('');
+    expect(await page.getByLabel('Token', { exact: true }).getAttribute('placeholder')).toBe('secret set');
+    await noSecret();
+    await page.getByLabel('Name', { exact: true }).fill('Sync inventory now');
+    await page.getByRole('button', { name: 'Save changes' }).click();
+    await eventually(() => heading().textContent()).toContain('Sync inventory now');
+
+    // A new signing secret, shown once; the call is signed with it.
+    await page.getByRole('button', { name: 'New signing secret' }).click();
+    await page.getByRole('dialog').getByRole('button', { name: 'Generate' }).click();
+    const signing = (await eventually(() => page.getByTestId('signing-secret').textContent()).toMatch(/^whsec_/), await page.getByTestId('signing-secret').textContent())!;
+    expect(((await server.api('GET', `/schedules/${id}`)).body as { signingSecretSet: boolean }).signingSecretSet).toBe(true);
+
+    await page.getByRole('button', { name: 'Run now' }).click();
+    const arrival = (await receiver.waitFor((a) => a.some((x) => x.path === '/inventory'), 15_000), receiver.arrivals.find((x) => x.path === '/inventory')!);
+    expect(arrival.method).toBe('PUT');
+    expect(arrival.headers['x-source']).toBe('console');
+    expect(arrival.headers['x-api-key']).toBe(API_KEY);
+    expect(arrival.headers.authorization).toBe(`Bearer ${TOKEN}`);
+    expect(JSON.parse(arrival.body)).toEqual({ sku: 7 });
+    expect(() => new Webhook(signing).verify(arrival.body, arrival.headers as Record<string, string>)).not.toThrow();
+
+    // The attempt shows its method and URL.
+    const attempt = page.locator('.execution').first().locator('table.attempts tbody tr').first();
+    await eventually(() => attempt.locator('td[data-label="Request"]').textContent(), 15_000).toBe(`PUT ${receiver.url}/inventory`);
+    await noSecret();
+  });
+
+  it('shows basic auth as a -u placeholder, and asks for the secret again when the auth changes', async () => {
+    const job = (await server.api('POST', '/cron', {
+      name: 'Basic report',
+      expression: '@daily',
+      endpoint: `${receiver.url}/basic`,
+      method: 'GET',
+      auth: { type: 'basic', username: 'reports', password: 'pw-never-shown-71' },
+    })).body as { id: string };
+    await page.goto(url(`/cron/${job.id}`));
+    await eventually(() => page.getByTestId('request').textContent()).toContain('Authorization: Basic ••••••');
+    const curl = await page.getByTestId('curl').textContent();
+    expect(curl).toBe(`curl -X GET '${receiver.url}/basic' -u "reports:$PASSWORD"`);
+    expect(await page.content()).not.toContain('pw-never-shown-71');
+
+    await page.getByRole('link', { name: 'Edit' }).click();
+    await eventually(() => page.getByLabel('Username').inputValue()).toBe('reports');
+    await page.getByLabel('Username').fill('reports-eu');
+    await page.getByRole('button', { name: 'Save changes' }).click();
+    await eventually(() => page.locator('#f-auth-password-error').textContent()).toContain('Enter the secret again');
+    expect(((await server.api('GET', `/cron/${job.id}`)).body as { auth: { username: string } }).auth.username).toBe('reports');
   });
 
   it('labels every form control and keeps the pages free of script and CSP errors', async () => {

@@ -27,6 +27,8 @@ export interface RunOptions {
   cwd?: string;
   /** Run the build, `node dist/cli.js` (needs `npm run build`), instead of the sources through tsx. */
   built?: boolean;
+  /** Written to the command's standard input, then closed (default: no standard input). */
+  input?: string;
 }
 
 /**
@@ -40,12 +42,13 @@ export function punctual(args: string[], env: Record<string, string> = {}, opts:
     const proc = spawn(process.execPath, [...command, ...args], {
       cwd: opts.cwd ?? ROOT,
       env: { ...base, ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
+      stdio: [opts.input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
     });
+    if (opts.input !== undefined) proc.stdin!.end(opts.input);
     let stdout = '';
     let stderr = '';
-    proc.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
-    proc.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
+    proc.stdout!.on('data', (c: Buffer) => (stdout += c.toString()));
+    proc.stderr!.on('data', (c: Buffer) => (stderr += c.toString()));
     proc.once('error', reject);
     proc.once('close', (code) => resolve({ code, stdout, stderr }));
   });

@@ -24,6 +24,7 @@ import type {
 } from '../../src/domain/types.js';
 import type { ClaimDueParams, Store } from '../../src/store/store.js';
 import { describeLists } from './conformance-lists.js';
+import { describeBatch } from './conformance-batch.js';
 import { describeSecrets } from './conformance-secrets.js';
 
 /** 2030-01-01T00:00:00.000Z: the suite's "now". */
@@ -193,6 +194,9 @@ export function exerciseStore(name: string, factory: () => Promise<StoreUnderTes
     describeLists(() => store);
     // ---- job secrets (secretsPage, secretsReplace): conformance-secrets.ts -------------------------
     describeSecrets(() => store);
+
+    // ---- batch create (scheduleCreateMany): conformance-batch.ts ----------------------------------
+    describeBatch(() => store);
 
     // ---- lifecycle -------------------------------------------------------------------------
     describe('migrate, ping, close', () => {

@@ -186,6 +186,7 @@ function ExecutionBody({ execution: e }: { execution: Execution }) {
               <tr>
                 <th scope="col">#</th>
                 <th scope="col">Started</th>
+                <th scope="col">Request</th>
                 <th scope="col">Status code</th>
                 <th scope="col">Duration</th>
                 <th scope="col">Error</th>
@@ -198,6 +199,12 @@ function ExecutionBody({ execution: e }: { execution: Execution }) {
                   <td data-label="#">{a.number}</td>
                   <td data-label="Started">
                     <time dateTime={a.startedAt}>{formatInstantMs(a.startedAt)}</time>
+                  </td>
+                  <td data-label="Request">
+                    <code data-testid="attempt-method">{a.method}</code>{' '}
+                    <span class="url" data-testid="attempt-url">
+                      {a.url ?? '—'}
+                    </span>
                   </td>
                   <td data-label="Status code">
                     {a.statusCode === null ? (

@@ -3,10 +3,11 @@ import { useEffect, useState } from 'preact/hooks';
 import { deleteCronJob, getCronJob, triggerJob, updateCronJob, type CronStatus } from '../api';
 import { CronPreview, describeCron } from '../components/cron-preview';
 import { ExecutionHistory } from '../components/executions';
+import { RequestCard, SigningSecret } from '../components/request-view';
 import { Alert, announce, ConfirmButton, errorText, Instant, StatusBadge } from '../components/ui';
 import { Link, navigate } from '../router';
 import { cronTitle } from './cron-list';
-import { DataBlock, DeliveryFacts, useJob } from './detail-common';
+import { DeliveryFacts, useJob } from './detail-common';
 
 const MISFIRE: Record<string, string> = {
   once: 'once — missed occurrences run once, together',
@@ -148,6 +149,7 @@ export function CronDetailPage({ id }: { id: string }) {
                 <dd class="url">{job.endpoint}</dd>
               </div>
               <DeliveryFacts retry={job.retry} timeoutMs={job.timeoutMs} />
+              <SigningSecret jobType="cron" id={id} set={job.signingSecretSet} disabled={false} onSaved={() => void reload()} />
               <div>
                 <dt>Missed occurrences</dt>
                 <dd>{MISFIRE[job.misfire] ?? job.misfire}</dd>
@@ -174,12 +176,12 @@ export function CronDetailPage({ id }: { id: string }) {
               </div>
             </dl>
           </section>
+          <RequestCard request={job} />
           <ExecutionHistory jobType="cron" jobId={id} />
           <section class="card" aria-labelledby="upcoming-title">
             <h2 id="upcoming-title">Upcoming occurrences</h2>
             <CronPreview expression={job.expression} timezone={job.timezone ?? ''} count={5} />
           </section>
-          <DataBlock data={job.data} />
         </>
       )}
     </>

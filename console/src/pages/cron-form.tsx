@@ -10,7 +10,6 @@ import { cronTitle } from './cron-list';
 import {
   changed,
   COMMON_LABELS,
-  DataField,
   deliveryDraft,
   DeliveryFields,
   EMPTY_DELIVERY,
@@ -18,6 +17,8 @@ import {
   parseDelivery,
   type DeliveryDraft,
 } from './form-common';
+import { EMPTY_REQUEST, hasBody, parseRequest, requestDraftOf, type RequestDraft } from './request-draft';
+import { RequestFields } from './request-fields';
 
 const LABELS: Record<string, string> = {
   ...COMMON_LABELS,
@@ -36,6 +37,7 @@ interface Draft {
   misfire: string;
   overlap: string;
   delivery: DeliveryDraft;
+  request: RequestDraft;
 }
 
 function draftOf(j: CronJob): Draft {
@@ -48,6 +50,7 @@ function draftOf(j: CronJob): Draft {
     misfire: j.misfire,
     overlap: j.overlap,
     delivery: deliveryDraft(j.retry, j.timeoutMs),
+    request: requestDraftOf(j),
   };
 }
 
@@ -64,6 +67,7 @@ export function CronFormPage({ id }: { id?: string }) {
     misfire: 'once',
     overlap: 'allow',
     delivery: EMPTY_DELIVERY,
+    request: EMPTY_REQUEST,
   });
   const [errors, setErrors] = useState<FormErrors>(NO_ERRORS);
   const [loadError, setLoadError] = useState<string | null>(null);
@@ -80,7 +84,7 @@ export function CronFormPage({ id }: { id?: string }) {
       .catch((err) => setLoadError(errorText(err)));
   }, [id]);
 
-  const set = (k: keyof Omit<Draft, 'delivery'>) => (e: Event) =>
+  const set = (k: keyof Omit<Draft, 'delivery' | 'request'>) => (e: Event) =>
     setDraft((d) => ({ ...d, [k]: (e.currentTarget as HTMLInputElement).value }));
 
   const submit = async (e: Event) => {
@@ -90,6 +94,8 @@ export function CronFormPage({ id }: { id?: string }) {
     if (data.error) fields.data = data.error;
     const delivery = parseDelivery(draft.delivery);
     Object.assign(fields, delivery.errors);
+    const request = parseRequest(draft.request, existing ?? null);
+    Object.assign(fields, request.errors);
     if (Object.keys(fields).length) {
       setErrors({ fields, general: null });
       return;
@@ -99,7 +105,8 @@ export function CronFormPage({ id }: { id?: string }) {
       expression: draft.expression.trim(),
       timezone: draft.timezone.trim() || null,
       endpoint: draft.endpoint.trim(),
-      data: data.value ?? null,
+      data: hasBody(draft.request.method) ? (data.value ?? null) : null,
+      ...request.input,
       retry: delivery.retry,
       timeoutMs: delivery.timeoutMs,
       misfire: draft.misfire as CronInput['misfire'],
@@ -175,7 +182,7 @@ export function CronFormPage({ id }: { id?: string }) {
           <Field
             name="endpoint"
             label="Endpoint URL"
-            hint="An absolute http or https URL; Punctual POSTs the data to it at each occurrence."
+            hint="An absolute http or https URL; Punctual calls it at each occurrence with the method and request below."
             error={errors.fields.endpoint}
           >
             {(attrs) => (
@@ -190,7 +197,7 @@ export function CronFormPage({ id }: { id?: string }) {
               />
             )}
           </Field>
-          <DataField value={draft.data} onInput={(v) => setDraft((d) => ({ ...d, data: v }))} error={errors.fields.data} />
+          <RequestFields draft={draft} setDraft={setDraft} saved={existing ?? null} errors={errors} />
           <div class="grid-2">
             <Field
               name="misfire"

@@ -1,9 +1,9 @@
-/** What the two detail pages share: loading and refreshing the job, delivery facts, the data. */
+/** What the two detail pages share: loading and refreshing the job, delivery facts. */
 import { useState } from 'preact/hooks';
 import type { RetryPolicy } from '../api';
 import { usePolling } from '../components/executions';
 import { errorText } from '../components/ui';
-import { formatDuration, formatJson } from '../format';
+import { formatDuration } from '../format';
 
 /** `undefined` while loading, `null` when the id names no job (the API answers null). */
 export interface JobState<T> {
@@ -45,15 +45,5 @@ export function DeliveryFacts({ retry, timeoutMs }: { retry: RetryPolicy; timeou
         <dd>{formatDuration(timeoutMs)}</dd>
       </div>
     </>
-  );
-}
-
-/** The JSON body sent with each call. */
-export function DataBlock({ data }: { data: unknown }) {
-  return (
-    <section class="card" aria-labelledby="data-title">
-      <h2 id="data-title">Data sent with each call</h2>
-      <pre class="json">{formatJson(data ?? {})}</pre>
-    </section>
   );
 }

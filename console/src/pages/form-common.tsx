@@ -1,6 +1,7 @@
 /** Form pieces shared by the schedule and cron job forms: delivery settings and the JSON data. */
 import type { RetryPolicy } from '../api';
 import { Field, fieldId, type FormErrors } from '../components/ui';
+import { REQUEST_LABELS } from './request-draft';
 
 /** The delivery fields as typed (strings; blank means "the default" at create, "unchanged" never). */
 export interface DeliveryDraft {
@@ -31,6 +32,7 @@ export const COMMON_LABELS: Record<string, string> = {
   'retry.initialDelayMs': 'First retry delay',
   'retry.maxDelayMs': 'Longest retry delay',
   timeoutMs: 'Timeout per attempt',
+  ...REQUEST_LABELS,
 };
 
 /** Parses the delivery draft: the values to send and the client-side errors (whole numbers only). */

@@ -2,10 +2,11 @@
 import { useEffect, useState } from 'preact/hooks';
 import { deleteSchedule, getSchedule, triggerJob } from '../api';
 import { ExecutionHistory } from '../components/executions';
+import { RequestCard, SigningSecret } from '../components/request-view';
 import { Alert, announce, ConfirmButton, errorText, Instant, StatusBadge } from '../components/ui';
 import { formatDuration } from '../format';
 import { Link, navigate } from '../router';
-import { DataBlock, DeliveryFacts, useJob } from './detail-common';
+import { DeliveryFacts, useJob } from './detail-common';
 
 export function ScheduleDetailPage({ id }: { id: string }) {
   const { job: s, error, reload } = useJob(getSchedule, id);
@@ -103,6 +104,7 @@ export function ScheduleDetailPage({ id }: { id: string }) {
                 <dd>{s.tags.length ? s.tags.map((t) => <span class="chip" key={t}>{t}</span>) : <span class="muted">none</span>}</dd>
               </div>
               <DeliveryFacts retry={s.retry} timeoutMs={s.timeoutMs} />
+              <SigningSecret jobType="schedule" id={id} set={s.signingSecretSet} disabled={s.status !== 'Pending'} onSaved={() => void reload()} />
               <div>
                 <dt>Created</dt>
                 <dd>
@@ -123,8 +125,8 @@ export function ScheduleDetailPage({ id }: { id: string }) {
               </p>
             )}
           </section>
+          <RequestCard request={s} />
           <ExecutionHistory jobType="schedule" jobId={id} />
-          <DataBlock data={s.data} />
         </>
       )}
     </>

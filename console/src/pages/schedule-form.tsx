@@ -7,7 +7,6 @@ import { Link, navigate } from '../router';
 import {
   changed,
   COMMON_LABELS,
-  DataField,
   deliveryDraft,
   DeliveryFields,
   EMPTY_DELIVERY,
@@ -16,6 +15,8 @@ import {
   type DeliveryDraft,
 } from './form-common';
 import { splitTags } from './list-common';
+import { EMPTY_REQUEST, hasBody, parseRequest, requestDraftOf, type RequestDraft } from './request-draft';
+import { RequestFields } from './request-fields';
 
 const LABELS: Record<string, string> = { ...COMMON_LABELS, scheduledAt: 'When', tags: 'Tags' };
 
@@ -26,6 +27,7 @@ interface Draft {
   data: string;
   tags: string;
   delivery: DeliveryDraft;
+  request: RequestDraft;
 }
 
 function draftOf(s: Schedule): Draft {
@@ -36,6 +38,7 @@ function draftOf(s: Schedule): Draft {
     data: Object.keys(s.data).length ? JSON.stringify(s.data, null, 2) : '',
     tags: s.tags.join(', '),
     delivery: deliveryDraft(s.retry, s.timeoutMs),
+    request: requestDraftOf(s),
   };
 }
 
@@ -51,6 +54,7 @@ export function ScheduleFormPage({ id }: { id?: string }) {
     data: '',
     tags: '',
     delivery: EMPTY_DELIVERY,
+    request: EMPTY_REQUEST,
   });
   const [errors, setErrors] = useState<FormErrors>(NO_ERRORS);
   const [loadError, setLoadError] = useState<string | null>(null);
@@ -67,7 +71,7 @@ export function ScheduleFormPage({ id }: { id?: string }) {
       .catch((err) => setLoadError(errorText(err)));
   }, [id]);
 
-  const set = (k: keyof Omit<Draft, 'delivery'>) => (e: Event) =>
+  const set = (k: keyof Omit<Draft, 'delivery' | 'request'>) => (e: Event) =>
     setDraft((d) => ({ ...d, [k]: (e.currentTarget as HTMLInputElement).value }));
 
   const submit = async (e: Event) => {
@@ -79,6 +83,8 @@ export function ScheduleFormPage({ id }: { id?: string }) {
     if (data.error) fields.data = data.error;
     const delivery = parseDelivery(draft.delivery);
     Object.assign(fields, delivery.errors);
+    const request = parseRequest(draft.request, existing ?? null);
+    Object.assign(fields, request.errors);
     if (Object.keys(fields).length) {
       setErrors({ fields, general: null });
       return;
@@ -87,7 +93,8 @@ export function ScheduleFormPage({ id }: { id?: string }) {
       name: draft.name,
       scheduledAt: scheduledAt!,
       endpoint: draft.endpoint.trim(),
-      data: data.value ?? {},
+      data: hasBody(draft.request.method) ? (data.value ?? {}) : {},
+      ...request.input,
       tags: splitTags(draft.tags),
       retry: delivery.retry,
       timeoutMs: delivery.timeoutMs,
@@ -161,7 +168,7 @@ export function ScheduleFormPage({ id }: { id?: string }) {
           <Field
             name="endpoint"
             label="Endpoint URL"
-            hint="An absolute http or https URL; Punctual POSTs the data to it."
+            hint="An absolute http or https URL; Punctual calls it with the method and request below."
             error={errors.fields.endpoint}
           >
             {(attrs) => (
@@ -176,7 +183,7 @@ export function ScheduleFormPage({ id }: { id?: string }) {
               />
             )}
           </Field>
-          <DataField value={draft.data} onInput={(v) => setDraft((d) => ({ ...d, data: v }))} error={errors.fields.data} />
+          <RequestFields draft={draft} setDraft={setDraft} saved={existing ?? null} errors={errors} />
           <Field name="tags" label="Tags" hint="Separated by commas or spaces." error={errors.fields.tags}>
             {(attrs) => <input {...attrs} type="text" value={draft.tags} onInput={set('tags')} placeholder="billing, eu" />}
           </Field>

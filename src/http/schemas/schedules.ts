@@ -131,3 +131,24 @@ export function scheduleToWire(s: Schedule): ScheduleWire {
     ...deliveryToWire(s),
   };
 }
+
+/** Body of POST /schedules/batch. */
+export const ScheduleBatchBody = Type.Object(
+  {
+    schedules: Type.Array(ScheduleCreateBody, {
+      description:
+        'The schedules to create, each as the body of POST /schedules: 1 to PUNCTUAL_MAX_BATCH (1,000 by default). All are created, or none.',
+    }),
+  },
+  { additionalProperties: false, title: 'ScheduleBatch', description: 'Schedules to create in one transaction.' },
+);
+export type ScheduleBatchBody = Static<typeof ScheduleBatchBody>;
+
+/** Answer of POST /schedules/batch. */
+export const ScheduleBatchSchema = Type.Object(
+  {
+    size: Type.Integer({ description: 'Length of `schedules`.' }),
+    schedules: Type.Array(ScheduleSchema, { description: 'The new schedules, `Pending`, in the order of the request.' }),
+  },
+  { additionalProperties: false, title: 'ScheduleBatchResult', description: 'The schedules a batch created.' },
+);

@@ -165,6 +165,10 @@ export class PostgresStore implements S.Store {
   async scheduleCreate(p: S.ScheduleCreateParams): Promise<D.Schedule> {
     return this.run(async () => schedules.create(this.db.sql, await this.notifyContext(), p));
   }
+  async scheduleCreateMany(p: S.ScheduleCreateParams[]): Promise<D.Schedule[]> {
+    if (p.length === 0) return [];
+    return this.run(async () => schedules.createMany(this.db.sql, await this.notifyContext(), p));
+  }
   async scheduleGet(p: { id: string }): Promise<D.Schedule | null> {
     return this.run(() => schedules.get(this.db.sql, p.id));
   }

@@ -87,6 +87,25 @@ export const schedules = {
     return fromRow(r!);
   },
 
+  /**
+   * Inserts Pending schedules in one statement (atomic), and announces the earliest when it is
+   * due soon. At most 65,535 parameters per statement: ~3,000 schedules of 20 columns.
+   * @returns them in the order of `ps`
+   */
+  async createMany(sql: Sql, n: NotifyContext, ps: ScheduleCreateParams[]): Promise<Schedule[]> {
+    const width = rowMap.SCHEDULE_COLUMNS.length;
+    const rows = ps.map((p, r) => `(${rowMap.columnList(rowMap.SCHEDULE_COLUMNS.map((_, c) => `$${r * width + c + 1}`))})`);
+    const values = ps.flatMap((p) => rowMap.valuesOf(rowMap.scheduleToRow(rowMap.newSchedule(p)), rowMap.SCHEDULE_COLUMNS));
+    const answer = await sql.rows<rowMap.ScheduleRow>(
+      `WITH ins AS (INSERT INTO schedules (${COLUMNS}) VALUES ${rows.join(', ')} RETURNING ${COLUMNS}),
+       announced AS (SELECT ${notifySql('(SELECT min(scheduled_at) FROM ins)', `$${values.length + 1}`, n.clock)} AS notified)
+       SELECT ins.* FROM ins, announced`,
+      [...values, n.channel],
+    );
+    const byId = new Map(answer.map((r) => [r.id, fromRow(r)]));
+    return ps.map((p) => byId.get(p.id)!);
+  },
+
   async get(sql: Sql, id: string): Promise<Schedule | null> {
     const [r] = await sql.rows<rowMap.ScheduleRow>(`SELECT ${COLUMNS} FROM schedules WHERE id = $1`, [id], 'punctual_schedule_get');
     return r ? fromRow(r) : null;

@@ -130,6 +130,9 @@ export class SqliteStore implements S.Store {
   async scheduleCreate(p: S.ScheduleCreateParams): Promise<D.Schedule> {
     return this.run((q) => q.schedules.create(p));
   }
+  async scheduleCreateMany(p: S.ScheduleCreateParams[]): Promise<D.Schedule[]> {
+    return this.run((q) => q.schedules.createMany(p));
+  }
   async scheduleGet(p: { id: string }): Promise<D.Schedule | null> {
     return this.run((q) => q.schedules.get(p.id));
   }

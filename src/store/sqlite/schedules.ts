@@ -61,6 +61,7 @@ export class ScheduleQueries {
   private readonly exists;
   private readonly remove;
   private readonly updateTx;
+  private readonly createManyTx;
 
   constructor(db: Db) {
     this.insert = db.prepare<[object], rowMap.ScheduleRow>(
@@ -89,6 +90,8 @@ export class ScheduleQueries {
     );
     this.exists = db.prepare<[string], { one: number }>('SELECT 1 AS one FROM schedules WHERE id = ?');
     this.remove = db.prepare<[string]>('DELETE FROM schedules WHERE id = ?');
+    // One IMMEDIATE transaction for a batch: all rows commit together, or none.
+    this.createManyTx = db.transaction((ps: ScheduleCreateParams[]) => ps.map((p) => this.create(p)));
     this.updateTx = db.transaction((b: PatchBinding): Schedule | 'not_found' | 'not_pending' => {
       const r = this.patchPending.get(b);
       if (r) return fromRow(r);
@@ -98,6 +101,11 @@ export class ScheduleQueries {
 
   create(p: ScheduleCreateParams): Schedule {
     return fromRow(this.insert.get(rowMap.scheduleToRow(rowMap.newSchedule(p)))!);
+  }
+
+  /** See `Store.scheduleCreateMany`. */
+  createMany(ps: ScheduleCreateParams[]): Schedule[] {
+    return this.createManyTx.immediate(ps);
   }
 
   get(id: string): Schedule | null {

@@ -1,0 +1,37 @@
+/**
+ * Many schedules at once (docs/interface.md, "Batch create"): every item checked by the rules of
+ * a single create, then all stored in one transaction, or none.
+ */
+import { InvalidInputError, type FieldProblem } from '../domain/errors.js';
+import type { Schedule } from '../domain/types.js';
+import type { ScheduleCreateParams } from '../store/store.js';
+import type { JobServiceContext } from './context.js';
+import { DEFAULT_LIMITS } from './limits.js';
+import { scheduleCreateParams, type ScheduleCreateInput } from './schedules.js';
+
+/**
+ * Stores every schedule of `inputs` (1 to `limits.batch`) in one transaction and wakes the
+ * dispatcher for the earliest.
+ * @returns the schedules, in the order of `inputs`
+ * @throws InvalidInputError naming every faulty field of every item (`/schedules/<index>/<field>`),
+ *   or `/schedules` for an empty or too long list; then nothing is stored
+ */
+export async function createSchedules(ctx: JobServiceContext, inputs: ScheduleCreateInput[]): Promise<Schedule[]> {
+  const max = ctx.limits?.batch ?? DEFAULT_LIMITS.batch;
+  if (inputs.length === 0) throw InvalidInputError.field('/schedules', 'must have at least 1 schedule');
+  if (inputs.length > max) throw InvalidInputError.field('/schedules', `must have at most ${max} schedules (PUNCTUAL_MAX_BATCH)`);
+  const problems: FieldProblem[] = [];
+  const params: ScheduleCreateParams[] = [];
+  inputs.forEach((input, i) => {
+    try {
+      params.push(scheduleCreateParams(ctx, input));
+    } catch (err) {
+      if (!(err instanceof InvalidInputError)) throw err;
+      for (const p of err.errors) problems.push({ path: `/schedules/${i}${p.path}`, message: p.message });
+    }
+  });
+  if (problems.length > 0) throw new InvalidInputError(problems);
+  const created = await ctx.store.scheduleCreateMany(params);
+  ctx.wake(Math.min(...created.map((s) => s.scheduledAt)));
+  return created;
+}
