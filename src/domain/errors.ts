@@ -33,16 +33,26 @@ export class DomainError extends Error {
   }
 }
 
+/**
+ * The `detail` of invalid input: the one problem as `<path>: <message>` (so a client that shows
+ * only the detail still learns which field and why), else how many fields are at fault.
+ */
+function describeProblems(errors: readonly FieldProblem[]): string {
+  if (errors.length === 1) return `${errors[0]!.path}: ${errors[0]!.message}`;
+  return errors.length === 0 ? 'The request is invalid.' : `${errors.length} fields are invalid.`;
+}
+
 /** Input that breaks a rule of the interface. `errors` names every field at fault. */
 export class InvalidInputError extends DomainError {
-  constructor(errors: FieldProblem[], message = 'The request is invalid.') {
+  /** @param message the problem's `detail`; by default the one problem (`<path>: <message>`) or the count of them */
+  constructor(errors: FieldProblem[], message = describeProblems(errors)) {
     super('invalid_input', message, errors);
     this.name = 'InvalidInputError';
   }
 
   /** Shorthand for one faulty field. */
   static field(path: string, message: string): InvalidInputError {
-    return new InvalidInputError([{ path, message }], `${path}: ${message}`);
+    return new InvalidInputError([{ path, message }]);
   }
 }
 

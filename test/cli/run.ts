@@ -1,8 +1,9 @@
-/** Runs the `punctual` command as a real child process (from the sources, through tsx). Not a test file. */
+/** Runs the `punctual` command as a real child process (from the sources through tsx, or the build). Not a test file. */
 import { spawn } from 'node:child_process';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { BUILT_CLI } from '../support/child.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
@@ -24,6 +25,8 @@ const CLI = join(ROOT, 'src', 'cli.ts');
 export interface RunOptions {
   /** Working directory of the command (default: the repository's root). */
   cwd?: string;
+  /** Run the build, `node dist/cli.js` (needs `npm run build`), instead of the sources through tsx. */
+  built?: boolean;
   /** Written to the command's standard input, then closed (default: no standard input). */
   input?: string;
 }
@@ -35,7 +38,8 @@ export interface RunOptions {
 export function punctual(args: string[], env: Record<string, string> = {}, opts: RunOptions = {}): Promise<CliResult> {
   const base = Object.fromEntries(Object.entries(process.env).filter(([k]) => !OWN.includes(k)));
   return new Promise((resolve, reject) => {
-    const proc = spawn(process.execPath, ['--import', TSX, CLI, ...args], {
+    const command = opts.built ? [BUILT_CLI] : ['--import', TSX, CLI];
+    const proc = spawn(process.execPath, [...command, ...args], {
       cwd: opts.cwd ?? ROOT,
       env: { ...base, ...env },
       stdio: [opts.input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],

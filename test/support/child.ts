@@ -11,6 +11,8 @@ export interface ChildServer {
   url: string;
   /** Every stdout line (pino JSON) so far. */
   lines: string[];
+  /** Everything written to stderr so far, chunk by chunk. */
+  stderr: string[];
   /** Resolves with the exit code or signal once the process has ended. */
   exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
 }
@@ -29,28 +31,35 @@ export function guardOff(env: Record<string, string>): Record<string, string> {
 export interface SpawnOptions {
   /** Extra arguments after `serve`, e.g. `['--role', 'dispatcher']`. */
   args?: string[];
+  /** Run the build, `node dist/cli.js serve` (needs `npm run build`), instead of the sources through tsx. */
+  built?: boolean;
 }
+
+/** The built command (`npm run build`), what the package's `punctual` bin runs. */
+export const BUILT_CLI = fileURLToPath(new URL('../../dist/cli.js', import.meta.url));
 
 /**
  * Spawns `punctual serve` with `env` on an ephemeral port and resolves once it logs
  * "punctual is serving" (rejects if it exits first or takes over 20 s).
  */
 export async function spawnServer(env: Record<string, string>, opts: SpawnOptions = {}): Promise<ChildServer> {
-  const proc = spawn(process.execPath, ['--import', 'tsx', 'src/cli.ts', 'serve', ...(opts.args ?? [])], {
+  const command = opts.built ? [BUILT_CLI] : ['--import', 'tsx', 'src/cli.ts'];
+  const proc = spawn(process.execPath, [...command, 'serve', ...(opts.args ?? [])], {
     cwd: ROOT,
     env: { ...process.env, PORT: '0', LOG_LEVEL: 'info', ...guardOff(env), ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const lines: string[] = [];
-  let stderr = '';
-  proc.stderr!.on('data', (c: Buffer) => (stderr += c.toString()));
+  const errors: string[] = [];
+  proc.stderr!.on('data', (c: Buffer) => errors.push(c.toString()));
+  const stderr = () => errors.join('');
   const exited = once(proc, 'exit').then(([code, signal]) => ({
     code: code as number | null,
     signal: signal as NodeJS.Signals | null,
   }));
   const url = await new Promise<string>((resolve, reject) => {
     let buffer = '';
-    const timer = setTimeout(() => reject(new Error(`server did not start in 20 s\n${stderr}`)), 20_000);
+    const timer = setTimeout(() => reject(new Error(`server did not start in 20 s\n${stderr()}`)), 20_000);
     proc.stdout!.on('data', (c: Buffer) => {
       buffer += c.toString();
       let nl: number;
@@ -71,10 +80,10 @@ export async function spawnServer(env: Record<string, string>, opts: SpawnOption
     });
     void exited.then(({ code, signal }) => {
       clearTimeout(timer);
-      reject(new Error(`server exited before serving (code ${code}, signal ${signal})\n${stderr}`));
+      reject(new Error(`server exited before serving (code ${code}, signal ${signal})\n${stderr()}`));
     });
   });
-  return { proc, url, lines, exited };
+  return { proc, url, lines, stderr: errors, exited };
 }
 
 /**

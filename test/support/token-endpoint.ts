@@ -9,28 +9,39 @@ import type { StoreUnderTest } from './stores.js';
 export interface TokenEndpoint {
   /** `http://127.0.0.1:<port>/token`; any path is served the same way. */
   url: string;
-  /** The form of each request, in order. */
+  /** The form of each request, in order (`grant_type`, `scope`, …). */
   requests: URLSearchParams[];
   /** The `Authorization` header of each request (the client's HTTP Basic, RFC 6749 §2.3.1). */
   authorizations: (string | undefined)[];
-  /** Answers given in turn before the default one (`{access_token: 'tok-<n>', expires_in: 3600}`). */
+  /** Answers given in turn before the default one (a new token). */
   answers: { status: number; body: unknown }[];
+  /** Every access token handed out so far, in order. */
+  issued: string[];
   close(): Promise<void>;
 }
 
-/** Starts a {@link TokenEndpoint}: it records every request and answers the next queued answer, or a fresh token. */
-export async function startTokenEndpoint(): Promise<TokenEndpoint> {
+/**
+ * Starts a token endpoint that records each request and answers the queued `answers` first, then
+ * `200 {"access_token": "<prefix><n>", "token_type": "Bearer", "expires_in": 3600}` with n = 1, 2, ….
+ * @param prefix start of the access tokens handed out (default `tok-`)
+ */
+export async function startTokenEndpoint(prefix = 'tok-'): Promise<TokenEndpoint> {
   const requests: URLSearchParams[] = [];
   const authorizations: (string | undefined)[] = [];
   const answers: { status: number; body: unknown }[] = [];
-  let n = 0;
+  const issued: string[] = [];
   const server: Server = createServer((req, res) => {
     let text = '';
     req.on('data', (c: Buffer) => (text += c.toString()));
     req.on('end', () => {
       requests.push(new URLSearchParams(text));
       authorizations.push(req.headers.authorization);
-      const a = answers.shift() ?? { status: 200, body: { access_token: `tok-${++n}`, token_type: 'Bearer', expires_in: 3600 } };
+      let a = answers.shift();
+      if (a === undefined) {
+        const token = `${prefix}${issued.length + 1}`;
+        issued.push(token);
+        a = { status: 200, body: { access_token: token, token_type: 'Bearer', expires_in: 3600 } };
+      }
       res.writeHead(a.status, { 'content-type': 'application/json' }).end(JSON.stringify(a.body));
     });
   });
@@ -40,7 +51,12 @@ export async function startTokenEndpoint(): Promise<TokenEndpoint> {
     requests,
     authorizations,
     answers,
-    close: () => new Promise<void>((r) => server.close(() => r())),
+    issued,
+    close: () =>
+      new Promise<void>((r) => {
+        server.closeAllConnections();
+        server.close(() => r());
+      }),
   };
 }
 
