@@ -52,6 +52,11 @@ export function valuesOf<C extends string>(row: Record<C, unknown>, columns: rea
   return columns.map((c) => row[c]);
 }
 
+/** A row read by key, mapped; null when there is none. */
+export function mappedOrNull<R, T>(row: R | undefined, map: (r: R) => T): T | null {
+  return row === undefined ? null : map(row);
+}
+
 /** JSON text of a value for a JSON column; null stays NULL. */
 export function jsonText(v: unknown): string | null {
   return v === null || v === undefined ? null : JSON.stringify(v);

@@ -3,7 +3,7 @@ import { Type, type Static } from 'typebox';
 import { API_KEY_STATUSES } from '../../domain/enums.js';
 import { toIso, toIsoOrNull } from '../../domain/time.js';
 import type { ApiKey } from '../../domain/types.js';
-import { Id, Nullable, RuleString, StringEnum, Timestamp } from './common.js';
+import { Id, Nullable, RuleString, SizedList, StringEnum, Timestamp } from './common.js';
 
 const Status = StringEnum(API_KEY_STATUSES, 'Enabled keys authorise requests; Disabled ones are refused (403).');
 
@@ -30,13 +30,7 @@ export const ApiKeyCreatedSchema = Type.Object(
 export type ApiKeyCreatedWire = Static<typeof ApiKeyCreatedSchema>;
 
 /** GET /api-keys. */
-export const ApiKeyListSchema = Type.Object(
-  {
-    size: Type.Integer({ description: 'Length of `apiKeys`.' }),
-    apiKeys: Type.Array(ApiKeySchema, { description: 'Every API key, oldest first, without tokens.' }),
-  },
-  { additionalProperties: false, title: 'ApiKeyList', description: 'Every API key.' },
-);
+export const ApiKeyListSchema = SizedList('apiKeys', ApiKeySchema, 'Every API key, oldest first, without tokens.', { title: 'ApiKeyList', description: 'Every API key.' });
 
 /** GET /api-keys/{id}: the key or null. */
 export const ApiKeyOrNullSchema = Nullable(ApiKeySchema);

@@ -3,7 +3,7 @@
  * for validation, for the types of handlers (`Static<>`) and for the OpenAPI document
  * (docs/openapi.json), so each carries a description.
  */
-import { Type, type Static, type TSchema } from 'typebox';
+import { Type, type Static, type TArray, type TInteger, type TProperties, type TSchema } from 'typebox';
 import type { JsonObject } from '../../domain/types.js';
 import { DEFAULT_LIMITS } from '../../service/limits.js';
 import { MAX_DATA_DEPTH, type RuleName } from '../../service/rules.js';
@@ -120,3 +120,22 @@ export const ProblemSchema = Type.Object(
   { title: 'ProblemDetails', description: 'RFC 9457 problem details.' },
 );
 export type Problem = Static<typeof ProblemSchema>;
+
+/**
+ * An answer that holds a list: `size` (its length), the list under `key`, then `extra` (e.g.
+ * `nextCursor`), no other property.
+ */
+export function SizedList<K extends string, T extends TSchema, E extends TProperties = Record<never, never>>(
+  key: K,
+  item: T,
+  itemsDescription: string,
+  options: { title: string; description: string },
+  extra?: E,
+) {
+  const properties = {
+    size: Type.Integer({ description: `Length of \`${key}\`.` }),
+    [key]: Type.Array(item, { description: itemsDescription }),
+    ...extra,
+  } as { size: TInteger } & { [P in K]: TArray<T> } & E;
+  return Type.Object(properties, { additionalProperties: false, ...options });
+}

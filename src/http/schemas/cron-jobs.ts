@@ -6,7 +6,7 @@ import { Type, type Static } from 'typebox';
 import { CRON_JOB_STATUSES, EXECUTION_STATUSES, MISFIRE_POLICIES, OVERLAP_POLICIES } from '../../domain/enums.js';
 import { toIso, toIsoOrNull } from '../../domain/time.js';
 import type { CronJob } from '../../domain/types.js';
-import { Endpoint, Id, JsonObjectInput, JsonObjectSchema, Nullable, RuleString, StringEnum, Timestamp } from './common.js';
+import { Endpoint, Id, JsonObjectInput, JsonObjectSchema, Nullable, RuleString, SizedList, StringEnum, Timestamp } from './common.js';
 import { deliveryToWire, deliveryWireFields, requestInputFields, RetryInputSchema, TimeoutMsInput } from './delivery.js';
 import { EXECUTION_STATUS_DESCRIPTION } from './executions.js';
 import { LIST_NEXT_CURSOR_DESCRIPTION, ListCursorQuery, ListLimitQuery, ListNameQuery } from './lists.js';
@@ -56,13 +56,12 @@ export const CronJobSchema = Type.Object(
 export type CronJobWire = Static<typeof CronJobSchema>;
 
 /** GET /cron. */
-export const CronJobListSchema = Type.Object(
-  {
-    size: Type.Integer({ description: 'Length of `cronJobs`.' }),
-    cronJobs: Type.Array(CronJobSchema, { description: 'The cron jobs of this page, oldest first (by `createdAt`, then id).' }),
-    nextCursor: Nullable(Type.String({ description: LIST_NEXT_CURSOR_DESCRIPTION })),
-  },
-  { additionalProperties: false, title: 'CronJobList', description: 'A page of cron jobs.' },
+export const CronJobListSchema = SizedList(
+  'cronJobs',
+  CronJobSchema,
+  'The cron jobs of this page, oldest first (by `createdAt`, then id).',
+  { title: 'CronJobList', description: 'A page of cron jobs.' },
+  { nextCursor: Nullable(Type.String({ description: LIST_NEXT_CURSOR_DESCRIPTION })) },
 );
 
 /** Query of GET /cron. No `tag`: cron jobs have no tags. */

@@ -3,7 +3,7 @@ import { Type, type Static } from 'typebox';
 import { EXECUTION_STATUSES, HTTP_METHODS, JOB_TYPES } from '../../domain/enums.js';
 import { toIso, toIsoOrNull } from '../../domain/time.js';
 import type { Attempt, Execution } from '../../domain/types.js';
-import { Id, Nullable, RuleString, StringEnum, Timestamp } from './common.js';
+import { Id, Nullable, RuleString, SizedList, StringEnum, Timestamp } from './common.js';
 
 /** Describes the statuses, for `status` and for a cron job's `lastStatus`. */
 export const EXECUTION_STATUS_DESCRIPTION =
@@ -79,13 +79,12 @@ export type ExecutionWire = Static<typeof ExecutionSchema>;
 export const ExecutionOrNullSchema = Nullable(ExecutionSchema);
 
 /** GET /schedules/{id}/executions and /cron/{id}/executions. */
-export const ExecutionPageSchema = Type.Object(
-  {
-    size: Type.Integer({ description: 'Length of `executions`.' }),
-    executions: Type.Array(ExecutionSchema, { description: 'The executions of this page, newest first.' }),
-    nextCursor: Nullable(Type.String({ description: 'Pass as `cursor` to get the next page; null on the last page.' })),
-  },
-  { additionalProperties: false, title: 'ExecutionPage', description: 'A page of a job\'s executions.' },
+export const ExecutionPageSchema = SizedList(
+  'executions',
+  ExecutionSchema,
+  'The executions of this page, newest first.',
+  { title: 'ExecutionPage', description: "A page of a job's executions." },
+  { nextCursor: Nullable(Type.String({ description: 'Pass as `cursor` to get the next page; null on the last page.' })) },
 );
 
 /** Query of the execution lists. Numbers are digit strings: query strings are not coerced. */

@@ -4,7 +4,7 @@ import { SCHEDULE_STATUSES } from '../../domain/enums.js';
 import { toIso } from '../../domain/time.js';
 import type { Schedule } from '../../domain/types.js';
 import { CHECK_KEYWORD } from '../ajv.js';
-import { Endpoint, Id, JsonObjectInput, JsonObjectSchema, Nullable, RuleString, StringEnum, TagsInput, Timestamp } from './common.js';
+import { Endpoint, Id, JsonObjectInput, JsonObjectSchema, Nullable, RuleString, SizedList, StringEnum, TagsInput, Timestamp } from './common.js';
 import { deliveryToWire, deliveryWireFields, requestInputFields, RetryInputSchema, TimeoutMsInput } from './delivery.js';
 import { LIST_NEXT_CURSOR_DESCRIPTION, ListCursorQuery, ListLimitQuery, ListNameQuery } from './lists.js';
 
@@ -33,13 +33,12 @@ export const ScheduleSchema = Type.Object(
 export type ScheduleWire = Static<typeof ScheduleSchema>;
 
 /** GET /schedules. */
-export const ScheduleListSchema = Type.Object(
-  {
-    size: Type.Integer({ description: 'Length of `schedules`.' }),
-    schedules: Type.Array(ScheduleSchema, { description: 'The schedules of this page, oldest first (by `createdAt`, then id).' }),
-    nextCursor: Nullable(Type.String({ description: LIST_NEXT_CURSOR_DESCRIPTION })),
-  },
-  { additionalProperties: false, title: 'ScheduleList', description: 'A page of schedules.' },
+export const ScheduleListSchema = SizedList(
+  'schedules',
+  ScheduleSchema,
+  'The schedules of this page, oldest first (by `createdAt`, then id).',
+  { title: 'ScheduleList', description: 'A page of schedules.' },
+  { nextCursor: Nullable(Type.String({ description: LIST_NEXT_CURSOR_DESCRIPTION })) },
 );
 
 /** Query of GET /schedules. Numbers are digit strings: query strings are not coerced. */
@@ -145,10 +144,7 @@ export const ScheduleBatchBody = Type.Object(
 export type ScheduleBatchBody = Static<typeof ScheduleBatchBody>;
 
 /** Answer of POST /schedules/batch. */
-export const ScheduleBatchSchema = Type.Object(
-  {
-    size: Type.Integer({ description: 'Length of `schedules`.' }),
-    schedules: Type.Array(ScheduleSchema, { description: 'The new schedules, `Pending`, in the order of the request.' }),
-  },
-  { additionalProperties: false, title: 'ScheduleBatchResult', description: 'The schedules a batch created.' },
-);
+export const ScheduleBatchSchema = SizedList('schedules', ScheduleSchema, 'The new schedules, `Pending`, in the order of the request.', {
+  title: 'ScheduleBatchResult',
+  description: 'The schedules a batch created.',
+});

@@ -2,7 +2,7 @@ import type { CronJob, CronJobStatus } from '../../domain/types.js';
 import { patchCronJob, patchedNextInvocation } from '../cron-patch.js';
 import { jobPageBounds } from '../paging.js';
 import { CRON_JOB_COLUMNS, CRON_JOB_UPDATE_COLUMNS, cronJobFromRow, cronJobToRow, newCronJob, type CronRow } from '../rows-cron.js';
-import { columnList } from '../rows.js';
+import { columnList, mappedOrNull } from '../rows.js';
 import type { CronCreateParams, CronPageParams, CronUpdateParams } from '../store.js';
 import type { Db } from './connection.js';
 import { SQLITE_CODEC } from './json.js';
@@ -93,8 +93,7 @@ export class CronJobQueries {
   }
 
   get(id: string): CronJob | null {
-    const r = this.byId.get(id);
-    return r ? cronFromRow(r) : null;
+    return mappedOrNull(this.byId.get(id), cronFromRow);
   }
 
   list(): CronJob[] {

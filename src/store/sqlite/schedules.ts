@@ -109,8 +109,7 @@ export class ScheduleQueries {
   }
 
   get(id: string): Schedule | null {
-    const r = this.byId.get(id);
-    return r ? fromRow(r) : null;
+    return rowMap.mappedOrNull(this.byId.get(id), fromRow);
   }
 
   list(): Schedule[] {
