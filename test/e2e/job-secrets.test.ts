@@ -59,6 +59,31 @@ describe.each(STORES)('job secrets ($name)', (store) => {
     }
   });
 
+  it('a cron job calls with its method, headers, secret headers and each kind of auth', async () => {
+    const cron = (path: string, fields: Record<string, unknown>) =>
+      rig.server.api('POST', '/cron', { expression: '* * * * * *', endpoint: rig.receiver.url + path, ...fields });
+    const kinds: [string, Record<string, unknown>, (a: Arrival) => void][] = [
+      ['/cron-basic', { auth: { type: 'basic', username: 'u', password: 'cron-pass' } }, (a) => expect(a.headers.authorization).toBe(`Basic ${Buffer.from('u:cron-pass').toString('base64')}`)],
+      ['/cron-bearer', { auth: { type: 'bearer', token: 'cron-token' } }, (a) => expect(a.headers.authorization).toBe('Bearer cron-token')],
+      ['/cron-oauth', { auth: { type: 'oauth2', tokenUrl: rig.tokens.url, clientId: 'cron', clientSecret: 'cron-client-secret' } }, (a) => expect(a.headers.authorization).toMatch(/^Bearer tok-\d+$/)],
+    ];
+    const ids: string[] = [];
+    for (const [path, auth] of kinds) {
+      const res = await cron(path, { method: 'PUT', headers: { 'X-Plain': 'p' }, secretHeaders: { 'X-Secret': 'cron-secret-header' }, body: 'a=1', ...auth });
+      expect(res.status).toBe(201);
+      ids.push((res.body as Job).id);
+    }
+    for (const [path, , check] of kinds) {
+      const [a] = await arrival(path);
+      expect([a!.method, a!.headers['x-plain'], a!.headers['x-secret'], a!.body]).toEqual(['PUT', 'p', 'cron-secret-header', 'a=1']);
+      check(a!);
+      // The signature covers the text body as sent (verify() parses JSON, so sign and compare).
+      const h = a!.headers as Record<string, string>;
+      expect(h['webhook-signature']).toBe(new Webhook(DEPLOYMENT_SECRET).sign(h['webhook-id']!, new Date(Number(h['webhook-timestamp']) * 1000), a!.body));
+    }
+    for (const id of ids) await rig.server.api('DELETE', `/cron/${id}`);
+  });
+
   it('HTTP Basic: Authorization is base64 of user:password (RFC 7617)', async () => {
     const res = await schedule('/basic', { auth: { type: 'basic', username: 'reports', password: 'pa55-word' } });
     expect((res.body as Job).auth).toEqual({ type: 'basic', username: 'reports' });
