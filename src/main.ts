@@ -2,7 +2,7 @@ import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import type { Config, Role } from './config.js';
 import { Dispatcher } from './dispatch/dispatcher.js';
-import { ExecutionPruner } from './dispatch/pruner.js';
+import { Pruner } from './dispatch/pruner.js';
 import { resolveSigningSecrets, WebhookSigner } from './dispatch/signing.js';
 import { offsetClock, systemClock, type Clock } from './domain/clock.js';
 import { DEFAULT_RETRY_POLICY } from './domain/retry-policy.js';
@@ -16,6 +16,7 @@ import { ServerMetrics } from './metrics/metrics.js';
 import { ensureBootstrapKey } from './service/api-keys.js';
 import type { KeyRing } from './secrets/key-ring.js';
 import { buildServeKeyRing, buildServeStore } from './serve-store.js';
+import { IDEMPOTENCY_RETENTION_MS } from './store/idempotency-rules.js';
 import type { Store } from './store/store.js';
 import { VERSION } from './version.js';
 
@@ -136,15 +137,30 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
         });
   if (dispatcher) metrics.watchDispatcher(dispatcher);
   metrics.watchDueWork(store, () => (dispatcher ? dispatcher.now() : clock.now()));
-  // Pruning runs where dispatching does; the store serialises it across the cluster.
+  // Pruning executions runs where dispatching does; the store serialises it across the cluster.
   const pruner = dispatches
-    ? new ExecutionPruner({
-        store: dispatchStore,
+    ? new Pruner({
+        prune: (p) => dispatchStore.executionsPrune(p),
+        what: 'executions',
         clock,
         logger: logger.child({ component: 'prune' }),
         retentionMs: config.executionRetentionMs,
       })
     : null;
+  // Idempotency records (http/idempotency.ts) are pruned where the API runs, which writes them:
+  // after 24 h, at most 10,000 a pass in batches of 500.
+  const idempotencyPruner =
+    role === 'dispatcher'
+      ? null
+      : new Pruner({
+          prune: (p) => store.idempotencyPrune(p),
+          what: 'idempotency records',
+          clock,
+          logger: logger.child({ component: 'prune' }),
+          retentionMs: IDEMPOTENCY_RETENTION_MS,
+          batchSize: 500,
+          maxPerPass: 10_000,
+        });
   let draining = false;
   const isReady = () => !draining;
   const app =
@@ -176,6 +192,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
   }
   dispatcher?.start();
   pruner?.start();
+  idempotencyPruner?.start();
   const host = config.host.includes(':') ? `[${config.host}]` : config.host;
   const urlOf = (server: FastifyInstance, fallbackPort: number): string => {
     const address = server.server.address();
@@ -191,6 +208,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
       draining = true;
       await app.close();
       await pruner?.stop();
+      await idempotencyPruner?.stop();
       if (dispatcher) {
         const { unfinished } = await dispatcher.stop(config.shutdownGraceMs);
         if (unfinished > 0) logger.warn({ unfinished }, 'calls still in flight at shutdown; they will be attempted again');

@@ -96,6 +96,19 @@ export interface PunctualClientOptions {
   fetch?: (request: Request) => Promise<Response>;
 }
 
+/**
+ * Options of the calls that create or trigger (`schedules.create`, `createMany`, `trigger`,
+ * `cron.create`, `trigger`).
+ */
+export interface WriteOptions {
+  /**
+   * Sent as `Idempotency-Key` (1–255 printable ASCII characters, e.g. `crypto.randomUUID()`): a
+   * retry with the same key and body gets the first answer back instead of creating again
+   * (docs/interface.md, "Idempotency-Key").
+   */
+  idempotencyKey?: string;
+}
+
 /** The result openapi-fetch gives for one request. */
 interface FetchResult {
   data?: unknown;
@@ -156,13 +169,21 @@ export function createPunctualClient(options: PunctualClientOptions) {
   raw.use(auth);
 
   const id = (value: string) => ({ params: { path: { id: value } } });
+  const header = (o: WriteOptions) => (o.idempotencyKey === undefined ? {} : { 'idempotency-key': o.idempotencyKey });
+  const trigger = (path: '/schedules/{id}/trigger' | '/cron/{id}/trigger', jobId: string, o: WriteOptions) =>
+    unwrap<Execution>(raw.POST(path, { params: { path: { id: jobId }, header: header(o) }, body: {} }));
 
   const schedules = {
     /** POST /schedules: creates a Pending schedule. */
-    create: (body: ScheduleCreate) => unwrap<Schedule>(raw.POST('/schedules', { body })),
+    create: (body: ScheduleCreate, o: WriteOptions = {}) =>
+      unwrap<Schedule>(raw.POST('/schedules', { params: { header: header(o) }, body })),
     /** POST /schedules/batch: creates up to PUNCTUAL_MAX_BATCH (1,000) schedules in one transaction, all or none; in request order. */
-    createMany: async (bodies: ScheduleCreate[]) =>
-      (await unwrap<{ size: number; schedules: Schedule[] }>(raw.POST('/schedules/batch', { body: { schedules: bodies } }))).schedules,
+    createMany: async (bodies: ScheduleCreate[], o: WriteOptions = {}) =>
+      (
+        await unwrap<{ size: number; schedules: Schedule[] }>(
+          raw.POST('/schedules/batch', { params: { header: header(o) }, body: { schedules: bodies } }),
+        )
+      ).schedules,
     /** GET /schedules: one page, oldest first; pass `nextCursor` back as `cursor` for the next. */
     list: (query: ScheduleListQuery = {}) => unwrap<ScheduleList>(raw.GET('/schedules', { params: { query } })),
     /** Every schedule matching `query`, following `nextCursor` page after page. */
@@ -179,7 +200,7 @@ export function createPunctualClient(options: PunctualClientOptions) {
     /** DELETE /schedules/{id}. */
     delete: (scheduleId: string) => unwrap<void>(raw.DELETE('/schedules/{id}', id(scheduleId))),
     /** POST /schedules/{id}/trigger: runs a Pending schedule now; resolves with the new execution. */
-    trigger: (scheduleId: string) => unwrap<Execution>(raw.POST('/schedules/{id}/trigger', { ...id(scheduleId), body: {} })),
+    trigger: (scheduleId: string, o: WriteOptions = {}) => trigger('/schedules/{id}/trigger', scheduleId, o),
     /** POST /schedules/{id}/signing-secret: a new signing secret of the schedule's own, answered this once. */
     newSigningSecret: (scheduleId: string) =>
       unwrap<{ signingSecret: string }>(raw.POST('/schedules/{id}/signing-secret', { ...id(scheduleId), body: {} })),
@@ -196,7 +217,7 @@ export function createPunctualClient(options: PunctualClientOptions) {
 
   const cron = {
     /** POST /cron: creates an Active cron job. */
-    create: (body: CronJobCreate) => unwrap<CronJob>(raw.POST('/cron', { body })),
+    create: (body: CronJobCreate, o: WriteOptions = {}) => unwrap<CronJob>(raw.POST('/cron', { params: { header: header(o) }, body })),
     /** GET /cron: one page, oldest first; pass `nextCursor` back as `cursor` for the next. */
     list: (query: CronJobListQuery = {}) => unwrap<CronJobList>(raw.GET('/cron', { params: { query } })),
     /** Every cron job matching `query`, following `nextCursor` page after page. */
@@ -216,7 +237,7 @@ export function createPunctualClient(options: PunctualClientOptions) {
     /** DELETE /cron/{id}. */
     delete: (jobId: string) => unwrap<void>(raw.DELETE('/cron/{id}', id(jobId))),
     /** POST /cron/{id}/trigger: runs the job now, outside its schedule; resolves with the new execution. */
-    trigger: (jobId: string) => unwrap<Execution>(raw.POST('/cron/{id}/trigger', { ...id(jobId), body: {} })),
+    trigger: (jobId: string, o: WriteOptions = {}) => trigger('/cron/{id}/trigger', jobId, o),
     /** POST /cron/{id}/signing-secret: a new signing secret of the job's own, answered this once. */
     newSigningSecret: (jobId: string) => unwrap<{ signingSecret: string }>(raw.POST('/cron/{id}/signing-secret', { ...id(jobId), body: {} })),
     /** GET /cron/{id}/executions: one page, newest first. */

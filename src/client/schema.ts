@@ -1421,7 +1421,7 @@ export interface components {
         };
     };
     responses: {
-        /** @description Invalid input: a field breaks a rule (every faulty field is listed in `errors`), an unknown field or query parameter, malformed JSON (or a `__proto__` / `constructor` key), or a URL that is not validly percent-encoded. */
+        /** @description Invalid input: a field breaks a rule (every faulty field is listed in `errors`), an unknown field or query parameter, malformed JSON (or a `__proto__` / `constructor` key), a URL that is not validly percent-encoded, or an invalid `Idempotency-Key` header (`/headers/idempotency-key`). */
         BadRequest: {
             headers: {
                 [name: string]: unknown;
@@ -1430,7 +1430,7 @@ export interface components {
                 "application/problem+json": components["schemas"]["ProblemDetails"];
             };
         };
-        /** @description The schedule is no longer `Pending` (it ran, is running or was triggered). */
+        /** @description The schedule is no longer `Pending` (it ran, is running or was triggered), or a request with the same `Idempotency-Key` is still in progress (`idempotency_key_in_use`; retry later). */
         Conflict: {
             headers: {
                 [name: string]: unknown;
@@ -1499,6 +1499,15 @@ export interface components {
             headers: {
                 /** @description `Bearer realm="punctual"` (with `error="invalid_token"` for an unknown token). */
                 "WWW-Authenticate"?: string;
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["ProblemDetails"];
+            };
+        };
+        /** @description The `Idempotency-Key` was already used, by this API key on this method and path, with another request body. */
+        UnprocessableContent: {
+            headers: {
                 [name: string]: unknown;
             };
             content: {
@@ -1716,7 +1725,10 @@ export interface operations {
     createCronJob: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description A key of your choice (1–255 printable ASCII characters, e.g. a UUID) that makes a retry safe: the first answer is kept 24 h for this API key, method and path, and the same key with the same body replays it (same status and body, with `Idempotent-Replayed: true`) instead of doing the work again. The same key with another body is a 422; while the first request is still running, a 409. 5xx answers are not kept. See docs/interface.md, "Idempotency-Key". */
+                "idempotency-key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -1739,8 +1751,10 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthenticated"];
             403: components["responses"]["Forbidden"];
+            409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["UnprocessableContent"];
             429: components["responses"]["TooManyRequests"];
             503: components["responses"]["ServiceUnavailable"];
         };
@@ -1959,7 +1973,10 @@ export interface operations {
     triggerCronJob: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description A key of your choice (1–255 printable ASCII characters, e.g. a UUID) that makes a retry safe: the first answer is kept 24 h for this API key, method and path, and the same key with the same body replays it (same status and body, with `Idempotent-Replayed: true`) instead of doing the work again. The same key with another body is a 422; while the first request is still running, a 409. 5xx answers are not kept. See docs/interface.md, "Idempotency-Key". */
+                "idempotency-key"?: string;
+            };
             path: {
                 /**
                  * @description Identifier of the resource (a UUID; any other string names no resource).
@@ -1988,8 +2005,10 @@ export interface operations {
             401: components["responses"]["Unauthenticated"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["UnprocessableContent"];
             429: components["responses"]["TooManyRequests"];
             503: components["responses"]["ServiceUnavailable"];
         };
@@ -2149,7 +2168,10 @@ export interface operations {
     createSchedule: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description A key of your choice (1–255 printable ASCII characters, e.g. a UUID) that makes a retry safe: the first answer is kept 24 h for this API key, method and path, and the same key with the same body replays it (same status and body, with `Idempotent-Replayed: true`) instead of doing the work again. The same key with another body is a 422; while the first request is still running, a 409. 5xx answers are not kept. See docs/interface.md, "Idempotency-Key". */
+                "idempotency-key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -2172,8 +2194,10 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthenticated"];
             403: components["responses"]["Forbidden"];
+            409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["UnprocessableContent"];
             429: components["responses"]["TooManyRequests"];
             503: components["responses"]["ServiceUnavailable"];
         };
@@ -2181,7 +2205,10 @@ export interface operations {
     createSchedules: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description A key of your choice (1–255 printable ASCII characters, e.g. a UUID) that makes a retry safe: the first answer is kept 24 h for this API key, method and path, and the same key with the same body replays it (same status and body, with `Idempotent-Replayed: true`) instead of doing the work again. The same key with another body is a 422; while the first request is still running, a 409. 5xx answers are not kept. See docs/interface.md, "Idempotency-Key". */
+                "idempotency-key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -2212,8 +2239,10 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthenticated"];
             403: components["responses"]["Forbidden"];
+            409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["UnprocessableContent"];
             429: components["responses"]["TooManyRequests"];
             503: components["responses"]["ServiceUnavailable"];
         };
@@ -2400,7 +2429,10 @@ export interface operations {
     triggerSchedule: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description A key of your choice (1–255 printable ASCII characters, e.g. a UUID) that makes a retry safe: the first answer is kept 24 h for this API key, method and path, and the same key with the same body replays it (same status and body, with `Idempotent-Replayed: true`) instead of doing the work again. The same key with another body is a 422; while the first request is still running, a 409. 5xx answers are not kept. See docs/interface.md, "Idempotency-Key". */
+                "idempotency-key"?: string;
+            };
             path: {
                 /**
                  * @description Identifier of the resource (a UUID; any other string names no resource).
@@ -2432,6 +2464,7 @@ export interface operations {
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["UnprocessableContent"];
             429: components["responses"]["TooManyRequests"];
             503: components["responses"]["ServiceUnavailable"];
         };

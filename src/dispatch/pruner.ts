@@ -1,26 +1,34 @@
 import type { Clock } from '../domain/clock.js';
-import type { DispatchStore } from '../store/dispatch-store.js';
 import type { DispatchLogger } from './dispatcher.js';
 
-/** Options of {@link ExecutionPruner}. Durations in ms. */
+/** Options of {@link Pruner}. Durations in ms. */
 export interface PrunerOptions {
-  /** The store's `executionsPrune` is all the pruner uses. */
-  store: DispatchStore;
+  /**
+   * One batch: deletes rows older than `before` (epoch ms, UTC), at most `limit`, in one
+   * transaction, and tells how many (a store operation: `executionsPrune`, `idempotencyPrune`).
+   */
+  prune: (p: { before: number; limit: number }) => Promise<number>;
+  /** What is pruned, for the logs ("executions", "idempotency records"). */
+  what: string;
   clock: Clock;
   logger: Pick<DispatchLogger, 'info' | 'error'>;
-  /** Finished executions older than this are deleted (`PUNCTUAL_EXECUTION_RETENTION`). */
+  /** Rows older than this are deleted (executions: `PUNCTUAL_EXECUTION_RETENTION`). */
   retentionMs: number;
   /** Pause between two passes (default 60,000). */
   intervalMs?: number;
   /** Rows deleted per transaction (default 1,000), so a pass never holds the writer long. */
   batchSize?: number;
+  /** Most rows one pass deletes (default: no bound); the rest waits for the next pass. */
+  maxPerPass?: number;
 }
 
 /**
- * Deletes finished executions (and their attempts) older than the retention, in the background
- * (`PUNCTUAL_EXECUTION_RETENTION`): one pass at start, then one per `intervalMs`, each in small transactions.
+ * Deletes old rows in the background: one pass at start, then one per `intervalMs`, each in small
+ * transactions of `batchSize`, until a batch comes back short or `maxPerPass` rows are gone.
+ * main.ts runs one for finished executions (and their attempts, `PUNCTUAL_EXECUTION_RETENTION`)
+ * and one for idempotency records (24 h).
  */
-export class ExecutionPruner {
+export class Pruner {
   private timer: NodeJS.Timeout | null = null;
   private pass: Promise<void> | null = null;
   private stopped = false;
@@ -42,17 +50,19 @@ export class ExecutionPruner {
   }
 
   /**
-   * One pass: deletes batch after batch until a batch comes back short.
-   * @returns how many executions were deleted
+   * One pass: deletes batch after batch until a batch comes back short or `maxPerPass` is reached.
+   * @returns how many rows were deleted
    */
   async runOnce(): Promise<number> {
-    const limit = this.opts.batchSize ?? 1_000;
+    const batch = this.opts.batchSize ?? 1_000;
+    const max = this.opts.maxPerPass ?? Infinity;
     const before = this.opts.clock.now() - this.opts.retentionMs;
     let total = 0;
     for (;;) {
-      const n = await this.opts.store.executionsPrune({ before, limit });
+      const limit = Math.min(batch, max - total);
+      const n = await this.opts.prune({ before, limit });
       total += n;
-      if (n < limit || this.stopped) return total;
+      if (n < limit || total >= max || this.stopped) return total;
       await new Promise((r) => setImmediate(r));
     }
   }
@@ -62,9 +72,9 @@ export class ExecutionPruner {
     this.timer = setTimeout(() => {
       this.pass = this.runOnce().then(
         (n) => {
-          if (n > 0) this.opts.logger.info({ deleted: n }, 'pruned old executions');
+          if (n > 0) this.opts.logger.info({ deleted: n }, `pruned old ${this.opts.what}`);
         },
-        (err: unknown) => this.opts.logger.error({ err }, 'pruning executions failed; will try again'),
+        (err: unknown) => this.opts.logger.error({ err }, `pruning ${this.opts.what} failed; will try again`),
       );
       void this.pass.finally(() => this.schedule(this.opts.intervalMs ?? 60_000));
     }, delayMs);

@@ -26,6 +26,7 @@ import { executionRoutes } from './routes/executions.js';
 import { consoleRoutes } from './console.js';
 import { openApiRoutes, registerOpenApiGenerator } from './openapi.js';
 import { healthRoutes } from './routes/health.js';
+import { idempotencyOnRoute } from './idempotency.js';
 import { metricsRoute, observeRequests, type MetricsExposition } from './metrics.js';
 import { scheduleBatchRoutes } from './routes/schedule-batch.js';
 import { scheduleRoutes } from './routes/schedules.js';
@@ -139,6 +140,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   });
   app.decorate('punctual', { lastUsed: recorder });
   app.decorateRequest('apiKey', null);
+  app.decorateRequest('idempotency', null);
   app.addHook('onClose', async () => {
     await recorder.close();
   });
@@ -178,6 +180,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const limiter = createRequestLimiter({ ...DEFAULT_RATE_LIMIT, ...deps.rateLimit });
   await app.register(async (api) => {
     api.addHook('onRequest', authHook(store, clock, recorder, limiter));
+    // Routes with `config: { idempotent: true }` take Idempotency-Key (idempotency.ts).
+    api.addHook('onRoute', idempotencyOnRoute(store, clock));
     await api.register(apiKeyRoutes, routeDeps);
     await api.register(scheduleRoutes, routeDeps);
     await api.register(scheduleBatchRoutes, routeDeps);

@@ -99,6 +99,20 @@ export function problem(code: string, status: number, title: string, detail: str
   return body;
 }
 
+/**
+ * The problems of `Idempotency-Key` (idempotency.ts, docs/interface.md) besides an invalid value:
+ * a request with the key still in progress (409), the key used with another body (422). Each
+ * names the header in `errors`.
+ */
+export const IDEMPOTENCY_PROBLEMS = {
+  idempotency_key_in_use: problem('idempotency_key_in_use', 409, 'Conflict', 'A request with this Idempotency-Key is still in progress; retry later.', [
+    { path: '/headers/idempotency-key', message: 'is in use by a request still in progress' },
+  ]),
+  idempotency_key_reused: problem('idempotency_key_reused', 422, 'Unprocessable content', 'This Idempotency-Key was used with another request body.', [
+    { path: '/headers/idempotency-key', message: 'was used with another request body; use a new key for a new request' },
+  ]),
+} as const;
+
 /** Sends `body` as `application/problem+json` (serialised here, bypassing route response schemas). */
 export function sendProblem(reply: FastifyReply, body: Problem): FastifyReply {
   if (body.status === 401 && !reply.hasHeader('www-authenticate')) reply.header('www-authenticate', 'Bearer realm="punctual"');

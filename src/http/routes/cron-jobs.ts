@@ -28,6 +28,7 @@ export const cronJobRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app, {
   app.post(
     '/cron',
     {
+      config: { idempotent: true },
       schema: createSchema(
         {
           operationId: 'createCronJob',

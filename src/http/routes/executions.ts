@@ -86,6 +86,7 @@ export const executionRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app,
     app.post(
       `${prefix}/:id/trigger`,
       {
+        config: { idempotent: true },
         schema: {
           operationId: `trigger${name}`,
           tags: [tag],

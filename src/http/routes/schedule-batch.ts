@@ -16,6 +16,7 @@ export const scheduleBatchRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (
     '/schedules/batch',
     {
       bodyLimit: limits.bodyBytes * BATCH_BODY_FACTOR,
+      config: { idempotent: true },
       schema: createSchema(
         {
           operationId: 'createSchedules',

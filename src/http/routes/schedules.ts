@@ -19,6 +19,7 @@ export const scheduleRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app, 
   app.post(
     '/schedules',
     {
+      config: { idempotent: true },
       schema: createSchema(
         {
           operationId: 'createSchedule',

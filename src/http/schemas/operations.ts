@@ -9,7 +9,7 @@
  * type stay exactly as `problem.ts` makes them.
  */
 import type { TSchema } from 'typebox';
-import { DOMAIN_ERROR_STATUS, HTTP_PROBLEMS, PROBLEM_CONTENT_TYPE, problem } from '../problem.js';
+import { DOMAIN_ERROR_STATUS, HTTP_PROBLEMS, IDEMPOTENCY_PROBLEMS, PROBLEM_CONTENT_TYPE, problem } from '../problem.js';
 import type { Problem } from './common.js';
 import { ProblemSchema } from './common.js';
 
@@ -53,7 +53,7 @@ export const TAGS = [
 export type TagName = (typeof TAGS)[number]['name'];
 
 /** The statuses of problem answers an operation can declare. */
-export type ProblemStatus = 400 | 401 | 403 | 404 | 409 | 413 | 415 | 429 | 503;
+export type ProblemStatus = 400 | 401 | 403 | 404 | 409 | 413 | 415 | 422 | 429 | 503;
 
 /** Problems of every authenticated operation: no or a bad token, a disabled key, a rate limit, the store down. */
 export const AUTHENTICATED: readonly ProblemStatus[] = [401, 403, 429, 503];
@@ -91,7 +91,8 @@ const PROBLEMS: Record<
     name: 'BadRequest',
     description:
       'Invalid input: a field breaks a rule (every faulty field is listed in `errors`), an unknown field or query parameter, ' +
-      'malformed JSON (or a `__proto__` / `constructor` key), or a URL that is not validly percent-encoded.',
+      'malformed JSON (or a `__proto__` / `constructor` key), a URL that is not validly percent-encoded, or an invalid ' +
+      '`Idempotency-Key` header (`/headers/idempotency-key`).',
     examples: {
       invalid_input: domainProblem('invalid_input', '2 fields are invalid.', [
         { path: '/scheduledAt', message: 'must be an ISO 8601 date-time with Z or an offset, e.g. 2026-11-21T10:00:00Z' },
@@ -120,9 +121,12 @@ const PROBLEMS: Record<
   },
   409: {
     name: 'Conflict',
-    description: 'The schedule is no longer `Pending` (it ran, is running or was triggered).',
+    description:
+      'The schedule is no longer `Pending` (it ran, is running or was triggered), or a request with the same `Idempotency-Key` ' +
+      'is still in progress (`idempotency_key_in_use`; retry later).',
     examples: {
       conflict: domainProblem('conflict', 'The schedule is no longer Pending (it ran, is running or was triggered) and cannot be triggered.'),
+      idempotency_key_in_use: IDEMPOTENCY_PROBLEMS.idempotency_key_in_use,
     },
   },
   413: {
@@ -134,6 +138,13 @@ const PROBLEMS: Record<
     name: 'UnsupportedMediaType',
     description: 'The body is not sent as `Content-Type: application/json`.',
     examples: { unsupported_media_type: httpProblem('unsupported_media_type') },
+  },
+  422: {
+    name: 'UnprocessableContent',
+    description: 'The `Idempotency-Key` was already used, by this API key on this method and path, with another request body.',
+    examples: {
+      idempotency_key_reused: IDEMPOTENCY_PROBLEMS.idempotency_key_reused,
+    },
   },
   429: {
     name: 'TooManyRequests',

@@ -2,6 +2,7 @@ import { StoreUnavailableError } from '../../domain/errors.js';
 import type * as D from '../../domain/types.js';
 import { warnPaused, type ClaimDueResult } from '../claim-rules.js';
 import type * as S from '../store.js';
+import type * as I from '../store-idempotency.js';
 import type { JobSecretsEntry, SecretsPageParams, SecretsReplaceParams } from '../store-secrets.js';
 import { apiKeys } from './api-keys.js';
 import { ClaimQueries } from './claim.js';
@@ -17,6 +18,7 @@ import {
 } from './connection.js';
 import { cronJobs } from './cron-jobs.js';
 import { executions } from './executions.js';
+import { idempotency } from './idempotency.js';
 import { migrate } from './migrations.js';
 import { channelOf, WorkListener } from './notify.js';
 import { schedules, type NotifyContext } from './schedules.js';
@@ -271,6 +273,20 @@ export class PostgresStore implements S.Store {
   }
   async secretsReplace(p: SecretsReplaceParams): Promise<boolean> {
     return this.run(() => this.db.tx((sql) => secrets.replace(sql, p)));
+  }
+
+  // ---- Idempotency records (store-idempotency.ts) ------------------------------------------
+  async idempotencyBegin(p: I.IdempotencyBeginParams): Promise<I.IdempotencyBegin> {
+    return this.run(() => this.db.tx((sql) => idempotency.begin(sql, p)));
+  }
+  async idempotencyFinish(p: I.IdempotencyFinishParams): Promise<boolean> {
+    return this.run(() => idempotency.finish(this.db.sql, p));
+  }
+  async idempotencyAbandon(p: I.IdempotencyAbandonParams): Promise<boolean> {
+    return this.run(() => idempotency.abandon(this.db.sql, p));
+  }
+  async idempotencyPrune(p: { before: number; limit: number }): Promise<number> {
+    return this.run(() => idempotency.prune(this.db.sql, p.before, p.limit));
   }
 
   // ---- Settings ----------------------------------------------------------------------------

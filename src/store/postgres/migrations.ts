@@ -247,6 +247,25 @@ ALTER TABLE cron_jobs ADD COLUMN method text NOT NULL DEFAULT 'POST', ADD COLUMN
 ALTER TABLE execution_attempts ADD COLUMN method text NOT NULL DEFAULT 'POST', ADD COLUMN url text;
 `,
   },
+  // Idempotency records of the API, as SQLite's migration 6 (src/store/idempotency-rules.ts).
+  {
+    version: 5,
+    sql: `
+CREATE TABLE idempotency_keys (
+  api_key_id      text COLLATE "C" NOT NULL REFERENCES api_keys (id) ON DELETE CASCADE,
+  method          text COLLATE "C" NOT NULL,
+  path            text COLLATE "C" NOT NULL,
+  idem_key        text COLLATE "C" NOT NULL,
+  fingerprint     text    NOT NULL,
+  state           text    NOT NULL CHECK (state IN ('running', 'done')),
+  started_at      bigint  NOT NULL,
+  response_status integer,
+  response_body   text,
+  PRIMARY KEY (api_key_id, method, path, idem_key)
+);
+CREATE INDEX idempotency_keys_started ON idempotency_keys (started_at);
+`,
+  },
 ];
 
 /** Highest schema version this code knows. */

@@ -2,6 +2,7 @@ import { StoreUnavailableError } from '../../domain/errors.js';
 import type * as D from '../../domain/types.js';
 import { warnPaused, type ClaimDueResult } from '../claim-rules.js';
 import type * as S from '../store.js';
+import type * as I from '../store-idempotency.js';
 import type { JobSecretsEntry, SecretsPageParams, SecretsReplaceParams } from '../store-secrets.js';
 import { ApiKeyQueries } from './api-keys.js';
 import { ClaimQueries } from './claim.js';
@@ -15,6 +16,7 @@ import {
 } from './connection.js';
 import { CronJobQueries } from './cron-jobs.js';
 import { ExecutionQueries } from './executions.js';
+import { IdempotencyQueries } from './idempotency.js';
 import { migrate } from './migrations.js';
 import { ScheduleQueries } from './schedules.js';
 import { SecretsQueries } from './secrets.js';
@@ -34,6 +36,7 @@ interface Queries {
   executions: ExecutionQueries;
   settings: SettingQueries;
   secrets: SecretsQueries;
+  idempotency: IdempotencyQueries;
 }
 
 /**
@@ -210,6 +213,20 @@ export class SqliteStore implements S.Store {
     return this.run((q) => q.secrets.secretsReplace(p));
   }
 
+  // ---- Idempotency records (store-idempotency.ts) ------------------------------------------
+  async idempotencyBegin(p: I.IdempotencyBeginParams): Promise<I.IdempotencyBegin> {
+    return this.run((q) => q.idempotency.begin(p));
+  }
+  async idempotencyFinish(p: I.IdempotencyFinishParams): Promise<boolean> {
+    return this.run((q) => q.idempotency.finish(p));
+  }
+  async idempotencyAbandon(p: I.IdempotencyAbandonParams): Promise<boolean> {
+    return this.run((q) => q.idempotency.abandon(p));
+  }
+  async idempotencyPrune(p: { before: number; limit: number }): Promise<number> {
+    return this.run((q) => q.idempotency.prune(p.before, p.limit));
+  }
+
   // ---- Settings ----------------------------------------------------------------------------
   async settingGetOrCreate(p: { key: string; create: () => string }): Promise<string> {
     return this.run((q) => q.settings.getOrCreate(p.key, p.create));
@@ -245,6 +262,7 @@ function prepare(db: Db): Queries {
       executions: new ExecutionQueries(db),
       settings: new SettingQueries(db),
       secrets: new SecretsQueries(db),
+      idempotency: new IdempotencyQueries(db),
     };
   } catch (err) {
     if (err instanceof Error && /no such table/.test(err.message)) {
