@@ -6,7 +6,6 @@ import type {
   CronJobStatus,
   Execution,
   JobRequest,
-  JobType,
   JsonObject,
   MisfirePolicy,
   OverlapPolicy,
@@ -17,41 +16,10 @@ import type {
 import type { ClaimDueResult } from './claim-rules.js';
 import type { BatchStore } from './store-batch.js';
 import type { IdempotencyStore } from './store-idempotency.js';
+import type { CronJobPage, ExecutionListParams, ExecutionPage, JobTriggerParams, SchedulePage } from './store-pages.js';
 import type { JobSecretsStore } from './store-secrets.js';
 
-/** A page of a job's executions (`Store.executionList`); `cursor` as that method says. */
-export interface ExecutionListParams {
-  jobType: JobType;
-  jobId: string;
-  limit: number;
-  cursor: string | null;
-}
-
-/** A page of schedules, oldest first; `nextCursor` is null on the last page. */
-export interface SchedulePage {
-  schedules: Schedule[];
-  nextCursor: string | null;
-}
-
-/** A page of cron jobs, oldest first; `nextCursor` is null on the last page. */
-export interface CronJobPage {
-  cronJobs: CronJob[];
-  nextCursor: string | null;
-}
-
-/** A page of executions, newest first; `nextCursor` is null on the last page. */
-export interface ExecutionPage {
-  executions: Execution[];
-  nextCursor: string | null;
-}
-
-/** A run of a job now (`Store.jobTrigger`): `id` of the new execution, `now` epoch ms (UTC). */
-export interface JobTriggerParams {
-  jobType: JobType;
-  jobId: string;
-  id: string;
-  now: number;
-}
+export type { CronJobPage, ExecutionListParams, ExecutionPage, JobTriggerParams, SchedulePage } from './store-pages.js';
 
 /**
  * The store: every persistent operation of the service, as domain operations taking one params

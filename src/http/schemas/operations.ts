@@ -42,11 +42,6 @@ export const TAGS = [
     description: 'Prometheus metrics; here behind an API key, or on `PUNCTUAL_METRICS_PORT` without one (then not on this port).',
   },
   { name: 'Health', description: 'Probes for load balancers and orchestrators; no authentication.' },
-  {
-    name: 'Metrics',
-    description:
-      'Prometheus metrics of the node. Behind an API key on this port, unless `PUNCTUAL_METRICS_PORT` moves them to a port of their own (without authentication).',
-  },
 ] as const;
 
 /** The name of one of {@link TAGS}. */
