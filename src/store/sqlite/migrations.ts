@@ -320,6 +320,23 @@ ALTER TABLE execution_attempts ADD COLUMN method TEXT NOT NULL DEFAULT 'POST';
 ALTER TABLE execution_attempts ADD COLUMN url    TEXT;
 `,
   },
+  /*
+   * Node liveness (docs/multinode.md, "Node liveness"): a row per serving node, heartbeated; a
+   * node whose heartbeat is too old is removed and its leases released. One node per SQLite file,
+   * but its row is kept all the same: a restart after a crash hands the old node's leases back as
+   * soon as its heartbeat is too old. Not copied by `migrate-store` (it describes running processes).
+   */
+  {
+    version: 6,
+    sql: `
+CREATE TABLE nodes (
+  node_id      TEXT NOT NULL PRIMARY KEY,
+  role         TEXT NOT NULL,
+  started_at   INTEGER NOT NULL,
+  heartbeat_at INTEGER NOT NULL
+) STRICT;
+`,
+  },
 ];
 
 /** Highest schema version this code knows. */
