@@ -25,6 +25,7 @@ import type {
 import type { ClaimDueParams, Store } from '../../src/store/store.js';
 import { describeLists } from './conformance-lists.js';
 import { describeBatch } from './conformance-batch.js';
+import { describeNodes } from './conformance-nodes.js';
 import { describeSecrets } from './conformance-secrets.js';
 
 /** 2030-01-01T00:00:00.000Z: the suite's "now". */
@@ -197,6 +198,8 @@ export function exerciseStore(name: string, factory: () => Promise<StoreUnderTes
 
     // ---- batch create (scheduleCreateMany): conformance-batch.ts ----------------------------------
     describeBatch(() => store);
+    // ---- node liveness (heartbeats, reaping, re-registration): conformance-nodes.ts ----------------
+    describeNodes(() => store);
 
     // ---- lifecycle -------------------------------------------------------------------------
     describe('migrate, ping, close', () => {

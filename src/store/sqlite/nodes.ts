@@ -15,8 +15,8 @@ export class NodeQueries {
   private readonly reapTx;
 
   constructor(db: Db) {
-    this.upsert = db.prepare<[string, string, number]>(
-      `INSERT INTO nodes (node_id, role, started_at, heartbeat_at) VALUES (?1, ?2, ?3, ?3)
+    this.upsert = db.prepare<[string, string, number, number]>(
+      `INSERT INTO nodes (node_id, role, started_at, heartbeat_at) VALUES (?, ?, ?, ?)
        ON CONFLICT (node_id) DO UPDATE SET role = excluded.role, started_at = excluded.started_at, heartbeat_at = excluded.heartbeat_at`,
     );
     this.beat = db.prepare<[number, string]>('UPDATE nodes SET heartbeat_at = max(heartbeat_at, ?) WHERE node_id = ?');
@@ -37,7 +37,7 @@ export class NodeQueries {
   }
 
   register(p: { nodeId: string; role: string; now: number }): void {
-    this.upsert.run(p.nodeId, p.role, Math.floor(p.now));
+    this.upsert.run(p.nodeId, p.role, Math.floor(p.now), Math.floor(p.now));
   }
 
   heartbeat(p: { nodeId: string; now: number }): boolean {
