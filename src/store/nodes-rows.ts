@@ -4,6 +4,9 @@
  */
 import type { NodeRecord } from './store-nodes.js';
 
+/** Default of `PUNCTUAL_NODE_TIMEOUT` (ms): a node silent this long is dead (docs/multinode.md). */
+export const DEFAULT_NODE_TIMEOUT_MS = 10_000;
+
 /** The columns of a node row, in the order the stores select them. */
 export const NODE_COLUMNS = 'node_id, role, started_at, heartbeat_at';
 
