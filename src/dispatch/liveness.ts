@@ -83,8 +83,23 @@ export class NodeLiveness {
     }
   }
 
-  /** One round: register or heartbeat, then reap. Never throws; schedules the next round. */
+  /** One round and the next one's timer (unless stopped). */
   private async round(): Promise<void> {
+    await this.runOnce();
+    if (!this.stopped) {
+      this.timer = setTimeout(() => {
+        this.beat = this.round();
+      }, this.opts.heartbeatMs);
+      this.timer.unref();
+    }
+  }
+
+  /**
+   * One round now: registers (when not registered) or heartbeats — registering again at once when
+   * the heartbeat finds this node taken for dead — then reaps dead nodes. Never throws: a store
+   * failure is logged and the next round tries again.
+   */
+  async runOnce(): Promise<void> {
     const { store, nodeId, role, timeoutMs, logger } = this.opts;
     const now = this.opts.now ?? (() => this.opts.clock.now());
     try {
@@ -106,12 +121,6 @@ export class NodeLiveness {
       }
     } catch (err) {
       logger.error({ err }, 'liveness: heartbeat failed; retrying');
-    }
-    if (!this.stopped) {
-      this.timer = setTimeout(() => {
-        this.beat = this.round();
-      }, this.opts.heartbeatMs);
-      this.timer.unref();
     }
   }
 }
