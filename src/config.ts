@@ -6,6 +6,7 @@
  * env-files.ts).
  */
 
+import { DEFAULT_NODE_TIMEOUT_MS } from './store/nodes-rows.js';
 import { parseSigningSecrets } from './dispatch/signing.js';
 import { resolveFileEnv } from './env-files.js';
 import { KeyRing, parseKeys } from './secrets/key-ring.js';
@@ -51,6 +52,13 @@ export interface Config {
   requestTimeoutMs: number;
   /** Longest wait for calls in flight at SIGTERM (`PUNCTUAL_SHUTDOWN_GRACE_MS`, default 10,000). */
   shutdownGraceMs: number;
+  /** Pause between two heartbeats of this node (`PUNCTUAL_NODE_HEARTBEAT_MS`, default 2,000; 100–60,000). */
+  nodeHeartbeatMs: number;
+  /**
+   * A node whose heartbeat is older than this is dead and its leases are released
+   * (`PUNCTUAL_NODE_TIMEOUT`, default `10s`; more than twice the heartbeat). docs/multinode.md.
+   */
+  nodeTimeoutMs: number;
   /**
    * Signing secrets (`PUNCTUAL_SIGNING_SECRET`, space-separated `whsec_…`, newest first), or null:
    * then one is generated at first start and kept in the store.
@@ -151,6 +159,11 @@ export function loadConfig(processEnv: NodeJS.ProcessEnv = process.env): Config 
   const port = int('PORT', 8080, 0, 65535);
   const requestTimeoutMs = int('PUNCTUAL_REQUEST_TIMEOUT_MS', 30_000, 1_000, 900_000);
   const shutdownGraceMs = int('PUNCTUAL_SHUTDOWN_GRACE_MS', 10_000, 0, 900_000);
+  const nodeHeartbeatMs = int('PUNCTUAL_NODE_HEARTBEAT_MS', 2_000, 100, 60_000);
+  const nodeTimeoutMs = duration('PUNCTUAL_NODE_TIMEOUT', DEFAULT_NODE_TIMEOUT_MS, 1_000, '1s, like 10s or 1m');
+  if (nodeTimeoutMs <= 2 * nodeHeartbeatMs) {
+    problems.push(`PUNCTUAL_NODE_TIMEOUT (${nodeTimeoutMs} ms) must be more than twice PUNCTUAL_NODE_HEARTBEAT_MS (${nodeHeartbeatMs} ms)`);
+  }
   const misfireThresholdMs = int('PUNCTUAL_MISFIRE_THRESHOLD_MS', 60_000, 1_000, 86_400_000);
   const maxInFlight = int('PUNCTUAL_MAX_IN_FLIGHT', 512, 1, 100_000);
   const metricsPortRaw = env.PUNCTUAL_METRICS_PORT?.trim();
@@ -249,6 +262,8 @@ export function loadConfig(processEnv: NodeJS.ProcessEnv = process.env): Config 
     logLevel,
     requestTimeoutMs,
     shutdownGraceMs,
+    nodeHeartbeatMs,
+    nodeTimeoutMs,
     signingSecrets,
     encryptionKeys,
     executionRetentionMs,

@@ -2,9 +2,11 @@ import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import type { Config, Role } from './config.js';
 import { Dispatcher } from './dispatch/dispatcher.js';
+import { NodeLiveness } from './dispatch/liveness.js';
 import { Pruner } from './dispatch/pruner.js';
 import { resolveSigningSecrets, WebhookSigner } from './dispatch/signing.js';
 import { offsetClock, systemClock, type Clock } from './domain/clock.js';
+import { newId } from './domain/ids.js';
 import { DEFAULT_RETRY_POLICY } from './domain/retry-policy.js';
 import { AJV_OPTIONS, ruleKeywordPlugin } from './http/ajv.js';
 import { buildApp } from './http/app.js';
@@ -17,6 +19,7 @@ import { ensureBootstrapKey } from './service/api-keys.js';
 import type { KeyRing } from './secrets/key-ring.js';
 import { buildServeKeyRing, buildServeStore } from './serve-store.js';
 import { IDEMPOTENCY_RETENTION_MS } from './store/idempotency-rules.js';
+import type { NodeRecord } from './store/store-nodes.js';
 import type { Store } from './store/store.js';
 import { VERSION } from './version.js';
 
@@ -119,12 +122,29 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     throw err;
   }
 
-  const dispatcher =
+  // Every node heartbeats its row and reaps dead nodes (dispatch/liveness.ts); a dispatcher claims
+  // only while its node is registered and heartbeating.
+  const nodeId = newId();
+  const liveness: NodeLiveness = new NodeLiveness({
+    store: dispatchStore,
+    clock,
+    logger: logger.child({ component: 'liveness' }),
+    nodeId,
+    role,
+    heartbeatMs: config.nodeHeartbeatMs,
+    timeoutMs: config.nodeTimeoutMs,
+    now: () => (dispatcher ? dispatcher.now() : clock.now()),
+    onRegistered: () => dispatcher?.wake(dispatcher.now()),
+    onReleased: () => dispatcher?.wake(dispatcher.now()),
+  });
+  const dispatcher: Dispatcher | null =
     signer === null
       ? null
       : new Dispatcher({
           store: dispatchStore,
           clock,
+          nodeId,
+          mayClaim: () => liveness.mayClaim(),
           logger: logger.child({ component: 'dispatch' }),
           userAgent: `Punctual/${VERSION}`,
           signer,
@@ -136,8 +156,11 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
           keyRing,
         });
   if (dispatcher) metrics.watchDispatcher(dispatcher);
-  metrics.watchDueWork(store, () => (dispatcher ? dispatcher.now() : clock.now()));
-  // Pruning executions runs where dispatching does; the store serialises it across the cluster.
+  const storeNow = () => (dispatcher ? dispatcher.now() : clock.now());
+  metrics.watchDueWork(store, storeNow);
+  const liveNodes = () => store.nodesLive({ now: storeNow(), timeoutMs: config.nodeTimeoutMs });
+  metrics.watchNodes(liveNodes);
+  // Pruning runs where dispatching does; the store serialises it across the cluster.
   const pruner = dispatches
     ? new Pruner({
         prune: (p) => dispatchStore.executionsPrune(p),
@@ -165,13 +188,14 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
   const isReady = () => !draining;
   const app =
     role === 'dispatcher'
-      ? await buildProbeApp(store, logger, isReady)
+      ? await buildProbeApp(store, logger, isReady, liveNodes)
       : await buildApp({
           store,
           clock,
           logger,
           wake: dispatcher ? (dueAt) => dispatcher.wake(dueAt) : () => undefined,
           isReady,
+          liveNodes,
           defaults: { retry: DEFAULT_RETRY_POLICY, timeoutMs: config.requestTimeoutMs },
           endpointPolicy: config.endpointPolicy,
           limits: config.limits,
@@ -190,6 +214,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     await stores.close();
     throw err;
   }
+  await liveness.start();
   dispatcher?.start();
   pruner?.start();
   idempotencyPruner?.start();
@@ -200,7 +225,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
   };
   const url = urlOf(app, config.port);
   const metricsUrl = metricsApp ? urlOf(metricsApp, config.metricsPort!) : null;
-  logger.info({ url, metricsUrl, version: VERSION, role, nodeId: dispatcher?.nodeId ?? null }, 'punctual is serving');
+  logger.info({ url, metricsUrl, version: VERSION, role, nodeId }, 'punctual is serving');
 
   let closing: Promise<void> | null = null;
   const close = (): Promise<void> => {
@@ -213,6 +238,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
         const { unfinished } = await dispatcher.stop(config.shutdownGraceMs);
         if (unfinished > 0) logger.warn({ unfinished }, 'calls still in flight at shutdown; they will be attempted again');
       }
+      await liveness.stop(); // after the leases were handed back: nothing of this node is left to reap
       await metricsApp?.close(); // last: scrapes keep working while the node drains
       await stores.close();
       logger.info({}, 'punctual stopped');
@@ -226,7 +252,12 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
  * The HTTP server of a `dispatcher` node: the open probes `GET /healthz` and `GET /readyz` (as on
  * every node) and nothing else; any other path is a 404 problem.
  */
-async function buildProbeApp(store: Store, logger: Logger, isReady: () => boolean): Promise<FastifyInstance> {
+async function buildProbeApp(
+  store: Store,
+  logger: Logger,
+  isReady: () => boolean,
+  liveNodes: () => Promise<NodeRecord[]>,
+): Promise<FastifyInstance> {
   const app = Fastify({
     loggerInstance: logger as FastifyBaseLogger,
     ajv: { customOptions: AJV_OPTIONS, plugins: [ruleKeywordPlugin] },
@@ -234,7 +265,7 @@ async function buildProbeApp(store: Store, logger: Logger, isReady: () => boolea
   });
   app.setErrorHandler(errorHandler);
   app.setNotFoundHandler(notFoundHandler);
-  await app.register(healthRoutes, { store, isReady });
+  await app.register(healthRoutes, { store, isReady, liveNodes });
   await app.ready();
   return app;
 }

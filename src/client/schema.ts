@@ -257,7 +257,7 @@ export interface paths {
         };
         /**
          * Readiness
-         * @description 200 when the node takes work and its store answers a ping; a 503 problem while the store is unreachable or the node is shutting down (SIGTERM), so load balancers send requests elsewhere. No authentication.
+         * @description 200 when the node takes work and its store answers a ping, with the live nodes of the cluster; a 503 problem while the store is unreachable or the node is shutting down (SIGTERM), so load balancers send requests elsewhere. No authentication.
          */
         get: operations["getReadiness"];
         put?: never;
@@ -2122,6 +2122,23 @@ export interface operations {
                          * @example ready
                          */
                         status: string;
+                        /** @description The nodes whose last heartbeat is within `PUNCTUAL_NODE_TIMEOUT` (default 10 s) on this store, oldest registration first; a node silent longer is dead and its calls in progress are taken over. */
+                        nodes: {
+                            /** @description The node’s id (a UUID made at its start; the owner of its leases). */
+                            nodeId: string;
+                            /** @description The node’s role: `all`, `api` or `dispatcher`. */
+                            role: string;
+                            /**
+                             * Format: date-time
+                             * @description When the node registered: its start, or its return after it was taken for dead.
+                             */
+                            startedAt: string;
+                            /**
+                             * Format: date-time
+                             * @description Its last heartbeat, on the store’s clock.
+                             */
+                            heartbeatAt: string;
+                        }[];
                     };
                 };
             };

@@ -50,6 +50,11 @@ export interface ClaimLoopOptions {
   batchSize: number;
   /** Longest sleep between two looks at the store. */
   maxSleepMs: number;
+  /**
+   * Whether this node may claim now (liveness.ts: registered and heartbeating); when false, a look
+   * at the store claims nothing and the loop looks again after {@link STORE_RETRY_MS}. Absent: always.
+   */
+  mayClaim?: () => boolean;
 }
 
 /**
@@ -184,6 +189,13 @@ export class ClaimLoop {
     this.ticking = true;
     const firstMax = this.refilling ? Infinity : FIRST_CLAIM_MAX;
     this.refilling = false;
+    if (this.opts.mayClaim && !this.opts.mayClaim()) {
+      logger.debug({}, 'dispatch: not claiming until this node is registered');
+      this.arm(this.now() + STORE_RETRY_MS);
+      this.ticking = false;
+      this.tickDone = null;
+      return;
+    }
     try {
       let full = false;
       for (let round = 0; ; round++) {

@@ -69,6 +69,11 @@ export interface DispatcherOptions {
    * null or absent: a job with secrets fails its attempts with `secret cannot be decrypted`.
    */
   keyRing?: KeyRing | null;
+  /**
+   * Whether this node may claim now: `NodeLiveness.mayClaim` (liveness.ts), so a node taken for
+   * dead claims nothing until it has registered again. Absent: always.
+   */
+  mayClaim?: () => boolean;
 }
 
 /**
@@ -141,6 +146,7 @@ export class Dispatcher {
       maxInFlight: opts.maxInFlight ?? 512,
       batchSize: opts.batchSize ?? 256,
       maxSleepMs: opts.maxSleepMs ?? 5_000,
+      ...(opts.mayClaim && { mayClaim: opts.mayClaim }),
     });
     this.writer = new OutcomeWriter({
       store: opts.store,

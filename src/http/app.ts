@@ -7,6 +7,8 @@ import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { pino, type Logger } from 'pino';
 import { STRICT_POLICY, type EndpointPolicy } from '../net/ssrf.js';
 import type { Clock } from '../domain/clock.js';
+import { DEFAULT_NODE_TIMEOUT_MS } from '../store/nodes-rows.js';
+import type { NodeRecord } from '../store/store-nodes.js';
 import type { DeliverySettings } from '../domain/types.js';
 import type { JobServiceContext } from '../service/context.js';
 import { DEFAULT_DELIVERY } from '../service/delivery.js';
@@ -54,6 +56,11 @@ export interface AppDeps {
   wake?: (dueAtMs: number) => void;
   /** False while the node drains; `GET /readyz` then answers 503. Default: always true. */
   isReady?: () => boolean;
+  /**
+   * The live nodes that `GET /readyz` lists (`Store.nodesLive` with `PUNCTUAL_NODE_TIMEOUT`).
+   * Default: the store's, at `clock`'s time, with the default timeout.
+   */
+  liveNodes?: () => Promise<NodeRecord[]>;
   /**
    * Delivery settings of new jobs for the fields they do not give (the timeout from
    * `PUNCTUAL_REQUEST_TIMEOUT_MS`). Default: 5 attempts, 1,000 ms, 3,600,000 ms; 30,000 ms.
@@ -154,7 +161,11 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
 
   // The OpenAPI generator first: it documents the routes registered after it.
   await registerOpenApiGenerator(app);
-  await app.register(healthRoutes, { store, isReady: deps.isReady ?? (() => true) });
+  await app.register(healthRoutes, {
+    store,
+    isReady: deps.isReady ?? (() => true),
+    liveNodes: deps.liveNodes ?? (() => store.nodesLive({ now: clock.now(), timeoutMs: DEFAULT_NODE_TIMEOUT_MS })),
+  });
   await app.register(consoleRoutes);
   await app.register(openApiRoutes);
 

@@ -229,6 +229,27 @@ export class ServerMetrics {
   }
 
   /**
+   * Registers `punctual_nodes_live`: the nodes of the cluster whose heartbeat is within
+   * `PUNCTUAL_NODE_TIMEOUT` (`Store.nodesLive`, docs/multinode.md), asked at each scrape. Absent
+   * from a scrape when the store cannot answer.
+   * @param liveNodes the live nodes, as the store says
+   */
+  watchNodes(liveNodes: () => Promise<readonly unknown[]>): void {
+    const gauge = new Gauge({
+      name: 'punctual_nodes_live',
+      help: 'Nodes whose heartbeat is within PUNCTUAL_NODE_TIMEOUT, as the store says (the same on every node).',
+      registers: [this.registry],
+      async collect() {
+        try {
+          gauge.set((await liveNodes()).length);
+        } catch {
+          gauge.reset();
+        }
+      },
+    });
+  }
+
+  /**
    * Registers `punctual_due_unclaimed{source}`: work due now and not yet claimed, by claim source
    * (`schedule`, `cron`, `waiting`, `lease`; see `Store.dueCount`), each counted up to
    * {@link DUE_COUNT_LIMIT}, asked of `store` at each scrape. The store's view, so every node of a

@@ -17,13 +17,19 @@ export const DISPATCH_STORE_OPERATIONS = [
   'leasesRelease',
   'executionsPrune',
   'settingGetOrCreate',
+  'nodeRegister',
+  'nodeHeartbeat',
+  'nodesReap',
+  'nodesLive',
+  'nodeLeave',
 ] as const satisfies readonly (keyof Store)[];
 
 /**
  * The dispatch side of a store (see above):
  * - the dispatcher: `now`, `onWork`, `claimDue`, `nextDueAt`, `executionsFinish`, `leasesRelease`;
  * - the pruner: `executionsPrune`;
- * - the signing secret (signing.ts): `settingGetOrCreate`.
+ * - the signing secret (signing.ts): `settingGetOrCreate`;
+ * - node liveness (liveness.ts): `nodeRegister`, `nodeHeartbeat`, `nodesReap`, `nodesLive`, `nodeLeave`.
  * Instants are epoch ms (UTC); errors are the `Store` method's (`StoreUnavailableError` when the
  * database cannot be reached).
  */

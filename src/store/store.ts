@@ -16,6 +16,7 @@ import type {
 import type { ClaimDueResult } from './claim-rules.js';
 import type { BatchStore } from './store-batch.js';
 import type { IdempotencyStore } from './store-idempotency.js';
+import type { NodesStore } from './store-nodes.js';
 import type { CronJobPage, ExecutionListParams, ExecutionPage, JobTriggerParams, SchedulePage } from './store-pages.js';
 import type { JobSecretsStore } from './store-secrets.js';
 
@@ -24,13 +25,13 @@ export type { CronJobPage, ExecutionListParams, ExecutionPage, JobTriggerParams,
 /**
  * The store: every persistent operation of the service, as domain operations taking one params
  * object (after River's `riverdriver`). One implementation per database (`sqlite/`, `postgres/`),
- * each with its own SQL and migrations, all held to one conformance suite (test/store/).
+ * each with its own SQL and migrations, all held to one conformance suite (`test/store/conformance.ts`).
  *
  * Every method is asynchronous, whatever the driver, and atomic: it commits entirely or not at
  * all. Instants are epoch milliseconds (UTC). Methods throw `StoreUnavailableError` when the
  * database cannot be reached or written; they never throw for "not found" unless documented.
  */
-export interface Store extends JobSecretsStore, BatchStore, IdempotencyStore {
+export interface Store extends JobSecretsStore, BatchStore, IdempotencyStore, NodesStore {
   /** Applies pending numbered migrations. Idempotent. */
   migrate(): Promise<void>;
   /**

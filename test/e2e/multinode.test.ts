@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { call, spawnReceiver, spawnServer, stopChild, type ChildReceiver, type ChildServer } from '../support/child.js';
+import { call, nodeLog, spawnReceiver, spawnServer, stopChild, type ChildReceiver, type ChildServer } from '../support/child.js';
 import type { Arrival } from '../support/receiver.js';
 import { quantile } from '../support/server.js';
 import { POSTGRES, type TestDatabase } from '../support/stores.js';
@@ -46,19 +46,6 @@ async function inParallel<T>(items: T[], width: number, fn: (item: T, i: number)
 
 const header = (a: Arrival, name: string) => a.headers[name] as string;
 const scheduledFor = (a: Arrival) => Date.parse(header(a, 'punctual-scheduled-for'));
-
-/** The node id a child logged at start, and the (executionId, attempt) pairs it finished (debug lines). */
-function nodeLog(child: ChildServer): { nodeId: string; finished: { executionId: string; attempt: number }[] } {
-  let nodeId = '';
-  const finished: { executionId: string; attempt: number }[] = [];
-  for (const line of child.lines) {
-    if (!line.includes('"msg":"dispatch: attempt finished"') && !line.includes('"msg":"punctual is serving"')) continue;
-    const rec = JSON.parse(line) as { msg: string; nodeId?: string; executionId?: string; attempt?: number };
-    if (rec.msg === 'punctual is serving') nodeId = rec.nodeId ?? '';
-    else finished.push({ executionId: rec.executionId!, attempt: rec.attempt! });
-  }
-  return { nodeId, finished };
-}
 
 interface Round {
   /** Schedule id → its instant (epoch ms). */

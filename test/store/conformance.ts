@@ -26,6 +26,7 @@ import type { ClaimDueParams, Store } from '../../src/store/store.js';
 import { describeLists } from './conformance-lists.js';
 import { describeBatch } from './conformance-batch.js';
 import { describeIdempotency } from './conformance-idempotency.js';
+import { describeNodes } from './conformance-nodes.js';
 import { describeSecrets } from './conformance-secrets.js';
 
 /** 2030-01-01T00:00:00.000Z: the suite's "now". */
@@ -200,6 +201,8 @@ export function exerciseStore(name: string, factory: () => Promise<StoreUnderTes
     describeBatch(() => store);
     // ---- idempotency records (idempotencyBegin, …Finish, …Abandon, …Prune): conformance-idempotency.ts
     describeIdempotency(() => store);
+    // ---- node liveness (heartbeats, reaping, re-registration): conformance-nodes.ts ----------------
+    describeNodes(() => store);
 
     // ---- lifecycle -------------------------------------------------------------------------
     describe('migrate, ping, close', () => {

@@ -441,9 +441,22 @@ describe.skipIf(!BASE)('PostgreSQL store', () => {
       });
     });
 
+    it('node heartbeats and the dead are judged on the database clock, whatever the caller says', async () => {
+      const s = await open({ clock: 'database' });
+      const before = (await s.now())!;
+      await s.nodeRegister({ nodeId: 'a', role: 'all', now: 0 });
+      expect(await s.nodeHeartbeat({ nodeId: 'a', now: before + 3_600_000 })).toBe(true);
+      const [a] = await s.nodesLive({ now: 0, timeoutMs: 10_000 });
+      expect(a!.heartbeatAt).toBeGreaterThanOrEqual(before);
+      expect(a!.heartbeatAt).toBeLessThanOrEqual((await s.now())!);
+      // A caller whose clock is an hour ahead reaps nobody: the database says "a" is alive.
+      expect(await s.nodesReap({ now: before + 3_600_000, timeoutMs: 10_000 })).toEqual({ nodeIds: [], released: 0 });
+      expect((await s.nodesLive({ now: before + 3_600_000, timeoutMs: 10_000 })).map((n) => n.nodeId)).toEqual(['a']);
+    });
+
     describe('once-per-cluster duties', () => {
       /** Holds an advisory lock of the store (as another node's transaction would) until released. */
-      const holdLock = async (duty: 'prune' | 'reclaim') => {
+      const holdLock = async (duty: 'prune' | 'reclaim' | 'liveness') => {
         const c = new pg.Client(connectionConfig(schema.url).config);
         await c.connect();
         await c.query(`SELECT pg_advisory_lock(hashtext('punctual.${duty}'), hashtext($1::text))`, [schema.schema]);
@@ -467,6 +480,17 @@ describe.skipIf(!BASE)('PostgreSQL store', () => {
         expect(await s.executionGet({ id: x!.executionId })).not.toBeNull();
         await release();
         expect(await s.executionsPrune({ before: T0 + 1000, limit: 10 })).toBe(1);
+      });
+
+      it('nodesReap returns nothing at once while another node reaps, and reaps once the lock is free', async () => {
+        const s = await open();
+        await s.nodeRegister({ nodeId: 'dead', role: 'dispatcher', now: T0 });
+        const release = await holdLock('liveness');
+        const t = Date.now();
+        expect(await s.nodesReap({ now: T0 + 20_000, timeoutMs: 10_000 })).toEqual({ nodeIds: [], released: 0 });
+        expect(Date.now() - t).toBeLessThan(2_000);
+        await release();
+        expect((await s.nodesReap({ now: T0 + 20_000, timeoutMs: 10_000 })).nodeIds).toEqual(['dead']);
       });
 
       it('expired leases are re-leased by one claimer at a time: a claim without the lock skips them (and takes the rest)', async () => {

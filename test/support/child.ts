@@ -27,6 +27,19 @@ export function guardOff(env: Record<string, string>): Record<string, string> {
     : { PUNCTUAL_ALLOW_PRIVATE_ENDPOINTS: 'true' };
 }
 
+/** The node id a child logged at start, and the (executionId, attempt) pairs it finished (debug lines). */
+export function nodeLog(child: ChildServer): { nodeId: string; finished: { executionId: string; attempt: number }[] } {
+  let nodeId = '';
+  const finished: { executionId: string; attempt: number }[] = [];
+  for (const line of child.lines) {
+    if (!line.includes('"msg":"dispatch: attempt finished"') && !line.includes('"msg":"punctual is serving"')) continue;
+    const rec = JSON.parse(line) as { msg: string; nodeId?: string; executionId?: string; attempt?: number };
+    if (rec.msg === 'punctual is serving') nodeId = rec.nodeId ?? '';
+    else finished.push({ executionId: rec.executionId!, attempt: rec.attempt! });
+  }
+  return { nodeId, finished };
+}
+
 /** Options of {@link spawnServer}. */
 export interface SpawnOptions {
   /** Extra arguments after `serve`, e.g. `['--role', 'dispatcher']`. */

@@ -13,6 +13,8 @@ describe('loadConfig', () => {
       logLevel: 'info',
       requestTimeoutMs: 30_000,
       shutdownGraceMs: 10_000,
+      nodeHeartbeatMs: 2_000,
+      nodeTimeoutMs: 10_000,
       signingSecrets: null,
       encryptionKeys: null,
       executionRetentionMs: 7 * 86_400_000,
@@ -62,6 +64,14 @@ describe('loadConfig', () => {
     expect(loadConfig({ PUNCTUAL_MAX_PAST: '30d' }).limits.maxPastMs).toBe(30 * 86_400_000);
     expect(() => loadConfig({ PUNCTUAL_MAX_PAST: '1y' })).toThrow(/PUNCTUAL_MAX_PAST="1y" must be a duration of at least 1s/);
     expect(() => loadConfig({ PUNCTUAL_MAX_PAST: '500ms' })).toThrow(/PUNCTUAL_MAX_PAST/);
+  });
+
+  it('reads the node heartbeat (ms) and timeout (a duration), the timeout more than twice the heartbeat', () => {
+    const c = loadConfig({ PUNCTUAL_NODE_HEARTBEAT_MS: '500', PUNCTUAL_NODE_TIMEOUT: '5s' });
+    expect([c.nodeHeartbeatMs, c.nodeTimeoutMs]).toEqual([500, 5_000]);
+    expect(() => loadConfig({ PUNCTUAL_NODE_TIMEOUT: '10' })).toThrow(/PUNCTUAL_NODE_TIMEOUT="10" must be a duration of at least 1s/);
+    expect(() => loadConfig({ PUNCTUAL_NODE_TIMEOUT: '4s' })).toThrow(/PUNCTUAL_NODE_TIMEOUT \(4000 ms\) must be more than twice PUNCTUAL_NODE_HEARTBEAT_MS \(2000 ms\)/);
+    expect(() => loadConfig({ PUNCTUAL_NODE_HEARTBEAT_MS: '50' })).toThrow(/PUNCTUAL_NODE_HEARTBEAT_MS/);
   });
 
   it('reads retention as a duration and signing secrets as a space-separated list', () => {

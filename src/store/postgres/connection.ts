@@ -118,7 +118,7 @@ export const DB_NOW_MS = `floor(extract(epoch FROM clock_timestamp()) * 1000)::b
  * installations in two schemas of one database never wait for each other. Advisory keys are
  * database-wide, so both halves are hashes of names.
  */
-export function lockKeySql(duty: 'migrate' | 'prune' | 'reclaim', scopeParam = '$1'): string {
+export function lockKeySql(duty: 'migrate' | 'prune' | 'reclaim' | 'liveness', scopeParam = '$1'): string {
   return `hashtext('punctual.${duty}'), hashtext(${scopeParam}::text)`;
 }
 

@@ -3,6 +3,7 @@ import type * as D from '../../domain/types.js';
 import { warnPaused, type ClaimDueResult } from '../claim-rules.js';
 import type * as S from '../store.js';
 import type * as I from '../store-idempotency.js';
+import type { NodeRecord, NodesAtParams, NodesReaped } from '../store-nodes.js';
 import type { JobSecretsEntry, SecretsPageParams, SecretsReplaceParams } from '../store-secrets.js';
 import { apiKeys } from './api-keys.js';
 import { ClaimQueries } from './claim.js';
@@ -20,6 +21,7 @@ import { cronJobs } from './cron-jobs.js';
 import { executions } from './executions.js';
 import { idempotency } from './idempotency.js';
 import { migrate } from './migrations.js';
+import { nodes } from './nodes.js';
 import { channelOf, WorkListener } from './notify.js';
 import { schedules, type NotifyContext } from './schedules.js';
 import { secrets } from './secrets.js';
@@ -265,6 +267,27 @@ export class PostgresStore implements S.Store {
       const scope = await this.scope();
       return this.db.tx((sql) => executions.prune(sql, scope, p.before, p.limit));
     });
+  }
+
+  // ---- Node liveness (store-nodes.ts; with clock 'database', `p.now` is ignored) ------------
+  async nodeRegister(p: { nodeId: string; role: string; now: number }): Promise<void> {
+    await this.run(() => nodes.register(this.db.sql, this.clock, p));
+  }
+  async nodeHeartbeat(p: { nodeId: string; now: number }): Promise<boolean> {
+    return this.run(() => nodes.heartbeat(this.db.sql, this.clock, p));
+  }
+  /** Once per cluster: returns nothing at once while another node reaps (see nodes.ts). */
+  async nodesReap(p: NodesAtParams): Promise<NodesReaped> {
+    return this.run(async () => {
+      const [scope, n] = [await this.scope(), await this.notifyContext()];
+      return this.db.tx((sql) => nodes.reap(sql, scope, n, p));
+    });
+  }
+  async nodesLive(p: NodesAtParams): Promise<NodeRecord[]> {
+    return this.run(() => nodes.live(this.db.sql, this.clock, p));
+  }
+  async nodeLeave(p: { nodeId: string }): Promise<void> {
+    await this.run(() => nodes.leave(this.db.sql, p.nodeId));
   }
 
   // ---- Job secrets (store-secrets.ts) -------------------------------------------------------

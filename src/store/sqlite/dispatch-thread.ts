@@ -11,16 +11,17 @@
  * the loop for 140 ms. Here the dispatcher's transactions (`claimDue`, `executionsFinish`,
  * `leasesRelease`, `nextDueAt`) run in a worker thread on its own connection to the same file,
  * and the loop only waits for their answers; the other dispatch operations (`now`, `onWork`, the
- * pruner's `executionsPrune`, the signing secret's `settingGetOrCreate`) and the whole API stay on
- * the main connection. Both connections write in IMMEDIATE transactions (WAL: one writer at a
- * time, the other waits up to the busy timeout), as two processes on one file already do (the CLI
- * beside `punctual serve`).
+ * pruner's `executionsPrune`, the signing secret's `settingGetOrCreate`, the node heartbeats of
+ * liveness.ts) and the whole API stay on the main connection. Both connections write in
+ * IMMEDIATE transactions (WAL: one writer at a time, the other waits up to the busy timeout), as
+ * two processes on one file already do (the CLI beside `punctual serve`).
  */
 import { StoreUnavailableError } from '../../domain/errors.js';
 import type { AttemptOutcome } from '../../domain/types.js';
 import type { ClaimDueResult } from '../claim-rules.js';
 import type { DispatchStore } from '../dispatch-store.js';
 import type { ClaimDueParams } from '../store.js';
+import type { NodeRecord, NodesAtParams, NodesReaped } from '../store-nodes.js';
 import { startWorker } from '../../runtime/worker-start.js';
 
 /** A request to the thread; `id` pairs it with its reply. */
@@ -87,6 +88,21 @@ export class SqliteDispatchThread implements DispatchStore {
   }
   settingGetOrCreate(p: { key: string; create: () => string }): Promise<string> {
     return this.main.settingGetOrCreate(p);
+  }
+  nodeRegister(p: { nodeId: string; role: string; now: number }): Promise<void> {
+    return this.main.nodeRegister(p);
+  }
+  nodeHeartbeat(p: { nodeId: string; now: number }): Promise<boolean> {
+    return this.main.nodeHeartbeat(p);
+  }
+  nodesReap(p: NodesAtParams): Promise<NodesReaped> {
+    return this.main.nodesReap(p);
+  }
+  nodesLive(p: NodesAtParams): Promise<NodeRecord[]> {
+    return this.main.nodesLive(p);
+  }
+  nodeLeave(p: { nodeId: string }): Promise<void> {
+    return this.main.nodeLeave(p);
   }
 
   /** Claims on the thread (the params are plain data, so they cross as they are). */

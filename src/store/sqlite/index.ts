@@ -3,6 +3,7 @@ import type * as D from '../../domain/types.js';
 import { warnPaused, type ClaimDueResult } from '../claim-rules.js';
 import type * as S from '../store.js';
 import type * as I from '../store-idempotency.js';
+import type { NodeRecord, NodesAtParams, NodesReaped } from '../store-nodes.js';
 import type { JobSecretsEntry, SecretsPageParams, SecretsReplaceParams } from '../store-secrets.js';
 import { ApiKeyQueries } from './api-keys.js';
 import { ClaimQueries } from './claim.js';
@@ -18,6 +19,7 @@ import { CronJobQueries } from './cron-jobs.js';
 import { ExecutionQueries } from './executions.js';
 import { IdempotencyQueries } from './idempotency.js';
 import { migrate } from './migrations.js';
+import { NodeQueries } from './nodes.js';
 import { ScheduleQueries } from './schedules.js';
 import { SecretsQueries } from './secrets.js';
 import { SettingQueries } from './settings.js';
@@ -37,6 +39,7 @@ interface Queries {
   settings: SettingQueries;
   secrets: SecretsQueries;
   idempotency: IdempotencyQueries;
+  nodes: NodeQueries;
 }
 
 /**
@@ -205,6 +208,23 @@ export class SqliteStore implements S.Store {
     return this.run((q) => q.executions.prune(p.before, p.limit));
   }
 
+  // ---- Node liveness (store-nodes.ts) --------------------------------------------------------
+  async nodeRegister(p: { nodeId: string; role: string; now: number }): Promise<void> {
+    this.run((q) => q.nodes.register(p));
+  }
+  async nodeHeartbeat(p: { nodeId: string; now: number }): Promise<boolean> {
+    return this.run((q) => q.nodes.heartbeat(p));
+  }
+  async nodesReap(p: NodesAtParams): Promise<NodesReaped> {
+    return this.run((q) => q.nodes.reap(p));
+  }
+  async nodesLive(p: NodesAtParams): Promise<NodeRecord[]> {
+    return this.run((q) => q.nodes.live(p));
+  }
+  async nodeLeave(p: { nodeId: string }): Promise<void> {
+    this.run((q) => q.nodes.leave(p.nodeId));
+  }
+
   // ---- Job secrets (store-secrets.ts) -------------------------------------------------------
   async secretsPage(p: SecretsPageParams): Promise<JobSecretsEntry[]> {
     return this.run((q) => q.secrets.secretsPage(p));
@@ -263,6 +283,7 @@ function prepare(db: Db): Queries {
       settings: new SettingQueries(db),
       secrets: new SecretsQueries(db),
       idempotency: new IdempotencyQueries(db),
+      nodes: new NodeQueries(db),
     };
   } catch (err) {
     if (err instanceof Error && /no such table/.test(err.message)) {

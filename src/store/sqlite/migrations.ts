@@ -344,6 +344,23 @@ CREATE TABLE idempotency_keys (
 CREATE INDEX idempotency_keys_started ON idempotency_keys (started_at);
 `,
   },
+  /*
+   * Node liveness (docs/multinode.md, "Node liveness"): a row per serving node, heartbeated; a
+   * node whose heartbeat is too old is removed and its leases released. One node per SQLite file,
+   * but its row is kept all the same: a restart after a crash hands the old node's leases back as
+   * soon as its heartbeat is too old. Not copied by `migrate-store` (it describes running processes).
+   */
+  {
+    version: 7,
+    sql: `
+CREATE TABLE nodes (
+  node_id      TEXT NOT NULL PRIMARY KEY,
+  role         TEXT NOT NULL,
+  started_at   INTEGER NOT NULL,
+  heartbeat_at INTEGER NOT NULL
+) STRICT;
+`,
+  },
 ];
 
 /** Highest schema version this code knows. */
