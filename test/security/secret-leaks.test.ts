@@ -214,7 +214,8 @@ describe.each(STORES)('no secret value leaks ($name)', (store) => {
     expectNoSecret(logs, secrets, 'the logs');
   });
 
-  it.runIf(store.name === 'sqlite')('the SQLite file and WAL after the stop hold none; stolen without its key, they open none', async () => {
+  // Registered only for its store (a skipped PostgreSQL test fails CI's check that they all ran).
+  if (store.name === 'sqlite') it('the SQLite file and WAL after the stop hold none; stolen without its key, they open none', async () => {
     const file = db.url.slice('file:'.length);
     expect(existsSync(`${file}.key`), 'no key file beside the database').toBe(false);
     const stolen = await mkdtemp(join(tmpdir(), 'punctual-stolen-'));
@@ -241,7 +242,7 @@ describe.each(STORES)('no secret value leaks ($name)', (store) => {
     }
   });
 
-  it.runIf(store.name === 'postgres')('a pg_dump of the schema holds none', async (ctx) => {
+  if (store.name === 'postgres') it('a pg_dump of the schema holds none', async (ctx) => {
     if (!hasPgDump()) {
       console.warn('pg_dump is not installed: the dump of the PostgreSQL schema was not searched');
       ctx.skip();
