@@ -116,7 +116,9 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
       await ensureBootstrapKey(store, clock, config.bootstrapToken);
       logger.info({}, 'bootstrap key is in place');
     }
-    if (dispatches) signer = new WebhookSigner(await resolveSigningSecrets(dispatchStore, config.signingSecrets));
+    // Through the main store: the dispatch side's store thread (SQLite) may still be loading, and
+    // nothing before `listen` waits for it.
+    if (dispatches) signer = new WebhookSigner(await resolveSigningSecrets(store, config.signingSecrets));
   } catch (err) {
     await stores.close();
     throw err;
