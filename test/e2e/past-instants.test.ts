@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { DeliveredEvent } from '../../src/dispatch/events.js';
+import { recordDeliveries, type Deliveries } from '../support/deliveries.js';
 import { parseExposition, valueOf } from '../support/prometheus.js';
 import { startReceiver, type Receiver } from '../support/receiver.js';
 import { startTestServer, TEST_TOKEN, type TestServer } from '../support/server.js';
@@ -26,34 +26,13 @@ interface Problem {
 describe.each(STORES)('past instants ($name)', (store) => {
   let server: TestServer;
   let receiver: Receiver;
-  const delivered: DeliveredEvent[] = [];
-  const waiters = new Set<() => void>();
-
-  /** Resolves with the delivery of `scheduleId`'s first attempt (the dispatcher's own event). */
-  const deliveryOf = (scheduleId: string) =>
-    new Promise<DeliveredEvent>((resolve, reject) => {
-      const check = () => {
-        const d = delivered.find((x) => x.claim.jobId === scheduleId);
-        if (!d) return;
-        waiters.delete(check);
-        clearTimeout(timer);
-        resolve(d);
-      };
-      const timer = setTimeout(() => {
-        waiters.delete(check);
-        reject(new Error(`no delivery for ${scheduleId}`));
-      }, 20_000);
-      waiters.add(check);
-      check();
-    });
+  let deliveries: Deliveries;
+  const deliveryOf = (scheduleId: string) => deliveries.ofJob(scheduleId, 20_000);
 
   beforeAll(async () => {
     receiver = await startReceiver();
     server = await startTestServer({ PUNCTUAL_MAX_PAST: '30d' }, { store });
-    server.dispatcher!.events.on('dispatch:delivered', (event) => {
-      delivered.push(event);
-      for (const w of [...waiters]) w();
-    });
+    deliveries = recordDeliveries(server);
   });
   afterAll(async () => {
     await server?.stop();

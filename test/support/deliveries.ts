@@ -5,6 +5,8 @@ import type { RunningServer } from '../../src/main.js';
 export interface Deliveries {
   /** Resolves with the delivered attempt of execution `executionId` (its outcome is stored by then). */
   of(executionId: string, timeoutMs?: number): Promise<DeliveredEvent>;
+  /** Resolves with the first delivered attempt of job `jobId`. */
+  ofJob(jobId: string, timeoutMs?: number): Promise<DeliveredEvent>;
   /** Stops listening. */
   stop(): void;
 }
@@ -22,25 +24,26 @@ export function recordDeliveries(server: Pick<RunningServer, 'dispatcher'>): Del
     for (const w of [...waiters]) w();
   };
   events.on('dispatch:delivered', onDelivered);
-  return {
-    of(executionId, timeoutMs = 15_000) {
-      return new Promise((resolve, reject) => {
-        const check = () => {
-          const hit = seen.find((e) => e.claim.executionId === executionId);
-          if (hit) {
-            waiters.delete(check);
-            clearTimeout(timer);
-            resolve(hit);
-          }
-        };
-        const timer = setTimeout(() => {
+  const first = (what: string, match: (e: DeliveredEvent) => boolean, timeoutMs: number) =>
+    new Promise<DeliveredEvent>((resolve, reject) => {
+      const check = () => {
+        const hit = seen.find(match);
+        if (hit) {
           waiters.delete(check);
-          reject(new Error(`no delivery of execution ${executionId} within ${timeoutMs} ms`));
-        }, timeoutMs);
-        waiters.add(check);
-        check();
-      });
-    },
+          clearTimeout(timer);
+          resolve(hit);
+        }
+      };
+      const timer = setTimeout(() => {
+        waiters.delete(check);
+        reject(new Error(`no delivery of ${what} within ${timeoutMs} ms`));
+      }, timeoutMs);
+      waiters.add(check);
+      check();
+    });
+  return {
+    of: (executionId, timeoutMs = 15_000) => first(`execution ${executionId}`, (e) => e.claim.executionId === executionId, timeoutMs),
+    ofJob: (jobId, timeoutMs = 15_000) => first(`job ${jobId}`, (e) => e.claim.jobId === jobId, timeoutMs),
     stop: () => {
       events.off('dispatch:delivered', onDelivered);
     },
