@@ -69,15 +69,18 @@ async function inChunks(jobs: PeerJobSpec[], fn: (chunk: PeerJobSpec[]) => Promi
 }
 
 /**
- * graphile-worker: the configuration of its "Performance" page (local queue of 500, batched
- * completion) with `concurrentJobs` raised to the bench's cap of calls in flight (512; its jobs
- * here wait on HTTP, not on the CPU), and `pollInterval` — the only way it sees a job whose
- * `runAt` comes (no notification fires at that instant) — lowered from 2,000 ms to 100 ms.
+ * graphile-worker: the configuration of its "Performance" page (a local queue, batched
+ * completion, a pool of 25) with `concurrentJobs` raised to the bench's cap of calls in flight
+ * (512; its jobs here wait on HTTP, not on the CPU) and the local queue as large (its own warning
+ * asks for a local queue at least as large as the concurrency), and `pollInterval` — the only way
+ * it sees a job whose `runAt` comes (no notification fires at that instant) — lowered from
+ * 2,000 ms to 100 ms. It warns that a pool smaller than the concurrency may not be optimal; the
+ * concurrency + 2 it suggests would exceed the server's max_connections (100).
  */
 const graphileWorker: Peer = {
   name: 'graphile-worker',
   store: () => 'PostgreSQL',
-  settings: { concurrentJobs: 512, maxPoolSize: 25, localQueueSize: 500, completeJobBatchDelay: 0, failJobBatchDelay: 0, pollInterval: 100 },
+  settings: { concurrentJobs: 512, maxPoolSize: 25, localQueueSize: 512, completeJobBatchDelay: 0, failJobBatchDelay: 0, pollInterval: 100 },
   creates: `addJobs with runAt, ${CREATE_CHUNK} per call`,
   async open() {
     const { makeWorkerUtils } = await import('graphile-worker');
@@ -130,7 +133,7 @@ const pgBoss: Peer = {
 function describeRedis(): string {
   const cli = (...args: string[]) => execFileSync('redis-cli', ['-h', PEERS_REDIS.host, '-p', String(PEERS_REDIS.port), ...args], { encoding: 'utf8' });
   const version = /redis_version:(\S+)/.exec(cli('info', 'server'))?.[1] ?? '?';
-  const get = (key: string) => cli('config', 'get', key).trim().split('\n')[1] ?? '?';
+  const get = (key: string) => cli('config', 'get', key).split('\n')[1]?.trim() ?? '?';
   return `Redis ${version}, maxmemory-policy ${get('maxmemory-policy')}, appendonly ${get('appendonly')}, save "${get('save')}"`;
 }
 
