@@ -123,7 +123,7 @@ export function peersTable(r: PeersResults): string {
   const width = head.map((_, k) => Math.max(...lines.map((l) => l[k]!.length)));
   const fmt = (l: string[]) => `| ${l.map((c, k) => c.padEnd(width[k]!)).join(' | ')} |`;
   const table = [fmt(head), `|${width.map((w) => '-'.repeat(w + 2)).join('|')}|`, ...lines.slice(1).map(fmt)].join('\n');
-  const notes = r.rows.map((row) => `- ${row.system} (${row.store}): ${row.settings}`);
+  const notes = r.rows.map((row) => `- ${row.system} — ${row.store}: ${row.settings}`);
   const failures = r.rows.flatMap((row) => row.failures.map((f) => `- ${row.system} FAILED ${f.split('\n')[0]!.slice(0, 200)}`));
   return [table, '', 'Settings:', ...notes, ...(r.redis ? [`- ${r.redis}`] : []), ...failures].join('\n');
 }
