@@ -2,6 +2,7 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import type { MachineInfo } from './machine.js';
+import type { PeersResults } from './peers/run-peers.js';
 import type { BurstResult } from './scenarios/burst.js';
 import type { IngestScenarioResult } from './scenarios/ingest.js';
 import { PAGING_CASES, type PagingResult } from './scenarios/paging.js';
@@ -31,6 +32,8 @@ export interface BenchResults {
   scale?: ScaleResult;
   paging?: PagingResult;
   startup?: StartupResult;
+  /** `--peers`: the side-by-side table's figures. */
+  peers?: PeersResults;
   /** Scenarios that threw, with the message. */
   failures: { scenario: string; error: string }[];
 }

@@ -10,11 +10,13 @@
  *   npm run bench -- --quick                        # small sizes: checks the bench, not the service
  *   npm run bench -- --burst-count 20000 --steady-seconds 10 --runner tsx
  *   npm run bench -- --store postgres --nodes 3     # three nodes on one PostgreSQL database
+ *   npm run bench -- --peers                        # burst and steady: Punctual beside graphile-worker, pg-boss, BullMQ
  */
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { DEFAULT_SIZES, QUICK_SIZES, type BenchContext, type Sizes } from './context.js';
 import { machineInfo } from './machine.js';
+import { PEER_SYSTEMS, peersTable, runPeers } from './peers/run-peers.js';
 import { waitForQuiet } from './proc.js';
 import { ReceiverProcess } from './receiver-client.js';
 import { table, writeResults, type BenchResults } from './report.js';
@@ -62,6 +64,11 @@ const USAGE = `usage: npm run bench -- [options]
   --quiet-timeout <s>                        before each measurement, wait up to <s> s for other processes
                                              to use < 0.15 core (default 120; 0: do not wait)
   --quick                                    small sizes, to check the bench itself
+  --peers                                    burst and steady only, one table: Punctual on SQLite and on
+                                             PostgreSQL beside graphile-worker, pg-boss and BullMQ
+                                             (docs/benchmarks.md, "Peers, side by side")
+  --peer <name>                              with --peers: only these systems (repeatable):
+                                             ${PEER_SYSTEMS.join(', ')}
   --out <file>                               JSON results (default bench/results/<time>.json)
   --service-node-args='<args>'               node flags of punctual serve, e.g. ='--cpu-prof --cpu-prof-dir=/tmp/prof'
   --service-env KEY=VALUE                    extra environment of punctual serve (repeatable)
@@ -78,6 +85,8 @@ function parse() {
       nodes: { type: 'string', default: '1' },
       runner: { type: 'string', default: 'dist' },
       quick: { type: 'boolean', default: false },
+      peers: { type: 'boolean', default: false },
+      peer: { type: 'string', multiple: true },
       'skip-build': { type: 'boolean', default: false },
       dist: { type: 'string' },
       'quiet-timeout': { type: 'string', default: '120' },
@@ -132,7 +141,10 @@ function parse() {
   const skipBuild = (values['skip-build'] as boolean) || distDir !== undefined;
   const quietTimeoutS = Number(values['quiet-timeout']);
   if (!Number.isFinite(quietTimeoutS) || quietTimeoutS < 0) throw new Error('--quiet-timeout must be a number of seconds');
-  return { scenarios: ordered as Scenario[], store, storeOptions: { serverUrl: databaseUrl }, nodes, runner, skipBuild, quietTimeoutS, sizes, serviceNodeArgs, serviceEnv, out: values.out as string | undefined };
+  const peers = values.peers as boolean;
+  const peer = (values.peer as string[] | undefined) ?? [];
+  if (peer.length > 0 && !peers) throw new Error('--peer applies to --peers only');
+  return { peers, peer, scenarios: ordered as Scenario[], store, storeOptions: { serverUrl: databaseUrl }, nodes, runner, skipBuild, quietTimeoutS, sizes, serviceNodeArgs, serviceEnv, out: values.out as string | undefined };
 }
 
 /** "PostgreSQL 15.20, shared_buffers 128MB, …" for the table's heading. */
@@ -184,7 +196,8 @@ async function main(): Promise<void> {
     settle,
   };
   try {
-    for (const scenario of args.scenarios) {
+    if (args.peers) results.peers = await runPeers(ctx, args.peer);
+    else for (const scenario of args.scenarios) {
       try {
         if (scenario === 'burst') results.burst = await burst(ctx);
         else if (scenario === 'steady') results.steady = await steady(ctx);
@@ -203,6 +216,12 @@ async function main(): Promise<void> {
   const out = args.out ?? join(ROOT, 'bench', 'results', `${startedAt.toISOString().replace(/[:.]/g, '-')}.json`);
   await writeResults(out, results);
   const m = results.machine;
+  if (results.peers) {
+    const failed = results.peers.rows.some((r) => r.failures.length > 0);
+    process.stdout.write(`\nPeers, side by side — ${m.cpus} CPUs (${m.cpuModel}), ${m.memoryGB} GB, Node ${m.node}, ${m.commit}, runner ${results.runner}\n\n${peersTable(results.peers)}\n\nresults: ${out}\n`);
+    process.exitCode = failed ? 1 : 0;
+    return;
+  }
   process.stdout.write(
     `\nPunctual bench — store ${results.store}${results.store === 'sqlite' ? '' : ` (${describeStore(results.storeInfo)})`}, ` +
       `${results.nodes} node${results.nodes > 1 ? 's' : ''}, runner ${results.runner}${results.distBuiltAt ? ` (dist built ${results.distBuiltAt})` : ''}, ${m.cpus} CPUs (${m.cpuModel}), ` +

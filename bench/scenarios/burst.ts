@@ -9,6 +9,7 @@
  */
 import type { BenchContext } from '../context.js';
 import { postBurst } from '../load.js';
+import type { Collected } from '../receiver-client.js';
 import { alignToWallClock } from '../clock.js';
 import { CpuMeter } from '../proc.js';
 import { summarize, type Summary } from '../stats.js';
@@ -70,6 +71,25 @@ async function measureCeiling(ctx: BenchContext, count: number, warmUp: boolean)
   return { perSecond: (count * 1000) / ms, ms, concurrency: sizes.burstConcurrency, cpu: cpuUse };
 }
 
+/**
+ * The arrivals of a burst of `count` calls due at epoch ms `dueAt`: arrival − T of each (ms,
+ * aligned on the wall clock, clock.ts), deliveries per second from T to the last arrival, and the
+ * calls missing or early (the receiver's Date.now() < T).
+ */
+export function burstArrivals(got: Collected, count: number, dueAt: number): { arrival: Summary; perSecond: number; missing: number; early: number } {
+  const aligned = alignToWallClock(got.hr, got.ms).aligned;
+  const offsets: number[] = [];
+  let early = 0;
+  for (let i = 0; i < count; i++) {
+    const at = aligned[i]!;
+    if (Number.isNaN(at)) continue;
+    offsets.push(at - dueAt);
+    if (got.ms[i]! < dueAt) early++;
+  }
+  const arrival = summarize(offsets);
+  return { arrival, perSecond: (offsets.length * 1000) / arrival.max, missing: count - offsets.length, early };
+}
+
 export async function burst(ctx: BenchContext): Promise<BurstResult> {
   const count = ctx.sizes.burstCount;
   ctx.log(`burst: ceiling — ${count.toLocaleString('en')} plain undici POSTs, ${ctx.sizes.burstConcurrency} in flight`);
@@ -93,17 +113,7 @@ export async function burst(ctx: BenchContext): Promise<BurstResult> {
     const got = await ctx.receiver.collect('burst');
     const storeActivity = activityDelta(await activity0, await activityNow(db));
 
-    const aligned = alignToWallClock(got.hr, got.ms).aligned;
-    const offsets: number[] = [];
-    let early = 0;
-    for (let i = 0; i < count; i++) {
-      const at = aligned[i]!;
-      if (Number.isNaN(at)) continue;
-      offsets.push(at - dueAt);
-      if (got.ms[i]! < dueAt) early++;
-    }
-    const arrival = summarize(offsets);
-    const perSecond = (offsets.length * 1000) / arrival.max;
+    const { arrival, perSecond, missing, early } = burstArrivals(got, count, dueAt);
     ctx.log(`  burst ${Math.round(perSecond)}/s (last call ${Math.round(arrival.max)} ms after T)`);
     return {
       count,
@@ -111,7 +121,7 @@ export async function burst(ctx: BenchContext): Promise<BurstResult> {
       firstArrivalMs: arrival.min,
       lastArrivalMs: arrival.max,
       arrival,
-      missing: count - offsets.length,
+      missing,
       duplicates: got.duplicates,
       early,
       createPerSecond: created.perSecond,

@@ -6,6 +6,7 @@
  */
 import type { BenchContext } from '../context.js';
 import { alignToWallClock } from '../clock.js';
+import type { Collected } from '../receiver-client.js';
 import { CpuMeter, MemorySampler } from '../proc.js';
 import { round, summarize, type Summary } from '../stats.js';
 import type { Service } from '../service.js';
@@ -65,6 +66,26 @@ function median(values: number[]): number {
   return summarize(values).p50;
 }
 
+/**
+ * Lateness of `count` calls, call i due at epoch ms `due(i)`: arrival (aligned on the wall clock,
+ * clock.ts) − due, in ms; the same with the receiver's whole-ms Date.now(); the calls early
+ * (Date.now() < due) and missing.
+ */
+export function steadyLateness(got: Collected, count: number, due: (i: number) => number) {
+  const clock = alignToWallClock(got.hr, got.ms);
+  const late: number[] = [];
+  const lateMs: number[] = [];
+  let early = 0;
+  for (let i = 0; i < count; i++) {
+    const hr = clock.aligned[i]!;
+    if (Number.isNaN(hr)) continue;
+    late.push(hr - due(i));
+    lateMs.push(got.ms[i]! - due(i));
+    if (got.ms[i]! < due(i)) early++;
+  }
+  return { clock, lateness: summarize(late), latenessWholeMs: summarize(lateMs), early, missing: count - late.length };
+}
+
 /** A steady run on a fresh service whose store holds `pending` far-future schedules. */
 export function steadyRun(
   ctx: BenchContext,
@@ -115,18 +136,7 @@ export async function measureSteady(
       for (const s of samplers) s.sample();
       const storeActivity = activityDelta(await activity0, await activityNow(db));
 
-      const clock = alignToWallClock(got.hr, got.ms);
-      const late: number[] = [];
-      const lateMs: number[] = [];
-      let early = 0;
-      for (let i = 0; i < count; i++) {
-        const hr = clock.aligned[i]!;
-        if (Number.isNaN(hr)) continue;
-        late.push(hr - due(i));
-        lateMs.push(got.ms[i]! - due(i));
-        if (got.ms[i]! < due(i)) early++;
-      }
-      const lateness = summarize(late);
+      const { clock, lateness, latenessWholeMs, early, missing } = steadyLateness(got, count, due);
       const perSecond = Math.max(1, Math.round(rate));
       const bySecond: SteadyResult['bySecond'] = [];
       for (let i = 0; i < count; i += perSecond) {
@@ -153,11 +163,11 @@ export async function measureSteady(
         seconds: opts.seconds,
         count,
         lateness,
-        latenessWholeMs: summarize(lateMs),
+        latenessWholeMs,
         bySecond,
         clock: { inconsistentWindows: clock.inconsistentWindows, maxCorrectionMs: clock.maxCorrectionMs, maxUncertaintyMs: clock.maxUncertaintyMs },
         early,
-        missing: count - late.length,
+        missing,
         duplicates: got.duplicates,
         createPerSecond: created.perSecond,
         seedMs,
