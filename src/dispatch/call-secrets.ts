@@ -5,7 +5,7 @@
  */
 import type { ClaimedExecution } from '../domain/types.js';
 import { SecretDecryptError, SecretKeyMissingError, SecretTamperedError } from '../secrets/errors.js';
-import { openJobSecrets, type TargetAuthOpened } from '../secrets/job-secrets.js';
+import { openJobSecrets } from '../secrets/job-secrets.js';
 import { KeyRing } from '../secrets/key-ring.js';
 import { WebhookSigner } from './signing.js';
 import { authorizationHeader, TokenError, type OAuth2Credentials, type OAuthTokens } from './target-auth.js';
@@ -92,4 +92,3 @@ function missingKey(claim: ClaimedExecution): SecretDecryptError {
   return keyId === null ? new SecretTamperedError() : new SecretKeyMissingError(keyId);
 }
 
-export type { TargetAuthOpened };

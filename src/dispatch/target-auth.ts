@@ -7,22 +7,10 @@
 import { createHash } from 'node:crypto';
 import { fetch as undiciFetch, type Dispatcher } from 'undici';
 import { literalHostProblem, SSRF_REFUSED, type EndpointPolicy } from '../net/ssrf.js';
+import type { TargetAuthOpened } from '../secrets/job-secrets.js';
 
-/** OAuth 2.0 client credentials of a job: where to get a token, as whom, for what. */
-export interface OAuth2Credentials {
-  type: 'oauth2';
-  tokenUrl: string;
-  clientId: string;
-  clientSecret: string;
-  scope: string | null;
-  audience: string | null;
-}
-
-/** A job's authentication to its target, with its secrets opened. */
-export type TargetAuth =
-  | { type: 'basic'; username: string; password: string }
-  | { type: 'bearer'; token: string }
-  | OAuth2Credentials;
+/** OAuth 2.0 client credentials of a job, opened: where to get a token, as whom, for what. */
+export type OAuth2Credentials = Extract<TargetAuthOpened, { type: 'oauth2' }>;
 
 /**
  * Why no token could be had. `retryable` false: the token endpoint refused the client (a 4xx,
@@ -148,7 +136,7 @@ export class OAuthTokens {
  * `Bearer <token>` (RFC 6750 §2.1), or `Bearer <access token>` of the client credentials grant.
  * @throws TokenError when an OAuth 2.0 token could not be had
  */
-export async function authorizationHeader(auth: TargetAuth, tokens: OAuthTokens, timeoutMs: number): Promise<string> {
+export async function authorizationHeader(auth: TargetAuthOpened, tokens: OAuthTokens, timeoutMs: number): Promise<string> {
   switch (auth.type) {
     case 'basic':
       return `Basic ${Buffer.from(`${auth.username}:${auth.password}`, 'utf8').toString('base64')}`;

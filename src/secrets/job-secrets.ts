@@ -87,25 +87,30 @@ function secretPart(auth: TargetAuthInput): string {
 /**
  * The stored secrets of job `jobId` after `patch` (a create: `stored` null): each value of the
  * patch sealed with the ring's newest key; what the patch leaves is kept as it was sealed.
- * @throws Error from the ring only for a malformed key ring (never for user input)
+ * @param ring null when the service has no key: then `patch` may only remove (see {@link carriesSecrets})
+ * @throws Error when `patch` carries a value to seal and `ring` is null
  */
-export function sealJobSecrets(ring: KeyRing, jobId: string, stored: StoredJobSecrets | null, patch: JobSecretsPatch): StoredJobSecrets {
+export function sealJobSecrets(ring: KeyRing | null, jobId: string, stored: StoredJobSecrets | null, patch: JobSecretsPatch): StoredJobSecrets {
+  const seal = (value: string, field: string): string => {
+    if (ring === null) throw new Error('no key ring to seal a secret with');
+    return ring.seal(value, { jobId, field });
+  };
   const secrets: SealedSecrets = { ...(stored?.secrets ?? {}) };
   let auth = stored?.auth ?? null;
   if (patch.secretHeaders !== undefined) {
     for (const field of Object.keys(secrets)) if (field.startsWith(HEADER)) delete secrets[field];
     for (const [name, value] of Object.entries(patch.secretHeaders ?? {})) {
-      secrets[HEADER + name] = ring.seal(value, { jobId, field: HEADER + name });
+      secrets[HEADER + name] = seal(value, HEADER + name);
     }
   }
   if (patch.auth !== undefined) {
     delete secrets[AUTH];
     auth = patch.auth === null ? null : publicAuth(patch.auth);
-    if (patch.auth !== null) secrets[AUTH] = ring.seal(secretPart(patch.auth), { jobId, field: AUTH });
+    if (patch.auth !== null) secrets[AUTH] = seal(secretPart(patch.auth), AUTH);
   }
   if (patch.signingSecret !== undefined) {
     delete secrets[SIGNING];
-    if (patch.signingSecret !== null) secrets[SIGNING] = ring.seal(patch.signingSecret, { jobId, field: SIGNING });
+    if (patch.signingSecret !== null) secrets[SIGNING] = seal(patch.signingSecret, SIGNING);
   }
   return { auth, secrets: Object.keys(secrets).length > 0 ? secrets : null };
 }

@@ -9,7 +9,6 @@ import type { FieldProblem } from '../domain/errors.js';
 import { headerValue, headerValueProblem } from '../domain/headers.js';
 import { signingSecretProblem } from '../domain/signing-secret.js';
 import type { JobRequest } from '../domain/types.js';
-import { KeyRing } from '../secrets/key-ring.js';
 import { carriesSecrets, sealJobSecrets, secretHeaderNames, type TargetAuthInput } from '../secrets/job-secrets.js';
 import { SECRETS_NEED_KEYS, type JobServiceContext } from './context.js';
 import { headersProblems } from './request.js';
@@ -122,6 +121,6 @@ export function applySecrets(
   }
   checks.throwIfAny();
   if (input.secretHeaders === undefined && input.auth === undefined && input.signingSecret === undefined) return {};
-  // Without a key ring only removals get here (checked above): they seal nothing, so any ring does.
-  return sealJobSecrets(ctx.keyRing ?? KeyRing.ephemeral(), jobId, stored, input);
+  // Without a key ring only removals get here (checked above): they seal nothing.
+  return sealJobSecrets(ctx.keyRing ?? null, jobId, stored, input);
 }
