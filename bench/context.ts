@@ -12,8 +12,15 @@ export interface Sizes {
   burstCount: number;
   /** Burst ceiling: plain undici POSTs in flight (the dispatcher's cap, src/dispatch/dispatcher.ts). */
   burstConcurrency: number;
-  /** Setup: concurrent HTTP clients creating schedules ahead. */
+  /** Setup: concurrent HTTP clients creating schedules ahead one by one (`createBatch` 1). */
   createConcurrency: number;
+  /**
+   * Setup: schedules per create request. 1: one `POST /schedules` each, from `createConcurrency`
+   * clients; more: `POST /schedules/batch` with this many, from `createBatchClients` clients.
+   */
+  createBatch: number;
+  /** Setup: concurrent HTTP clients sending batches (`createBatch` > 1). */
+  createBatchClients: number;
   /** Steady: schedules due per second. */
   steadyRate: number;
   /** Steady: seconds of due schedules. */
@@ -40,6 +47,8 @@ export const DEFAULT_SIZES: Sizes = {
   burstCount: 100_000,
   burstConcurrency: 512,
   createConcurrency: 64,
+  createBatch: 1_000,
+  createBatchClients: 4,
   steadyRate: 1_000,
   steadySeconds: 30,
   steadyPending: 1_000,

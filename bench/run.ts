@@ -38,6 +38,8 @@ const SIZE_FLAGS: Record<string, keyof Sizes> = {
   'burst-count': 'burstCount',
   'burst-concurrency': 'burstConcurrency',
   'create-concurrency': 'createConcurrency',
+  'create-batch': 'createBatch',
+  'create-batch-clients': 'createBatchClients',
   'steady-rate': 'steadyRate',
   'steady-seconds': 'steadySeconds',
   'steady-pending': 'steadyPending',
@@ -128,6 +130,7 @@ function parse() {
   if (sizes.burstCount > 1_000_000 || sizes.scalePending > 10_000_000 || sizes.startupJobs > 10_000_000 || sizes.startupRuns > 100 || sizes.steadySeconds > 600 || sizes.scaleSeconds > 600 || sizes.ingestSeconds > 600) {
     throw new Error('sizes above the bench bounds (burst 1e6, pending 1e7, 600 s, 100 starts)');
   }
+  if (!Number.isInteger(sizes.createBatch) || sizes.createBatch > 1_000) throw new Error('--create-batch must be a whole number from 1 to 1000 (the service\'s PUNCTUAL_MAX_BATCH)');
   // Fixed order, whatever the command line's.
   const ordered = SCENARIOS.filter((s) => scenarios.includes(s));
   const nodeArgs = values['service-node-args'] as string | undefined;

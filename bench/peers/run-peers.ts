@@ -2,10 +2,16 @@
  * `npm run bench -- --peers` (docs/benchmarks.md, "Peers, side by side"): burst and steady for
  * Punctual on SQLite and on PostgreSQL (the scenarios of bench/scenarios/, unchanged) and for
  * graphile-worker, pg-boss and BullMQ (measure.ts), with the same receiver, sizes and HTTP client;
- * one table, with the ceiling (plain undici POSTs) the Punctual bursts measure.
+ * one table, with the ceiling (plain undici POSTs) the Punctual bursts measure. Punctual's jobs
+ * are created as the sizes say (`--create-batch`, default batches of 1,000 via POST
+ * /schedules/batch, so the create column of a 100,000 burst is "100,000 through the batch API"),
+ * and each Punctual row also runs the ingest scenario (single POST /schedules, 64 clients, beside a
+ * bare Fastify route).
  */
 import type { BenchContext } from '../context.js';
 import { burst, type BurstResult } from '../scenarios/burst.js';
+import { createdHow } from '../scenarios/common.js';
+import { ingest, type IngestScenarioResult } from '../scenarios/ingest.js';
 import { steady, type SteadyResult } from '../scenarios/steady.js';
 import type { Summary } from '../stats.js';
 import { STORES } from '../stores/index.js';
@@ -22,6 +28,8 @@ export interface PeerRow {
   settings: string;
   burst?: { count: number; createMs: number; perSecond: number; arrival: Summary; missing: number; duplicates: number; early: number; cpu: Record<string, { cores: number }> };
   steady?: { count: number; lateness: Summary; missing: number; duplicates: number; early: number };
+  /** Punctual only: single `POST /schedules` from 64 clients beside a bare Fastify route (the ingest scenario). */
+  ingest?: { clients: number; perSecond: number; p99: number; barePerSecond: number; ratio: number };
   failures: string[];
 }
 
@@ -52,7 +60,7 @@ async function punctualRow(ctx: BenchContext, storeName: 'sqlite' | 'postgres', 
   const row: PeerRow = {
     system: `Punctual (${storeName === 'sqlite' ? 'SQLite' : 'PostgreSQL'})`,
     store: storeName === 'sqlite' ? 'SQLite (embedded)' : 'PostgreSQL',
-    settings: 'defaults (512 calls in flight); created one by one via POST /schedules, 64 clients',
+    settings: `defaults (512 calls in flight); created ${createdHow(c)}`,
     failures: [],
   };
   const b: BurstResult | undefined = await attempt(ctx, row, 'burst', () => burst(c));
@@ -62,6 +70,8 @@ async function punctualRow(ctx: BenchContext, storeName: 'sqlite' | 'postgres', 
   }
   const s: SteadyResult | undefined = await attempt(ctx, row, 'steady', () => steady(c));
   if (s) row.steady = { count: s.count, lateness: s.lateness, missing: s.missing, duplicates: s.duplicates, early: s.early };
+  const i: IngestScenarioResult | undefined = await attempt(ctx, row, 'ingest', () => ingest(c));
+  if (i) row.ingest = { clients: i.clients, perSecond: i.punctual.perSecond, p99: i.punctual.latency.p99, barePerSecond: i.bare.perSecond, ratio: i.ratio };
   return row;
 }
 
@@ -124,6 +134,11 @@ export function peersTable(r: PeersResults): string {
   const fmt = (l: string[]) => `| ${l.map((c, k) => c.padEnd(width[k]!)).join(' | ')} |`;
   const table = [fmt(head), `|${width.map((w) => '-'.repeat(w + 2)).join('|')}|`, ...lines.slice(1).map(fmt)].join('\n');
   const notes = r.rows.map((row) => `- ${row.system} — ${row.store}: ${row.settings}`);
+  const ingests = r.rows.flatMap((row) =>
+    row.ingest
+      ? [`- ${row.system}, single POST /schedules from ${row.ingest.clients} clients: ${int(row.ingest.perSecond)} req/s (p99 ${ms(row.ingest.p99)}) = ${row.ingest.ratio.toFixed(2)} × a bare Fastify route (${int(row.ingest.barePerSecond)} req/s, same run)`]
+      : [],
+  );
   const failures = r.rows.flatMap((row) => row.failures.map((f) => `- ${row.system} FAILED ${f.split('\n')[0]!.slice(0, 200)}`));
-  return [table, '', 'Settings:', ...notes, ...(r.redis ? [`- ${r.redis}`] : []), ...failures].join('\n');
+  return [table, '', 'Settings:', ...notes, ...(r.redis ? [`- ${r.redis}`] : []), ...(ingests.length ? ['', 'Ingest:', ...ingests] : []), ...failures].join('\n');
 }

@@ -153,24 +153,56 @@ export async function withService<T>(
 }
 
 /**
+ * Creates `count` schedules `body(i)` through the API as the sizes say: one `POST /schedules`
+ * each from `createConcurrency` clients (`createBatch` 1), or `POST /schedules/batch` requests of
+ * `createBatch` schedules from `createBatchClients` clients. Several nodes: requests go to them
+ * round-robin. Throws on any answer but 201, or after `timeoutMs`.
+ */
+export async function createSchedules(
+  ctx: BenchContext,
+  service: Service | Service[],
+  count: number,
+  body: (i: number) => unknown,
+  timeoutMs?: number,
+): Promise<{ perSecond: number; ms: number }> {
+  const { createBatch: per, createConcurrency, createBatchClients } = ctx.sizes;
+  if (per <= 1) {
+    const r = await createMany(schedulesTargets(service), count, body, { concurrency: createConcurrency, timeoutMs });
+    return { perSecond: r.perSecond, ms: r.ms };
+  }
+  const targets = schedulesTargets(service).map((t) => ({ ...t, path: '/schedules/batch' }));
+  const batch = (k: number) => {
+    const schedules: unknown[] = [];
+    for (let i = k * per; i < Math.min(count, (k + 1) * per); i++) schedules.push(body(i));
+    return { schedules };
+  };
+  const r = await createMany(targets, Math.ceil(count / per), batch, { concurrency: createBatchClients, timeoutMs });
+  return { perSecond: (count * 1000) / r.ms, ms: r.ms };
+}
+
+/** How {@link createSchedules} creates, for the logs and the tables. */
+export function createdHow(ctx: BenchContext): string {
+  const { createBatch, createConcurrency, createBatchClients } = ctx.sizes;
+  return createBatch <= 1
+    ? `one by one via POST /schedules, ${createConcurrency} clients`
+    : `POST /schedules/batch of ${createBatch.toLocaleString('en')}, ${createBatchClients} clients`;
+}
+
+/**
  * Plans an instant for work created ahead: creates `probe` far-future schedules through the API
- * (they also warm the service up; the rate is timed over the second half, once warm), and
- * returns an instant by which `count` more creations will have finished with room to spare
- * (1.25× the estimate + 3 s). Several nodes: the probes are spread over them.
+ * as {@link createSchedules} does (they also warm the service up; the rate is timed over the
+ * second half, once warm), and returns an instant by which `count` more creations will have
+ * finished with room to spare (1.25× the estimate + 3 s). Several nodes: the probes are spread
+ * over them.
  */
 export async function planAhead(
   ctx: BenchContext,
   service: Service | Service[],
   count: number,
-  probe = 2_000,
+  probe = Math.max(2_000, 4 * ctx.sizes.createBatch * ctx.sizes.createBatchClients),
 ): Promise<{ at: number; probePerSecond: number }> {
   const create = (from: number, n: number) =>
-    createMany(
-      schedulesTargets(service),
-      n,
-      (i) => scheduleBody(`probe-${from + i}`, FAR_FUTURE + from + i, `${ctx.receiver.url}/never`, { probe: from + i }),
-      { concurrency: ctx.sizes.createConcurrency },
-    );
+    createSchedules(ctx, service, n, (i) => scheduleBody(`probe-${from + i}`, FAR_FUTURE + from + i, `${ctx.receiver.url}/never`, { probe: from + i }));
   const half = Math.floor(probe / 2);
   await create(0, half);
   const r = await create(half, probe - half);
@@ -179,9 +211,9 @@ export async function planAhead(
 }
 
 /**
- * Creates `count` schedules through the API (setup) and checks they were all created before
- * `mustEndBy` − 500 ms: creation overlapping the measured window would spoil it. Several
- * nodes: the creations are spread over them round-robin.
+ * Creates `count` schedules through the API (setup, {@link createSchedules}) and checks they
+ * were all created before `mustEndBy` − 500 ms: creation overlapping the measured window would
+ * spoil it.
  */
 export async function createAhead(
   ctx: BenchContext,
@@ -190,12 +222,9 @@ export async function createAhead(
   body: (i: number) => unknown,
   mustEndBy: number,
 ): Promise<{ perSecond: number; ms: number }> {
-  const r = await createMany(schedulesTargets(service), count, body, {
-    concurrency: ctx.sizes.createConcurrency,
-    timeoutMs: Math.max(1_000, mustEndBy - Date.now()),
-  });
+  const r = await createSchedules(ctx, service, count, body, Math.max(1_000, mustEndBy - Date.now()));
   const slack = mustEndBy - Date.now();
   if (slack < 500) throw new Error(`setup overran: creating ${count} schedules ended ${-slack} ms before their instant`);
-  ctx.log(`  created ${count.toLocaleString('en')} schedules ahead at ${Math.round(r.perSecond)}/s; ${(slack / 1000).toFixed(1)} s to spare`);
-  return { perSecond: r.perSecond, ms: r.ms };
+  ctx.log(`  created ${count.toLocaleString('en')} schedules ahead (${createdHow(ctx)}) at ${Math.round(r.perSecond)}/s in ${(r.ms / 1000).toFixed(2)} s; ${(slack / 1000).toFixed(1)} s to spare`);
+  return r;
 }
