@@ -1,6 +1,7 @@
 import { StoreUnavailableError } from '../../domain/errors.js';
 import type * as D from '../../domain/types.js';
 import { warnPaused, type ClaimDueResult } from '../claim-rules.js';
+import { GROUP_MAX_ROWS, GroupCommit } from '../group-commit.js';
 import type * as S from '../store.js';
 import type * as I from '../store-idempotency.js';
 import type { NodeRecord, NodesAtParams, NodesReaped } from '../store-nodes.js';
@@ -47,6 +48,20 @@ export class PostgresStore implements S.Store {
   private readonly logger: PostgresStoreOptions['logger'];
   private scopePromise: Promise<string> | undefined;
   private closed = false;
+  /**
+   * Schedule creates, single and batch, written in groups (../group-commit.ts): each group one
+   * multi-row INSERT (one statement, so one transaction and one NOTIFY), at most
+   * {@link CREATE_FLUSHES} at once; a group of one row uses the prepared single-row statement.
+   */
+  private readonly creates = new GroupCommit<S.ScheduleCreateParams, D.Schedule>({
+    write: (rows) =>
+      this.run(async () => {
+        const n = await this.notifyContext();
+        return rows.length === 1 ? [await schedules.create(this.db.sql, n, rows[0]!)] : schedules.createMany(this.db.sql, n, rows);
+      }),
+    maxRows: GROUP_MAX_ROWS,
+    maxInFlight: Number(process.env.PUNCTUAL_GC_FLUSHES ?? 2),
+  });
 
   private constructor(
     private readonly target: ConnectionTarget,
@@ -167,11 +182,10 @@ export class PostgresStore implements S.Store {
 
   // ---- Schedules ---------------------------------------------------------------------------
   async scheduleCreate(p: S.ScheduleCreateParams): Promise<D.Schedule> {
-    return this.run(async () => schedules.create(this.db.sql, await this.notifyContext(), p));
+    return (await this.creates.add([p]))[0]!;
   }
   async scheduleCreateMany(p: S.ScheduleCreateParams[]): Promise<D.Schedule[]> {
-    if (p.length === 0) return [];
-    return this.run(async () => schedules.createMany(this.db.sql, await this.notifyContext(), p));
+    return this.creates.add(p);
   }
   async scheduleGet(p: { id: string }): Promise<D.Schedule | null> {
     return this.run(() => schedules.get(this.db.sql, p.id));
