@@ -45,10 +45,12 @@ export interface GroupCommitOptions<P, R> {
 
 /**
  * Most rows of one group for the stores: 1,000, the default most schedules of one batch request
- * (`PUNCTUAL_MAX_BATCH`, docs/configuration.md). A group then blocks SQLite's event loop no longer
- * than one batch request of the default size already does (a few ms: about 10 µs a row on this
- * schema), and a PostgreSQL group stays one statement well under the protocol's 65,535
- * parameters (20 a row).
+ * (`PUNCTUAL_MAX_BATCH`, docs/configuration.md). On SQLite a group's inserts run on the event
+ * loop, about 40 µs a row in the ingest benchmark's profile (docs/benchmarks.md), so a full group
+ * holds the loop about 40 ms plus its commit: no longer than one batch request of the default size
+ * already does, while groups of single creates stay as small as the clients are many (64 rows,
+ * about 2.5 ms, for the benchmark's 64 clients). On PostgreSQL a full group is one statement of
+ * 20,000 parameters, well under the protocol's 65,535.
  */
 export const GROUP_MAX_ROWS = 1_000;
 

@@ -31,6 +31,15 @@ import { settings } from './settings.js';
 export type { PostgresStoreOptions } from './connection.js';
 
 /**
+ * Most groups of creates written at once (group-commit.ts `maxInFlight`), each on its own pool
+ * connection. Measured with `npm run bench -- --scenario ingest --store postgres` (64 clients, the
+ * 2-core machine of docs/benchmarks.md, one run each): 1 → 2,194 req/s, 2 → 2,599 req/s,
+ * 4 → 2,157 req/s (one at a time before group commit: 1,220 req/s). Past 2 the groups get
+ * smaller and the server, PostgreSQL and the clients already share the two cores.
+ */
+const CREATE_FLUSHES = 2;
+
+/**
  * The store for several nodes: a `pg` pool on one PostgreSQL database. See
  * connection.ts for the URL, the session limits and the error mapping, migrations.ts for the
  * schema, claim.ts for how concurrent claimers share the work, notify.ts for LISTEN/NOTIFY.
@@ -60,7 +69,7 @@ export class PostgresStore implements S.Store {
         return rows.length === 1 ? [await schedules.create(this.db.sql, n, rows[0]!)] : schedules.createMany(this.db.sql, n, rows);
       }),
     maxRows: GROUP_MAX_ROWS,
-    maxInFlight: Number(process.env.PUNCTUAL_GC_FLUSHES ?? 2),
+    maxInFlight: CREATE_FLUSHES,
   });
 
   private constructor(
