@@ -9,7 +9,9 @@ import type { ScheduleCreateParams } from './store.js';
 export interface BatchStore {
   /**
    * Creates every schedule of `p` as `Store.scheduleCreate` does, in ONE transaction: all are
-   * stored, or none (any failure rolls every one back). An empty list stores nothing.
+   * stored, or none (any failure rolls every one back). An empty list stores nothing. Concurrent
+   * creates may share that transaction (group-commit.ts): a failure caused by another create of
+   * the group does not fail this one.
    * @returns the schedules as stored, in the order of `p`
    * @throws StoreUnavailableError when the store cannot answer (nothing is stored)
    */

@@ -79,6 +79,11 @@ export interface Store extends JobSecretsStore, BatchStore, IdempotencyStore, No
   apiKeyEnsure(p: ApiKeyCreateParams): Promise<ApiKey>;
 
   // ---- Schedules -----------------------------------------------------------------------------
+  /**
+   * Stores a `Pending` schedule. Creates made concurrently (this and `scheduleCreateMany`) may
+   * share one transaction (group-commit.ts); each still commits or fails on its own, and resolves
+   * only once its commit is durable.
+   */
   scheduleCreate(p: ScheduleCreateParams): Promise<Schedule>;
   scheduleGet(p: { id: string }): Promise<Schedule | null>;
   /**

@@ -24,7 +24,7 @@ import type {
 } from '../../src/domain/types.js';
 import type { ClaimDueParams, Store } from '../../src/store/store.js';
 import { describeLists } from './conformance-lists.js';
-import { describeBatch } from './conformance-batch.js';
+import { describeBatch, describeGroupCommit } from './conformance-batch.js';
 import { describeIdempotency } from './conformance-idempotency.js';
 import { describeNodes } from './conformance-nodes.js';
 import { describeSecrets } from './conformance-secrets.js';
@@ -199,6 +199,7 @@ export function exerciseStore(name: string, factory: () => Promise<StoreUnderTes
 
     // ---- batch create (scheduleCreateMany): conformance-batch.ts ----------------------------------
     describeBatch(() => store);
+    describeGroupCommit(() => store);
     // ---- idempotency records (idempotencyBegin, …Finish, …Abandon, …Prune): conformance-idempotency.ts
     describeIdempotency(() => store);
     // ---- node liveness (heartbeats, reaping, re-registration): conformance-nodes.ts ----------------

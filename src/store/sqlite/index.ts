@@ -1,6 +1,7 @@
 import { StoreUnavailableError } from '../../domain/errors.js';
 import type * as D from '../../domain/types.js';
 import { warnPaused, type ClaimDueResult } from '../claim-rules.js';
+import { GROUP_MAX_ROWS, GroupCommit } from '../group-commit.js';
 import type * as S from '../store.js';
 import type * as I from '../store-idempotency.js';
 import type { NodeRecord, NodesAtParams, NodesReaped } from '../store-nodes.js';
@@ -53,6 +54,16 @@ interface Queries {
 export class SqliteStore implements S.Store {
   private queries: Queries | undefined;
   private readonly pingStatement;
+  /**
+   * Schedule creates, single and batch, written in groups (../group-commit.ts): one writer, each
+   * group one IMMEDIATE transaction, so one fsync (`synchronous = FULL`, connection.ts) for every
+   * create queued in the same turn of the event loop.
+   */
+  private readonly creates = new GroupCommit<S.ScheduleCreateParams, D.Schedule>({
+    write: (rows) => this.run((q) => q.schedules.createMany(rows)),
+    maxRows: GROUP_MAX_ROWS,
+    maxInFlight: 1,
+  });
 
   private constructor(
     private readonly db: Db,
@@ -134,10 +145,10 @@ export class SqliteStore implements S.Store {
 
   // ---- Schedules ---------------------------------------------------------------------------
   async scheduleCreate(p: S.ScheduleCreateParams): Promise<D.Schedule> {
-    return this.run((q) => q.schedules.create(p));
+    return (await this.creates.add([p]))[0]!;
   }
   async scheduleCreateMany(p: S.ScheduleCreateParams[]): Promise<D.Schedule[]> {
-    return this.run((q) => q.schedules.createMany(p));
+    return this.creates.add(p);
   }
   async scheduleGet(p: { id: string }): Promise<D.Schedule | null> {
     return this.run((q) => q.schedules.get(p.id));

@@ -99,11 +99,15 @@ export class ScheduleQueries {
     });
   }
 
-  create(p: ScheduleCreateParams): Schedule {
+  /** One INSERT, inside the transaction of {@link createMany}. */
+  private create(p: ScheduleCreateParams): Schedule {
     return fromRow(this.insert.get(rowMap.scheduleToRow(rowMap.newSchedule(p)))!);
   }
 
-  /** See `Store.scheduleCreateMany`. */
+  /**
+   * See `Store.scheduleCreateMany`: one IMMEDIATE transaction, committed (and fsynced) when this
+   * returns. The store writes every create through it, single ones grouped (../group-commit.ts).
+   */
   createMany(ps: ScheduleCreateParams[]): Schedule[] {
     return this.createManyTx.immediate(ps);
   }
