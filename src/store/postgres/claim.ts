@@ -81,6 +81,7 @@ import { cronJobNext } from '../../cron/index.js';
 import { newId } from '../../domain/ids.js';
 import type { ClaimedExecution, CronJob, JobType } from '../../domain/types.js';
 import {
+  aheadOf,
   claimClock,
   cronAdvance,
   leaseExpiry,
@@ -168,15 +169,16 @@ export class ClaimQueries {
     const limit = Math.floor(p.limit);
     const result: ClaimResult = { claimed: [], paused: [], skippedOccurrences: 0 };
     if (!(limit > 0)) return result;
-    const params = this.clock === 'database' ? [limit, scope] : [limit, scope, claimClock(p).now];
+    const { now, dueBy } = claimClock(p);
+    const params = this.clock === 'database' ? [limit, scope, dueBy - now] : [limit, scope, dueBy - now, now];
     const candidates = await sql.rows<Candidate>(this.candidates, params, `punctual_claim_candidates_${this.clock}`);
     if (candidates.length === 0) return result;
-    const c: Claim = { sql, p, ...claimClock({ now: candidates[0]!.now, leaseMs: p.leaseMs }), room: limit, result };
+    const c: Claim = { sql, p, ...claimClock({ now: candidates[0]!.now, leaseMs: p.leaseMs, aheadMs: dueBy - now }), room: limit, result };
 
     const cronIds = candidates.filter((k) => k.kind === 'cron').map((k) => k.id);
     const cronRows = new Map<string, DueCronRow>();
     if (cronIds.length > 0) {
-      for (const r of await sql.rows<DueCronRow>(DUE_CRON_SQL, [cronIds, c.now], 'punctual_claim_due_cron')) cronRows.set(r.id, r);
+      for (const r of await sql.rows<DueCronRow>(DUE_CRON_SQL, [cronIds, c.dueBy], 'punctual_claim_due_cron')) cronRows.set(r.id, r);
     }
 
     let i = 0;
@@ -229,6 +231,7 @@ export class ClaimQueries {
           scheduledFor: s.scheduled_at,
           dueAt: s.due_at,
           attempt: 1,
+          ...aheadOf(c, s.scheduled_at),
           endpoint: s.endpoint,
           ...callOf(PASS_THROUGH, s),
           leaseExpiresAt: leaseExpiry(c, s.timeout_ms), // as the INSERT computed it
@@ -237,7 +240,8 @@ export class ClaimQueries {
     }
     const existingIds = run.filter((k) => k.kind !== 'schedule').map((k) => k.id);
     if (existingIds.length > 0) {
-      const rows = await c.sql.rows<ReletRow>(RELET_SQL, [existingIds, c.now, c.p.nodeId, c.leaseMs], 'punctual_claim_relet');
+      const rows = await c.sql.rows<ReletRow>(RELET_SQL, [existingIds, c.now, c.p.nodeId, c.leaseMs, c.dueBy], 'punctual_claim_relet');
+      const dueOf = new Map(run.map((k) => [k.id, k.due]));
       for (const e of rows) {
         items.set(`execution:${e.id}`, {
           executionId: e.id,
@@ -246,6 +250,7 @@ export class ClaimQueries {
           scheduledFor: e.scheduled_for,
           dueAt: e.due_at,
           attempt: e.attempt,
+          ...aheadOf(c, dueOf.get(e.id) ?? c.now),
           endpoint: e.endpoint,
           ...callOf(PASS_THROUGH, e),
           leaseExpiresAt: e.lease_expires_at,
@@ -318,6 +323,7 @@ export class ClaimQueries {
         scheduledFor: x.scheduledFor,
         dueAt: x.scheduledFor,
         attempt: 1,
+        ...aheadOf(c, x.scheduledFor),
         endpoint: job.endpoint,
         ...callOfJob(job),
         leaseExpiresAt,
