@@ -49,7 +49,9 @@
  * due comparisons, the misfire rule, started_at, the lease expiry (compared by other nodes with
  * the same clock). `p.now` is ignored: a node whose clock runs 5 s ahead claims nothing that the
  * database does not consider due (test/store/postgres.test.ts). With `clock: 'caller'` (the
- * conformance suite), `p.now` decides, as in SQLite.
+ * conformance suite), `p.now` decides, as in SQLite. A claim that looks ahead (`p.aheadMs`) takes schedules, cron
+ * jobs and waiting executions due by now + aheadMs on that same clock (expired leases still at
+ * now), and marks each item not yet due `notBefore` (claim-rules.ts, "Claiming ahead").
  *
  * Once per cluster: re-leasing expired leases (source 4) is guarded by
  * pg_try_advisory_xact_lock on this schema's "reclaim" key, taken only when an expired lease is
@@ -241,7 +243,7 @@ export class ClaimQueries {
     const existingIds = run.filter((k) => k.kind !== 'schedule').map((k) => k.id);
     if (existingIds.length > 0) {
       const rows = await c.sql.rows<ReletRow>(RELET_SQL, [existingIds, c.now, c.p.nodeId, c.leaseMs, c.dueBy], 'punctual_claim_relet');
-      const dueOf = new Map(run.map((k) => [k.id, k.due]));
+      const dueOf = new Map(run.filter((k) => k.kind !== 'schedule').map((k) => [k.id, k.due]));
       for (const e of rows) {
         items.set(`execution:${e.id}`, {
           executionId: e.id,
