@@ -73,6 +73,8 @@ export function describeAhead(current: () => Store): void {
       expect(await store().executionGet({ id: items[1]!.executionId })).toMatchObject({ status: 'Running', startedAt: T0 + 80, lateMs: 0 });
       expect(await store().cronGet({ id: cron.id })).toMatchObject({ nextInvocation: T0 + 1_000, status: 'Active', skippedOccurrences: 0 });
       expect(await store().scheduleGet({ id: later.id })).toMatchObject({ status: 'Pending' });
+      // Claimed ahead is claimed: a patch is refused as for any schedule no longer Pending.
+      expect(await store().scheduleUpdate({ id: soon.id, name: 'renamed', now: T0 + 1 })).toBe('not_pending');
       expect(await claim(T0 + 1, { aheadMs: 99 })).toEqual([]);
       expect((await claim(T0 + 1, { aheadMs: 100 })).map((c) => [c.jobId, c.notBefore])).toEqual([[later.id, T0 + 101]]);
     });
