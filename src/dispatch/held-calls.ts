@@ -13,9 +13,9 @@ import { WAKE_LEAD_MS, WAKE_STEP_MS } from './wake-timer.js';
  * ~1.3 ms per transaction plus 35-50 µs per item; PostgreSQL a few round trips of 0.2-0.3 ms and
  * a commit; a look every ~50 ms at a steady rate) and a busy event loop's hiccups; short enough
  * that the leases held early stay few (1,000 calls due per second hold 50-150 places of the
- * in-flight cap of 512) and that the window in which a claimed schedule can no longer be patched or
- * deleted (409 `not_pending`, docs/architecture.md "Claim ahead") stays shorter than a human
- * notices. The dispatcher's `claimAheadMs` overrides it (0: claim only what is due).
+ * in-flight cap of 512) and that the window in which a claimed schedule can no longer be patched
+ * (409 `not_pending`) nor its call stopped by a delete (docs/architecture.md "Claim ahead") stays
+ * shorter than a human notices. The dispatcher's `claimAheadMs` overrides it (0: claim only what is due).
  */
 export const CLAIM_AHEAD_MS = 100;
 
