@@ -3,6 +3,7 @@ import type { Logger } from 'pino';
 import type { Config, Role } from './config.js';
 import { Dispatcher } from './dispatch/dispatcher.js';
 import { NodeLiveness } from './dispatch/liveness.js';
+import { CLAIM_AHEAD_MS } from './dispatch/held-calls.js';
 import { Pruner } from './dispatch/pruner.js';
 import { resolveSigningSecrets, WebhookSigner } from './dispatch/signing.js';
 import { offsetClock, systemClock, type Clock } from './domain/clock.js';
@@ -135,6 +136,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     role,
     heartbeatMs: config.nodeHeartbeatMs,
     timeoutMs: config.nodeTimeoutMs,
+    claimAheadMs: CLAIM_AHEAD_MS,
     now: () => (dispatcher ? dispatcher.now() : clock.now()),
     onRegistered: () => dispatcher?.wake(dispatcher.now()),
     onReleased: () => dispatcher?.wake(dispatcher.now()),

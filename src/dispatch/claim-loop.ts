@@ -1,6 +1,7 @@
 /**
- * The claim loop: sleeps until the earliest due instant, claims due work in batches and hands it
- * to the calls (calls.ts), within the cap of calls in flight.
+ * The claim loop: sleeps until shortly before the earliest due instant, claims the work due by
+ * then or within the look ahead in batches and hands it to the calls (calls.ts; work not due yet
+ * waits in held-calls.ts), within the cap of calls in flight.
  */
 import type { Clock } from '../domain/clock.js';
 import type { ClaimedExecution } from '../domain/types.js';
@@ -25,11 +26,14 @@ export const LEASE_MARGIN_MS = 5_000;
 
 /** Where claimed work goes: the calls in flight and waiting to start (calls.ts). */
 export interface ClaimSink {
-  /** Calls in flight now, counting claimed calls not started yet. */
+  /** Calls in flight now, counting claimed calls not started yet (held ones included). */
   readonly callsInFlight: number;
   /** Claimed calls not started yet. */
   readonly queued: number;
-  /** Takes claimed work, in claim order (due time first). */
+  /**
+   * Takes claimed work, in claim order (due time first); an item with `notBefore` must not start
+   * before that instant (store time).
+   */
   push(claims: ClaimedExecution[]): void;
 }
 
@@ -51,6 +55,12 @@ export interface ClaimLoopOptions {
   /** Longest sleep between two looks at the store. */
   maxSleepMs: number;
   /**
+   * Claim work due within this many ms after now as well (held-calls.ts, CLAIM_AHEAD_MS), leased
+   * that much longer; the loop then looks at the store half of it before the earliest due instant.
+   * Absent or 0: only work due now, at its instant.
+   */
+  aheadMs?: number;
+  /**
    * Whether this node may claim now (liveness.ts: registered and heartbeating); when false, a look
    * at the store claims nothing and the loop looks again after {@link STORE_RETRY_MS}. Absent: always.
    */
@@ -62,6 +72,15 @@ export interface ClaimLoopOptions {
  * store's `onWork` hint from another node) re-arms the timer when new work is due earlier. A call
  * is never early: the claim asks the store for work due at the current time, and a timer that
  * fires early claims nothing and re-arms.
+ *
+ * Claiming ahead (`aheadMs` > 0). A look at the store claims the work due within `aheadMs` after
+ * now as well; the store marks such items `notBefore` (their due instant) and the sink holds them
+ * until then (held-calls.ts), so the claim's round trip is paid before the instant. The next look
+ * is armed `aheadMs / 2` before the earliest work left, so the held items never run out at a
+ * steady rate, each look taking about half a window of work; work that could not be claimed ahead
+ * (a lease, which is only taken once expired) is looked for at its own instant. The lease counts
+ * from the real claim, `aheadMs` longer than the margin, so a call held to its instant keeps the
+ * whole margin.
  *
  * Whose time. A store shared by several nodes has its own clock (`store.now()` is not null,
  * PostgreSQL's `now()`), and that clock decides what is due, so a node whose clock is ahead never
@@ -95,9 +114,15 @@ export class ClaimLoop {
   private tickDone: Promise<void> | null = null;
   private tickAgain = false;
   private active = false;
+  /** `aheadMs` (0 when absent). */
+  private readonly aheadMs: number;
+  /** How long before a due instant a look at the store is armed: `aheadMs / 2`. */
+  private readonly lookLeadMs: number;
 
   constructor(private readonly opts: ClaimLoopOptions) {
     this.refillMin = Math.max(1, Math.min(64, Math.floor(opts.maxInFlight / 8)));
+    this.aheadMs = Math.max(0, Math.floor(opts.aheadMs ?? 0));
+    this.lookLeadMs = Math.floor(this.aheadMs / 2);
     this.timer = new WakeTimer({
       now: () => this.now(),
       maxSleepMs: opts.maxSleepMs,
@@ -137,8 +162,9 @@ export class ClaimLoop {
       this.tickAgain = true;
       return;
     }
+    const at = dueAtMs - this.lookLeadMs;
     const armedFor = this.timer.armedFor;
-    if (armedFor === null || dueAtMs < armedFor) this.arm(dueAtMs);
+    if (armedFor === null || at < armedFor) this.arm(at);
   }
 
   /** A call ended: wakes the loop once `refillMin` places are free, when it waits for room. */
@@ -198,6 +224,8 @@ export class ClaimLoop {
     }
     try {
       let full = false;
+      /** What the last claim took work due by (store time): later work can be claimed ahead. */
+      let dueBy = -Infinity;
       for (let round = 0; ; round++) {
         if (round > 0) await new Promise<void>((resolve) => setImmediate(resolve));
         this.tickAgain = false;
@@ -213,9 +241,11 @@ export class ClaimLoop {
           now,
           limit,
           nodeId: this.opts.nodeId,
-          leaseMs: LEASE_MARGIN_MS,
+          leaseMs: LEASE_MARGIN_MS + this.aheadMs,
           misfireThresholdMs: this.opts.misfireThresholdMs,
+          ...(this.aheadMs > 0 && { aheadMs: this.aheadMs }),
         });
+        dueBy = Math.floor(now) + this.aheadMs;
         if (skippedOccurrences > 0) events.emit('dispatch:skipped', skippedOccurrences);
         if (claims.length > 0) {
           events.emit('dispatch:claimed', claims);
@@ -231,8 +261,10 @@ export class ClaimLoop {
         const next = await store.nextDueAt();
         if (this.tickAgain) this.arm(this.now());
         // Work the last claim left behind (next ≤ its time) is due again only once the store's
-        // clock has moved: wait at least a millisecond rather than spin.
-        else this.arm(next ?? this.now() + this.opts.maxSleepMs, 1);
+        // clock has moved: wait at least a millisecond rather than spin. Left behind within the
+        // look ahead (a lease not expired yet): only at its instant. Later work: aheadMs / 2 before.
+        else if (next === null) this.arm(this.now() + this.opts.maxSleepMs, 1);
+        else this.arm(next <= dueBy ? next : next - this.lookLeadMs, 1);
       }
     } catch (err) {
       logger.error({ err }, 'dispatch: claim failed; retrying');

@@ -6,6 +6,7 @@ import type { DispatchStore } from '../store/dispatch-store.js';
 import { Calls } from './calls.js';
 import { ClaimLoop } from './claim-loop.js';
 import { DispatcherEvents } from './events.js';
+import { CLAIM_AHEAD_MS, HeldCalls } from './held-calls.js';
 import { attemptOutcome } from './outcome.js';
 import { OutcomeWriter } from './outcome-writer.js';
 import type { WebhookSigner } from './signing.js';
@@ -47,6 +48,11 @@ export interface DispatcherOptions {
    */
   maxSleepMs?: number;
   /**
+   * Claim work due within this many ms ahead and hold it until its instant (held-calls.ts;
+   * default {@link CLAIM_AHEAD_MS}); 0: claim only what is due, at its instant.
+   */
+  claimAheadMs?: number;
+  /**
    * The SSRF guard's policy (ssrf.ts: public unicast addresses only, unless allowed), applied to
    * every address a call connects to (the default agent's lookup) and to IP-literal hosts.
    * Absent: no guard (tests that build a dispatcher directly); `punctual serve` always passes the
@@ -77,11 +83,13 @@ export interface DispatcherOptions {
 }
 
 /**
- * The dispatcher: sleeps until the earliest due instant, claims due work in batches, calls the
+ * The dispatcher: sleeps until shortly before the earliest due instant, claims the work due
+ * within the next {@link CLAIM_AHEAD_MS} in batches, starts each call at its instant, calls the
  * endpoints concurrently (signed, Standard Webhooks), and records each outcome: success, a retry
  * at a later instant (exponential backoff with full jitter), or failure. A façade over its parts:
  * - the claim loop (claim-loop.ts, with its timer in wake-timer.ts): when to look at the store,
  *   whose clock decides, how much to claim;
+ * - the held calls (held-calls.ts): work claimed ahead, released to the calls at its instant;
  * - the calls (calls.ts): starting claimed calls (launch-queue.ts), the HTTP pools, the slow lane;
  * - the outcome of each attempt (outcome.ts, a pure function of its result, after retry.ts);
  * - the outcome writer (outcome-writer.ts): batched writes, retried when the store refuses them.
@@ -100,6 +108,7 @@ export class Dispatcher {
   private readonly random: () => number;
   private readonly loop: ClaimLoop;
   private readonly calls: Calls;
+  private readonly held: HeldCalls;
   private readonly writer: OutcomeWriter;
 
   constructor(opts: DispatcherOptions) {
@@ -135,17 +144,19 @@ export class Dispatcher {
       },
       onEnded: () => this.loop.callEnded(),
     });
+    this.held = new HeldCalls({ now: () => this.now(), sink: this.calls });
     this.loop = new ClaimLoop({
       store: opts.store,
       clock: opts.clock,
       logger: this.log,
       events: this.events,
-      sink: this.calls,
+      sink: this.held,
       nodeId: this.nodeId,
       misfireThresholdMs: opts.misfireThresholdMs ?? 60_000,
       maxInFlight: opts.maxInFlight ?? 512,
       batchSize: opts.batchSize ?? 256,
       maxSleepMs: opts.maxSleepMs ?? 5_000,
+      aheadMs: opts.claimAheadMs ?? CLAIM_AHEAD_MS,
       ...(opts.mayClaim && { mayClaim: opts.mayClaim }),
     });
     this.writer = new OutcomeWriter({
@@ -201,16 +212,22 @@ export class Dispatcher {
 
   /**
    * Stops claiming, waits up to `graceMs` for calls in flight, writes their outcomes and closes
-   * the HTTP pools. Calls still unfinished at the deadline are handed back: their leases are
+   * the HTTP pools. Calls claimed ahead (held-calls.ts) start at their instants within `graceMs`:
+   * they are due within the look ahead. Held ones not due by then keep their lease (handing it
+   * back would let another node take them at once, before their instant): they are attempted
+   * again once it expires. Calls claimed and not started (queued) and calls still unfinished at
+   * the deadline are handed back: their leases are
    * released (`Store.leasesRelease`), so any node — or this one after a restart — attempts them
    * again at once, as the same execution (at-least-once); their own outcome, if it comes later,
    * is not recorded. Should the release fail (store unreachable), they keep their lease and are
    * attempted again once it expires.
-   * @returns how many calls were still in flight (or claimed and not started) at the deadline
+   * @returns how many calls were still in flight (or claimed and not started, held included) at the deadline
    */
   async stop(graceMs: number): Promise<{ unfinished: number }> {
     await this.loop.stop();
-    const handBack = await this.calls.drain(graceMs);
+    const started = performance.now();
+    const kept = await this.held.settle(graceMs);
+    const handBack = await this.calls.drain(Math.max(0, graceMs - (performance.now() - started)));
     await this.writer.drain();
     if (handBack.length > 0) {
       try {
@@ -219,7 +236,10 @@ export class Dispatcher {
         this.log.error({ err, count: handBack.length }, 'dispatch: releasing leases failed; they will expire');
       }
     }
+    if (kept.length > 0) {
+      this.log.warn({ count: kept.length }, 'dispatch: calls claimed ahead, not due by the end of the grace period, keep their lease');
+    }
     await this.calls.close(handBack.length > 0);
-    return { unfinished: handBack.length };
+    return { unfinished: handBack.length + kept.length };
   }
 }

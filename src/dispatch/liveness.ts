@@ -22,6 +22,13 @@ export interface NodeLivenessOptions {
   /** A node whose heartbeat is older than this is dead (`PUNCTUAL_NODE_TIMEOUT`, default 10,000). */
   timeoutMs: number;
   /**
+   * How far ahead the dispatcher claims (held-calls.ts, CLAIM_AHEAD_MS; default 0): {@link
+   * NodeLiveness.mayClaim} turns false this much before the timeout, so work claimed ahead is
+   * due before any node can take this one for dead and release its leases (released work is
+   * claimable at once: released before its instant, it would be called early elsewhere).
+   */
+  claimAheadMs?: number;
+  /**
    * Epoch ms (UTC) passed to the store: the dispatcher's estimate of the store's time (a store with
    * a clock of its own reads that clock anyway). Default `clock.now()`.
    */
@@ -54,9 +61,12 @@ export class NodeLiveness {
 
   constructor(private readonly opts: NodeLivenessOptions) {}
 
-  /** Whether this node may claim work now (registered, and acknowledged within the timeout). */
+  /**
+   * Whether this node may claim work now: registered, and acknowledged within the timeout (less
+   * `claimAheadMs`).
+   */
   mayClaim(): boolean {
-    return this.registered && this.opts.clock.now() - this.lastAckAt < this.opts.timeoutMs;
+    return this.registered && this.opts.clock.now() - this.lastAckAt < this.opts.timeoutMs - (this.opts.claimAheadMs ?? 0);
   }
 
   /** Registers, then heartbeats and reaps every `heartbeatMs`. Resolves after the first round. */

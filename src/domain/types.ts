@@ -206,6 +206,11 @@ export interface ClaimedExecution extends JobRequest {
   dueAt: number;
   /** 1 for the first attempt. */
   attempt: number;
+  /**
+   * Epoch ms (UTC, the store's time) before which this attempt must not start: present only when
+   * the claim took it before it was due (`ClaimDueParams.aheadMs`); absent, it may start at once.
+   */
+  notBefore?: number;
   endpoint: string;
   data: JsonObject;
   /** The job's retry policy and timeout, as they were when claimed. */

@@ -54,6 +54,16 @@
  * Leases. Every item claimed is leased until now + its job's timeoutMs + leaseMs: a call may take
  * its whole timeout, and leaseMs is the margin to write its outcome. A lease of leaseMs alone
  * would let any call slower than the margin be claimed again, and called twice, while in flight.
+ *
+ * Claiming ahead (`aheadMs`, docs/architecture.md "Claim ahead"). A claim may also take work due
+ * up to `aheadMs` after now (`dueBy` = now + aheadMs): Pending schedules, Active cron jobs and
+ * waiting executions due by then. An expired lease is never taken ahead (a lease still running
+ * belongs to its node). Only the due filter moves: everything else is reckoned at the real `now`,
+ * the misfire rule (an occurrence not yet due is never a misfire), the lease (from now, so the
+ * caller adds `aheadMs` to the margin it asks for), created_at and finished_at. An attempt's start
+ * recorded at the claim ({@link attemptStart}) is its due instant when that is later than now,
+ * and each item claimed before it was due carries that instant (`notBefore`, {@link aheadOf}):
+ * the caller must not start it earlier.
  */
 import type { ClaimedExecution, CronJob, MissedOccurrences, OverlapPolicy } from '../domain/types.js';
 
@@ -100,17 +110,44 @@ export interface ClaimResult extends ClaimDueResult {
 export interface ClaimClock {
   /** The claim's instant: epoch ms (UTC), floored to whole ms. */
   now: number;
+  /**
+   * Work due at or before this instant is claimed (epoch ms, UTC, whole): `now` + `aheadMs`
+   * floored; `now` when the claim does not look ahead. Expired leases are compared with `now`.
+   */
+  dueBy: number;
   /** The lease margin in ms, rounded up. */
   leaseMs: number;
 }
 
 /**
  * The instants of a claim: `now` floored (the columns hold whole ms, and flooring can only make
- * work due later), `leaseMs` rounded up (a lease is never shorter than asked).
- * @param p `now` epoch ms (UTC), `leaseMs` ms; fractions allowed
+ * work due later), `dueBy` = now + `aheadMs` floored (absent, negative or not finite: 0), `leaseMs`
+ * rounded up (a lease is never shorter than asked).
+ * @param p `now` epoch ms (UTC), `leaseMs` and `aheadMs` ms; fractions allowed
  */
-export function claimClock(p: { now: number; leaseMs: number }): ClaimClock {
-  return { now: Math.floor(p.now), leaseMs: Math.ceil(p.leaseMs) };
+export function claimClock(p: { now: number; leaseMs: number; aheadMs?: number | undefined }): ClaimClock {
+  const now = Math.floor(p.now);
+  const ahead = p.aheadMs !== undefined && Number.isFinite(p.aheadMs) && p.aheadMs > 0 ? Math.floor(p.aheadMs) : 0;
+  return { now, dueBy: now + ahead, leaseMs: Math.ceil(p.leaseMs) };
+}
+
+/**
+ * The start of an attempt as recorded when it is claimed (`started_at` of a first attempt, until
+ * its outcome records the real start): the claim's instant, or the attempt's due instant when the
+ * claim took it ahead (see "Claiming ahead" above), so no execution ever reads as started early.
+ * @param due the instant the attempt became (or becomes) due, epoch ms (UTC)
+ */
+export function attemptStart(clock: ClaimClock, due: number): number {
+  return Math.max(clock.now, due);
+}
+
+/**
+ * What a claimed item carries about its start: `{ notBefore: due }` when the claim took it before
+ * it was due (`due > now`), else nothing (it may start at once). See "Claiming ahead" above.
+ * @param due the instant the attempt becomes due, epoch ms (UTC)
+ */
+export function aheadOf(clock: ClaimClock, due: number): { notBefore?: number } {
+  return due > clock.now ? { notBefore: due } : {};
 }
 
 /**

@@ -372,4 +372,11 @@ export interface ClaimDueParams {
   leaseMs: number;
   /** A cron occurrence claimed more than this late (ms) is a misfire (default policy: 60,000). */
   misfireThresholdMs: number;
+  /**
+   * Also claims work due within this many ms after `now` (default 0): Pending schedules, cron
+   * occurrences and waiting executions, never a lease before it expired. Each item taken before
+   * it is due carries `notBefore`; misfires, leases and recorded times are reckoned at `now`
+   * (claim-rules.ts, "Claiming ahead").
+   */
+  aheadMs?: number;
 }

@@ -27,6 +27,7 @@ import { describeLists } from './conformance-lists.js';
 import { describeBatch, describeGroupCommit } from './conformance-batch.js';
 import { describeIdempotency } from './conformance-idempotency.js';
 import { describeNodes } from './conformance-nodes.js';
+import { describeAhead } from './conformance-ahead.js';
 import { describeSecrets } from './conformance-secrets.js';
 
 /** 2030-01-01T00:00:00.000Z: the suite's "now". */
@@ -204,6 +205,8 @@ export function exerciseStore(name: string, factory: () => Promise<StoreUnderTes
     describeIdempotency(() => store);
     // ---- node liveness (heartbeats, reaping, re-registration): conformance-nodes.ts ----------------
     describeNodes(() => store);
+    // ---- claiming ahead (ClaimDueParams.aheadMs): conformance-ahead.ts ---------------------------
+    describeAhead(() => store);
 
     // ---- lifecycle -------------------------------------------------------------------------
     describe('migrate, ping, close', () => {

@@ -249,7 +249,7 @@ describe.skipIf(!BASE)('PostgreSQL store', () => {
         await seedHistory(s);
         const plan = async (text: string, values: unknown[]) =>
           (await s.sql.rows<{ 'QUERY PLAN': string }>(`EXPLAIN (COSTS OFF) ${text}`, values)).map((r) => r['QUERY PLAN']).join('\n');
-        const claimPlan = await plan(candidatesSql('caller'), [100, schema.schema, T0]);
+        const claimPlan = await plan(candidatesSql('caller'), [100, schema.schema, 100, T0]);
         expect(claimPlan).toMatch(/LockRows\s+->\s+Index Scan using schedules_pending_due/);
         expect(claimPlan).toMatch(/LockRows\s+->\s+Index Scan using executions_waiting/);
         expect(claimPlan).toMatch(/LockRows\s+->\s+Index Scan using executions_running_lease/);
@@ -297,7 +297,7 @@ describe.skipIf(!BASE)('PostgreSQL store', () => {
         ids('e').map(() => 1), ids('e').map(() => 200), ids('e').map(() => null), ids('e').map(() => 'ok'),
         ids('e').map(() => 'POST'), ids('e').map(() => 'https://example.com/')];
       expect(await plan(START_SCHEDULES_SQL, [ids('s'), ids('s').map(() => newId()), T0, 'n', 1000])).not.toMatch(partial);
-      expect(await plan(RELET_SQL, [ids('e'), T0, 'n', 1000])).not.toMatch(partial);
+      expect(await plan(RELET_SQL, [ids('e'), T0, 'n', 1000, T0 + 100])).not.toMatch(partial);
       expect(await plan(finishSql('database'), ['n', ...finishCols, 'ch'])).not.toMatch(partial);
       expect(await plan(DUE_CRON_SQL, [ids('c'), T0])).not.toMatch(partial);
     });

@@ -407,7 +407,7 @@ describe('SQLite store', () => {
 
     it('the claim candidates are range searches on the same indexes; only the merged ≤ 4×limit rows are sorted', async () => {
       (await open()).close();
-      const p = plan(CANDIDATES_SQL);
+      const p = plan(CANDIDATES_SQL, { now: T0, dueBy: T0 + 100, limit: 10 });
       expect(p).toMatch(/SEARCH schedules USING (COVERING )?INDEX schedules_pending_due \(scheduled_at<\?\)/);
       expect(p).toMatch(/SEARCH cron_jobs USING (COVERING )?INDEX cron_jobs_active_due \(next_invocation<\?\)/);
       expect(p).toMatch(/SEARCH executions USING (COVERING )?INDEX executions_waiting \(next_attempt_at<\?\)/);

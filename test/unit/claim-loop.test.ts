@@ -7,7 +7,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { ClaimLoop, FIRST_CLAIM_MAX, type ClaimSink } from '../../src/dispatch/claim-loop.js';
+import { ClaimLoop, FIRST_CLAIM_MAX, LEASE_MARGIN_MS, type ClaimSink } from '../../src/dispatch/claim-loop.js';
 import { DEFAULT_RETRY_POLICY } from '../../src/domain/retry-policy.js';
 import { DispatcherEvents } from '../../src/dispatch/events.js';
 import { newId } from '../../src/domain/ids.js';
@@ -64,10 +64,11 @@ describe('ClaimLoop', () => {
       });
     }
   };
-  const start = (sink: ClaimSink, o: { maxInFlight?: number; batchSize?: number } = {}) => {
+  const start = (sink: ClaimSink, o: { maxInFlight?: number; batchSize?: number; aheadMs?: number } = {}) => {
     loop = new ClaimLoop({
       store, clock, logger: silentLogger, events, sink, nodeId: 'node-a', misfireThresholdMs: 60_000,
       maxInFlight: o.maxInFlight ?? 512, batchSize: o.batchSize ?? 256, maxSleepMs: 5_000,
+      ...(o.aheadMs !== undefined && { aheadMs: o.aheadMs }),
     });
     loop.start();
     return loop;
@@ -104,6 +105,23 @@ describe('ClaimLoop', () => {
     loop!.wake(T0 + 60_000);
     await got;
     expect(sink.batches.flat()).toHaveLength(3);
+  });
+
+  it('with aheadMs: claims work due within it, marked notBefore and leased aheadMs longer; later work at its next look', async () => {
+    await schedules(2, T0 + 50);
+    await schedules(1, T0 + 170);
+    const sink = new HoldingSink();
+    start(sink, { aheadMs: 100 });
+    await claimed(1);
+    expect(sink.batches.flat().map((c) => [c.notBefore, c.leaseExpiresAt])).toEqual([
+      [T0 + 50, T0 + 1_000 + LEASE_MARGIN_MS + 100],
+      [T0 + 50, T0 + 1_000 + LEASE_MARGIN_MS + 100],
+    ]);
+    // The next look is armed aheadMs / 2 before T0 + 170 (store time): with the clock at T0 + 70,
+    // it claims the last one, due within the look ahead.
+    now = T0 + 70;
+    await claimed(1);
+    expect(sink.batches.map((b) => b.map((c) => c.notBefore))).toEqual([[T0 + 50, T0 + 50], [T0 + 170]]);
   });
 
   it('stops at the cap, and claims again, a full batch, once refillMin places are free', async () => {

@@ -7,6 +7,8 @@ import { describe, expect, it } from 'vitest';
 import type { CronJob, MisfirePolicy, OverlapPolicy } from '../../src/domain/types.js';
 import {
   afterInsert,
+  aheadOf,
+  attemptStart,
   claimClock,
   cronAdvance,
   leaseExpiry,
@@ -59,8 +61,20 @@ const perMinute = every(MINUTE);
 describe('claimClock and leaseExpiry', () => {
   it('floors now, rounds the lease margin up, and leases until now + timeout + margin', () => {
     const clock = claimClock({ now: T0 + 0.9, leaseMs: 10.1 });
-    expect(clock).toEqual({ now: T0, leaseMs: 11 });
+    expect(clock).toEqual({ now: T0, dueBy: T0, leaseMs: 11 });
     expect(leaseExpiry(clock, 30_000)).toBe(T0 + 30_000 + 11);
+  });
+
+  it('claiming ahead: dueBy = now + aheadMs floored (0 when absent, negative or not finite); starts and notBefore never before the due instant', () => {
+    const clock = claimClock({ now: T0 + 0.9, leaseMs: 5_000, aheadMs: 100.7 });
+    expect(clock).toEqual({ now: T0, dueBy: T0 + 100, leaseMs: 5_000 });
+    expect(leaseExpiry(clock, 30_000)).toBe(T0 + 35_000); // from the real now
+    for (const aheadMs of [-5, Number.NaN, Infinity]) expect(claimClock({ now: T0, leaseMs: 1, aheadMs }).dueBy).toBe(T0);
+    expect(attemptStart(clock, T0 + 40)).toBe(T0 + 40);
+    expect(attemptStart(clock, T0 - 40)).toBe(T0);
+    expect(aheadOf(clock, T0 + 40)).toEqual({ notBefore: T0 + 40 });
+    expect(aheadOf(clock, T0)).toEqual({});
+    expect(aheadOf(clock, T0 - 1)).toEqual({});
   });
 });
 

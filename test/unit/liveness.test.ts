@@ -69,6 +69,20 @@ describe('NodeLiveness', () => {
     expect([liveness.mayClaim(), await live()]).toEqual([false, []]);
   });
 
+  it('with claimAheadMs, stops claiming that much before the timeout (work claimed ahead is due before it can be reaped)', async () => {
+    const ahead = new NodeLiveness({
+      store, clock, logger: { info() {}, warn() {}, error() {} }, nodeId: 'ahead', role: 'all',
+      heartbeatMs: 3_600_000, timeoutMs: TIMEOUT, claimAheadMs: 100,
+    });
+    await ahead.start();
+    now = T0 + TIMEOUT - 101;
+    expect(ahead.mayClaim()).toBe(true);
+    now = T0 + TIMEOUT - 100;
+    expect(ahead.mayClaim()).toBe(false);
+    expect(liveness.mayClaim()).toBe(false); // not started
+    await ahead.stop();
+  });
+
   it('taken for dead by another node, it learns so at its next heartbeat and registers again', async () => {
     await liveness.start();
     now = T0 + 20_000;

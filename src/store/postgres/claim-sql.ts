@@ -10,20 +10,22 @@ import { JOB_COLUMNS } from './cron-jobs.js';
 
 /**
  * Up to `$1` due items across the four sources, earliest first, each row locked (FOR UPDATE SKIP
- * LOCKED). Params: `$1` limit, `$2` the schema (advisory lock scope), and with clock 'caller' `$3`
- * now. Returns `now` with each row: the instant the claim uses.
+ * LOCKED). Params: `$1` limit, `$2` the schema (advisory lock scope), `$3` the look ahead in ms
+ * (claim-rules.ts, "Claiming ahead": leases are compared with now, the rest with now + `$3`), and
+ * with clock 'caller' `$4` now. Returns `now` with each row: the instant the claim uses.
  */
 export function candidatesSql(clock: 'database' | 'caller'): string {
-  const now = clock === 'database' ? DB_NOW_MS : '$3::bigint';
-  return `WITH t AS MATERIALIZED (SELECT ${now} AS now),
+  const now = clock === 'database' ? DB_NOW_MS : '$4::bigint';
+  return `WITH t0 AS MATERIALIZED (SELECT ${now} AS now),
+t AS MATERIALIZED (SELECT now, now + $3::bigint AS due_by FROM t0),
 s AS (SELECT 'schedule' AS kind, id, scheduled_at AS due FROM schedules
-       WHERE status = 'Pending' AND scheduled_at <= (SELECT now FROM t)
+       WHERE status = 'Pending' AND scheduled_at <= (SELECT due_by FROM t)
        ORDER BY scheduled_at LIMIT $1 FOR UPDATE SKIP LOCKED),
 c AS (SELECT 'cron' AS kind, id, next_invocation AS due FROM cron_jobs
-       WHERE status = 'Active' AND next_invocation <= (SELECT now FROM t)
+       WHERE status = 'Active' AND next_invocation <= (SELECT due_by FROM t)
        ORDER BY next_invocation LIMIT $1 FOR UPDATE SKIP LOCKED),
 w AS (SELECT 'waiting' AS kind, id, next_attempt_at AS due FROM executions
-       WHERE status IN ('Pending', 'Retrying') AND next_attempt_at <= (SELECT now FROM t)
+       WHERE status IN ('Pending', 'Retrying') AND next_attempt_at <= (SELECT due_by FROM t)
        ORDER BY next_attempt_at LIMIT $1 FOR UPDATE SKIP LOCKED),
 l AS (SELECT 'lease' AS kind, id, lease_expires_at AS due FROM executions
        WHERE status = 'Running' AND lease_expires_at <= (SELECT now FROM t)
@@ -68,7 +70,8 @@ SELECT
 /**
  * Schedules of a run of candidates (`$1` ids, `$2` new execution ids, `$3` now, `$4` node, `$5`
  * lease margin): Pending → Running, each with its Running execution (attempt 1, leased until
- * now + its timeout + margin). A schedule whose occurrence already has an execution (unreachable
+ * now + its timeout + margin, started_at `greatest(now, scheduled_at)`: `attemptStart` of
+ * claim-rules.ts, for a schedule claimed ahead). A schedule whose occurrence already has an execution (unreachable
  * through the contract) stays Running and returns nothing, as in SQLite.
  *
  * Plans (this and the statements below): every write after the candidates statement reaches its
@@ -92,7 +95,7 @@ ins AS (
   INSERT INTO executions (id, job_type, job_id, scheduled_for, due_at, triggered, status, attempt, created_at,
                           started_at, lease_owner, lease_expires_at)
   SELECT s.eid, 'schedule', s.id, s.scheduled_at, s.due_at, false, 'Running', 1, $3::bigint,
-         $3::bigint, $4::text, $3::bigint + s.timeout_ms + $5::bigint
+         greatest($3::bigint, s.scheduled_at), $4::text, $3::bigint + s.timeout_ms + $5::bigint
     FROM s
   ON CONFLICT (job_type, job_id, scheduled_for) WHERE NOT triggered DO NOTHING
   RETURNING id)
@@ -100,22 +103,24 @@ SELECT s.*, s.eid IN (SELECT id FROM ins) AS inserted FROM s`;
 
 /**
  * Waiting executions and expired leases of a run of candidates (`$1` ids, `$2` now, `$3` node,
- * `$4` lease margin): each is leased again with attempt + 1 and sent with its job's *current*
- * endpoint, data, request, retry policy and timeout; one whose job was deleted becomes Failed ('job
- * deleted') and returns nothing. started_at is kept when set (attempt 1 set it), else now.
+ * `$4` lease margin, `$5` the claim's `dueBy`: a waiting execution due by then is taken, an
+ * expired lease only at now): each is leased again with attempt + 1 and sent with its job's
+ * *current* endpoint, data, request, retry policy and timeout; one whose job was deleted becomes
+ * Failed ('job deleted') and returns nothing. started_at is kept when set (attempt 1 set it), else
+ * `greatest(now, next_attempt_at)` (`attemptStart`, claim-rules.ts; NULL for a lease: now).
  */
 export const RELET_SQL = `WITH k AS MATERIALIZED (
   SELECT id, job_type, job_id, scheduled_for, due_at, status, next_attempt_at, lease_expires_at, ${columnList(MISSED_COLUMN_NAMES)}
     FROM executions WHERE id = ANY($1::text[])),
 e AS (
   ${executionWithJobSql('k AS e')}
-   WHERE ((e.status IN ('Pending', 'Retrying') AND e.next_attempt_at <= $2::bigint)
+   WHERE ((e.status IN ('Pending', 'Retrying') AND e.next_attempt_at <= $5::bigint)
           OR (e.status = 'Running' AND e.lease_expires_at <= $2::bigint))),
 failed AS (
   UPDATE executions x SET status = 'Failed', finished_at = $2::bigint, error = 'job deleted',
          next_attempt_at = NULL, lease_owner = NULL, lease_expires_at = NULL
     FROM e WHERE x.id = ANY($1::text[]) AND x.id = e.id AND NOT e.job_exists)
-UPDATE executions x SET status = 'Running', attempt = x.attempt + 1, started_at = coalesce(x.started_at, $2::bigint),
+UPDATE executions x SET status = 'Running', attempt = x.attempt + 1, started_at = coalesce(x.started_at, greatest($2::bigint, x.next_attempt_at)),
        next_attempt_at = NULL, lease_owner = $3::text, lease_expires_at = $2::bigint + e.timeout_ms + $4::bigint
   FROM e WHERE x.id = ANY($1::text[]) AND x.id = e.id AND e.job_exists
 RETURNING x.id, x.attempt, x.lease_expires_at, e.job_type, e.job_id, e.scheduled_for, e.due_at, e.endpoint, e.data,
@@ -123,7 +128,7 @@ RETURNING x.id, x.attempt, x.lease_expires_at, e.job_type, e.job_id, e.scheduled
           ${columnList(REQUEST_COLUMNS, 'e')}`;
 
 /**
- * The due cron jobs of a claim (`$1` ids, `$2` now), each with its newest execution and whether
+ * The due cron jobs of a claim (`$1` ids, `$2` the claim's `dueBy`), each with its newest execution and whether
  * it has one in progress (overlap 'skip'; one descent of executions_in_progress). The rows are
  * already locked by the candidates statement, so nothing changes them before this claim's own
  * writes, and the "in progress" answer cannot change through this claim's earlier writes either
@@ -143,7 +148,8 @@ export const EXISTING_OCCURRENCES_SQL = `SELECT scheduled_for FROM executions
 
 /**
  * One cron job's claim, in one statement: insert its occurrences (`$2` ids, `$3` instants, `$4`
- * statuses; `$5` now, `$6` node, `$7` lease expiry of the Running ones; `$12`–`$15` the
+ * statuses; `$5` now, `$6` node, `$7` lease expiry of the Running ones, started at
+ * `greatest(now, occurrence)` (`attemptStart`, claim-rules.ts); `$12`–`$15` the
  * `missed_*` columns, NULL unless the plan has one occurrence that stands for several), ON
  * CONFLICT DO NOTHING, and advance the job (`$8` next_invocation, `$9` status) counting the
  * executions inserted, adding `$16` (the plan's `skipped`) to `skipped_occurrences` when any was
@@ -158,7 +164,7 @@ ins AS (
                           started_at, finished_at, next_attempt_at, lease_owner, lease_expires_at,
                           ${columnList(MISSED_COLUMN_NAMES)})
   SELECT u.id, 'cron', $1::text, u.sf, false, u.st, CASE WHEN u.st = 'Running' THEN 1 ELSE 0 END, $5::bigint,
-         CASE WHEN u.st = 'Running' THEN $5::bigint END,
+         CASE WHEN u.st = 'Running' THEN greatest($5::bigint, u.sf) END,
          CASE WHEN u.st = 'Skipped' THEN $5::bigint END,
          CASE WHEN u.st = 'Pending' THEN u.sf END,
          CASE WHEN u.st = 'Running' THEN $6::text END,

@@ -49,7 +49,9 @@
  * due comparisons, the misfire rule, started_at, the lease expiry (compared by other nodes with
  * the same clock). `p.now` is ignored: a node whose clock runs 5 s ahead claims nothing that the
  * database does not consider due (test/store/postgres.test.ts). With `clock: 'caller'` (the
- * conformance suite), `p.now` decides, as in SQLite.
+ * conformance suite), `p.now` decides, as in SQLite. A claim that looks ahead (`p.aheadMs`) takes schedules, cron
+ * jobs and waiting executions due by now + aheadMs on that same clock (expired leases still at
+ * now), and marks each item not yet due `notBefore` (claim-rules.ts, "Claiming ahead").
  *
  * Once per cluster: re-leasing expired leases (source 4) is guarded by
  * pg_try_advisory_xact_lock on this schema's "reclaim" key, taken only when an expired lease is
@@ -81,6 +83,7 @@ import { cronJobNext } from '../../cron/index.js';
 import { newId } from '../../domain/ids.js';
 import type { ClaimedExecution, CronJob, JobType } from '../../domain/types.js';
 import {
+  aheadOf,
   claimClock,
   cronAdvance,
   leaseExpiry,
@@ -168,15 +171,16 @@ export class ClaimQueries {
     const limit = Math.floor(p.limit);
     const result: ClaimResult = { claimed: [], paused: [], skippedOccurrences: 0 };
     if (!(limit > 0)) return result;
-    const params = this.clock === 'database' ? [limit, scope] : [limit, scope, claimClock(p).now];
+    const { now, dueBy } = claimClock(p);
+    const params = this.clock === 'database' ? [limit, scope, dueBy - now] : [limit, scope, dueBy - now, now];
     const candidates = await sql.rows<Candidate>(this.candidates, params, `punctual_claim_candidates_${this.clock}`);
     if (candidates.length === 0) return result;
-    const c: Claim = { sql, p, ...claimClock({ now: candidates[0]!.now, leaseMs: p.leaseMs }), room: limit, result };
+    const c: Claim = { sql, p, ...claimClock({ now: candidates[0]!.now, leaseMs: p.leaseMs, aheadMs: dueBy - now }), room: limit, result };
 
     const cronIds = candidates.filter((k) => k.kind === 'cron').map((k) => k.id);
     const cronRows = new Map<string, DueCronRow>();
     if (cronIds.length > 0) {
-      for (const r of await sql.rows<DueCronRow>(DUE_CRON_SQL, [cronIds, c.now], 'punctual_claim_due_cron')) cronRows.set(r.id, r);
+      for (const r of await sql.rows<DueCronRow>(DUE_CRON_SQL, [cronIds, c.dueBy], 'punctual_claim_due_cron')) cronRows.set(r.id, r);
     }
 
     let i = 0;
@@ -229,6 +233,7 @@ export class ClaimQueries {
           scheduledFor: s.scheduled_at,
           dueAt: s.due_at,
           attempt: 1,
+          ...aheadOf(c, s.scheduled_at),
           endpoint: s.endpoint,
           ...callOf(PASS_THROUGH, s),
           leaseExpiresAt: leaseExpiry(c, s.timeout_ms), // as the INSERT computed it
@@ -237,7 +242,8 @@ export class ClaimQueries {
     }
     const existingIds = run.filter((k) => k.kind !== 'schedule').map((k) => k.id);
     if (existingIds.length > 0) {
-      const rows = await c.sql.rows<ReletRow>(RELET_SQL, [existingIds, c.now, c.p.nodeId, c.leaseMs], 'punctual_claim_relet');
+      const rows = await c.sql.rows<ReletRow>(RELET_SQL, [existingIds, c.now, c.p.nodeId, c.leaseMs, c.dueBy], 'punctual_claim_relet');
+      const dueOf = new Map(run.filter((k) => k.kind !== 'schedule').map((k) => [k.id, k.due]));
       for (const e of rows) {
         items.set(`execution:${e.id}`, {
           executionId: e.id,
@@ -246,6 +252,7 @@ export class ClaimQueries {
           scheduledFor: e.scheduled_for,
           dueAt: e.due_at,
           attempt: e.attempt,
+          ...aheadOf(c, dueOf.get(e.id) ?? c.now),
           endpoint: e.endpoint,
           ...callOf(PASS_THROUGH, e),
           leaseExpiresAt: e.lease_expires_at,
@@ -318,6 +325,7 @@ export class ClaimQueries {
         scheduledFor: x.scheduledFor,
         dueAt: x.scheduledFor,
         attempt: 1,
+        ...aheadOf(c, x.scheduledFor),
         endpoint: job.endpoint,
         ...callOfJob(job),
         leaseExpiresAt,

@@ -5,21 +5,22 @@
  */
 
 /**
- * Up to `limit` due items across the four sources, earliest first. Bound: `:now`, `:limit`.
- * Each branch is a range search of its partial index (checked with EXPLAIN QUERY PLAN).
+ * Up to `limit` due items across the four sources, earliest first. Bound: `:now`, `:dueBy` (the
+ * claim's look ahead, claim-rules.ts: leases are compared with `:now`, the rest with `:dueBy`),
+ * `:limit`. Each branch is a range search of its partial index (checked with EXPLAIN QUERY PLAN).
  */
 export const CANDIDATES_SQL = `
 SELECT kind, id, due FROM (
   SELECT 'schedule' AS kind, id, scheduled_at AS due FROM schedules
-   WHERE status = 'Pending' AND scheduled_at <= :now ORDER BY scheduled_at LIMIT :limit)
+   WHERE status = 'Pending' AND scheduled_at <= :dueBy ORDER BY scheduled_at LIMIT :limit)
 UNION ALL
 SELECT kind, id, due FROM (
   SELECT 'cron' AS kind, id, next_invocation AS due FROM cron_jobs
-   WHERE status = 'Active' AND next_invocation <= :now ORDER BY next_invocation LIMIT :limit)
+   WHERE status = 'Active' AND next_invocation <= :dueBy ORDER BY next_invocation LIMIT :limit)
 UNION ALL
 SELECT kind, id, due FROM (
   SELECT 'waiting' AS kind, id, next_attempt_at AS due FROM executions
-   WHERE status IN ('Pending', 'Retrying') AND next_attempt_at <= :now ORDER BY next_attempt_at LIMIT :limit)
+   WHERE status IN ('Pending', 'Retrying') AND next_attempt_at <= :dueBy ORDER BY next_attempt_at LIMIT :limit)
 UNION ALL
 SELECT kind, id, due FROM (
   SELECT 'lease' AS kind, id, lease_expires_at AS due FROM executions

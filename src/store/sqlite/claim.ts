@@ -44,7 +44,9 @@
  *
  * Never early: every comparison is `<= now`, with `now` chosen by the caller (the clock is
  * injected; PostgreSQL's production store uses the database's clock instead), and every instant
- * from the cron engine is rounded up to the whole ms.
+ * from the cron engine is rounded up to the whole ms. A claim that looks ahead (`aheadMs`)
+ * compares schedules, cron jobs and waiting executions with `dueBy` instead, and marks each item
+ * not yet due with `notBefore` (claim-rules.ts, "Claiming ahead"): the caller holds it until then.
  *
  * Decisions about existing executions:
  * - A waiting execution or an expired lease whose job was deleted meanwhile is not leased again:
@@ -64,6 +66,8 @@ import { newId } from '../../domain/ids.js';
 import type { ClaimedExecution, JobType, MissedOccurrences } from '../../domain/types.js';
 import {
   afterInsert,
+  aheadOf,
+  attemptStart,
   claimClock,
   cronAdvance,
   leaseExpiry,
@@ -161,7 +165,7 @@ export class ClaimQueries {
   private readonly claimTx;
 
   constructor(db: Db) {
-    this.candidates = db.prepare<[{ now: number; limit: number }], Candidate>(CANDIDATES_SQL);
+    this.candidates = db.prepare<[{ now: number; dueBy: number; limit: number }], Candidate>(CANDIDATES_SQL);
     this.nextDue = db.prepare<
       [],
       { schedule_due: number | null; cron_due: number | null; waiting_due: number | null; lease_due: number | null }
@@ -198,9 +202,9 @@ export class ClaimQueries {
       `${EXECUTION_WITH_JOB} WHERE e.id = ? AND e.status = 'Running' AND e.lease_expires_at <= ?`,
     );
     // started_at: kept when set (the claim of attempt 1 set it); a triggered or backlog execution
-    // gets it now, at its first attempt.
+    // gets it now (attemptStart: its due instant if claimed ahead), at its first attempt.
     this.relet = db.prepare<[object], { attempt: number }>(
-      `UPDATE executions SET status = 'Running', attempt = attempt + 1, started_at = coalesce(started_at, :now),
+      `UPDATE executions SET status = 'Running', attempt = attempt + 1, started_at = coalesce(started_at, :startedAt),
          next_attempt_at = NULL, lease_owner = :nodeId, lease_expires_at = :leaseExpiresAt
        WHERE id = :id RETURNING attempt`,
     );
@@ -238,11 +242,11 @@ export class ClaimQueries {
   }
 
   private claimIn(c: Claim): void {
-    for (const cand of this.candidates.all({ now: c.now, limit: c.room })) {
+    for (const cand of this.candidates.all({ now: c.now, dueBy: c.dueBy, limit: c.room })) {
       if (c.room <= 0) break; // a cron job with misfire `all` may have used the room up
       if (cand.kind === 'schedule') this.claimSchedule(c, cand.id);
       else if (cand.kind === 'cron') this.claimCron(c, cand.id);
-      else this.claimExisting(c, cand.id, cand.kind);
+      else this.claimExisting(c, cand);
     }
   }
 
@@ -262,6 +266,7 @@ export class ClaimQueries {
       scheduledFor: s.scheduled_at,
       dueAt: s.due_at,
       attempt: 1,
+      ...aheadOf(c, s.scheduled_at),
       endpoint: s.endpoint,
       ...callOf(SQLITE_CODEC, s),
       leaseExpiresAt,
@@ -270,7 +275,7 @@ export class ClaimQueries {
 
   /** One due cron job: its occurrences, statuses and advance by the rules of claim-rules.ts. */
   private claimCron(c: Claim, id: string): void {
-    const row = this.dueCron.get(id, c.now);
+    const row = this.dueCron.get(id, c.dueBy);
     if (!row) return;
     const job = cronFromRow(row);
     const plan = planCron(job, c.now, c.p.misfireThresholdMs, cronJobNext);
@@ -298,6 +303,7 @@ export class ClaimQueries {
           scheduledFor: o,
           dueAt: o,
           attempt: 1,
+          ...aheadOf(c, o),
           endpoint: job.endpoint,
           ...callOfJob(job),
           leaseExpiresAt: leaseExpiresAt!,
@@ -318,15 +324,16 @@ export class ClaimQueries {
   }
 
   /** An execution waiting for its next attempt, or whose lease expired: leased again. */
-  private claimExisting(c: Claim, id: string, kind: 'waiting' | 'lease'): void {
-    const e = (kind === 'waiting' ? this.waiting : this.expired).get(id, c.now);
+  private claimExisting(c: Claim, { id, kind, due }: Candidate): void {
+    const e = kind === 'waiting' ? this.waiting.get(id, c.dueBy) : this.expired.get(id, c.now);
     if (!e) return;
     if (!e.job_exists || e.endpoint === null) {
       this.failDeleted.run({ id, now: c.now });
       return;
     }
     const leaseExpiresAt = leaseExpiry(c, e.timeout_ms);
-    const { attempt } = this.relet.get({ id, now: c.now, nodeId: c.p.nodeId, leaseExpiresAt })!;
+    const startedAt = attemptStart(c, due);
+    const { attempt } = this.relet.get({ id, startedAt, nodeId: c.p.nodeId, leaseExpiresAt })!;
     this.push(c, {
       executionId: id,
       jobType: e.job_type,
@@ -334,6 +341,7 @@ export class ClaimQueries {
       scheduledFor: e.scheduled_for,
       dueAt: e.due_at,
       attempt,
+      ...aheadOf(c, due),
       endpoint: e.endpoint,
       ...callOf(SQLITE_CODEC, e),
       leaseExpiresAt,
@@ -372,7 +380,7 @@ export class ClaimQueries {
       status,
       attempt: running ? 1 : 0,
       now: c.now,
-      startedAt: running ? c.now : null,
+      startedAt: running ? attemptStart(c, scheduledFor) : null,
       finishedAt: status === 'Skipped' ? c.now : null,
       nextAttemptAt: status === 'Pending' ? scheduledFor : null,
       leaseOwner: running ? c.p.nodeId : null,
