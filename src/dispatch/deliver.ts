@@ -200,11 +200,16 @@ export async function deliver(claim: ClaimedExecution, opts: DeliverOptions, lan
     if (typeof authorization !== 'string') return failed(authorization.error, authorization.permanent);
     answer = await send(request({ ...prepared.headers, authorization }));
   }
-  const { retryAfter, ...result } = answer;
+  const { retryAfter } = answer;
   return {
     startedAt,
     durationMs: Math.round(performance.now() - t0),
-    ...result,
+    statusCode: answer.statusCode,
+    ok: answer.ok,
+    error: answer.error,
+    responseBody: answer.responseBody,
+    refused: answer.refused,
+    timedOut: answer.timedOut,
     retryAfterMs: retryAfter === null ? null : parseRetryAfter(retryAfter, opts.now()),
   };
 }
