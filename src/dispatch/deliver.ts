@@ -92,11 +92,13 @@ export function attemptHeaders(
   };
   check(claim.headers);
   if (extra) check(extra);
-  const headers: Record<string, string> = {};
-  if (contentType !== null && !ownType) headers['content-type'] = contentType;
-  if (!ownAgent) headers['user-agent'] = opts.userAgent;
-  Object.assign(headers, claim.headers);
-  if (extra) Object.assign(headers, extra);
+  // Spread, not Object.assign: a job's header is an own property whatever its name (`__proto__` too).
+  const headers: Record<string, string> = {
+    ...(contentType !== null && !ownType && { 'content-type': contentType }),
+    ...(!ownAgent && { 'user-agent': opts.userAgent }),
+    ...claim.headers,
+    ...extra,
+  };
   opts.signer.sign(headers, claim.executionId, nowMs, body ?? '');
   headers['punctual-job-type'] = claim.jobType;
   headers['punctual-job-id'] = claim.jobId;
