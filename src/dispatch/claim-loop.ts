@@ -94,9 +94,12 @@ export interface ClaimLoopOptions {
 export class ClaimLoop {
   private readonly timer: WakeTimer;
   /**
-   * Places that must be free before a loop at its cap claims again: 1/8 of `maxInFlight`, at most
-   * 64. Claiming as soon as one call finished meant a claim (a transaction, an fsync with SQLite)
-   * per call in a burst: the bench's burst spent a third of its CPU in claims of a few rows.
+   * Places that must be free before a loop at its cap claims again: 1/4 of `maxInFlight`, at most
+   * 128. Claiming as soon as one call finished meant a claim (a transaction, an fsync with SQLite)
+   * per call in a burst: the bench's burst spent a third of its CPU in claims of a few rows. At
+   * 1/8 (64 of 512) a burst still made a claim per 64 calls, and the claims' commits were a
+   * quarter of the SQLite thread's time (the burst profile of docs/benchmarks.md); the 3/4 still
+   * in flight last far longer than a claim of 128.
    */
   private readonly refillMin: number;
   /** At the cap: a finishing call wakes the loop once `refillMin` places are free. */
@@ -120,7 +123,7 @@ export class ClaimLoop {
   private readonly lookLeadMs: number;
 
   constructor(private readonly opts: ClaimLoopOptions) {
-    this.refillMin = Math.max(1, Math.min(64, Math.floor(opts.maxInFlight / 8)));
+    this.refillMin = Math.max(1, Math.min(128, Math.floor(opts.maxInFlight / 4)));
     this.aheadMs = Math.max(0, Math.floor(opts.aheadMs ?? 0));
     this.lookLeadMs = Math.floor(this.aheadMs / 2);
     this.timer = new WakeTimer({

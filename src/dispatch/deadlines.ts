@@ -9,15 +9,40 @@
  * calls are aborted at most {@link DEFAULT_ABORTS_PER_TURN} per turn, with a `setImmediate`
  * between turns so that I/O (healthy calls and their answers) runs in between. A call is thus
  * aborted at its deadline or a few turns after it, never before.
+ *
+ * The signal of a deadline is an `EventEmitter` ({@link DeadlineSignal}), which undici's
+ * `request` takes as its `signal` (undici docs, Dispatcher.request: `AbortSignal | EventEmitter`):
+ * an `AbortController` and its `AbortSignal` per call (an `EventTarget`) were 3-4 % of the event
+ * loop's time in the burst profile of docs/benchmarks.md.
  */
+import { EventEmitter } from 'node:events';
 
 /** Calls aborted per turn of the event loop, at most. */
 export const DEFAULT_ABORTS_PER_TURN = 4;
 
+/**
+ * The signal of one deadline, in the shape undici reads from an `EventEmitter` signal: `aborted`
+ * and `reason`, and one `abort` event, emitted once.
+ */
+export class DeadlineSignal extends EventEmitter {
+  /** True once the deadline has passed. */
+  aborted = false;
+  /** Why: a `DOMException` named `TimeoutError`, once aborted; undefined before. */
+  reason: unknown = undefined;
+
+  /** Aborts with `reason` and emits `abort`; idempotent. */
+  abort(reason: unknown): void {
+    if (this.aborted) return;
+    this.aborted = true;
+    this.reason = reason;
+    this.emit('abort');
+  }
+}
+
 /** A registered deadline. */
 export interface Deadline {
   /** Aborted (reason: a `DOMException` named `TimeoutError`) once the deadline has passed. */
-  readonly signal: AbortSignal;
+  readonly signal: DeadlineSignal;
   /** The call finished: forget the deadline. Idempotent. */
   clear(): void;
 }
@@ -25,7 +50,7 @@ export interface Deadline {
 interface Entry {
   at: number;
   index: number;
-  controller: AbortController;
+  signal: DeadlineSignal;
 }
 
 /**
@@ -57,11 +82,11 @@ export class DeadlineSweeper {
    * @param timeoutMs ms from now (≥ 0)
    */
   add(timeoutMs: number): Deadline {
-    const entry: Entry = { at: this.now() + timeoutMs, index: this.heap.length, controller: new AbortController() };
+    const entry: Entry = { at: this.now() + timeoutMs, index: this.heap.length, signal: new DeadlineSignal() };
     this.heap.push(entry);
     this.up(entry.index);
     if (!this.sweeping && entry.at < this.timerAt) this.arm();
-    return { signal: entry.controller.signal, clear: () => this.remove(entry) };
+    return { signal: entry.signal, clear: () => this.remove(entry) };
   }
 
   /** Cancels the timer; deadlines still registered are left unaborted. */
@@ -107,7 +132,7 @@ export class DeadlineSweeper {
     while (aborted < this.abortsPerTurn && this.heap.length > 0 && this.heap[0]!.at <= now) {
       const entry = this.heap[0]!;
       this.remove(entry);
-      entry.controller.abort(new DOMException('The call reached its timeout', 'TimeoutError'));
+      entry.signal.abort(new DOMException('The call reached its timeout', 'TimeoutError'));
       aborted++;
     }
     if (this.heap.length > 0 && this.heap[0]!.at <= now) {

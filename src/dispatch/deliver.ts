@@ -1,4 +1,4 @@
-import { request, type Dispatcher } from 'undici';
+import type { Dispatcher } from 'undici';
 import { toIso } from '../domain/time.js';
 import { BODILESS_METHODS } from '../domain/enums.js';
 import { headerValue } from '../domain/headers.js';
@@ -7,13 +7,10 @@ import { prepareSecrets, refreshedAuthorization, type CallSecretsOptions } from 
 import type { DeadlineSweeper } from './deadlines.js';
 import { parseRetryAfter } from './retry.js';
 import type { WebhookSigner } from './signing.js';
-import { literalHostProblem, SSRF_REFUSED, type EndpointPolicy } from '../net/ssrf.js';
+import { literalHostProblem, type EndpointPolicy } from '../net/ssrf.js';
+import { sendCall } from './send-call.js';
 
-/** Bytes of the response body kept with an attempt: the first 1 KiB (docs/calls.md). */
-export const RESPONSE_EXCERPT_BYTES = 1024;
-
-/** How long past a call's timeout undici's own header and body timers fire, as a backstop (ms). */
-const BACKSTOP_MS = 1_000;
+export { RESPONSE_EXCERPT_BYTES, sendCall } from './send-call.js';
 
 /** Options of {@link deliver}. */
 export interface DeliverOptions {
@@ -69,30 +66,46 @@ export function callBody(claim: Pick<ClaimedExecution, 'method' | 'body' | 'data
  * `Punctual-Scheduled-For` (ISO 8601, UTC; stable across retries) and `Punctual-Attempt`
  * (1-based); and, on every attempt of an execution that stands for several missed occurrences,
  * `Punctual-Missed-Occurrences` ({@link missedOccurrencesHeader}).
+ *
+ * Built into one object, without copies of the claim or of its headers: this runs once per call
+ * (the burst profile of docs/benchmarks.md).
  * @param call the body sent and its content type ({@link callBody})
+ * @param extra headers added to the job's own for this call (its secret headers and
+ *   `authorization`, call-secrets.ts), as if the job had them; a name given in both takes `extra`'s value
  */
 export function attemptHeaders(
   claim: ClaimedExecution,
   call: CallBody,
   nowMs: number,
   opts: Pick<DeliverOptions, 'signer' | 'userAgent'>,
+  extra?: Readonly<Record<string, string>>,
 ): Record<string, string> {
   const { body, contentType } = call;
-  const base: Record<string, string> = { ...(contentType !== null && { 'content-type': contentType }), 'user-agent': opts.userAgent };
-  for (const name of Object.keys(claim.headers)) {
-    const lower = name.toLowerCase();
-    if (lower in base) delete base[lower];
-  }
-  return {
-    ...base,
-    ...claim.headers,
-    ...opts.signer.headers(claim.executionId, nowMs, body ?? ''),
-    'punctual-job-type': claim.jobType,
-    'punctual-job-id': claim.jobId,
-    'punctual-scheduled-for': toIso(claim.scheduledFor),
-    'punctual-attempt': String(claim.attempt),
-    ...(claim.missedOccurrences && { 'punctual-missed-occurrences': missedOccurrencesHeader(claim.missedOccurrences) }),
+  let ownType = false;
+  let ownAgent = false;
+  const check = (from: Readonly<Record<string, string>>): void => {
+    for (const name in from) {
+      const lower = name.toLowerCase();
+      if (lower === 'content-type') ownType = true;
+      else if (lower === 'user-agent') ownAgent = true;
+    }
   };
+  check(claim.headers);
+  if (extra) check(extra);
+  // Spread, not Object.assign: a job's header is an own property whatever its name (`__proto__` too).
+  const headers: Record<string, string> = {
+    ...(contentType !== null && !ownType && { 'content-type': contentType }),
+    ...(!ownAgent && { 'user-agent': opts.userAgent }),
+    ...claim.headers,
+    ...extra,
+  };
+  opts.signer.sign(headers, claim.executionId, nowMs, body ?? '');
+  headers['punctual-job-type'] = claim.jobType;
+  headers['punctual-job-id'] = claim.jobId;
+  headers['punctual-scheduled-for'] = toIso(claim.scheduledFor);
+  headers['punctual-attempt'] = String(claim.attempt);
+  if (claim.missedOccurrences) headers['punctual-missed-occurrences'] = missedOccurrencesHeader(claim.missedOccurrences);
+  return headers;
 }
 
 /**
@@ -152,48 +165,6 @@ export interface CallSender {
 }
 
 /**
- * Sends one call over `dispatcher`: `req.method` with `req.body` (none when null) within `req.timeoutMs`, aborted by
- * `deadlines` (or a timer of its own). Redirects are never followed (undici's `request` follows
- * none unless a redirect interceptor is installed). Runs on the event loop's thread and on the
- * slow lane's. Never throws: every failure is described in the result.
- */
-export async function sendCall(req: CallRequest, dispatcher: Dispatcher, deadlines?: DeadlineSweeper): Promise<CallResult> {
-  const { timeoutMs } = req;
-  const deadline = deadlines?.add(timeoutMs);
-  try {
-    const res = await request(req.endpoint, {
-      method: req.method,
-      dispatcher,
-      headers: req.headers,
-      ...(req.body !== null && { body: req.body }),
-      signal: deadline?.signal ?? AbortSignal.timeout(timeoutMs),
-      // undici's own timers only back the deadline up (they would all fire in the same turn).
-      headersTimeout: timeoutMs + BACKSTOP_MS,
-      bodyTimeout: timeoutMs + BACKSTOP_MS,
-    });
-    const header = res.headers['retry-after'];
-    const retryAfter = (Array.isArray(header) ? header[0] : header) ?? null;
-    const responseBody = await readExcerpt(res.body);
-    const ok = res.statusCode >= 200 && res.statusCode < 300;
-    return { statusCode: res.statusCode, ok, error: ok ? null : `HTTP ${res.statusCode}`, responseBody, retryAfter, refused: false, timedOut: false };
-  } catch (err) {
-    const refused = errorCode(err) === SSRF_REFUSED;
-    const timedOut = !refused && isTimeout(err);
-    return {
-      statusCode: null,
-      ok: false,
-      error: refused ? (err as Error).message : timedOut ? `timeout after ${timeoutMs} ms` : describeError(err),
-      responseBody: null,
-      retryAfter: null,
-      refused,
-      timedOut,
-    };
-  } finally {
-    deadline?.clear();
-  }
-}
-
-/**
  * Makes one attempt of a claimed execution: a signed call with the job's method, headers and
  * body ({@link callBody}) to its endpoint, within the job's `timeoutMs` (connect, headers and the
  * body excerpt), through {@link sendCall} here or, when `lane` is given, on the slow lane's
@@ -210,71 +181,37 @@ export async function deliver(claim: ClaimedExecution, opts: DeliverOptions, lan
   };
   const refusedBy = opts.policy ? literalHostProblem(claim.endpoint, opts.policy) : null;
   if (refusedBy !== null) return failed(`refused: ${refusedBy}`, true);
-  const prepared = opts.secrets ? await prepareSecrets(claim, opts.secrets) : null;
+  // A job without secrets (most) needs no turn of the event loop here.
+  const prepared = opts.secrets && (claim.secrets !== null || claim.auth !== null) ? await prepareSecrets(claim, opts.secrets) : null;
   if (prepared !== null && 'error' in prepared) return failed(prepared.error, prepared.permanent);
   const call = callBody(claim);
   const signer = prepared?.signer ?? opts.signer;
-  const request = (extra: Record<string, string>): CallRequest => ({
+  const signing = { signer, userAgent: opts.userAgent };
+  const request = (extra?: Record<string, string>): CallRequest => ({
     endpoint: claim.endpoint,
     method: claim.method,
-    headers: attemptHeaders({ ...claim, headers: { ...claim.headers, ...extra } }, call, startedAt, { signer, userAgent: opts.userAgent }),
+    headers: attemptHeaders(claim, call, startedAt, signing, extra),
     body: call.body,
     timeoutMs: claim.timeoutMs,
   });
   const send = (req: CallRequest) => (lane ? lane.send(req) : sendCall(req, opts.dispatcher, opts.deadlines));
-  let answer = await send(request(prepared?.headers ?? {}));
+  let answer = await send(request(prepared?.headers));
   // A 401 with an OAuth 2.0 token: the token is dropped and the call made once more with a new one.
   if (answer.statusCode === 401 && prepared?.oauth && opts.secrets) {
     const authorization = await refreshedAuthorization(prepared.oauth, opts.secrets, claim.timeoutMs);
     if (typeof authorization !== 'string') return failed(authorization.error, authorization.permanent);
     answer = await send(request({ ...prepared.headers, authorization }));
   }
-  const { retryAfter, ...result } = answer;
+  const { retryAfter } = answer;
   return {
     startedAt,
     durationMs: Math.round(performance.now() - t0),
-    ...result,
+    statusCode: answer.statusCode,
+    ok: answer.ok,
+    error: answer.error,
+    responseBody: answer.responseBody,
+    refused: answer.refused,
+    timedOut: answer.timedOut,
     retryAfterMs: retryAfter === null ? null : parseRetryAfter(retryAfter, opts.now()),
   };
-}
-
-/** Reads at most RESPONSE_EXCERPT_BYTES of a body, then drops the rest (a huge body is not read). */
-async function readExcerpt(body: AsyncIterable<Buffer> & { destroy(): void }): Promise<string | null> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  try {
-    for await (const chunk of body) {
-      chunks.push(chunk);
-      size += chunk.length;
-      if (size >= RESPONSE_EXCERPT_BYTES) break;
-    }
-  } catch {
-    // A body cut short still leaves the status code; keep what arrived.
-  } finally {
-    body.destroy();
-  }
-  if (size === 0) return null;
-  return Buffer.concat(chunks).subarray(0, RESPONSE_EXCERPT_BYTES).toString('utf8');
-}
-
-/** The `code` of an error or of its `cause` (undici wraps socket errors). */
-function errorCode(err: unknown): string | undefined {
-  const e = err as { code?: unknown; cause?: { code?: unknown } } | null;
-  if (typeof e?.code === 'string') return e.code;
-  return typeof e?.cause?.code === 'string' ? e.cause.code : undefined;
-}
-
-/** Whether `err` is the abort of a call at its deadline (or one of undici's backstop timeouts). */
-function isTimeout(err: unknown): boolean {
-  return err instanceof Error && (err.name === 'TimeoutError' || err.name === 'AbortError' || /timeout/i.test(err.name));
-}
-
-function describeError(err: unknown): string {
-  if (err instanceof Error) {
-    const code = (err as { code?: unknown }).code;
-    const cause = (err as { cause?: { code?: unknown; message?: string } }).cause;
-    const detail = typeof code === 'string' ? code : typeof cause?.code === 'string' ? cause.code : err.name;
-    return `${detail}: ${err.message}`.slice(0, 500);
-  }
-  return String(err).slice(0, 500);
 }

@@ -18,6 +18,8 @@ export interface DispatchLogger {
   info(obj: object, msg?: string): void;
   warn(obj: object, msg?: string): void;
   error(obj: object, msg?: string): void;
+  /** Whether `level` is logged (pino's); absent: every level is. Spares building per-call debug records. */
+  isLevelEnabled?(level: string): boolean;
 }
 
 /** Options of {@link Dispatcher}. Durations in ms. */
@@ -129,7 +131,7 @@ export class Dispatcher {
       onSecretFailure: (error) => this.events.emit('dispatch:secret-failed', error),
       onResult: (claim, result) => {
         const outcome = attemptOutcome(claim, result, this.random);
-        this.log.debug(
+        if (this.log.isLevelEnabled?.('debug') !== false) this.log.debug(
           {
             executionId: claim.executionId,
             jobId: claim.jobId,

@@ -110,8 +110,8 @@ export function addressProblem(address: string, policy: EndpointPolicy, hostname
 }
 
 /** The host of a URL without IPv6 brackets and without a trailing dot (`localhost.`), lowercased. */
-function bareHost(url: URL): string {
-  return url.hostname.replace(/^\[(.*)\]$/, '$1').replace(/\.$/, '').toLowerCase();
+function bareHost(hostname: string): string {
+  return hostname.replace(/^\[(.*)\]$/, '$1').replace(/\.$/, '').toLowerCase();
 }
 
 /**
@@ -128,7 +128,7 @@ export function endpointProblem(endpoint: string, policy: EndpointPolicy): strin
   } catch {
     return null; // the URL rule reports malformed endpoints
   }
-  const host = bareHost(url);
+  const host = bareHost(url.hostname);
   if (policy.hosts.has(host)) return null;
   if (host === 'localhost' || host.endsWith('.localhost')) {
     return `${host} is a loopback host: calls to non-public addresses are refused`;
@@ -136,13 +136,27 @@ export function endpointProblem(endpoint: string, policy: EndpointPolicy): strin
   return ipaddr.isValid(host) ? addressProblem(host, policy) : null;
 }
 
+/** Verdicts of {@link literalHostProblem} per policy and URL host, at most {@link HOST_VERDICTS_MAX} per policy. */
+const hostVerdicts = new WeakMap<EndpointPolicy, Map<string, string | null>>();
+const HOST_VERDICTS_MAX = 1_000;
+
 /**
- * The call-time check of an IP-literal host, which connects without a DNS lookup.
+ * The call-time check of an IP-literal host, which connects without a DNS lookup. Runs per call:
+ * the verdict of each host is kept per policy (a policy does not change once built), so the
+ * address is parsed once, not per call.
  * @returns why the call is refused, or null (also for host names: the lookup checks those)
  */
 export function literalHostProblem(endpoint: string, policy: EndpointPolicy): string | null {
-  const host = bareHost(new URL(endpoint));
-  return ipaddr.isValid(host) ? addressProblem(host, policy) : null;
+  const hostname = new URL(endpoint).hostname;
+  let verdicts = hostVerdicts.get(policy);
+  if (verdicts === undefined) hostVerdicts.set(policy, (verdicts = new Map()));
+  const known = verdicts.get(hostname);
+  if (known !== undefined) return known;
+  const host = bareHost(hostname);
+  const verdict = ipaddr.isValid(host) ? addressProblem(host, policy) : null;
+  if (verdicts.size >= HOST_VERDICTS_MAX) verdicts.clear();
+  verdicts.set(hostname, verdict);
+  return verdict;
 }
 
 type LookupCallback = (err: NodeJS.ErrnoException | null, address: string | LookupAddress[], family?: number) => void;

@@ -159,7 +159,8 @@ describe.each(STORES)('metrics after real deliveries ($name)', (store) => {
       valueOf(e, 'punctual_store_operation_duration_seconds_count', { operation, result: 'ok' });
     expect(storeCount('scheduleCreate')).toBe(3);
     expect(storeCount('claimDue')).toBeGreaterThanOrEqual(3);
-    expect(storeCount('executionsFinish')).toBeGreaterThanOrEqual(3);
+    // Outcomes finishing within FLUSH_WINDOW_MS share a write: the first attempts may be one, the retry another.
+    expect(storeCount('executionsFinish')).toBeGreaterThanOrEqual(2);
     expect(storeCount('apiKeyFindByDigest')).toBeGreaterThanOrEqual(5); // the unknown token, 3 creates, this scrape
     expect(samplesOf(e, 'punctual_store_operation_duration_seconds_count', { result: 'error' })).toEqual([]);
 

@@ -127,16 +127,16 @@ describe('ClaimLoop', () => {
   it('stops at the cap, and claims again, a full batch, once refillMin places are free', async () => {
     await schedules(40, T0);
     const sink = new HoldingSink();
-    start(sink, { maxInFlight: 16 }); // refillMin = 2
+    start(sink, { maxInFlight: 16 }); // refillMin = 4
     await claimed(1);
     expect(sink.batches.map((b) => b.length)).toEqual([16]);
-    sink.held -= 1;
-    loop!.callEnded(); // one place: not enough
+    sink.held -= 3;
+    loop!.callEnded(); // three places: not enough
     sink.held -= 1;
     const more = claimed(1);
     loop!.callEnded();
     await more;
-    expect(sink.batches.map((b) => b.length)).toEqual([16, 2]);
+    expect(sink.batches.map((b) => b.length)).toEqual([16, 4]);
   });
 
   it('reports a store that fails with dispatch:error, and keeps running', async () => {

@@ -67,7 +67,7 @@ describe('DeadlineSweeper', () => {
           const order: number[] = [];
           const entries = specs.map((s, i) => {
             const d = sweeper.add(s.ms);
-            d.signal.addEventListener('abort', () => order.push(i));
+            d.signal.once('abort', () => order.push(i));
             return d;
           });
           specs.forEach((s, i) => s.clear && entries[i]!.clear());
