@@ -4,6 +4,7 @@
  * retry policy of such a row.
  */
 import type { ClaimedExecution, CronJob, JobRequest, JsonObject } from '../domain/types.js';
+import { aheadOf, leaseExpiry, type ClaimClock } from './claim-rules.js';
 import { columnList, REQUEST_COLUMNS, requestFromRow, type RequestRow, type RowCodec } from './rows.js';
 import { MISSED_COLUMN_NAMES, missedFromRow, type MissedRow } from './rows-executions.js';
 
@@ -74,4 +75,32 @@ export function retryOf(r: DeliveryRow): ClaimedExecution['retry'] {
 export function missedOf(codec: RowCodec, r: MissedRow): Pick<ClaimedExecution, 'missedOccurrences'> {
   const m = missedFromRow(codec, r);
   return m ? { missedOccurrences: m } : {};
+}
+
+/** A Pending schedule's row as a claim starts it (both stores' `RETURNING` lists). */
+export interface StartedScheduleRow extends CallRow {
+  endpoint: string;
+  /** Epoch ms, UTC. */
+  scheduled_at: number;
+  /** Epoch ms, UTC: when it became due (its instant, or later when stored after it). */
+  due_at: number;
+}
+
+/**
+ * The claimed item of a schedule's first attempt: its execution `executionId`, the call settings of
+ * its row, `notBefore` when claimed ahead of its instant and the lease of `clock` (claim-rules.ts).
+ */
+export function startedSchedule(codec: RowCodec, clock: ClaimClock, id: string, executionId: string, s: StartedScheduleRow): ClaimedExecution {
+  return {
+    executionId,
+    jobType: 'schedule',
+    jobId: id,
+    scheduledFor: s.scheduled_at,
+    dueAt: s.due_at,
+    attempt: 1,
+    ...aheadOf(clock, s.scheduled_at),
+    endpoint: s.endpoint,
+    ...callOf(codec, s),
+    leaseExpiresAt: leaseExpiry(clock, s.timeout_ms),
+  };
 }

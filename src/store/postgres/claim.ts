@@ -94,7 +94,7 @@ import {
   type ClaimResult,
 } from '../claim-rules.js';
 import type { ClaimDueParams, DueCounts } from '../store.js';
-import { callOf, callOfJob, missedOf, type CallRow } from '../claim-common.js';
+import { callOf, callOfJob, missedOf, startedSchedule, type CallRow, type StartedScheduleRow } from '../claim-common.js';
 import { PASS_THROUGH } from '../rows.js';
 import { missedToRow, type MissedRow } from '../rows-executions.js';
 import {
@@ -117,12 +117,9 @@ interface Candidate {
   now: number;
 }
 
-interface StartedScheduleRow extends CallRow {
+interface StartedRow extends StartedScheduleRow {
   id: string;
   eid: string;
-  endpoint: string;
-  scheduled_at: number;
-  due_at: number;
   /** False when the occurrence already had an execution (see START_SCHEDULES_SQL). */
   inserted: boolean;
 }
@@ -219,25 +216,14 @@ export class ClaimQueries {
     const items = new Map<string, ClaimedExecution>();
     const scheduleIds = run.filter((k) => k.kind === 'schedule').map((k) => k.id);
     if (scheduleIds.length > 0) {
-      const rows = await c.sql.rows<StartedScheduleRow>(
+      const rows = await c.sql.rows<StartedRow>(
         START_SCHEDULES_SQL,
         [scheduleIds, scheduleIds.map(() => newId()), c.now, c.p.nodeId, c.leaseMs],
         'punctual_claim_schedules',
       );
       for (const s of rows) {
         if (!s.inserted) continue;
-        items.set(`schedule:${s.id}`, {
-          executionId: s.eid,
-          jobType: 'schedule',
-          jobId: s.id,
-          scheduledFor: s.scheduled_at,
-          dueAt: s.due_at,
-          attempt: 1,
-          ...aheadOf(c, s.scheduled_at),
-          endpoint: s.endpoint,
-          ...callOf(PASS_THROUGH, s),
-          leaseExpiresAt: leaseExpiry(c, s.timeout_ms), // as the INSERT computed it
-        });
+        items.set(`schedule:${s.id}`, startedSchedule(PASS_THROUGH, c, s.id, s.eid, s)); // the lease as the INSERT computed it
       }
     }
     const existingIds = run.filter((k) => k.kind !== 'schedule').map((k) => k.id);

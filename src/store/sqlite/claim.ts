@@ -81,7 +81,7 @@ import {
   type ExecutionKey,
   type OccurrenceStatus,
 } from '../claim-rules.js';
-import { callOf, callOfJob, executionWithJobSql, missedOf, type CallRow } from '../claim-common.js';
+import { callOf, callOfJob, executionWithJobSql, missedOf, startedSchedule, type CallRow, type StartedScheduleRow } from '../claim-common.js';
 import { columnList, REQUEST_COLUMNS } from '../rows.js';
 import { missedToRow, type MissedRow } from '../rows-executions.js';
 import type { ClaimDueParams, DueCounts } from '../store.js';
@@ -97,12 +97,6 @@ interface Candidate {
   kind: 'schedule' | 'cron' | 'waiting' | 'lease';
   id: string;
   due: number;
-}
-
-interface ScheduleStartRow extends CallRow {
-  endpoint: string;
-  scheduled_at: number;
-  due_at: number;
 }
 
 interface ExistingRow extends CallRow, MissedRow {
@@ -171,7 +165,7 @@ export class ClaimQueries {
       { schedule_due: number | null; cron_due: number | null; waiting_due: number | null; lease_due: number | null }
     >(NEXT_DUE_SQL);
     this.dueCounts = db.prepare<[{ now: number; limit: number }], DueCounts>(DUE_COUNT_SQL);
-    this.startSchedule = db.prepare<[string], ScheduleStartRow>(
+    this.startSchedule = db.prepare<[string], StartedScheduleRow>(
       `UPDATE schedules SET status = 'Running' WHERE id = ? AND status = 'Pending'
        RETURNING endpoint, data, scheduled_at, coalesce(due_at, scheduled_at) AS due_at, retry_max_attempts, retry_initial_delay_ms,
          retry_max_delay_ms, timeout_ms, ${columnList(REQUEST_COLUMNS)}`,
@@ -259,18 +253,7 @@ export class ClaimQueries {
     // Unreachable through the Store contract (a schedule leaves Pending exactly when its execution
     // is inserted, and only a Pending schedule can be patched), kept harmless on purpose.
     if (!executionId) return;
-    this.push(c, {
-      executionId,
-      jobType: 'schedule',
-      jobId: id,
-      scheduledFor: s.scheduled_at,
-      dueAt: s.due_at,
-      attempt: 1,
-      ...aheadOf(c, s.scheduled_at),
-      endpoint: s.endpoint,
-      ...callOf(SQLITE_CODEC, s),
-      leaseExpiresAt,
-    });
+    this.push(c, startedSchedule(SQLITE_CODEC, c, id, executionId, s));
   }
 
   /** One due cron job: its occurrences, statuses and advance by the rules of claim-rules.ts. */
