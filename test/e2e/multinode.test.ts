@@ -298,7 +298,11 @@ describe.skipIf(POSTGRES === null)('many nodes on one PostgreSQL database (real 
     const duplicated = [...byId.entries()].filter(([, list]) => list.length > 1);
     for (const [id, list] of duplicated) {
       const [first, ...again] = list;
-      expect(first!.at, `first arrival of ${id} before the killed node died`).toBeLessThanOrEqual(deadAt + 250);
+      // The receiver runs on this process's event loop, which may see the victim's exit before
+      // the request bytes the victim wrote just before it died (255 ms later once on a loaded CI
+      // machine). A survivor can send the execution again only after its lease expired or the
+      // node was declared dead (seconds later), so 1 s still tells the two apart.
+      expect(first!.at, `first arrival of ${id} before the killed node died`).toBeLessThanOrEqual(deadAt + 1_000);
       expect(survivorsFinished.has(`${id}#${header(first!, 'punctual-attempt')}`), `${id}: first attempt was the killed node's`).toBe(false);
       for (const a of again) expect(Number(header(a, 'punctual-attempt'))).toBeGreaterThan(Number(header(first!, 'punctual-attempt')));
     }
