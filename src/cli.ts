@@ -3,7 +3,7 @@
  * The `punctual` command (the package's bin, `dist/cli.js`). Command groups live in `cli/`:
  *
  * - running the service and its store (cli/server.ts): `serve [--role all|api|dispatcher]`,
- *   `migrate`, `migrate-store --from <url> --to <url>`, `signing-secret`;
+ *   `migrate`, `migrate-store --from <url> --to <url>`, `signing-secret`; `backup <file>` (cli/backup.ts);
  * - through the API, with `PUNCTUAL_URL` / `PUNCTUAL_TOKEN` (or `--url` / `--token`),
  *   tables by default and `--json` for scripts: `schedules …` (cli/schedules.ts), `cron …`
  *   (cli/cron.ts), `executions …` (cli/executions.ts);
@@ -14,6 +14,7 @@
  * 4 service unreachable or 5xx.
  */
 import { Command } from 'commander';
+import { registerBackupCommand } from './cli/backup.js';
 import { registerCronCommands } from './cli/cron.js';
 import { registerExecutionCommands } from './cli/executions.js';
 import { describeError, EXIT, exitCodeOf } from './cli/exit.js';
@@ -41,6 +42,7 @@ const program = new Command()
   );
 
 registerServerCommands(program);
+registerBackupCommand(program);
 registerKeyCommands(program);
 registerSecretsCommands(program);
 registerScheduleCommands(program);

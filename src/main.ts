@@ -57,10 +57,15 @@ export interface RunningServer {
   close(): Promise<void>;
 }
 
-/** Overrides for tests: an injected clock or logger. */
+/** Overrides for tests (an injected clock or logger), and `serve --new-key`. */
 export interface StartOptions {
   clock?: Clock;
   logger?: Logger;
+  /**
+   * `punctual serve --new-key`: start even when the keys at hand do not open the stored job
+   * secrets, making a new key file on SQLite when there is none (`buildServeKeyRing`).
+   */
+  newKey?: boolean;
 }
 
 /** Thrown by {@link startServer} for a role the store cannot serve (`api`/`dispatcher` on SQLite). */
@@ -83,10 +88,13 @@ export class RoleError extends Error {
  * wakes, so those roles are refused there.
  *
  * Opens the store, applies migrations, finds the key ring of job secrets (on SQLite without
- * `PUNCTUAL_ENCRYPTION_KEYS`, creating the key file at the first start), makes sure the bootstrap
+ * `PUNCTUAL_ENCRYPTION_KEYS`, creating the key file at the first start) and checks that it opens
+ * the stored secrets (`buildServeKeyRing`), makes sure the bootstrap
  * key exists when configured, then listens and starts the dispatcher.
  * @throws RoleError for `api`/`dispatcher` on a store not shared by nodes
  * @throws KeyFileError when the SQLite key file cannot be read or created
+ * @throws SealingKeyMissingError when the store holds secrets sealed with a key the node lacks
+ *   (and not `opts.newKey`)
  * @throws when the store cannot be opened or migrated, or the port cannot be bound
  */
 export async function startServer(config: Config, opts: StartOptions = {}): Promise<RunningServer> {
@@ -106,7 +114,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
   let keyRing: KeyRing | null = null;
   try {
     await store.migrate();
-    keyRing = await buildServeKeyRing(config.encryptionKeys, config.databaseUrl, logger);
+    keyRing = await buildServeKeyRing(config.encryptionKeys, config.databaseUrl, logger, { store, newKey: opts.newKey });
     if (role !== 'all' && (await store.now()) === null) {
       throw new RoleError(
         `role "${role}" needs a store shared by several nodes (a postgres:// DATABASE_URL); ` +

@@ -2,11 +2,13 @@
  * The store stack of `punctual serve`, built in one place so that what the server runs and what
  * the conformance suite checks (test/store/production.test.ts) are the same objects.
  */
+import { access } from 'node:fs/promises';
 import { timedStore, type StoreOperationObserver } from './metrics/store-timing.js';
 import { keyFilePath, loadKeyFile, loadOrCreateKeyFile, type KeyFileLogger } from './secrets/key-file.js';
-import type { KeyRing } from './secrets/key-ring.js';
+import { KeyRing } from './secrets/key-ring.js';
 import type { DispatchStore } from './store/dispatch-store.js';
 import { driverOf, parseDatabaseUrl, type OpenStoreOptions } from './store/open.js';
+import type { JobSecretsEntry } from './store/store-secrets.js';
 import type { Store } from './store/store.js';
 
 /** Options of {@link buildServeStore}. */
@@ -54,26 +56,153 @@ export async function buildServeStore(databaseUrl: string, opts: ServeStoreOptio
   return { store, dispatchStore, close };
 }
 
+/** Options of {@link buildServeKeyRing}. */
+export interface ServeKeyRingOptions {
+  /**
+   * `punctual serve`: the store, migrated, whose newest sealed secrets (`Store.secretsNewest`) the
+   * keys must open; when they cannot, start-up is refused ({@link SealingKeyMissingError}).
+   */
+  store?: Pick<Store, 'secretsNewest'>;
+  /**
+   * `punctual serve --new-key`: start even when the keys at hand do not open the stored secrets
+   * (they stay sealed with a key that is gone), making a new key file on SQLite when there is
+   * none. An existing key file is never replaced or changed.
+   */
+  newKey?: boolean;
+  /**
+   * The commands that work on what is stored (`punctual secrets rekey`): a missing key file is an
+   * error instead of being made, and no key ring (null) is not logged (the caller says it).
+   */
+  existing?: boolean;
+}
+
+/**
+ * The store holds job secrets sealed with keys that this node does not have (exit code 2 at
+ * start). The message names the key ids, where the keys were looked for, how to put them back,
+ * and `--new-key`; never a key or a sealed value.
+ */
+export class SealingKeyMissingError extends Error {
+  constructor(
+    /** The ids (8 hex characters) of the missing keys, as written in the sealed values. */
+    readonly keyIds: readonly string[],
+    message: string,
+  ) {
+    super(message);
+    this.name = 'SealingKeyMissingError';
+  }
+}
+
+/**
+ * The ids of the keys that sealed `entries`' values and that `ring` (null: no keys) lacks, each
+ * once, in the order met. A value that is not a sealed value names no key and is skipped (opening
+ * it fails as tampered at call time).
+ */
+export function keysMissingFor(entries: readonly JobSecretsEntry[], ring: KeyRing | null): string[] {
+  const missing = new Set<string>();
+  for (const e of entries) {
+    for (const sealed of Object.values(e.secrets)) {
+      const id = KeyRing.keyIdIn(sealed);
+      if (id !== null && !ring?.keyIds.includes(id)) missing.add(id);
+    }
+  }
+  return [...missing];
+}
+
 /**
  * The key ring of `punctual serve` (docs/security.md, "Job secrets"): `configured`
  * (`PUNCTUAL_ENCRYPTION_KEYS`) when given; else, on SQLite, the key file beside the database
- * (`<database path>.key`, created at the first start, see src/secrets/key-file.ts); else
- * (PostgreSQL: nodes share no file) null, and jobs carrying secrets are refused, which is logged
- * at start. With `existing` (the commands that work on what is stored, `punctual secrets rekey`),
- * a missing key file is an error instead of being made, and null is not logged (the caller says it).
+ * (`<database path>.key`, see src/secrets/key-file.ts); else (PostgreSQL: nodes share no file)
+ * null, and jobs carrying secrets are refused, which is logged at start.
+ *
+ * With `opts.store` (serve), the rule that keeps secrets openable, the same for both stores: the
+ * newest job with secrets of each table (`Store.secretsNewest`, an index read) names the keys that
+ * sealed them; when the keys at hand lack one, start-up is refused instead of going on with calls
+ * that would fail with `key <id> missing`. The key file is made only when it is missing and no
+ * stored secret needs a key (an empty store, or one without secrets), or with `opts.newKey`.
+ * `opts.newKey` also starts with keys that lack a sealing key; the secrets sealed with it stay
+ * unopenable (a warning names the key) until it is put back in the keys.
  * @throws Error for an unsupported URL; KeyFileError when the key file cannot be read or created
- *   (with `existing`: is missing)
+ *   (with `existing`: is missing); SealingKeyMissingError as above
  */
 export async function buildServeKeyRing(
   configured: KeyRing | null,
   databaseUrl: string,
   logger: KeyFileLogger,
-  opts: { existing?: boolean } = {},
+  opts: ServeKeyRingOptions = {},
 ): Promise<KeyRing | null> {
-  if (configured !== null) return configured;
   const target = parseDatabaseUrl(databaseUrl);
-  if (target.kind === 'sqlite') return (opts.existing ? loadKeyFile : loadOrCreateKeyFile)(keyFilePath(target.path), logger);
-  if (opts.existing) return null;
-  logger.warn({}, 'PUNCTUAL_ENCRYPTION_KEYS is not set: jobs carrying secrets are refused (see docs/security.md, "Job secrets")');
-  return null;
+  const keyFile = target.kind === 'sqlite' ? keyFilePath(target.path) : null;
+  if (opts.existing) {
+    if (configured !== null) return configured;
+    return keyFile === null ? null : loadKeyFile(keyFile, logger);
+  }
+  const sealedBy = opts.store ? await opts.store.secretsNewest() : [];
+  if (configured === null && keyFile !== null && !(await exists(keyFile))) {
+    const missing = keysMissingFor(sealedBy, null);
+    if (missing.length > 0 && !opts.newKey) throw new SealingKeyMissingError(missing, keyFileMissingMessage(missing, keyFile));
+    const ring = await loadOrCreateKeyFile(keyFile, logger);
+    if (missing.length > 0) warnLost(logger, missing, `a new key file ${keyFile} was made (--new-key)`);
+    return ring;
+  }
+  const ring = configured ?? (keyFile === null ? null : await loadKeyFile(keyFile, logger));
+  const missing = keysMissingFor(sealedBy, ring);
+  const holder =
+    configured !== null ? 'PUNCTUAL_ENCRYPTION_KEYS' : keyFile !== null ? `the key file ${keyFile}` : null;
+  if (missing.length > 0 && !opts.newKey) throw new SealingKeyMissingError(missing, keysLackMessage(missing, holder, ring));
+  if (missing.length > 0) warnLost(logger, missing, `started with --new-key`);
+  else if (opts.newKey) logger.warn({}, '--new-key: the keys at hand open the stored secrets; nothing new was made (remove the flag)');
+  if (ring === null) {
+    logger.warn({}, 'PUNCTUAL_ENCRYPTION_KEYS is not set: jobs carrying secrets are refused (see docs/security.md, "Job secrets")');
+  }
+  return ring;
+}
+
+/** "key a1b2c3d4" or "keys a1b2c3d4, 5e6f7a8b". */
+function keysText(ids: readonly string[]): string {
+  return `${ids.length === 1 ? 'key' : 'keys'} ${ids.join(', ')}`;
+}
+
+/** What a start without the key file, on a store with secrets, says. */
+function keyFileMissingMessage(missing: readonly string[], keyFile: string): string {
+  const keys = keysText(missing);
+  return (
+    `the store holds job secrets sealed with ${keys}, but its key file ${keyFile} is missing, so no new key was made. ` +
+    `Restore the key file: copy the .key file of the database's backup (\`punctual backup <file>\` writes it as <file>.key) ` +
+    `to ${keyFile} with mode 0600, then start again; or set PUNCTUAL_ENCRYPTION_KEYS to keys that include ${missing.join(', ')}. ` +
+    `To start with a new key instead, start once with --new-key: the secrets sealed with ${keys} then stay unopenable ` +
+    `(their calls fail with "key ${missing[0]} missing") until that key is put back (see docs/security.md, "Job secrets").`
+  );
+}
+
+/** What a start with keys that lack a sealing key says; `holder` null: no keys configured (PostgreSQL). */
+function keysLackMessage(missing: readonly string[], holder: string | null, ring: KeyRing | null): string {
+  const keys = keysText(missing);
+  const have = ring === null ? '' : ` (it holds ${keysText(ring.keyIds)})`;
+  const where =
+    holder === null
+      ? `the store holds job secrets sealed with ${keys}, and PUNCTUAL_ENCRYPTION_KEYS is not set. Set it to the nodes' keys, including ${missing.join(', ')}`
+      : `the store holds job secrets sealed with ${keys}, which ${holder} does not hold${have}. Add ${missing.length === 1 ? 'it' : 'them'} back to ${holder}, after the newest key (from the backup of the keys, or as on the other nodes)`;
+  return (
+    `${where}, then start again. To start anyway, start with --new-key: the secrets sealed with ${keys} then stay unopenable ` +
+    `(their calls fail with "key ${missing[0]} missing") until that key is put back (see docs/security.md, "Job secrets").`
+  );
+}
+
+/** The warning of a start that went on without the keys of stored secrets. */
+function warnLost(logger: KeyFileLogger, missing: readonly string[], what: string): void {
+  logger.warn(
+    { missingKeyIds: missing },
+    `${what}: job secrets sealed with ${keysText(missing)} cannot be opened, and their calls fail with "key ${missing[0]} missing" ` +
+      'until that key is put back in the keys (after the newest).',
+  );
+}
+
+/** Whether something is at `path` (a file that exists but cannot be read is reported when it is read). */
+async function exists(path: string): Promise<boolean> {
+  try {
+    await access(path);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code !== 'ENOENT';
+  }
 }

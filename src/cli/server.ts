@@ -66,7 +66,7 @@ export async function withStore<T>(fn: (store: Store) => Promise<T>, opts: WithS
  * to do. `databaseUrl` is the configured one, from `DATABASE_URL` or `DATABASE_URL_FILE`;
  * `viaApi`: the command also works through a running server.
  */
-function missingDatabase(path: string, databaseUrl: string, viaApi: boolean): string {
+export function missingDatabase(path: string, databaseUrl: string, viaApi: boolean): string {
   const source = resolveFileEnv(process.env).sources.DATABASE_URL;
   const where =
     source.from === 'env'
@@ -83,7 +83,7 @@ function missingDatabase(path: string, databaseUrl: string, viaApi: boolean): st
   );
 }
 
-async function serve(opts: { role?: string }): Promise<void> {
+async function serve(opts: { role?: string; newKey?: boolean }): Promise<void> {
   const config = configOrExit();
   if (opts.role !== undefined) {
     const role = parseRole(opts.role);
@@ -93,10 +93,11 @@ async function serve(opts: { role?: string }): Promise<void> {
     }
     config.role = role;
   }
-  const [{ createLogger }, { RoleError, startServer }, { KeyFileError }] = await Promise.all([
+  const [{ createLogger }, { RoleError, startServer }, { KeyFileError }, { SealingKeyMissingError }] = await Promise.all([
     import('../logger.js'),
     import('../main.js'),
     import('../secrets/key-file.js'),
+    import('../serve-store.js'),
   ]);
   const logger = createLogger(config.logLevel);
   // Which database this node uses, before opening it: a first question when keys or jobs seem missing.
@@ -104,10 +105,11 @@ async function serve(opts: { role?: string }): Promise<void> {
   logger.info({ database }, `store: ${database}`);
   let server: Awaited<ReturnType<typeof startServer>>;
   try {
-    server = await startServer(config, { logger });
+    server = await startServer(config, { logger, newKey: opts.newKey ?? false });
   } catch (err) {
-    // A role the store cannot serve, or a key file that cannot be used: configuration errors.
-    if (err instanceof RoleError || err instanceof KeyFileError) {
+    // A role the store cannot serve, a key file that cannot be used, keys that do not open the
+    // stored secrets: configuration errors.
+    if (err instanceof RoleError || err instanceof KeyFileError || err instanceof SealingKeyMissingError) {
       process.stderr.write(`punctual: ${err.message}\n`);
       process.exit(2);
     }
@@ -138,6 +140,12 @@ export function registerServerCommands(program: Command): void {
         'all: API and dispatcher; api: the HTTP API only; dispatcher: dispatch and prune, with only ' +
           '/healthz and /readyz on PORT (overrides PUNCTUAL_ROLE; api and dispatcher need PostgreSQL)',
       ).choices([...ROLES]),
+    )
+    .option(
+      '--new-key',
+      'start even if the keys at hand do not open the stored job secrets (exit code 2 otherwise): on SQLite ' +
+        'without a key file, make a new one. Secrets sealed with the lost key stay unopenable until it is put back. ' +
+        'Never replaces an existing key file.',
     )
     .action(serve);
 

@@ -4,7 +4,7 @@
  * database, in `<database path>.key`, created at the first start with mode 0600.
  */
 import { constants } from 'node:fs';
-import { open, readFile, stat } from 'node:fs/promises';
+import { open, readFile, rm, stat } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { generateKey, KeyRing, parseKeys } from './key-ring.js';
 
@@ -76,6 +76,44 @@ export async function loadKeyFile(path: string, logger: KeyFileLogger): Promise<
   }
   if (keys.length === 0) throw new KeyFileError(path, 'holds no key');
   return new KeyRing(keys);
+}
+
+/**
+ * Copies the key file at `from` to `to`, a path that must not exist, created with mode 0600 and
+ * synced (`punctual backup`). The content is copied as it is, after checking that it holds valid
+ * keys.
+ * @returns the ids of the keys it holds, newest first
+ * @throws KeyFileError naming `from` when it cannot be read or holds no valid key (nothing is
+ *   written), or naming `to` when it cannot be written (then it is removed)
+ */
+export async function copyKeyFile(from: string, to: string): Promise<string[]> {
+  let text: string;
+  let ids: string[];
+  try {
+    text = await readFile(from, 'utf8');
+  } catch (err) {
+    throw new KeyFileError(from, `cannot be read (${codeOf(err)})`);
+  }
+  try {
+    const keys = parseKeys(text);
+    if (keys.length === 0) throw new Error('holds no key');
+    ids = new KeyRing(keys).keyIds.slice();
+  } catch (err) {
+    throw new KeyFileError(from, (err as Error).message);
+  }
+  try {
+    const file = await open(to, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL, 0o600);
+    try {
+      await file.writeFile(text);
+      await file.sync();
+    } finally {
+      await file.close();
+    }
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'EEXIST') await rm(to, { force: true });
+    throw new KeyFileError(to, `cannot be written (${codeOf(err)})`);
+  }
+  return ids;
 }
 
 /** Writes a new key file at `path` with mode 0600 and syncs it and its directory; throws EEXIST when one is there. */

@@ -37,6 +37,18 @@ export function secretsPageSql(param: (name: keyof SecretsPageBinding) => string
    ORDER BY k, id LIMIT ${param('limit')}`;
 }
 
+/**
+ * `secretsNewest`: the newest job with non-null `secrets` of each table (schedules first), the
+ * same columns as {@link secretsPageSql}. Each part is the last entry of the table's partial index
+ * of jobs with secrets (`schedules_with_secrets`, `cron_jobs_with_secrets`). No parameters.
+ */
+export function secretsNewestSql(): string {
+  const part = (type: JobType, k: number) =>
+    `SELECT '${type}' AS job_type, ${k} AS k, id, secrets
+       FROM (SELECT id, secrets FROM ${JOB_TABLES[type]} WHERE secrets IS NOT NULL ORDER BY id DESC LIMIT 1) AS t${k}`;
+  return `SELECT job_type, id, secrets FROM (${part('schedule', 0)} UNION ALL ${part('cron', 1)}) AS j ORDER BY k`;
+}
+
 /** The parameters of {@link secretsPageSql} for `p` (`id > NULL` holds for no row). */
 export function secretsPageBinding(p: SecretsPageParams): SecretsPageBinding {
   const limit = Math.max(1, Math.floor(p.limit));

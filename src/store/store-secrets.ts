@@ -1,7 +1,8 @@
 /**
  * The store operations of `punctual secrets rekey` (docs/security.md, "Rotating the key"): read the
  * sealed secrets of every job in pages, and replace a job's secrets only if nobody changed them
- * in between. Part of the `Store` contract (store.ts extends {@link JobSecretsStore}); the rules
+ * in between; and the newest sealed secrets, which the start of `punctual serve` checks its keys
+ * against. Part of the `Store` contract (store.ts extends {@link JobSecretsStore}); the rules
  * shared by both databases are in secrets-rows.ts.
  */
 import type { JobType, SealedSecrets } from '../domain/types.js';
@@ -52,4 +53,13 @@ export interface JobSecretsStore {
    * @returns true when written; false when the job is gone or its secrets changed (then nothing changes)
    */
   secretsReplace(p: SecretsReplaceParams): Promise<boolean>;
+  /**
+   * The newest job (highest id: ids are UUID v7) whose `secrets` is not null, of each job table,
+   * whatever its status: what the start of `punctual serve` checks its keys against
+   * (src/serve-store.ts). Reads only, one statement over the partial indexes of the jobs with
+   * secrets (migrations), so its cost does not grow with the jobs that have none.
+   * @returns at most 2 entries: the newest schedule with secrets, then the newest cron job with
+   *   secrets; empty when no job carries secrets
+   */
+  secretsNewest(): Promise<JobSecretsEntry[]>;
 }

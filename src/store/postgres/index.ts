@@ -320,6 +320,9 @@ export class PostgresStore implements S.Store {
   async secretsReplace(p: SecretsReplaceParams): Promise<boolean> {
     return this.run(() => this.db.tx((sql) => secrets.replace(sql, p)));
   }
+  async secretsNewest(): Promise<JobSecretsEntry[]> {
+    return this.run(() => secrets.newest(this.db.sql));
+  }
 
   // ---- Idempotency records (store-idempotency.ts) ------------------------------------------
   async idempotencyBegin(p: I.IdempotencyBeginParams): Promise<I.IdempotencyBegin> {

@@ -284,6 +284,14 @@ CREATE TABLE nodes (
 );
 `,
   },
+  // The jobs that carry sealed secrets, by id, as SQLite's migration 8 (`Store.secretsNewest`, `Store.secretsPage`).
+  {
+    version: 7,
+    sql: `
+CREATE INDEX schedules_with_secrets ON schedules (id) WHERE secrets IS NOT NULL;
+CREATE INDEX cron_jobs_with_secrets ON cron_jobs (id) WHERE secrets IS NOT NULL;
+`,
+  },
 ];
 
 /** Highest schema version this code knows. */

@@ -1,11 +1,12 @@
 import { jsonText, PASS_THROUGH } from '../rows.js';
-import { JOB_TABLES, sameSealedSecrets, secretsEntryFromRow, secretsPageBinding, secretsPageSql, storedSecrets, type SecretsRow } from '../secrets-rows.js';
+import { JOB_TABLES, sameSealedSecrets, secretsEntryFromRow, secretsNewestSql, secretsPageBinding, secretsPageSql, storedSecrets, type SecretsRow } from '../secrets-rows.js';
 import type { JobSecretsEntry, SecretsPageParams, SecretsReplaceParams } from '../store-secrets.js';
 import type { Sql } from './connection.js';
 
 /** `$n` and its cast for each parameter of the page statement (../secrets-rows.ts). */
 const PAGE_PARAMS = { schedulesAfter: '$1::text', cronAfter: '$2::text', limit: '$3::int' } as const;
 const PAGE_SQL = secretsPageSql((name) => PAGE_PARAMS[name]);
+const NEWEST_SQL = secretsNewestSql();
 
 /** The `secrets` column of both job tables (../store-secrets.ts). */
 export const secrets = {
@@ -13,6 +14,12 @@ export const secrets = {
   async page(sql: Sql, p: SecretsPageParams): Promise<JobSecretsEntry[]> {
     const b = secretsPageBinding(p);
     const rows = await sql.rows<SecretsRow>(PAGE_SQL, [b.schedulesAfter, b.cronAfter, b.limit], 'punctual_secrets_page');
+    return rows.map((r) => secretsEntryFromRow(PASS_THROUGH, r));
+  },
+
+  /** See `Store.secretsNewest`: one read statement. */
+  async newest(sql: Sql): Promise<JobSecretsEntry[]> {
+    const rows = await sql.rows<SecretsRow>(NEWEST_SQL, [], 'punctual_secrets_newest');
     return rows.map((r) => secretsEntryFromRow(PASS_THROUGH, r));
   },
 

@@ -243,6 +243,9 @@ export class SqliteStore implements S.Store {
   async secretsReplace(p: SecretsReplaceParams): Promise<boolean> {
     return this.run((q) => q.secrets.secretsReplace(p));
   }
+  async secretsNewest(): Promise<JobSecretsEntry[]> {
+    return this.run((q) => q.secrets.secretsNewest());
+  }
 
   // ---- Idempotency records (store-idempotency.ts) ------------------------------------------
   async idempotencyBegin(p: I.IdempotencyBeginParams): Promise<I.IdempotencyBegin> {

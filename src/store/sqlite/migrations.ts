@@ -361,6 +361,19 @@ CREATE TABLE nodes (
 ) STRICT;
 `,
   },
+  /*
+   * The jobs that carry sealed secrets, by id (partial indexes: a job without secrets is not in
+   * them). The start of `punctual serve` reads the newest of each table to check that its keys
+   * open them (`Store.secretsNewest`, src/serve-store.ts), and `secrets rekey` walks them
+   * (`Store.secretsPage`): both walk the index, never the table, however many jobs have none.
+   */
+  {
+    version: 8,
+    sql: `
+CREATE INDEX schedules_with_secrets ON schedules (id) WHERE secrets IS NOT NULL;
+CREATE INDEX cron_jobs_with_secrets ON cron_jobs (id) WHERE secrets IS NOT NULL;
+`,
+  },
 ];
 
 /** Highest schema version this code knows. */

@@ -1,6 +1,6 @@
 import type { JobType } from '../../domain/types.js';
 import { jsonText } from '../rows.js';
-import { JOB_TABLES, sameSealedSecrets, secretsEntryFromRow, secretsPageBinding, secretsPageSql, storedSecrets, type SecretsRow } from '../secrets-rows.js';
+import { JOB_TABLES, sameSealedSecrets, secretsEntryFromRow, secretsNewestSql, secretsPageBinding, secretsPageSql, storedSecrets, type SecretsRow } from '../secrets-rows.js';
 import type { JobSecretsEntry, SecretsPageParams, SecretsReplaceParams } from '../store-secrets.js';
 import type { Db } from './connection.js';
 import { SQLITE_CODEC } from './json.js';
@@ -10,12 +10,14 @@ type ByJobType<T> = Record<JobType, T>;
 /** The `secrets` column of both job tables (../store-secrets.ts): statements prepared once. */
 export class SecretsQueries {
   private readonly page;
+  private readonly newest;
   private readonly read: ByJobType<ReturnType<typeof readStatement>>;
   private readonly write: ByJobType<ReturnType<typeof writeStatement>>;
   private readonly replaceTx;
 
   constructor(db: Db) {
     this.page = db.prepare<[object], SecretsRow>(secretsPageSql((name) => `:${name}`));
+    this.newest = db.prepare<[], SecretsRow>(secretsNewestSql());
     this.read = { schedule: readStatement(db, 'schedule'), cron: readStatement(db, 'cron') };
     this.write = { schedule: writeStatement(db, 'schedule'), cron: writeStatement(db, 'cron') };
     this.replaceTx = db.transaction((p: SecretsReplaceParams): boolean => {
@@ -29,6 +31,11 @@ export class SecretsQueries {
   /** See `Store.secretsPage`: one read statement. */
   secretsPage(p: SecretsPageParams): JobSecretsEntry[] {
     return this.page.all(secretsPageBinding(p)).map((r) => secretsEntryFromRow(SQLITE_CODEC, r));
+  }
+
+  /** See `Store.secretsNewest`: one read statement. */
+  secretsNewest(): JobSecretsEntry[] {
+    return this.newest.all().map((r) => secretsEntryFromRow(SQLITE_CODEC, r));
   }
 
   /** See `Store.secretsReplace`: an IMMEDIATE transaction of one read and one write by primary key. */
