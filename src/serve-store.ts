@@ -62,11 +62,11 @@ export interface ServeKeyRingOptions {
    * `punctual serve`: the store, migrated, whose newest sealed secrets (`Store.secretsNewest`) the
    * keys must open; when they cannot, start-up is refused ({@link SealingKeyMissingError}).
    */
-  store?: Pick<Store, 'secretsNewest'>;
+  store?: Pick<Store, 'secretsNewest' | 'settingGet' | 'settingGetOrCreate'>;
   /**
    * `punctual serve --new-key`: start even when the keys at hand do not open the stored secrets
-   * (they stay sealed with a key that is gone), making a new key file on SQLite when there is
-   * none. An existing key file is never replaced or changed.
+   * (they stay sealed with a key that is gone, recorded as given up), making a new key file on
+   * SQLite when there is none. An existing key file is never replaced or changed.
    */
   newKey?: boolean;
   /**
@@ -119,8 +119,9 @@ export function keysMissingFor(entries: readonly JobSecretsEntry[], ring: KeyRin
  * sealed them; when the keys at hand lack one, start-up is refused instead of going on with calls
  * that would fail with `key <id> missing`. The key file is made only when it is missing and no
  * stored secret needs a key (an empty store, or one without secrets), or with `opts.newKey`.
- * `opts.newKey` also starts with keys that lack a sealing key; the secrets sealed with it stay
- * unopenable (a warning names the key) until it is put back in the keys.
+ * `opts.newKey` also starts with keys that lack a sealing key: the key is recorded in the store as
+ * given up (setting `secrets_key_given_up:<keyId>`), so later starts warn instead of refusing;
+ * the secrets sealed with it stay unopenable until it is put back in the keys.
  * @throws Error for an unsupported URL; KeyFileError when the key file cannot be read or created
  *   (with `existing`: is missing); SealingKeyMissingError as above
  */
@@ -136,25 +137,51 @@ export async function buildServeKeyRing(
     if (configured !== null) return configured;
     return keyFile === null ? null : loadKeyFile(keyFile, logger);
   }
-  const sealedBy = opts.store ? await opts.store.secretsNewest() : [];
-  if (configured === null && keyFile !== null && !(await exists(keyFile))) {
-    const missing = keysMissingFor(sealedBy, null);
-    if (missing.length > 0 && !opts.newKey) throw new SealingKeyMissingError(missing, keyFileMissingMessage(missing, keyFile));
-    const ring = await loadOrCreateKeyFile(keyFile, logger);
-    if (missing.length > 0) warnLost(logger, missing, `a new key file ${keyFile} was made (--new-key)`);
-    return ring;
+  const store = opts.store;
+  const sealedBy = store ? await store.secretsNewest() : [];
+  const keyFileMissing = configured === null && keyFile !== null && !(await exists(keyFile));
+  const found = configured ?? (keyFile === null || keyFileMissing ? null : await loadKeyFile(keyFile, logger));
+  const missing = keysMissingFor(sealedBy, found);
+  const givenUp = store ? await givenUpKeys(store, missing) : [];
+  const unopened = missing.filter((id) => !givenUp.includes(id));
+  if (unopened.length > 0) {
+    if (!opts.newKey) {
+      const holder = configured !== null ? 'PUNCTUAL_ENCRYPTION_KEYS' : keyFile !== null ? `the key file ${keyFile}` : null;
+      throw new SealingKeyMissingError(
+        unopened,
+        keyFileMissing ? keyFileMissingMessage(unopened, keyFile!) : keysLackMessage(unopened, holder, found),
+      );
+    }
+    // Given up for good: later starts do not refuse for these keys again (they warn).
+    for (const id of unopened) await store!.settingGetOrCreate({ key: `${GIVEN_UP}${id}`, create: () => new Date().toISOString() });
   }
-  const ring = configured ?? (keyFile === null ? null : await loadKeyFile(keyFile, logger));
-  const missing = keysMissingFor(sealedBy, ring);
-  const holder =
-    configured !== null ? 'PUNCTUAL_ENCRYPTION_KEYS' : keyFile !== null ? `the key file ${keyFile}` : null;
-  if (missing.length > 0 && !opts.newKey) throw new SealingKeyMissingError(missing, keysLackMessage(missing, holder, ring));
-  if (missing.length > 0) warnLost(logger, missing, `started with --new-key`);
-  else if (opts.newKey) logger.warn({}, '--new-key: the keys at hand open the stored secrets; nothing new was made (remove the flag)');
+  const ring = keyFileMissing ? await loadOrCreateKeyFile(keyFile!, logger) : found;
+  if (missing.length > 0) {
+    logger.warn(
+      { missingKeyIds: missing },
+      `job secrets sealed with ${keysText(missing)} cannot be opened (given up with --new-key): their calls fail with ` +
+        `"key ${missing[0]} missing" until that key is put back in the keys, after the newest (docs/security.md, "Job secrets")`,
+    );
+  } else if (opts.newKey && !keyFileMissing) {
+    logger.warn({}, '--new-key: the keys at hand open the stored secrets, nothing was changed (remove the flag)');
+  }
   if (ring === null) {
     logger.warn({}, 'PUNCTUAL_ENCRYPTION_KEYS is not set: jobs carrying secrets are refused (see docs/security.md, "Job secrets")');
   }
   return ring;
+}
+
+/**
+ * The settings that record a key given up with `--new-key` (`secrets_key_given_up:<keyId>`, the
+ * instant in ISO 8601): a later start does not refuse for that key again. Kept in the store, so
+ * they travel with it (backups, `migrate-store`).
+ */
+const GIVEN_UP = 'secrets_key_given_up:';
+
+/** Those of `ids` given up with `--new-key` before. */
+async function givenUpKeys(store: Pick<Store, 'settingGet'>, ids: readonly string[]): Promise<string[]> {
+  const marks = await Promise.all(ids.map((id) => store.settingGet({ key: `${GIVEN_UP}${id}` })));
+  return ids.filter((_, i) => marks[i] !== null);
 }
 
 /** "key a1b2c3d4" or "keys a1b2c3d4, 5e6f7a8b". */
@@ -185,15 +212,6 @@ function keysLackMessage(missing: readonly string[], holder: string | null, ring
   return (
     `${where}, then start again. To start anyway, start with --new-key: the secrets sealed with ${keys} then stay unopenable ` +
     `(their calls fail with "key ${missing[0]} missing") until that key is put back (see docs/security.md, "Job secrets").`
-  );
-}
-
-/** The warning of a start that went on without the keys of stored secrets. */
-function warnLost(logger: KeyFileLogger, missing: readonly string[], what: string): void {
-  logger.warn(
-    { missingKeyIds: missing },
-    `${what}: job secrets sealed with ${keysText(missing)} cannot be opened, and their calls fail with "key ${missing[0]} missing" ` +
-      'until that key is put back in the keys (after the newest).',
   );
 }
 

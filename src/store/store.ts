@@ -238,6 +238,8 @@ export interface Store extends JobSecretsStore, BatchStore, IdempotencyStore, No
    * starting at once agree on one value (used for the generated signing secret).
    */
   settingGetOrCreate(p: { key: string; create: () => string }): Promise<string>;
+  /** The value of setting `key`, or null when it is absent. Reads only. */
+  settingGet(p: { key: string }): Promise<string | null>;
 }
 
 /** Work due and not yet claimed, by claim source, each count capped (see {@link Store.dueCount}). */

@@ -88,6 +88,30 @@ export function describeSecrets(current: () => Store): void {
       expect(await store().secretsPage({ after: null, limit: 0 })).toEqual([expected[0]]);
     });
 
+    it('secretsNewest: the newest job with secrets of each table, whatever its status; none when no job has secrets', async () => {
+      expect(await store().secretsNewest()).toEqual([]);
+      await schedule(uuid(2), null);
+      await cron(uuid(9), null);
+      expect(await store().secretsNewest()).toEqual([]);
+      await schedule(uuid(5), sealed('s5'), T0);
+      await schedule(uuid(3), sealed('s3'));
+      await schedule(uuid(7), null);
+      await store().claimDue({ now: T0, limit: 10, nodeId: 'n', leaseMs: 60_000, misfireThresholdMs: 60_000 });
+      expect(await store().secretsNewest()).toEqual([{ jobType: 'schedule', id: uuid(5), secrets: sealed('s5') }]);
+      await cron(uuid(1), sealed('c1'));
+      await cron(uuid(4), sealed('c4'));
+      await cron(uuid(8), null);
+      expect(await store().secretsNewest()).toEqual([
+        { jobType: 'schedule', id: uuid(5), secrets: sealed('s5') },
+        { jobType: 'cron', id: uuid(4), secrets: sealed('c4') },
+      ]);
+      // Secrets removed from the newest: the one before it.
+      await schedule(uuid(6), sealed('s6'));
+      expect((await store().secretsNewest())[0]).toEqual({ jobType: 'schedule', id: uuid(6), secrets: sealed('s6') });
+      await store().scheduleUpdate({ id: uuid(6), now: T0, auth: null, secrets: null });
+      expect((await store().secretsNewest())[0]).toEqual({ jobType: 'schedule', id: uuid(5), secrets: sealed('s5') });
+    });
+
     it('gives an empty page when no job has secrets', async () => {
       await schedule(uuid(1), null);
       await cron(uuid(2), null);

@@ -1478,6 +1478,13 @@ export function exerciseStore(name: string, factory: () => Promise<StoreUnderTes
         expect(await store.settingGetOrCreate({ key: 'other', create: create('x') })).toBe('x');
       });
 
+      it('settingGet reads a value, or null when absent, and creates nothing', async () => {
+        expect(await store.settingGet({ key: 'absent' })).toBeNull();
+        expect(await store.settingGet({ key: 'absent' })).toBeNull();
+        await store.settingGetOrCreate({ key: 'present', create: () => 'v' });
+        expect(await store.settingGet({ key: 'present' })).toBe('v');
+      });
+
       it('concurrent calls agree on one value', async () => {
         const values = await Promise.all(
           ['a', 'b', 'c', 'd'].map((v) => store.settingGetOrCreate({ key: 'k', create: () => `value-${v}` })),

@@ -342,6 +342,9 @@ export class PostgresStore implements S.Store {
   async settingGetOrCreate(p: { key: string; create: () => string }): Promise<string> {
     return this.run(() => settings.getOrCreate(this.db.sql, p.key, p.create));
   }
+  async settingGet(p: { key: string }): Promise<string | null> {
+    return this.run(() => settings.get(this.db.sql, p.key));
+  }
 
   /** Runs `fn` unless closed, translating `pg`'s errors (connection.ts `toStoreError`). */
   private async run<T>(fn: () => Promise<T>): Promise<T> {

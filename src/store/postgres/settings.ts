@@ -2,6 +2,11 @@ import type { Sql } from './connection.js';
 
 /** The `settings` table (key → text value). */
 export const settings = {
+  /** See `Store.settingGet`. */
+  async get(sql: Sql, key: string): Promise<string | null> {
+    return (await sql.rows<{ value: string }>('SELECT value FROM settings WHERE key = $1', [key]))[0]?.value ?? null;
+  },
+
   /**
    * See `Store.settingGetOrCreate`. Three autocommit statements, deliberately outside one
    * transaction: read; when absent, `create()` and INSERT … ON CONFLICT DO NOTHING (which waits

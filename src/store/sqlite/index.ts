@@ -265,6 +265,9 @@ export class SqliteStore implements S.Store {
   async settingGetOrCreate(p: { key: string; create: () => string }): Promise<string> {
     return this.run((q) => q.settings.getOrCreate(p.key, p.create));
   }
+  async settingGet(p: { key: string }): Promise<string | null> {
+    return this.run((q) => q.settings.get(p.key));
+  }
 
   /**
    * Runs `fn` against the prepared statements, translating SQLite's availability errors into

@@ -22,6 +22,11 @@ export class SettingQueries {
     });
   }
 
+  /** See `Store.settingGet`. */
+  get(key: string): string | null {
+    return this.read.get(key)?.value ?? null;
+  }
+
   /** See `Store.settingGetOrCreate`. A `create` that throws rolls back and rethrows. */
   getOrCreate(key: string, create: () => string): string {
     return this.getOrCreateTx.immediate(key, create);
