@@ -2,7 +2,8 @@
  * A job whose secrets were sealed with a key the service no longer has (docs/security.md, "Job
  * secrets", rotating the key): on the same SQLite file, `node dist/cli.js serve` (the build) with
  * key A seals a job; restarted with key B only, the job's attempts fail with exactly
- * `secret cannot be decrypted (key <id of A> missing)`, are counted in
+ * `secret cannot be decrypted (key <id of A> missing)` (started with `--new-key`: a plain start
+ * is refused, the newest sealed secret naming key A), are counted in
  * `punctual_secret_decrypt_failures_total{reason="key_missing"}`, the process keeps serving and
  * other jobs run; restarted with "B A", the job's next attempt succeeds with its secret.
  */
@@ -33,10 +34,10 @@ describe('a job sealed with a key the service no longer has', () => {
   let receiver: Receiver;
   let child: ChildServer | undefined;
 
-  const serve = async (keys: Buffer[]) => {
+  const serve = async (keys: Buffer[], args: string[] = []) => {
     child = await spawnServer(
       { DATABASE_URL: db.url, PUNCTUAL_BOOTSTRAP_TOKEN: TOKEN, PUNCTUAL_ENCRYPTION_KEYS: keys.map((k) => k.toString('base64')).join(' ') },
-      { built: true },
+      { built: true, args },
     );
     return child;
   };
@@ -81,8 +82,9 @@ describe('a job sealed with a key the service no longer has', () => {
     const id = (sealed.body as { id: string }).id;
     await stopChild(child!);
 
-    // Key B only: the job's attempts fail, the others run.
-    await serve([B]);
+    // Key B only: a plain start is refused (test/cli/start-keys.test.ts), so with --new-key, which
+    // gives key A up; the job's attempts fail, the others run.
+    await serve([B], ['--new-key']);
     expect(await keyMissing()).toBe(0);
     expect((await api('PATCH', `/schedules/${id}`, { scheduledAt: soon() })).status).toBe(200);
     const plain = await api('POST', '/schedules', { name: 'plain', scheduledAt: soon(), endpoint: `${receiver.url}/plain` });
