@@ -1,6 +1,6 @@
 /**
  * The commands that run the service or work on its store directly, configured by the environment
- * (see config.ts and the README): `serve [--role all|api|dispatcher]`, `migrate`, `migrate-store
+ * (see config.ts and the README): `serve [--role all|api|dispatcher] [--new-key]`, `migrate`, `migrate-store
  * --from <url> --to <url>`, `signing-secret`. The service's modules are imported when one of
  * these runs, so that the API commands start without loading them.
  */

@@ -152,7 +152,7 @@ describe('exit codes', () => {
 describe('--help', () => {
   const COMMANDS = [
     [],
-    ['serve'], ['migrate'], ['migrate-store'], ['signing-secret'],
+    ['serve'], ['migrate'], ['migrate-store'], ['signing-secret'], ['backup'],
     ['keys'], ['keys', 'create'], ['keys', 'list'], ['keys', 'get'], ['keys', 'update'], ['keys', 'delete'],
     ['schedules'], ['schedules', 'create'], ['schedules', 'list'], ['schedules', 'get'], ['schedules', 'update'],
     ['schedules', 'delete'], ['schedules', 'trigger'], ['schedules', 'executions'],
