@@ -208,7 +208,10 @@ function keysLackMessage(missing: readonly string[], holder: string | null, ring
   const where =
     holder === null
       ? `the store holds job secrets sealed with ${keys}, and PUNCTUAL_ENCRYPTION_KEYS is not set. Set it to the nodes' keys, including ${missing.join(', ')}`
-      : `the store holds job secrets sealed with ${keys}, which ${holder} does not hold${have}. Add ${missing.length === 1 ? 'it' : 'them'} back to ${holder}, after the newest key (from the backup of the keys, or as on the other nodes)`;
+      : `the store holds job secrets sealed with ${keys}, which ${holder} does not hold${have}. Add ${missing.length === 1 ? 'it' : 'them'} back to ${holder}, ` +
+        (holder === 'PUNCTUAL_ENCRYPTION_KEYS'
+          ? 'after the newest key (as on the other nodes, or from where the keys are kept)'
+          : 'after the newest key (from the .key file of the database\'s backup, which `punctual backup <file>` writes as <file>.key)');
   return (
     `${where}, then start again. To start anyway, start with --new-key: the secrets sealed with ${keys} then stay unopenable ` +
     `(their calls fail with "key ${missing[0]} missing") until that key is put back (see docs/security.md, "Job secrets").`
