@@ -13,13 +13,14 @@ import { KeyRing, parseKeys } from './secrets/key-ring.js';
 import { parseAllowedNetworks, STRICT_POLICY, type EndpointPolicy } from './net/ssrf.js';
 import { DEFAULT_RATE_LIMIT, type RateLimitSettings } from './http/rate-limit.js';
 import { DEFAULT_LIMITS, type InputLimits } from './service/limits.js';
+import { parseRole, ROLES, type Role } from './roles.js';
 
 /** pino's level names. */
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
 
+// The roles live in roles.ts, which the `punctual` command reads without loading this module.
 export { parseRole, ROLES, type Role } from './roles.js';
-import { parseRole, ROLES, type Role } from './roles.js';
 
 /** The service's configuration. Durations in ms. */
 export interface Config {
