@@ -13,28 +13,14 @@ import { KeyRing, parseKeys } from './secrets/key-ring.js';
 import { parseAllowedNetworks, STRICT_POLICY, type EndpointPolicy } from './net/ssrf.js';
 import { DEFAULT_RATE_LIMIT, type RateLimitSettings } from './http/rate-limit.js';
 import { DEFAULT_LIMITS, type InputLimits } from './service/limits.js';
+import { parseRole, ROLES, type Role } from './roles.js';
 
 /** pino's level names. */
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
 
-/**
- * What a `punctual serve` process does: `all` serves the HTTP API and dispatches;
- * `api` serves the HTTP API only; `dispatcher` dispatches (and prunes) and serves only the
- * probes `GET /healthz` and `GET /readyz`. `api` and `dispatcher` need a store shared by several
- * nodes (PostgreSQL).
- */
-export const ROLES = ['all', 'api', 'dispatcher'] as const;
-export type Role = (typeof ROLES)[number];
-
-/**
- * Parses a role name (`PUNCTUAL_ROLE`, `serve --role`).
- * @returns the role, or null when `text` names none
- */
-export function parseRole(text: string): Role | null {
-  const role = text.trim().toLowerCase();
-  return (ROLES as readonly string[]).includes(role) ? (role as Role) : null;
-}
+// The roles live in roles.ts, which the `punctual` command reads without loading this module.
+export { parseRole, ROLES, type Role } from './roles.js';
 
 /** The service's configuration. Durations in ms. */
 export interface Config {

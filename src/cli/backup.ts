@@ -52,7 +52,7 @@ function temporaryOf(path: string): string {
 }
 
 async function backup(fileArg: string, opts: BackupOptions): Promise<void> {
-  const config = configOrExit();
+  const config = await configOrExit();
   const [{ describeDatabaseUrl, parseDatabaseUrl }, { backupSqlite, moveIntoPlace }, { copyKeyFile, keyFilePath, KeyFileError }] =
     await Promise.all([import('../store/open.js'), import('../store/sqlite/backup.js'), import('../secrets/key-file.js')]);
   const target = parseDatabaseUrl(config.databaseUrl);

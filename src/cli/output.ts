@@ -2,7 +2,18 @@
  * What the API commands print: tables for people (cli-table3, no colours), or with `--json` the
  * API's JSON exactly as it answered (indented by 2 spaces), for scripts.
  */
-import Table from 'cli-table3';
+import { createRequire } from 'node:module';
+import type TableType from 'cli-table3';
+
+/**
+ * cli-table3, loaded at the first table rather than at start: `--version`, `--help` and `--json`
+ * output do not need it, and it is one of the larger parts of the command's start.
+ */
+let TableClass: typeof TableType | undefined;
+function newTable(options: ConstructorParameters<typeof TableType>[0]): InstanceType<typeof TableType> {
+  TableClass ??= createRequire(import.meta.url)('cli-table3') as typeof TableType;
+  return new TableClass(options);
+}
 
 /** Writes a line (or lines) to stdout. */
 export function out(text: string): void {
@@ -27,14 +38,14 @@ const STYLE = { head: [] as string[], border: [] as string[], compact: true };
 
 /** A table with a header row and one row per item. */
 export function listTable(head: string[], rows: unknown[][]): string {
-  const table = new Table({ head, style: STYLE });
+  const table = newTable({ head, style: STYLE });
   for (const row of rows) table.push(row.map(cell));
   return table.toString();
 }
 
 /** A two-column table, one row per field: `field │ value`. */
 export function detailTable(fields: Record<string, unknown>): string {
-  const table = new Table({ style: { ...STYLE, compact: false } });
+  const table = newTable({ style: { ...STYLE, compact: false } });
   for (const [name, value] of Object.entries(fields)) table.push({ [name]: cell(value) });
   return table.toString();
 }

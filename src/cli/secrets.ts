@@ -20,7 +20,7 @@ export interface RekeyOutput extends RekeyReport {
 
 /** The key ring of the configured store, never created. @throws UsageError when there is none */
 async function keyRing(): Promise<KeyRing> {
-  const config = configOrExit();
+  const config = await configOrExit();
   const [{ buildServeKeyRing }, { KeyFileError }] = await Promise.all([import('../serve-store.js'), import('../secrets/key-file.js')]);
   const warn = { info: () => undefined, warn: (_: object, msg?: string) => process.stderr.write(`punctual: ${msg ?? ''}\n`) };
   let ring: KeyRing | null;

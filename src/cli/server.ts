@@ -6,13 +6,19 @@
  */
 import { existsSync } from 'node:fs';
 import { Option, type Command } from 'commander';
-import { ConfigError, loadConfig, parseRole, ROLES, type Config } from '../config.js';
+import type { Config } from '../config.js';
 import { resolveFileEnv } from '../env-files.js';
+import { parseRole, ROLES } from '../roles.js';
 import type { Store } from '../store/store.js';
 import { UsageError } from './exit.js';
 
-/** The configuration from the environment; an invalid one ends the process with exit code 2. */
-export function configOrExit(): Config {
+/**
+ * The configuration from the environment; an invalid one ends the process with exit code 2.
+ * config.ts is imported here, not at the top: it loads much of the service (the SSRF guard, the
+ * key ring, the signer), which `--version`, `--help` and the API commands do not need.
+ */
+export async function configOrExit(): Promise<Config> {
+  const { ConfigError, loadConfig } = await import('../config.js');
   try {
     return loadConfig();
   } catch (err) {
@@ -44,7 +50,7 @@ export interface WithStoreOptions {
  *   message names its absolute path and the ways to point the command elsewhere
  */
 export async function withStore<T>(fn: (store: Store) => Promise<T>, opts: WithStoreOptions = {}): Promise<T> {
-  const config = configOrExit();
+  const config = await configOrExit();
   const { openStore, parseDatabaseUrl } = await import('../store/open.js');
   if (opts.existing) {
     const target = parseDatabaseUrl(config.databaseUrl);
@@ -84,7 +90,7 @@ export function missingDatabase(path: string, databaseUrl: string, viaApi: boole
 }
 
 async function serve(opts: { role?: string; newKey?: boolean }): Promise<void> {
-  const config = configOrExit();
+  const config = await configOrExit();
   if (opts.role !== undefined) {
     const role = parseRole(opts.role);
     if (role === null) {
@@ -153,7 +159,7 @@ export function registerServerCommands(program: Command): void {
     .command('migrate')
     .description('apply pending store migrations and exit')
     .action(async () => {
-      const config = configOrExit();
+      const config = await configOrExit();
       await withStore(async () => undefined);
       const { describeDatabaseUrl } = await import('../store/open.js');
       process.stdout.write(`migrations applied to ${describeDatabaseUrl(config.databaseUrl)}\n`);
@@ -169,7 +175,7 @@ export function registerServerCommands(program: Command): void {
     .option('--from <url>', 'DATABASE_URL of the store to copy from (default: DATABASE_URL)')
     .requiredOption('--to <url>', 'DATABASE_URL of the empty store to copy into')
     .action(async (opts: { from?: string; to: string }) => {
-      const from = opts.from ?? configOrExit().databaseUrl;
+      const from = opts.from ?? (await configOrExit()).databaseUrl;
       const [{ describeDatabaseUrl }, { describeCounts, TargetNotEmptyError, transferStore }] = await Promise.all([
         import('../store/open.js'),
         import('../store/transfer.js'),
@@ -194,7 +200,7 @@ export function registerServerCommands(program: Command): void {
         'or the one generated and kept in the store',
     )
     .action(async () => {
-      const config = configOrExit();
+      const config = await configOrExit();
       const { resolveSigningSecrets } = await import('../dispatch/signing.js');
       // The store is opened only when no secret is configured, and only if it exists: the secret a
       // new, empty database would generate is not the one the server signs with.

@@ -27,6 +27,7 @@ export interface OutcomeWriterOptions {
   store: DispatchStore;
   /** The node holding the leases of the executions. */
   nodeId: string;
+  /** Told at `warn` of each execution that ends `Failed`, once it is written. */
   logger: DispatchLogger;
   /** Emits `dispatch:delivered` for each outcome written, `dispatch:error` for each write refused. */
   events: DispatcherEvents;
@@ -94,6 +95,7 @@ export class OutcomeWriter {
         await this.opts.store.executionsFinish({ nodeId: this.opts.nodeId, outcomes: batch.map((b) => b.outcome) });
         for (const item of batch) {
           if (item.outcome.nextAttemptAt !== null) this.opts.onRetry(item.outcome.nextAttemptAt);
+          if (item.outcome.status === 'Failed') this.logFailed(item);
           this.opts.events.emit('dispatch:delivered', item);
         }
       } catch (err) {
@@ -106,5 +108,26 @@ export class OutcomeWriter {
       }
     }
     this.flushing = null;
+  }
+
+  /**
+   * An execution that ended `Failed` (its last attempt failed, or a failure that is not retried),
+   * once recorded: one `warn` line an operator can alert on, with the ids to look it up and why.
+   * Never the request's headers, body or secrets: the `error` is the attempt's, as the API shows
+   * it (`HTTP 500`, `timeout after 30000 ms`, a connection error, a refusal of the SSRF guard).
+   */
+  private logFailed({ claim, outcome }: DeliveredEvent): void {
+    this.opts.logger.warn(
+      {
+        jobType: claim.jobType,
+        jobId: claim.jobId,
+        executionId: outcome.executionId,
+        attempt: outcome.attempt,
+        statusCode: outcome.statusCode,
+        error: outcome.error,
+        nodeId: this.opts.nodeId,
+      },
+      'dispatch: execution failed',
+    );
   }
 }

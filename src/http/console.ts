@@ -13,6 +13,8 @@
  *   origin only, no framing), since the page keeps an API key in sessionStorage.
  * - When the console was not built (`npm run build` not run), `/console/` answers a 503 page
  *   saying so; the API is unaffected.
+ * - `GET /` (and `HEAD /`) redirects to `/console/` (302: a temporary redirect, so that nothing
+ *   caches it), so the address the server logs at start opens the console in a browser.
  */
 import { existsSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
@@ -73,11 +75,14 @@ function isAppRoute(url: string): boolean {
 }
 
 /**
- * Serves the console at `/console/` (and redirects `/console` there). Registered by `buildApp`
- * next to the health routes, outside the authenticated API scope.
+ * Serves the console at `/console/` (and redirects `/` and `/console` there). Registered by
+ * `buildApp` next to the health routes, outside the authenticated API scope.
  */
 export const consoleRoutes: FastifyPluginAsync<ConsoleOptions> = async (app, opts) => {
   const root = opts.root === undefined ? findConsoleRoot() : opts.root;
+
+  // The root of the server: a browser pointed at it lands on the console (Fastify answers HEAD too).
+  app.get('/', HIDDEN, async (_req, reply) => reply.redirect(`${CONSOLE_PREFIX}/`, 302));
 
   await app.register(
     async (scope) => {

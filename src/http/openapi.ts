@@ -39,7 +39,7 @@ const DESCRIPTION = `Punctual calls your HTTP endpoints on time: once at an inst
 expression in a time zone (cron jobs), with retries, per-job timeouts and a full execution history.
 
 **Authentication.** Every operation except the probes (\`/healthz\`, \`/readyz\`) needs an API key:
-\`Authorization: Bearer pk_…\`. Create the first one on the server with \`npx punctual keys create admin\`
+\`Authorization: Bearer pk_…\`. Create the first one on the server with \`punctual keys create admin\`
 (or \`PUNCTUAL_BOOTSTRAP_TOKEN\`); every key can do everything, managing keys included.
 
 **Errors** are RFC 9457 problem details (\`application/problem+json\`): \`type\`

@@ -9,6 +9,7 @@
  */
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { DomainError, type ErrorCode, type FieldProblem } from '../domain/errors.js';
+import { DEFAULT_LIMITS } from '../service/limits.js';
 import { AUTH_THROTTLED, RATE_LIMITED } from './rate-limit.js';
 import type { Problem } from './schemas/common.js';
 
@@ -76,7 +77,8 @@ export const HTTP_PROBLEMS: Record<string, { code: string; status: number; title
     code: 'payload_too_large',
     status: 413,
     title: 'Payload too large',
-    detail: 'The request body is larger than the service accepts.',
+    // With the default limit; the answer names the limit in force (see `bodyTooLargeDetail`).
+    detail: bodyTooLargeDetail(DEFAULT_LIMITS.bodyBytes),
   },
   [RATE_LIMITED]: {
     code: 'rate_limited',
@@ -91,6 +93,16 @@ export const HTTP_PROBLEMS: Record<string, { code: string; status: number; title
     detail: 'Too many failed authentications came from this address; retry after the seconds in Retry-After.',
   },
 };
+
+/**
+ * `detail` of the 413: the limit in bytes and the variable that sets it, so that a client knows
+ * how far to cut (or to split a batch) and an operator what to raise.
+ * @param limit the body limit of the route, in bytes: `PUNCTUAL_MAX_BODY_BYTES`, or 16 times it
+ *   for `POST /schedules/batch` (routes/schedule-batch.ts)
+ */
+export function bodyTooLargeDetail(limit: number): string {
+  return `The request body is larger than the service accepts: at most ${limit} bytes for this request (set by PUNCTUAL_MAX_BODY_BYTES).`;
+}
 
 /** Builds a problem body. `code` becomes the `type` URI. */
 export function problem(code: string, status: number, title: string, detail: string, errors?: FieldProblem[]): Problem {
@@ -142,7 +154,12 @@ export function errorHandler(err: FastifyError, request: FastifyRequest, reply: 
     return sendProblem(reply, problem('invalid_input', 400, DOMAIN_ERROR_STATUS.invalid_input.title, detail, listed));
   }
   const known = err.code === undefined ? undefined : HTTP_PROBLEMS[err.code];
-  if (known !== undefined) return sendProblem(reply, problem(known.code, known.status, known.title, known.detail));
+  if (known !== undefined) {
+    // The limit in force is the route's (the app's `bodyLimit`, from PUNCTUAL_MAX_BODY_BYTES).
+    const limit = err.code === 'FST_ERR_CTP_BODY_TOO_LARGE' ? request.routeOptions?.bodyLimit : undefined;
+    const detail = typeof limit === 'number' ? bodyTooLargeDetail(limit) : known.detail;
+    return sendProblem(reply, problem(known.code, known.status, known.title, detail));
+  }
   if (typeof err.statusCode === 'number' && err.statusCode >= 400 && err.statusCode < 500) {
     // Another client error raised by Fastify (e.g. an invalid Content-Length): keep its status,
     // say nothing more than its status means.

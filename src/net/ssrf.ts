@@ -25,6 +25,15 @@ export interface EndpointPolicy {
   hosts: ReadonlySet<string>;
 }
 
+/**
+ * What a refusal of a loopback destination (`127.0.0.0/8`, `::1`, `localhost`) adds: such an
+ * endpoint is most often someone trying Punctual on one machine, with a receiver on the same host.
+ */
+export const LOOPBACK_HINT = 'to try Punctual on one machine, set PUNCTUAL_ALLOW_PRIVATE_ENDPOINTS=true';
+
+/** What a refusal of another non-public destination adds. */
+const NETWORKS_HINT = 'PUNCTUAL_ALLOWED_NETWORKS allows some';
+
 /** The default: the guard is on and nothing is allowed beyond public unicast addresses. */
 export const STRICT_POLICY: EndpointPolicy = { allowPrivate: false, networks: [], hosts: new Set() };
 
@@ -106,7 +115,8 @@ export function addressProblem(address: string, policy: EndpointPolicy, hostname
   if (range === 'unicast') return null;
   if (policy.networks.some(([net, bits]) => net.kind() === addr.kind() && addr.match(net, bits))) return null;
   const via = hostname !== undefined && hostname !== address ? `${hostname} resolves to ` : '';
-  return `${via}${addr.toString()}, a ${range} address: calls to non-public addresses are refused (PUNCTUAL_ALLOWED_NETWORKS allows some)`;
+  const hint = range === 'loopback' ? `${LOOPBACK_HINT}; ${NETWORKS_HINT}` : NETWORKS_HINT;
+  return `${via}${addr.toString()}, a ${range} address: calls to non-public addresses are refused (${hint})`;
 }
 
 /** The host of a URL without IPv6 brackets and without a trailing dot (`localhost.`), lowercased. */
@@ -131,7 +141,7 @@ export function endpointProblem(endpoint: string, policy: EndpointPolicy): strin
   const host = bareHost(url.hostname);
   if (policy.hosts.has(host)) return null;
   if (host === 'localhost' || host.endsWith('.localhost')) {
-    return `${host} is a loopback host: calls to non-public addresses are refused`;
+    return `${host} is a loopback host: calls to non-public addresses are refused (${LOOPBACK_HINT})`;
   }
   return ipaddr.isValid(host) ? addressProblem(host, policy) : null;
 }

@@ -1,7 +1,7 @@
 /**
  * The examples of docs/calling-other-apis.md, run as written: each block between an
- * `<!-- example: name -->` marker and `<!-- /example -->` is run by bash, its `npx punctual` the
- * built command (`node dist/cli.js`, a real child process; run `npm run build` first), its curl the
+ * `<!-- example: name -->` marker and `<!-- /example -->` is run by bash in the repository's root,
+ * its `./punctual` the built command (a real child process; run `npm run build` first), its curl the
  * real curl, against a real server on every store, a real receiver and a real OAuth 2.0 token
  * endpoint on 127.0.0.1 (the page's `*.example.com` URLs replaced by theirs). What arrives is checked.
  */
@@ -26,16 +26,14 @@ const EXAMPLES = new Map(
   [...PAGE.matchAll(/<!-- example: (\S+) -->\n```sh\n([\s\S]*?)```\n<!-- \/example -->/g)].map((m) => [m[1]!, m[2]!]),
 );
 
-/** `npx punctual …` in the examples runs the built command; anything else of npx is npx. */
-const PRELUDE = `set -eo pipefail
-npx() { if [ "$1" = punctual ]; then shift; node "$PUNCTUAL_CLI" "$@"; else command npx "$@"; fi; }
-`;
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+const PRELUDE = 'set -eo pipefail\n';
 
 describe('docs/calling-other-apis.md', () => {
   it('has the six examples, none holding a secret value, each using what it shows', () => {
     expect([...EXAMPLES.keys()].sort()).toEqual(['health-cli', 'health-curl', 'oauth-cli', 'oauth-curl', 'put-cli', 'put-curl']);
     for (const [name, script] of EXAMPLES) {
-      expect(script, name).toContain(name.endsWith('-cli') ? 'npx punctual' : 'curl ');
+      expect(script, name).toContain(name.endsWith('-cli') ? './punctual ' : 'curl ');
       for (const value of Object.values(SECRETS)) expect(script).not.toContain(value);
     }
     expect(existsSync(CLI), 'dist/cli.js is missing: run npm run build').toBe(true);
@@ -55,11 +53,10 @@ describe.each(STORES)('the examples of docs/calling-other-apis.md ($name)', (sto
       PATH: `${dirname(process.execPath)}:${process.env.PATH ?? ''}`,
       PUNCTUAL_URL: rig.server.url,
       PUNCTUAL_TOKEN: TEST_TOKEN,
-      PUNCTUAL_CLI: CLI,
       ...SECRETS,
     };
     return new Promise((resolve, reject) => {
-      const proc = spawn('bash', ['-c', PRELUDE + script], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+      const proc = spawn('bash', ['-c', PRELUDE + script], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
       let output = '';
       proc.stdout.on('data', (c: Buffer) => (output += c.toString()));
       proc.stderr.on('data', (c: Buffer) => (output += c.toString()));

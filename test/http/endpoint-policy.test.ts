@@ -80,8 +80,31 @@ describe('by default (STRICT_POLICY)', () => {
     ]);
     const local = await app.inject({ method: 'POST', url: '/cron', headers, payload: { ...cron, endpoint: 'http://localhost/' } });
     expect(expectProblem(local, 400).errors).toEqual([
-      { path: '/endpoint', message: 'localhost is a loopback host: calls to non-public addresses are refused' },
+      {
+        path: '/endpoint',
+        message:
+          'localhost is a loopback host: calls to non-public addresses are refused (to try Punctual on one machine, set PUNCTUAL_ALLOW_PRIVATE_ENDPOINTS=true)',
+      },
     ]);
+  });
+
+  it.each(['http://127.0.0.1:9000/hook', 'http://localhost:9000/hook', 'http://[::1]:9000/hook', 'http://api.localhost/', 'http://[::ffff:127.0.0.1]/'])(
+    'a loopback endpoint (%s) is refused with the setting that lets one machine try Punctual',
+    async (endpoint) => {
+      const { app, headers } = await open();
+      const res = await app.inject({ method: 'POST', url: '/schedules', headers, payload: { ...schedule, endpoint } });
+      const body = expectProblem(res, 400);
+      expect(body.errors![0]!.message).toContain('to try Punctual on one machine, set PUNCTUAL_ALLOW_PRIVATE_ENDPOINTS=true');
+      expect(body.detail).toContain('PUNCTUAL_ALLOW_PRIVATE_ENDPOINTS=true');
+    },
+  );
+
+  it('other non-public endpoints name PUNCTUAL_ALLOWED_NETWORKS only, not the switch that turns the guard off', async () => {
+    const { app, headers } = await open();
+    for (const endpoint of ['http://10.0.0.5/', 'http://169.254.169.254/', 'http://[fd00::1]/']) {
+      const res = await app.inject({ method: 'POST', url: '/schedules', headers, payload: { ...schedule, endpoint } });
+      expect(expectProblem(res, 400).errors![0]!.message).not.toContain('PUNCTUAL_ALLOW_PRIVATE_ENDPOINTS');
+    }
   });
 
   it.each([

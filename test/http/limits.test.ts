@@ -174,7 +174,35 @@ describe('the request body: at most 1 MiB', () => {
     expect((await send(bodyOf(1_048_576))).statusCode).toBe(201);
     const body = expectProblem(await send(bodyOf(1_048_577)), 413);
     expect(body.type).toBe('urn:punctual:problem:payload_too_large');
+    expect(body.detail).toBe('The request body is larger than the service accepts: at most 1048576 bytes for this request (set by PUNCTUAL_MAX_BODY_BYTES).');
     expect(await h.store.scheduleList()).toHaveLength(1);
+  });
+
+  it('names the limit in force (PUNCTUAL_MAX_BODY_BYTES) and the variable, over a real socket', async () => {
+    const other = await openHarness({ limits: { bodyBytes: 2_000 } });
+    try {
+      const base = await other.app.listen({ port: 0, host: '127.0.0.1' });
+      const post = async (path: string, body: unknown) => {
+        const res = await fetch(`${base}${path}`, {
+          method: 'POST',
+          headers: { ...other.headers, 'content-type': 'application/json' },
+          body: JSON.stringify(body),
+        });
+        expect(res.status).toBe(413);
+        expect(res.headers.get('content-type')).toMatch(/^application\/problem\+json/);
+        return ((await res.json()) as { detail: string }).detail;
+      };
+      const big = { ...schedule, data: { x: 'a'.repeat(2_000) } };
+      expect(await post('/schedules', big)).toBe(
+        'The request body is larger than the service accepts: at most 2000 bytes for this request (set by PUNCTUAL_MAX_BODY_BYTES).',
+      );
+      // A batch may be 16 times as large: its answer names its own limit.
+      expect(await post('/schedules/batch', { schedules: Array.from({ length: 16 }, () => big) })).toBe(
+        'The request body is larger than the service accepts: at most 32000 bytes for this request (set by PUNCTUAL_MAX_BODY_BYTES).',
+      );
+    } finally {
+      await other.close();
+    }
   });
 });
 

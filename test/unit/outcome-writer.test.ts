@@ -4,13 +4,15 @@
  * operations are counted by the same timing decorator the server uses.
  */
 import { once } from 'node:events';
+import { Writable } from 'node:stream';
+import { pino } from 'pino';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { DispatcherEvents, type DeliveredEvent } from '../../src/dispatch/events.js';
-import { OutcomeWriter } from '../../src/dispatch/outcome-writer.js';
+import { OutcomeWriter, type OutcomeWriterOptions } from '../../src/dispatch/outcome-writer.js';
 import { DEFAULT_RETRY_POLICY } from '../../src/domain/retry-policy.js';
 import { newId } from '../../src/domain/ids.js';
 import type { ClaimedExecution } from '../../src/domain/types.js';
@@ -47,8 +49,8 @@ describe('OutcomeWriter', () => {
     await rm(dir, { recursive: true, force: true });
   });
 
-  const writer = () =>
-    new OutcomeWriter({ store, nodeId: 'node-a', logger: silentLogger, events, onRetry: (at) => retries.push(at), running: () => running, retryMs: 5 });
+  const writer = (logger: OutcomeWriterOptions['logger'] = silentLogger) =>
+    new OutcomeWriter({ store, nodeId: 'node-a', logger, events, onRetry: (at) => retries.push(at), running: () => running, retryMs: 5 });
 
   /** Claims `n` executions due at T0 for node-a. */
   const claims = async (n: number): Promise<ClaimedExecution[]> => {
@@ -60,11 +62,12 @@ describe('OutcomeWriter', () => {
     }
     return raw.claimDue({ now: T0, limit: n, nodeId: 'node-a', leaseMs: 60_000, misfireThresholdMs: 60_000 }).then((r) => r.claimed);
   };
-  const delivered = (claim: ClaimedExecution, status: 'Succeeded' | 'Retrying'): DeliveredEvent => ({
+  const delivered = (claim: ClaimedExecution, status: 'Succeeded' | 'Retrying' | 'Failed'): DeliveredEvent => ({
     claim,
     outcome: {
       executionId: claim.executionId, attempt: claim.attempt, status, nextAttemptAt: status === 'Retrying' ? T0 + 5_000 : null,
-      startedAt: T0, durationMs: 3, statusCode: status === 'Succeeded' ? 200 : 503, error: null, responseBody: null,
+      startedAt: T0, durationMs: 3, statusCode: status === 'Succeeded' ? 200 : 503, error: status === 'Succeeded' ? null : 'HTTP 503',
+      responseBody: status === 'Succeeded' ? null : 'response-body-Kx81', method: 'POST', url: claim.endpoint,
     },
   });
   /** Resolves after `n` dispatch:delivered events, with their outcomes' execution ids. */
@@ -92,6 +95,37 @@ describe('OutcomeWriter', () => {
     expect(writes).toEqual([{ op: 'executionsFinish', ok: true }]);
     expect(retries).toEqual([T0 + 5_000]);
     expect((await raw.executionGet({ id: b!.executionId }))?.status).toBe('Retrying');
+  });
+
+  it('logs each execution that ends Failed at warn, once written: ids, status code, error; nothing of the request', async () => {
+    const [a, b, c] = await claims(3);
+    const lines: Record<string, unknown>[] = [];
+    const sink = new Writable({
+      write(chunk, _enc, cb) {
+        for (const line of String(chunk).split('\n').filter(Boolean)) lines.push(JSON.parse(line) as Record<string, unknown>);
+        cb();
+      },
+    });
+    const w = writer(pino({ level: 'info', base: null, timestamp: false }, sink));
+    const done = deliveredEvents(3);
+    w.add(delivered(a!, 'Succeeded'));
+    w.add(delivered(b!, 'Retrying'));
+    w.add(delivered(c!, 'Failed'));
+    await done;
+    expect((await raw.executionGet({ id: c!.executionId }))?.status).toBe('Failed');
+    expect(lines).toEqual([
+      {
+        level: 40,
+        msg: 'dispatch: execution failed',
+        jobType: 'schedule',
+        jobId: c!.jobId,
+        executionId: c!.executionId,
+        attempt: 1,
+        statusCode: 503,
+        error: 'HTTP 503',
+        nodeId: 'node-a',
+      },
+    ]);
   });
 
   it('keeps the outcomes of a refused write and writes them once the store takes them', async () => {
