@@ -34,21 +34,22 @@ RUN npm run build && npm prune --omit=dev --ignore-scripts
 
 FROM ${BASE_IMAGE}
 WORKDIR /app
+# DATABASE_URL is left unset (so DATABASE_URL_FILE may be used): its default, file:./data/punctual.db
+# in the working directory /app, is in /data through the link /app/data.
 ENV NODE_ENV=production \
     HOST=0.0.0.0 \
-    PORT=8080 \
-    DATABASE_URL=file:/data/punctual.db
+    PORT=8080
 COPY --from=build /app/package.json ./package.json
 COPY --from=build /app/node_modules ./node_modules
 COPY --from=build /app/dist ./dist
 # The SQLite database and its key file (punctual.db.key) live in /data, owned by `node`, so that
 # a new named volume mounted there is too.
-RUN mkdir -p /data && chown node:node /data
+RUN mkdir -p /data && chown node:node /data && ln -s /data /app/data
 VOLUME ["/data"]
 USER node
 EXPOSE 8080
 # No curl in a slim image: Node asks /healthz (200 while the process serves).
-HEALTHCHECK --interval=10s --timeout=3s --start-period=10s --retries=3 \
+HEALTHCHECK --interval=10s --timeout=10s --start-period=10s --retries=3 \
   CMD ["node", "-e", "fetch('http://127.0.0.1:'+(process.env.PORT||8080)+'/healthz').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"]
 # Node runs as PID 1 and handles SIGTERM itself: it stops taking requests, lets calls in flight
 # finish within PUNCTUAL_SHUTDOWN_GRACE_MS (10 s) and exits 0. Give the container's stop timeout

@@ -39,12 +39,14 @@ for tool in podman mmdebstrap; do
 done
 mkdir -p "$cache"
 
-# The key: what goes into the bases (the lines between the two "inputs" marks below, the
-# PostgreSQL entry point, the mirror), not the rest of this file.
-key="$( (sed -n '/^# --- inputs: begin/,/^# --- inputs: end/p' "$0"; cat "$here/container-postgres-entrypoint.sh"; echo "$mirror") | sha256sum | cut -c1-12)"
-build_image="localhost/punctual-node-build:$key"
-base_image="localhost/punctual-node-base:$key"
-postgres_image="localhost/punctual-postgres:$key"
+# The keys: what goes into the bases (the lines between the two "inputs" marks below, the mirror;
+# for PostgreSQL its entry point too), not the rest of this file.
+inputs="$(sed -n '/^# --- inputs: begin/,/^# --- inputs: end/p' "$0"; echo "$mirror")"
+node_key="$(echo "$inputs" | sha256sum | cut -c1-12)"
+postgres_key="$( (echo "$inputs"; cat "$here/container-postgres-entrypoint.sh") | sha256sum | cut -c1-12)"
+build_image="localhost/punctual-node-build:$node_key"
+base_image="localhost/punctual-node-base:$node_key"
+postgres_image="localhost/punctual-postgres:$postgres_key"
 
 # --- inputs: begin
 npm_version=10.9.4
@@ -54,9 +56,12 @@ slim=(--dpkgopt='path-exclude=/usr/share/doc/*' --dpkgopt='path-include=/usr/sha
   --dpkgopt='path-exclude=/usr/share/info/*')
 add_node_user='echo "node:x:1000:1000::/home/node:/bin/sh" >>"$1/etc/passwd"; echo "node:x:1000:" >>"$1/etc/group"; mkdir -p "$1/home/node"; chown 1000:1000 "$1/home/node"'
 
-# make_tar NAME: builds $cache/NAME-$key.tar (a root file system) unless it is there.
+# The key of a base.
+key_of() { if [ "$1" = postgres ]; then echo "$postgres_key"; else echo "$node_key"; fi; }
+
+# make_tar NAME: builds $cache/NAME-<key>.tar (a root file system) unless it is there.
 make_tar() {
-  local name="$1" out="$cache/$1-$key.tar" work
+  local name="$1" out="$cache/$1-$(key_of "$1").tar" work
   [ -s "$out" ] && return 0
   work="$(mktemp -d)"
   case "$name" in
@@ -96,12 +101,12 @@ import() {
   podman image exists "$image" && return 0
   local args=()
   for change in "$@"; do args+=(--change "$change"); done
-  podman import --quiet "${args[@]}" "$cache/$name-$key.tar" "$image" >/dev/null
+  podman import --quiet "${args[@]}" "$cache/$name-$(key_of "$name").tar" "$image" >/dev/null
   log "imported $image"
 }
 
 missing=()
-for name in node-build node-base postgres; do [ -s "$cache/$name-$key.tar" ] || missing+=("$name"); done
+for name in node-build node-base postgres; do [ -s "$cache/$name-$(key_of "$name").tar" ] || missing+=("$name"); done
 if [ "${#missing[@]}" -gt 0 ]; then
   log "building the bases ${missing[*]} from Debian packages (cold: no cache in $cache)"
   start=$(date +%s)
@@ -110,7 +115,7 @@ if [ "${#missing[@]}" -gt 0 ]; then
   for pid in "${pids[@]}"; do wait "$pid"; done
   log "cold build of the bases took $(( $(date +%s) - start )) s"
   # Tarballs of earlier inputs are of no further use.
-  find "$cache" -maxdepth 1 -name '*.tar' ! -name "*-$key.tar" -delete
+  find "$cache" -maxdepth 1 -name '*.tar' ! -name "*-$node_key.tar" ! -name "*-$postgres_key.tar" -delete
 fi
 
 import node-build "$build_image" "${build_changes[@]}"

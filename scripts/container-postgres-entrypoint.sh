@@ -6,6 +6,9 @@
 # POSTGRES_PASSWORD_FILE. Runs as the user postgres.
 set -eu
 : "${PGDATA:=/var/lib/postgresql/data}"
+# The socket in the home of postgres: /run is a fresh tmpfs in a container, so the package's
+# /var/run/postgresql is not there.
+export PGHOST=/var/lib/postgresql
 if [ ! -s "$PGDATA/PG_VERSION" ]; then
   user="${POSTGRES_USER:-postgres}"
   db="${POSTGRES_DB:-$user}"
@@ -20,10 +23,10 @@ if [ ! -s "$PGDATA/PG_VERSION" ]; then
   rm -f "$pwfile"
   echo "host all all all scram-sha-256" >>"$PGDATA/pg_hba.conf"
   if [ "$db" != postgres ]; then
-    pg_ctl -D "$PGDATA" -o "-c listen_addresses=''" -w start >/dev/null
+    pg_ctl -D "$PGDATA" -o "-c listen_addresses='' -c unix_socket_directories=$PGHOST" -w start >/dev/null
     psql -v ON_ERROR_STOP=1 -U "$user" -d postgres -qc "CREATE DATABASE \"$db\""
     pg_ctl -D "$PGDATA" -m fast -w stop >/dev/null
   fi
   echo "postgres: initialised $PGDATA (user $user, database $db)"
 fi
-exec postgres -D "$PGDATA" -c listen_addresses='*'
+exec postgres -D "$PGDATA" -c listen_addresses='*' -c unix_socket_directories="$PGHOST"

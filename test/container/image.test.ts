@@ -88,26 +88,29 @@ describe.skipIf(!present)('container image', () => {
     try {
       // A schedule due in a second arrives at the host, with its secret header (sealed with the key file in /data).
       const due = await call(first.url, TOKEN, 'POST', '/schedules', {
+        name: 'now',
         endpoint: `${receiver.url}/now`,
         scheduledAt: new Date(Date.now() + 1_000).toISOString(),
         secretHeaders: { 'x-secret': 'sealed-in-the-volume' },
       });
-      expect(due.status).toBe(201);
+      expect(due).toMatchObject({ status: 201 });
       await receiver.waitFor((a) => a.some((x) => x.path === '/now'), 20_000);
       expect(receiver.arrivals.find((x) => x.path === '/now')!.headers['x-secret']).toBe('sealed-in-the-volume');
 
       // A job for later, to be found by the next container.
       const later = await call(first.url, TOKEN, 'POST', '/schedules', {
+        name: 'later',
         endpoint: `${receiver.url}/later`,
         scheduledAt: new Date(Date.now() + 3_600_000).toISOString(),
         secretHeaders: { 'x-secret': 'still-readable' },
       });
-      expect(later.status).toBe(201);
+      expect(later).toMatchObject({ status: 201 });
       const laterId = (later.body as { id: string }).id;
 
       // SIGTERM while a call is in flight: the call finishes, then the process exits 0 within the grace period.
       receiver.delay('/slow', 2_000);
       const slow = await call(first.url, TOKEN, 'POST', '/schedules', {
+        name: 'slow',
         endpoint: `${receiver.url}/slow`,
         scheduledAt: new Date(Date.now() + 500).toISOString(),
       });
@@ -169,7 +172,12 @@ describe.skipIf(!present)('container image', () => {
       const up = await compose('up', '-d', '--no-build');
       if (up.code !== 0) throw new Error(`podman-compose up failed: ${up.stdout}\n${up.stderr}`);
       const nodes = [`http://127.0.0.1:${portA}`, `http://127.0.0.1:${portB}`];
-      for (const url of nodes) await poll(`${url}/readyz`, async () => (await fetch(`${url}/readyz`)).status === 200, 90_000, 250);
+      try {
+        for (const url of nodes) await poll(`${url}/readyz`, async () => (await fetch(`${url}/readyz`)).status === 200, 120_000, 250);
+      } catch (err) {
+        const logs = await compose('logs');
+        throw new Error(`${(err as Error).message}\n${logs.stdout.slice(-3000)}\n${logs.stderr.slice(-3000)}`);
+      }
 
       // The host, as the containers see it: the gateway of the project's network.
       const network = (await podman('network', 'ls', '--format', '{{.Name}}')).split('\n').find((n) => n.startsWith(project));
@@ -180,11 +188,12 @@ describe.skipIf(!present)('container image', () => {
       const count = 200;
       const at = Date.now() + 3_000;
       const batch = Array.from({ length: count }, (_, i) => ({
+        name: `c${i}`,
         endpoint: `http://host.containers.internal:${port}/c/${i}`,
         scheduledAt: new Date(at + (i % 20) * 100).toISOString(),
       }));
       const created = await call(nodes[0]!, TOKEN, 'POST', '/schedules/batch', { schedules: batch });
-      expect(created.status).toBe(201);
+      expect(created).toMatchObject({ status: 201 });
       await receiver.waitFor((a) => a.length >= count, 60_000);
       // Any doubled call would arrive within the same instants; give it time to.
       await new Promise((r) => setTimeout(r, 2_000));
@@ -206,8 +215,13 @@ describe.skipIf(!present)('container image', () => {
     } finally {
       await receiver?.close();
       const logs = await compose('logs');
+      // podman-compose 1.0 leaves the anonymous /data volumes of the nodes and the network behind: note them first.
+      const ids = (await podman('ps', '-a', '-q', '--filter', `label=io.podman.compose.project=${project}`)).split('\n').filter(Boolean);
+      const volumes = ids.length === 0 ? [] : (await podman('inspect', ...ids, '--format', '{{range .Mounts}}{{.Name}} {{end}}')).split(/\s+/).filter(Boolean);
       const down = await compose('down', '-v', '-t', '15');
       if (down.code !== 0) console.log(`podman-compose down: ${down.stderr}`);
+      for (const v of volumes) await run('podman', ['volume', 'rm', '-f', v]);
+      await run('podman', ['network', 'rm', '-f', `${project}_default`]);
       rmSync(secrets, { recursive: true, force: true });
       expect(logs.stdout + logs.stderr).not.toContain(TOKEN);
       expect(logs.stdout + logs.stderr).not.toContain(password);
