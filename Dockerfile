@@ -1,4 +1,3 @@
-# syntax=docker/dockerfile:1
 # Punctual's container image (docs/deployment.md, "Containers").
 #
 #   docker build -t punctual .          (or podman build --format docker -t punctual .)
