@@ -12,7 +12,7 @@
 #                         the official postgres image's variables compose.yaml uses
 #                         (POSTGRES_USER, POSTGRES_DB, POSTGRES_PASSWORD[_FILE])
 #
-# Each is tagged with a hash of its inputs (this file and the mirror), kept as a tarball in a cache
+# Each is tagged with a hash of its inputs (the marked part of this file, the mirror), kept as a tarball in a cache
 # directory outside the repository ($PUNCTUAL_CONTAINER_CACHE, default /var/cache/punctual-ci) and
 # imported into podman only when podman lacks it. A cold build (no tarball) is timed and the time
 # printed on stderr.
