@@ -8,6 +8,7 @@ import { existsSync } from 'node:fs';
 import { Option, type Command } from 'commander';
 import { ConfigError, loadConfig, parseRole, ROLES, type Config } from '../config.js';
 import { resolveFileEnv } from '../env-files.js';
+import type { Logger } from 'pino';
 import type { Store } from '../store/store.js';
 import { UsageError } from './exit.js';
 
@@ -113,8 +114,39 @@ async function serve(opts: { role?: string }): Promise<void> {
     }
     throw err;
   }
-  const stop = (signal: string) => {
+  stopOnSignals(server, logger, config.shutdownGraceMs);
+}
+
+/**
+ * How long past the grace period a stop may take before the process exits anyway (ms): the
+ * closing of the HTTP server, the store and the rest, after the calls in flight had their
+ * `PUNCTUAL_SHUTDOWN_GRACE_MS`.
+ */
+export const STOP_MARGIN_MS = 5_000;
+
+/**
+ * The signals that stop `serve`: the first SIGTERM or SIGINT starts one graceful stop
+ * (`server.close()`), after which the process exits with 0, or 1 if the stop failed. A repeated
+ * SIGTERM or SIGINT during the stop (npm forwards the signal it got, and a terminal's Ctrl-C also
+ * reaches every process of the group, so one Ctrl-C is often two) is logged and changes nothing;
+ * SIGKILL ends the process at once. Should the stop take longer than `graceMs` +
+ * {@link STOP_MARGIN_MS}, the process logs it and exits with 1 (a last resort; what was still in
+ * flight is attempted again, see docs/deployment.md, "Stopping").
+ */
+export function stopOnSignals(server: { close(): Promise<void> }, logger: Logger, graceMs: number): void {
+  let stopping = false;
+  const stop = (signal: NodeJS.Signals) => {
+    if (stopping) {
+      logger.info({ signal }, 'already stopping: the signal is ignored (SIGKILL ends the process at once)');
+      return;
+    }
+    stopping = true;
     logger.info({ signal }, 'stopping: draining requests and calls in flight');
+    const limitMs = graceMs + STOP_MARGIN_MS;
+    setTimeout(() => {
+      logger.error({ limitMs }, `the stop took over ${limitMs} ms (grace period + ${STOP_MARGIN_MS} ms): exiting anyway`);
+      process.exit(1);
+    }, limitMs);
     server.close().then(
       () => process.exit(0),
       (err: unknown) => {
@@ -123,8 +155,8 @@ async function serve(opts: { role?: string }): Promise<void> {
       },
     );
   };
-  process.once('SIGTERM', () => stop('SIGTERM'));
-  process.once('SIGINT', () => stop('SIGINT'));
+  process.on('SIGTERM', stop);
+  process.on('SIGINT', stop);
 }
 
 /** Adds `serve`, `migrate`, `migrate-store` and `signing-secret` to `program`. */
