@@ -6,11 +6,12 @@
  */
 import { existsSync } from 'node:fs';
 import { Option, type Command } from 'commander';
+import type { Logger } from 'pino';
 import { ConfigError, loadConfig, parseRole, ROLES, type Config } from '../config.js';
 import { resolveFileEnv } from '../env-files.js';
-import type { Logger } from 'pino';
 import type { Store } from '../store/store.js';
 import { UsageError } from './exit.js';
+import { stopWithNpm } from './parent-watch.js';
 
 /** The configuration from the environment; an invalid one ends the process with exit code 2. */
 export function configOrExit(): Config {
@@ -129,19 +130,20 @@ export const STOP_MARGIN_MS = 5_000;
  * (`server.close()`), after which the process exits with 0, or 1 if the stop failed. A repeated
  * SIGTERM or SIGINT during the stop (npm forwards the signal it got, and a terminal's Ctrl-C also
  * reaches every process of the group, so one Ctrl-C is often two) is logged and changes nothing;
- * SIGKILL ends the process at once. Should the stop take longer than `graceMs` +
+ * SIGKILL ends the process at once. Under npm, the end of npm starts the same stop
+ * (cli/parent-watch.ts). Should the stop take longer than `graceMs` +
  * {@link STOP_MARGIN_MS}, the process logs it and exits with 1 (a last resort; what was still in
  * flight is attempted again, see docs/deployment.md, "Stopping").
  */
 export function stopOnSignals(server: { close(): Promise<void> }, logger: Logger, graceMs: number): void {
   let stopping = false;
-  const stop = (signal: NodeJS.Signals) => {
+  const stop = (why: { signal: NodeJS.Signals } | { npmEnded: true }) => {
     if (stopping) {
-      logger.info({ signal }, 'already stopping: the signal is ignored (SIGKILL ends the process at once)');
+      logger.info(why, 'already stopping: the signal is ignored (SIGKILL ends the process at once)');
       return;
     }
     stopping = true;
-    logger.info({ signal }, 'stopping: draining requests and calls in flight');
+    logger.info(why, 'stopping: draining requests and calls in flight');
     const limitMs = graceMs + STOP_MARGIN_MS;
     setTimeout(() => {
       logger.error({ limitMs }, `the stop took over ${limitMs} ms (grace period + ${STOP_MARGIN_MS} ms): exiting anyway`);
@@ -155,8 +157,12 @@ export function stopOnSignals(server: { close(): Promise<void> }, logger: Logger
       },
     );
   };
-  process.on('SIGTERM', stop);
-  process.on('SIGINT', stop);
+  process.on('SIGTERM', (signal) => stop({ signal }));
+  process.on('SIGINT', (signal) => stop({ signal }));
+  stopWithNpm(() => {
+    logger.warn({}, 'npm, which started this server, has ended');
+    stop({ npmEnded: true });
+  });
 }
 
 /** Adds `serve`, `migrate`, `migrate-store` and `signing-secret` to `program`. */
