@@ -56,17 +56,38 @@ export function npmAncestors(env: NodeJS.ProcessEnv = process.env): number[] | n
   return null;
 }
 
+/** This process's parent and its ancestors up to npm, noted at start by {@link noteNpmAncestors}. */
+export interface NpmAncestors {
+  parent: number;
+  chain: number[];
+}
+
 /**
- * Calls `onGone` once, within {@link PARENT_CHECK_MS}, after npm or a process between it and this
- * one has ended; does nothing when this process was not started by npm (see the module's
- * comment). The check does not keep the process alive.
+ * Notes this process's ancestors up to npm, or null when it was not started by npm. Call it first
+ * thing: npm's shell may die (a SIGTERM to npm) while the server is still starting, after which
+ * the chain can no longer be found.
  */
-export function stopWithNpm(onGone: () => void): void {
-  const chain = npmAncestors();
-  if (chain === null) return;
+export function noteNpmAncestors(): NpmAncestors | null {
   const parent = process.ppid;
+  const chain = npmAncestors();
+  return chain === null ? null : { parent, chain };
+}
+
+/**
+ * Calls `onGone` once, at once or within {@link PARENT_CHECK_MS}, after npm or a process between
+ * it and this one has ended (`noted` by {@link noteNpmAncestors}); does nothing when `noted` is
+ * null. The check does not keep the process alive.
+ */
+export function stopWithNpm(noted: NpmAncestors | null, onGone: () => void): void {
+  if (noted === null) return;
+  const { parent, chain } = noted;
+  const gone = () => process.ppid !== parent || !chain.every(alive);
+  if (gone()) {
+    onGone();
+    return;
+  }
   const timer = setInterval(() => {
-    if (process.ppid === parent && chain.every(alive)) return;
+    if (!gone()) return;
     clearInterval(timer);
     onGone();
   }, PARENT_CHECK_MS);

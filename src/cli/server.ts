@@ -11,7 +11,7 @@ import { ConfigError, loadConfig, parseRole, ROLES, type Config } from '../confi
 import { resolveFileEnv } from '../env-files.js';
 import type { Store } from '../store/store.js';
 import { UsageError } from './exit.js';
-import { stopWithNpm } from './parent-watch.js';
+import { noteNpmAncestors, stopWithNpm, type NpmAncestors } from './parent-watch.js';
 
 /** The configuration from the environment; an invalid one ends the process with exit code 2. */
 export function configOrExit(): Config {
@@ -86,6 +86,7 @@ function missingDatabase(path: string, databaseUrl: string, viaApi: boolean): st
 }
 
 async function serve(opts: { role?: string }): Promise<void> {
+  const npm = noteNpmAncestors();
   const config = configOrExit();
   if (opts.role !== undefined) {
     const role = parseRole(opts.role);
@@ -115,7 +116,7 @@ async function serve(opts: { role?: string }): Promise<void> {
     }
     throw err;
   }
-  stopOnSignals(server, logger, config.shutdownGraceMs);
+  stopOnSignals(server, logger, config.shutdownGraceMs, npm);
 }
 
 /**
@@ -130,12 +131,17 @@ export const STOP_MARGIN_MS = 5_000;
  * (`server.close()`), after which the process exits with 0, or 1 if the stop failed. A repeated
  * SIGTERM or SIGINT during the stop (npm forwards the signal it got, and a terminal's Ctrl-C also
  * reaches every process of the group, so one Ctrl-C is often two) is logged and changes nothing;
- * SIGKILL ends the process at once. Under npm, the end of npm starts the same stop
- * (cli/parent-watch.ts). Should the stop take longer than `graceMs` +
+ * SIGKILL ends the process at once. Under npm (`npm` noted at start), the end of npm starts the
+ * same stop (cli/parent-watch.ts). Should the stop take longer than `graceMs` +
  * {@link STOP_MARGIN_MS}, the process logs it and exits with 1 (a last resort; what was still in
  * flight is attempted again, see docs/deployment.md, "Stopping").
  */
-export function stopOnSignals(server: { close(): Promise<void> }, logger: Logger, graceMs: number): void {
+export function stopOnSignals(
+  server: { close(): Promise<void> },
+  logger: Logger,
+  graceMs: number,
+  npm: NpmAncestors | null = null,
+): void {
   let stopping = false;
   const stop = (why: { signal: NodeJS.Signals } | { npmEnded: true }) => {
     if (stopping) {
@@ -159,7 +165,7 @@ export function stopOnSignals(server: { close(): Promise<void> }, logger: Logger
   };
   process.on('SIGTERM', (signal) => stop({ signal }));
   process.on('SIGINT', (signal) => stop({ signal }));
-  stopWithNpm(() => {
+  stopWithNpm(npm, () => {
     logger.warn({}, 'npm, which started this server, has ended');
     stop({ npmEnded: true });
   });
