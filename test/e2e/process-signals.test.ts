@@ -15,7 +15,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { staleReason } from '../../scripts/build-state.mjs';
 import { call } from '../support/child.js';
-import { freePort, launch, LAUNCHES, portFreed, survivors, type Launched } from '../support/launch.js';
+import { freePort, launch, LAUNCHES, portFreed, removeNpxFolder, survivors, type Launched } from '../support/launch.js';
 import { startReceiver, type Receiver } from '../support/receiver.js';
 import { STORES, type TestDatabase } from '../support/stores.js';
 
@@ -32,6 +32,7 @@ beforeAll(() => {
   const build = spawnSync('npm', ['run', 'build', '--silent'], { cwd: ROOT, stdio: 'inherit' });
   expect(build.status, `npm run build (${reason})`).toBe(0);
 }, 300_000);
+afterAll(removeNpxFolder);
 
 /** The log lines of `server` with message `msg`. */
 function logged(server: Launched, msg: string): string[] {

@@ -8,7 +8,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
-import { chmodSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -57,6 +57,12 @@ function npxFolder(): string {
   chmodSync(join(ROOT, 'dist/cli.js'), 0o755);
   npxDir = dir;
   return dir;
+}
+
+/** Removes the folder made for `npx punctual serve`, if any (for afterAll). */
+export function removeNpxFolder(): void {
+  if (npxDir !== null) rmSync(npxDir, { recursive: true, force: true });
+  npxDir = null;
 }
 
 /** The environment without npm's own variables (npm sets its own for what it starts). */
