@@ -161,8 +161,9 @@ export async function startService(opts: ServiceOptions): Promise<Service> {
       ...opts.env,
     },
     stdio: ['ignore', 'pipe', 'pipe'],
-    // npm start: a process group of its own, signalled as a whole, as a terminal's Ctrl-C does (a
-    // SIGTERM to npm alone ends npm and its shell but not scripts/start.mjs, nor the server).
+    // npm start: a process group of its own, signalled as a whole, as a terminal's Ctrl-C does (the
+    // server runs in the process npm starts; a SIGTERM to npm alone would reach it only through
+    // its watch of npm, a second later: docs/deployment.md, "Stopping").
     detached: opts.npmStart ?? false,
   });
   const signal = (sig: NodeJS.Signals) => (opts.npmStart ? process.kill(-proc.pid!, sig) : proc.kill(sig));
@@ -219,7 +220,7 @@ export async function startService(opts: ServiceOptions): Promise<Service> {
       if (proc.exitCode === null && proc.signalCode === null) signal('SIGTERM');
       const timer = setTimeout(() => signal('SIGKILL'), graceMs + 5_000);
       const r = await exited;
-      // npm start: npm ends first; scripts/start.mjs, still in the group, ends after the server.
+      // npm start: npm may end first; the server, still in the group, ends after it.
       while (opts.npmStart && groupAlive(proc.pid!)) await new Promise((res) => setTimeout(res, 20));
       clearTimeout(timer);
       return r;

@@ -11,6 +11,7 @@ import { newId } from './domain/ids.js';
 import { DEFAULT_RETRY_POLICY } from './domain/retry-policy.js';
 import { AJV_OPTIONS, ruleKeywordPlugin } from './http/ajv.js';
 import { buildApp } from './http/app.js';
+import { drainConnections } from './http/drain.js';
 import { buildMetricsApp } from './http/metrics.js';
 import { errorHandler, notFoundHandler } from './http/problem.js';
 import { healthRoutes } from './http/routes/health.js';
@@ -217,6 +218,10 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
           keyRing,
         });
   const metricsApp = config.metricsPort === null ? null : await buildMetricsApp({ metrics, logger });
+  // At the stop, connections with no request in flight (kept alive, or opened and never used) are
+  // ended, so that neither a client's pool nor a scraper holds the stop (http/drain.ts).
+  const appDrain = drainConnections(app.server);
+  const metricsDrain = metricsApp ? drainConnections(metricsApp.server) : null;
   try {
     await app.listen({ port: config.port, host: config.host });
     await metricsApp?.listen({ port: config.metricsPort!, host: config.host });
@@ -243,6 +248,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
   const close = (): Promise<void> => {
     closing ??= (async () => {
       draining = true;
+      appDrain.start();
       await app.close();
       await pruner?.stop();
       await idempotencyPruner?.stop();
@@ -251,6 +257,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
         if (unfinished > 0) logger.warn({ unfinished }, 'calls still in flight at shutdown; they will be attempted again');
       }
       await liveness.stop(); // after the leases were handed back: nothing of this node is left to reap
+      metricsDrain?.start();
       await metricsApp?.close(); // last: scrapes keep working while the node drains
       await stores.close();
       logger.info({}, 'punctual stopped');

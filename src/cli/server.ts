@@ -6,11 +6,13 @@
  */
 import { existsSync } from 'node:fs';
 import { Option, type Command } from 'commander';
+import type { Logger } from 'pino';
 import type { Config } from '../config.js';
 import { resolveFileEnv } from '../env-files.js';
 import { parseRole, ROLES } from '../roles.js';
 import type { Store } from '../store/store.js';
 import { UsageError } from './exit.js';
+import { noteNpmAncestors, stopWithNpm, type NpmAncestors } from './parent-watch.js';
 
 /**
  * The configuration from the environment; an invalid one ends the process with exit code 2.
@@ -90,6 +92,7 @@ export function missingDatabase(path: string, databaseUrl: string, viaApi: boole
 }
 
 async function serve(opts: { role?: string; newKey?: boolean }): Promise<void> {
+  const npm = noteNpmAncestors();
   const config = await configOrExit();
   if (opts.role !== undefined) {
     const role = parseRole(opts.role);
@@ -121,8 +124,45 @@ async function serve(opts: { role?: string; newKey?: boolean }): Promise<void> {
     }
     throw err;
   }
-  const stop = (signal: string) => {
-    logger.info({ signal }, 'stopping: draining requests and calls in flight');
+  stopOnSignals(server, logger, config.shutdownGraceMs, npm);
+}
+
+/**
+ * How long past the grace period a stop may take before the process exits anyway (ms): the
+ * closing of the HTTP server, the store and the rest, after the calls in flight had their
+ * `PUNCTUAL_SHUTDOWN_GRACE_MS`.
+ */
+export const STOP_MARGIN_MS = 5_000;
+
+/**
+ * The signals that stop `serve`: the first SIGTERM or SIGINT starts one graceful stop
+ * (`server.close()`), after which the process exits with 0, or 1 if the stop failed. A repeated
+ * SIGTERM or SIGINT during the stop (npm forwards the signal it got, and a terminal's Ctrl-C also
+ * reaches every process of the group, so one Ctrl-C is often two) is logged and changes nothing;
+ * SIGKILL ends the process at once. Under npm (`npm` noted at start), the end of npm starts the
+ * same stop (cli/parent-watch.ts). Should the stop take longer than `graceMs` +
+ * {@link STOP_MARGIN_MS}, the process logs it and exits with 1 (a last resort; what was still in
+ * flight is attempted again, see docs/deployment.md, "Stopping").
+ */
+export function stopOnSignals(
+  server: { close(): Promise<void> },
+  logger: Logger,
+  graceMs: number,
+  npm: NpmAncestors | null = null,
+): void {
+  let stopping = false;
+  const stop = (why: { signal: NodeJS.Signals } | { npmEnded: true }) => {
+    if (stopping) {
+      logger.info(why, 'already stopping: the signal is ignored (SIGKILL ends the process at once)');
+      return;
+    }
+    stopping = true;
+    logger.info(why, 'stopping: draining requests and calls in flight');
+    const limitMs = graceMs + STOP_MARGIN_MS;
+    setTimeout(() => {
+      logger.error({ limitMs }, `the stop took over ${limitMs} ms (grace period + ${STOP_MARGIN_MS} ms): exiting anyway`);
+      process.exit(1);
+    }, limitMs);
     server.close().then(
       () => process.exit(0),
       (err: unknown) => {
@@ -131,8 +171,12 @@ async function serve(opts: { role?: string; newKey?: boolean }): Promise<void> {
       },
     );
   };
-  process.once('SIGTERM', () => stop('SIGTERM'));
-  process.once('SIGINT', () => stop('SIGINT'));
+  process.on('SIGTERM', (signal) => stop({ signal }));
+  process.on('SIGINT', (signal) => stop({ signal }));
+  stopWithNpm(npm, () => {
+    logger.warn({}, 'npm, which started this server, has ended');
+    stop({ npmEnded: true });
+  });
 }
 
 /** Adds `serve`, `migrate`, `migrate-store` and `signing-secret` to `program`. */
