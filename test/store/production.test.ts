@@ -9,11 +9,12 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { SqliteDispatchThread } from '../../src/store/sqlite/dispatch-thread.js';
 import { DISPATCH_STORE_OPERATIONS } from '../../src/store/dispatch-store.js';
 import { buildServeStore, type ServeStore } from '../../src/serve-store.js';
 import type { Store } from '../../src/store/store.js';
+import { MigratedSchemaPool, migratedSqlite } from '../support/migrated.js';
 import { createTestSchema, pgTestUrl } from '../support/pg.js';
 import { exerciseStore } from './conformance.js';
 
@@ -39,20 +40,22 @@ const observe = (operation: string) => {
 };
 
 exerciseStore('production stack, sqlite', async () => {
-  const dir = await mkdtemp(join(tmpdir(), 'punctual-serve-store-'));
-  const serve = await buildServeStore(`file:${join(dir, 'punctual.db')}`, { dispatches: true, observe });
+  const db = await migratedSqlite();
+  const serve = await buildServeStore(db.url, { dispatches: true, observe });
   return {
     store: asServed(serve),
     cleanup: async () => {
       await serve.close();
-      await rm(dir, { recursive: true, force: true });
+      await db.drop();
     },
   };
 });
 
 describe.skipIf(!BASE)('production stack, postgres', () => {
+  const pool = new MigratedSchemaPool(BASE ?? '');
+  afterAll(() => pool.close());
   exerciseStore('production stack, postgres', async () => {
-    const schema = await createTestSchema(BASE!);
+    const schema = await pool.take();
     const serve = await buildServeStore(schema.url, { dispatches: true, observe, clock: 'caller' });
     return {
       store: asServed(serve),
