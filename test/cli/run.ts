@@ -1,4 +1,4 @@
-/** Runs the `punctual` command as a real child process (from the sources through tsx, or the build). Not a test file. */
+/** Runs the `punctual` command as a real child process (the build, or the sources through tsx). Not a test file. */
 import { spawn } from 'node:child_process';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
@@ -25,7 +25,10 @@ const CLI = join(ROOT, 'src', 'cli.ts');
 export interface RunOptions {
   /** Working directory of the command (default: the repository's root). */
   cwd?: string;
-  /** Run the build, `node dist/cli.js` (needs `npm run build`), instead of the sources through tsx. */
+  /**
+   * true (the default): run the build, `node dist/cli.js` (kept fresh by test/support/global-setup.ts);
+   * false: the sources through tsx (slower to start).
+   */
   built?: boolean;
   /** Written to the command's standard input, then closed (default: no standard input). */
   input?: string;
@@ -38,7 +41,7 @@ export interface RunOptions {
 export function punctual(args: string[], env: Record<string, string> = {}, opts: RunOptions = {}): Promise<CliResult> {
   const base = Object.fromEntries(Object.entries(process.env).filter(([k]) => !OWN.includes(k)));
   return new Promise((resolve, reject) => {
-    const command = opts.built ? [BUILT_CLI] : ['--import', TSX, CLI];
+    const command = (opts.built ?? true) ? [BUILT_CLI] : ['--import', TSX, CLI];
     const proc = spawn(process.execPath, [...command, ...args], {
       cwd: opts.cwd ?? ROOT,
       env: { ...base, ...env },

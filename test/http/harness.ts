@@ -12,6 +12,7 @@ import { buildApp, type AppDeps } from '../../src/http/app.js';
 import { createApiKey } from '../../src/service/api-keys.js';
 import { openStore } from '../../src/store/open.js';
 import type { Store } from '../../src/store/store.js';
+import { copyMigratedSqlite } from '../support/migrated.js';
 
 /** A clock tests set by hand (epoch ms, UTC). */
 export interface ManualClock {
@@ -42,12 +43,13 @@ export interface Harness {
   close(): Promise<void>;
 }
 
-/** Opens a fresh SQLite store in a temp dir and builds the app on it with `options`. */
+/** Opens a fresh SQLite store in a temp dir (a copy of a migrated template) and builds the app on it with `options`. */
 export async function openHarness(options: Partial<Omit<AppDeps, 'store'>> = {}, clock = manualClock()): Promise<Harness> {
   const dir = await mkdtemp(join(tmpdir(), 'punctual-harness-'));
   const dbFile = join(dir, 'test.db');
+  await copyMigratedSqlite(dbFile);
   const store = await openStore('file:' + dbFile);
-  await store.migrate();
+  await store.migrate(); // nothing to do: the copy is migrated
   const app = await buildApp({ clock, ...options, store });
   const { token, apiKey } = await createApiKey(store, clock, { name: 'harness' });
   return {

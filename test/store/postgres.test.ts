@@ -8,7 +8,7 @@
  */
 import { createServer } from 'node:net';
 import pg from 'pg';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { InvalidInputError, StoreUnavailableError } from '../../src/domain/errors.js';
 import { newId } from '../../src/domain/ids.js';
 import type { ClaimedExecution } from '../../src/domain/types.js';
@@ -20,6 +20,7 @@ import { PostgresStore, type PostgresStoreOptions } from '../../src/store/postgr
 import { LATEST_VERSION, MIGRATIONS } from '../../src/store/postgres/migrations.js';
 import { channelOf } from '../../src/store/postgres/notify.js';
 import type { ClaimDueParams, Store } from '../../src/store/store.js';
+import { MigratedSchemaPool } from '../support/migrated.js';
 import { adminQuery, createTestSchema, pgTestUrl, type TestSchema } from '../support/pg.js';
 import { exerciseStore, T0 } from './conformance.js';
 
@@ -91,8 +92,10 @@ async function until(predicate: () => boolean, ms = 10_000): Promise<void> {
 }
 
 describe.skipIf(!BASE)('PostgreSQL store', () => {
+  const pool = new MigratedSchemaPool(BASE ?? '');
+  afterAll(() => pool.close());
   exerciseStore('postgres', async () => {
-    const schema = await createTestSchema(BASE!);
+    const schema = await pool.take();
     const store = PostgresStore.open(schema.url, { clock: 'caller' });
     return {
       store,

@@ -5,19 +5,38 @@
  * dispatcher's transactions on a thread of their own, src/store/sqlite/dispatch-thread.ts; PostgreSQL:
  * the store itself). Only the PostgreSQL clock differs from production: `caller`, so that time is
  * the suite's.
+ *
+ * The SQLite dispatch thread runs the build of its worker (`dist/`, kept fresh by
+ * test/support/global-setup.ts), as under `punctual serve`: started from the sources, every test's
+ * thread would register tsx and load the store's sources again (over a second a test on a loaded
+ * 2-core machine). The thread's other side, and everything else, runs from the sources.
  */
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it, vi } from 'vitest';
 import { SqliteDispatchThread } from '../../src/store/sqlite/dispatch-thread.js';
 import { DISPATCH_STORE_OPERATIONS } from '../../src/store/dispatch-store.js';
 import { buildServeStore, type ServeStore } from '../../src/serve-store.js';
 import type { Store } from '../../src/store/store.js';
+import { MigratedSchemaPool, migratedSqlite } from '../support/migrated.js';
 import { createTestSchema, pgTestUrl } from '../support/pg.js';
 import { exerciseStore } from './conformance.js';
 
 const BASE = pgTestUrl();
+
+vi.mock('../../src/runtime/worker-start.js', async (importOriginal) => {
+  const real = await importOriginal<typeof import('../../src/runtime/worker-start.js')>();
+  return {
+    ...real,
+    /** The worker beside `base` in dist/ (`src/x/y.ts` → `dist/x/y.js`): the compiled one. */
+    startWorker: (name: string, base: string, workerData: unknown) => {
+      const at = base.lastIndexOf('/src/');
+      const built = base.endsWith('.ts') && at >= 0 ? `${base.slice(0, at)}/dist/${base.slice(at + 5, -3)}.js` : base;
+      return real.startWorker(name, built, workerData);
+    },
+  };
+});
 
 /**
  * The server's two stores seen as one `Store`, as the server's parts use them: the operations of
@@ -39,20 +58,22 @@ const observe = (operation: string) => {
 };
 
 exerciseStore('production stack, sqlite', async () => {
-  const dir = await mkdtemp(join(tmpdir(), 'punctual-serve-store-'));
-  const serve = await buildServeStore(`file:${join(dir, 'punctual.db')}`, { dispatches: true, observe });
+  const db = await migratedSqlite();
+  const serve = await buildServeStore(db.url, { dispatches: true, observe });
   return {
     store: asServed(serve),
     cleanup: async () => {
       await serve.close();
-      await rm(dir, { recursive: true, force: true });
+      await db.drop();
     },
   };
 });
 
 describe.skipIf(!BASE)('production stack, postgres', () => {
+  const pool = new MigratedSchemaPool(BASE ?? '');
+  afterAll(() => pool.close());
   exerciseStore('production stack, postgres', async () => {
-    const schema = await createTestSchema(BASE!);
+    const schema = await pool.take();
     const serve = await buildServeStore(schema.url, { dispatches: true, observe, clock: 'caller' });
     return {
       store: asServed(serve),

@@ -20,6 +20,7 @@ import { CRON_PAGE_SQL } from '../../src/store/sqlite/cron-jobs.js';
 import { SCHEDULE_PAGE_SQL } from '../../src/store/sqlite/schedules.js';
 import { SqliteStore } from '../../src/store/sqlite/index.js';
 import { LATEST_VERSION, migrate, MIGRATIONS } from '../../src/store/sqlite/migrations.js';
+import { migratedSqlite } from '../support/migrated.js';
 import type { ClaimDueParams, Store } from '../../src/store/store.js';
 import { exerciseStore, T0 } from './conformance.js';
 
@@ -30,13 +31,13 @@ async function tempDir(): Promise<string> {
 }
 
 exerciseStore('sqlite', async () => {
-  const dir = await tempDir();
-  const store = await openStore(`file:${join(dir, 'punctual.db')}`);
+  const db = await migratedSqlite();
+  const store = await openStore(db.url);
   return {
     store,
     cleanup: async () => {
       await store.close();
-      await rm(dir, { recursive: true, force: true });
+      await db.drop();
     },
   };
 });

@@ -5,7 +5,7 @@ import type { Arrival, Receiver } from './receiver.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
-/** A `punctual serve` running in its own process (through tsx, from the sources). */
+/** A `punctual serve` running in its own process (the build by default; see {@link SpawnOptions}). */
 export interface ChildServer {
   proc: ChildProcess;
   url: string;
@@ -44,7 +44,10 @@ export function nodeLog(child: ChildServer): { nodeId: string; finished: { execu
 export interface SpawnOptions {
   /** Extra arguments after `serve`, e.g. `['--role', 'dispatcher']`. */
   args?: string[];
-  /** Run the build, `node dist/cli.js serve` (needs `npm run build`), instead of the sources through tsx. */
+  /**
+   * true (the default): run the build, `node dist/cli.js serve` (kept fresh by
+   * test/support/global-setup.ts); false: the sources through tsx (slower to start).
+   */
   built?: boolean;
 }
 
@@ -56,7 +59,7 @@ export const BUILT_CLI = fileURLToPath(new URL('../../dist/cli.js', import.meta.
  * "punctual is serving" (rejects if it exits first or takes over 20 s).
  */
 export async function spawnServer(env: Record<string, string>, opts: SpawnOptions = {}): Promise<ChildServer> {
-  const command = opts.built ? [BUILT_CLI] : ['--import', 'tsx', 'src/cli.ts'];
+  const command = (opts.built ?? true) ? [BUILT_CLI] : ['--import', 'tsx', 'src/cli.ts'];
   const proc = spawn(process.execPath, [...command, 'serve', ...(opts.args ?? [])], {
     cwd: ROOT,
     env: { ...process.env, PORT: '0', LOG_LEVEL: 'info', ...guardOff(env), ...env },
