@@ -109,6 +109,8 @@ async function serve(opts: { role?: string; newKey?: boolean }): Promise<void> {
     import('../serve-store.js'),
   ]);
   const logger = createLogger(config.logLevel);
+  // From here on a SIGTERM or SIGINT stops the server in order, even one that comes while it starts.
+  const stops = stopOnSignals(logger, config.shutdownGraceMs, npm);
   // Which database this node uses, before opening it: a first question when keys or jobs seem missing.
   const database = (await import('../store/open.js')).describeDatabaseUrl(config.databaseUrl);
   logger.info({ database }, `store: ${database}`);
@@ -124,7 +126,7 @@ async function serve(opts: { role?: string; newKey?: boolean }): Promise<void> {
     }
     throw err;
   }
-  stopOnSignals(server, logger, config.shutdownGraceMs, npm);
+  stops.serving(server);
 }
 
 /**
@@ -135,29 +137,26 @@ async function serve(opts: { role?: string; newKey?: boolean }): Promise<void> {
 export const STOP_MARGIN_MS = 5_000;
 
 /**
- * The signals that stop `serve`: the first SIGTERM or SIGINT starts one graceful stop
- * (`server.close()`), after which the process exits with 0, or 1 if the stop failed. A repeated
- * SIGTERM or SIGINT during the stop (npm forwards the signal it got, and a terminal's Ctrl-C also
- * reaches every process of the group, so one Ctrl-C is often two) is logged and changes nothing;
- * SIGKILL ends the process at once. Under npm (`npm` noted at start), the end of npm starts the
- * same stop (cli/parent-watch.ts). Should the stop take longer than `graceMs` +
+ * The signals that stop `serve`, listened to from before the server starts (a signal that came
+ * while it was starting would otherwise end the process at once, with nothing stopped in order):
+ * the first SIGTERM or SIGINT starts one graceful stop (`server.close()`), at once when the server
+ * is running or as soon as it is, after which the process exits with 0, or 1 if the stop failed.
+ * A repeated SIGTERM or SIGINT during the stop (npm forwards the signal it got, and a terminal's
+ * Ctrl-C also reaches every process of the group, so one Ctrl-C is often two) is logged and
+ * changes nothing; SIGKILL ends the process at once. Under npm (`npm` noted at start), the end of
+ * npm starts the same stop (cli/parent-watch.ts). Should the stop take longer than `graceMs` +
  * {@link STOP_MARGIN_MS}, the process logs it and exits with 1 (a last resort; what was still in
  * flight is attempted again, see docs/deployment.md, "Stopping").
+ * @returns `serving(server)`, to be called once the server runs
  */
 export function stopOnSignals(
-  server: { close(): Promise<void> },
   logger: Logger,
   graceMs: number,
   npm: NpmAncestors | null = null,
-): void {
+): { serving(server: { close(): Promise<void> }): void } {
   let stopping = false;
-  const stop = (why: { signal: NodeJS.Signals } | { npmEnded: true }) => {
-    if (stopping) {
-      logger.info(why, 'already stopping: the signal is ignored (SIGKILL ends the process at once)');
-      return;
-    }
-    stopping = true;
-    logger.info(why, 'stopping: draining requests and calls in flight');
+  let running: { close(): Promise<void> } | null = null;
+  const close = (server: { close(): Promise<void> }) => {
     const limitMs = graceMs + STOP_MARGIN_MS;
     setTimeout(() => {
       logger.error({ limitMs }, `the stop took over ${limitMs} ms (grace period + ${STOP_MARGIN_MS} ms): exiting anyway`);
@@ -171,12 +170,27 @@ export function stopOnSignals(
       },
     );
   };
+  const stop = (why: { signal: NodeJS.Signals } | { npmEnded: true }) => {
+    if (stopping) {
+      logger.info(why, 'already stopping: the signal is ignored (SIGKILL ends the process at once)');
+      return;
+    }
+    stopping = true;
+    logger.info({ ...why, starting: running === null }, 'stopping: draining requests and calls in flight');
+    if (running) close(running);
+  };
   process.on('SIGTERM', (signal) => stop({ signal }));
   process.on('SIGINT', (signal) => stop({ signal }));
   stopWithNpm(npm, () => {
     logger.warn({}, 'npm, which started this server, has ended');
     stop({ npmEnded: true });
   });
+  return {
+    serving(server) {
+      running = server;
+      if (stopping) close(server);
+    },
+  };
 }
 
 /** Adds `serve`, `migrate`, `migrate-store` and `signing-secret` to `program`. */

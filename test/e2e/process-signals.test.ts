@@ -78,6 +78,27 @@ describe.each(STORES)('stopping punctual serve ($name)', (store) => {
     });
   });
 
+  it('a SIGTERM while it starts (before it serves) stops it in order once started: exit 0, one stop', async () => {
+    const db = await store.create();
+    databases.push(db);
+    const port = await freePort();
+    // "store: …" is logged just before the store is opened and the server built: the signal comes
+    // while they are under way.
+    const server = await launch(
+      'node dist/cli.js serve',
+      { DATABASE_URL: db.url, PORT: String(port), HOST: '127.0.0.1', PUNCTUAL_SHUTDOWN_GRACE_MS: String(GRACE_MS) },
+      '"msg":"store: ',
+    );
+    server.proc.kill('SIGTERM');
+    expect(await server.exited).toEqual({ code: 0, signal: null });
+    await server.outputEnded;
+    const stops = logged(server, 'stopping: draining requests and calls in flight');
+    expect(stops).toHaveLength(1);
+    expect(logged(server, 'punctual stopped')).toHaveLength(1);
+    expect(await survivors(server.mark, 2_000)).toEqual([]);
+    expect(await portFreed(port)).toBe(true);
+  });
+
   describe('SIGTERM while calls are in flight', () => {
     let receiver: Receiver;
     beforeAll(async () => {

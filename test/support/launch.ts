@@ -72,9 +72,10 @@ function cleanEnv(): Record<string, string> {
 
 /**
  * Starts the server as `how` with `env` (PORT, DATABASE_URL, …), detached (a process group of
- * its own, led by the first process); resolves once it logs "punctual is serving".
+ * its own, led by the first process); resolves once it logs "punctual is serving", or, with
+ * `until`, once it logs a line holding that text (then `url` is '' unless it was serving already).
  */
-export async function launch(how: Launch, env: Record<string, string>): Promise<Launched> {
+export async function launch(how: Launch, env: Record<string, string>, until?: string): Promise<Launched> {
   const mark = randomBytes(8).toString('hex');
   const [command, args, cwd] =
     how === 'npm start'
@@ -107,6 +108,9 @@ export async function launch(how: Launch, env: Record<string, string>): Promise<
         if (line.includes('"msg":"punctual is serving"')) {
           clearTimeout(timer);
           resolve((JSON.parse(line) as { url: string }).url);
+        } else if (until !== undefined && line.includes(until)) {
+          clearTimeout(timer);
+          resolve('');
         }
       }
     });
