@@ -1,6 +1,6 @@
 /**
  * The store stack of `punctual serve`, built in one place so that what the server runs and what
- * the conformance suite checks (test/store/production.test.ts) are the same objects.
+ * the conformance suite checks (test/store/production-sqlite.test.ts, production-postgres.test.ts) are the same objects.
  */
 import { access } from 'node:fs/promises';
 import { timedStore, type StoreOperationObserver } from './metrics/store-timing.js';
