@@ -232,9 +232,14 @@ describe('isolation from hanging endpoints', () => {
       `isolation: baselines ${baselines.map(summary).join(' | ')}; answering ${loads.map(summary).join(' | ')}; with ${HANGING} hanging endpoints ${hanging.map(summary).join(' | ')}`,
     );
     expect(Math.min(...baselines.flat(), ...hanging.flat()), 'no call is early').toBeGreaterThanOrEqual(0);
-    // The best of three rounds on each side: see ROUNDS above.
-    const baseline = Math.min(...baselines.map(p99));
+    // The best of three rounds on each side: see ROUNDS above. Lateness is counted in whole
+    // milliseconds, so a ratio of two p99s of a few ms is one of their rounding: a baseline under
+    // RESOLUTION_MS counts as RESOLUTION_MS. On 2026-11-27, with baselines of 2-8 ms, a run gave
+    // best p99s of 2 ms without hangers and 5 ms with them (rounds 8/2/3 against 8/6/5 ms). A defect
+    // of isolation (10-15 ms with hangers against 4 ms, see History) still fails.
+    const RESOLUTION_MS = 3;
+    const baseline = Math.max(RESOLUTION_MS, Math.min(...baselines.map(p99)));
     const withHangers = Math.min(...hanging.map(p99));
-    expect(withHangers, `p99 with hangers vs. 2 × baseline p99 (${baseline} ms)`).toBeLessThanOrEqual(2 * baseline);
+    expect(withHangers, `p99 with hangers vs. 2 × baseline p99 (${baseline} ms, at least ${RESOLUTION_MS})`).toBeLessThanOrEqual(2 * baseline);
   }, 90_000);
 });
