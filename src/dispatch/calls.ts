@@ -10,7 +10,7 @@ import type { Dispatcher as HttpDispatcher } from 'undici';
 import type { ClaimedExecution } from '../domain/types.js';
 import { DeadlineSweeper } from './deadlines.js';
 import { deliver, sendCall, type AttemptResult, type DeliverOptions } from './deliver.js';
-import type { DispatchLogger } from './dispatcher.js';
+import type { DispatchLogger } from './logger.js';
 import { createHttpAgent } from './http-agent.js';
 import { LaunchQueue } from './launch-queue.js';
 import { SlowLane } from './slow-lane.js';

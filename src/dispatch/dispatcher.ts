@@ -11,16 +11,9 @@ import { attemptOutcome } from './outcome.js';
 import { OutcomeWriter } from './outcome-writer.js';
 import type { WebhookSigner } from './signing.js';
 import type { EndpointPolicy } from '../net/ssrf.js';
+import type { DispatchLogger } from './logger.js';
 
-/** The few logger methods the dispatcher uses (pino's signature). */
-export interface DispatchLogger {
-  debug(obj: object, msg?: string): void;
-  info(obj: object, msg?: string): void;
-  warn(obj: object, msg?: string): void;
-  error(obj: object, msg?: string): void;
-  /** Whether `level` is logged (pino's); absent: every level is. Spares building per-call debug records. */
-  isLevelEnabled?(level: string): boolean;
-}
+export type { DispatchLogger } from './logger.js';
 
 /** Options of {@link Dispatcher}. Durations in ms. */
 export interface DispatcherOptions {

@@ -5,7 +5,7 @@
  */
 import type { Clock } from '../domain/clock.js';
 import type { NodesStore } from '../store/store-nodes.js';
-import type { DispatchLogger } from './dispatcher.js';
+import type { DispatchLogger } from './logger.js';
 
 /** Options of {@link NodeLiveness}. Durations in ms. */
 export interface NodeLivenessOptions {

@@ -3,7 +3,7 @@
  * retries a write the store refused.
  */
 import type { DispatchStore } from '../store/dispatch-store.js';
-import type { DispatchLogger } from './dispatcher.js';
+import type { DispatchLogger } from './logger.js';
 import type { DeliveredEvent, DispatcherEvents } from './events.js';
 
 /**

@@ -1,5 +1,5 @@
 import type { Clock } from '../domain/clock.js';
-import type { DispatchLogger } from './dispatcher.js';
+import type { DispatchLogger } from './logger.js';
 
 /** Options of {@link Pruner}. Durations in ms. */
 export interface PrunerOptions {
