@@ -210,10 +210,10 @@ export function startOtelTracing(opts: TracingOptions): Tracing {
         (p) => ({ 'punctual.outcomes.count': p.outcomes.length }),
       );
       return new Proxy(store, {
-        get(target, key, receiver) {
+        get(target, key) {
           if (key === 'claimDue') return claimDue;
           if (key === 'executionsFinish') return executionsFinish;
-          const value: unknown = Reflect.get(target, key, receiver);
+          const value: unknown = Reflect.get(target, key);
           return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
         },
       });
