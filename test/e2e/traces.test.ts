@@ -4,7 +4,7 @@ import { parseTraceparent } from '../../src/domain/trace-context.js';
 import { startOtlpReceiver, type OtlpReceiver, type ReceivedSpan } from '../support/otlp-receiver.js';
 import { startReceiver, type Arrival, type Receiver } from '../support/receiver.js';
 import { startTestServer, type TestServer } from '../support/server.js';
-import { SQLITE, STORES } from '../support/stores.js';
+import { STORES } from '../support/stores.js';
 
 interface WireAttempt {
   number: number;
@@ -112,7 +112,7 @@ describe.each(STORES)('Trace Context of attempts (export off, $name)', (store) =
  * CLIENT span has exactly the ids of the traceparent the endpoint received, with the HTTP
  * attributes; the API request, the claim and the outcome write have spans too.
  */
-describe('traces exported over OTLP/HTTP (sqlite)', () => {
+describe.each(STORES)('traces exported over OTLP/HTTP ($name)', (store) => {
   let server: TestServer;
   let receiver: Receiver;
   let otlp: OtlpReceiver;
@@ -124,7 +124,7 @@ describe('traces exported over OTLP/HTTP (sqlite)', () => {
     // The SDK reads its settings from process.env when the server starts.
     Object.assign(process.env, { OTEL_EXPORTER_OTLP_ENDPOINT: otlp.url, OTEL_SERVICE_NAME: 'punctual-e2e', OTEL_BSP_SCHEDULE_DELAY: '50' });
     try {
-      server = await startTestServer({}, { store: SQLITE });
+      server = await startTestServer({}, { store });
     } finally {
       for (const key of ['OTEL_EXPORTER_OTLP_ENDPOINT', 'OTEL_SERVICE_NAME', 'OTEL_BSP_SCHEDULE_DELAY']) {
         if (saved[key] === undefined) delete process.env[key];
