@@ -15,6 +15,8 @@ import { createHash, randomFillSync } from 'node:crypto';
 /** The name of the header (lowercase, as sent). */
 export const TRACEPARENT = 'traceparent';
 
+/** A UUID in its canonical lowercase form (as `domain/ids.ts` makes them). */
+const CANONICAL_UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 /** A trace id: 32 lowercase hex digits (16 bytes), never all zeros. */
 const TRACE_ID = /^[0-9a-f]{32}$/;
 const ZERO_TRACE_ID = '0'.repeat(32);
@@ -32,24 +34,31 @@ export interface AttemptTraceIds {
  * first 16 bytes of the SHA-256 of the id, as hex (an id from elsewhere, e.g. a copied store).
  */
 export function traceIdOf(executionId: string): string {
+  // The common case, a UUID as Punctual writes it, without a copy per dash.
+  if (executionId.length === 36 && CANONICAL_UUID.test(executionId)) {
+    const id = executionId;
+    const hex = id.slice(0, 8) + id.slice(9, 13) + id.slice(14, 18) + id.slice(19, 23) + id.slice(24);
+    if (hex !== ZERO_TRACE_ID) return hex;
+  }
   const hex = executionId.replaceAll('-', '').toLowerCase();
   if (TRACE_ID.test(hex) && hex !== ZERO_TRACE_ID) return hex;
   return createHash('sha256').update(executionId).digest('hex').slice(0, 32);
 }
 
-/** Random bytes handed out 8 at a time, refilled from the CSPRNG when used up. */
+/** Random bytes from the CSPRNG, 4 KiB at a time, kept as hex and handed out 16 digits (8 bytes) at a time. */
 const pool = Buffer.allocUnsafe(4096);
-let poolOffset = pool.length;
+let poolHex = '';
+let poolOffset = 0;
 
 /** A new span id: 8 random bytes as 16 lowercase hex digits, never all zeros. */
 export function newSpanId(): string {
   for (;;) {
-    if (poolOffset + 8 > pool.length) {
-      randomFillSync(pool);
+    if (poolOffset + 16 > poolHex.length) {
+      poolHex = randomFillSync(pool).toString('hex');
       poolOffset = 0;
     }
-    const id = pool.toString('hex', poolOffset, poolOffset + 8);
-    poolOffset += 8;
+    const id = poolHex.slice(poolOffset, poolOffset + 16);
+    poolOffset += 16;
     if (id !== ZERO_SPAN_ID) return id;
   }
 }
