@@ -198,3 +198,37 @@ describe.each(STORES)('traces exported over OTLP/HTTP ($name)', (store) => {
     expect(span.attributes).toMatchObject({ 'url.path': '/schedules', 'http.response.status_code': 200 });
   });
 });
+
+/** The stop exports what the batch processor still holds (src/main.ts `close()`). */
+describe('traces at the stop (sqlite)', () => {
+  it('the spans still waiting are exported when the server stops', async () => {
+    const receiver = await startReceiver();
+    const otlp = await startOtlpReceiver();
+    const saved = process.env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT;
+    const savedDelay = process.env.OTEL_BSP_SCHEDULE_DELAY;
+    // The per-signal variable alone turns the export on; a delay of 10 minutes keeps every span waiting.
+    Object.assign(process.env, { OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: `${otlp.url}/v1/traces`, OTEL_BSP_SCHEDULE_DELAY: '600000' });
+    let server: TestServer | undefined;
+    try {
+      server = await startTestServer({});
+    } finally {
+      if (saved === undefined) delete process.env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT;
+      else process.env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT = saved;
+      if (savedDelay === undefined) delete process.env.OTEL_BSP_SCHEDULE_DELAY;
+      else process.env.OTEL_BSP_SCHEDULE_DELAY = savedDelay;
+    }
+    try {
+      const id = await retriedSchedule(server, receiver, '/at-stop');
+      await succeeded(server, id);
+      const sent = traceparents(receiver.arrivals.filter((a) => a.path === '/at-stop'));
+      expect(otlp.spans).toEqual([]); // nothing exported yet
+      await server.stop();
+      server = undefined;
+      expect(sent.map((t) => otlp.spans.find((s) => s.spanId === t.spanId)?.traceId)).toEqual(sent.map((t) => t.traceId));
+    } finally {
+      await server?.stop();
+      await receiver.close();
+      await otlp.close();
+    }
+  });
+});
