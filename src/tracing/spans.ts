@@ -22,15 +22,15 @@ import type { Attributes } from '@opentelemetry/api';
 import type { AttemptOutcome, ClaimedExecution } from '../domain/types.js';
 import { attemptLabels } from '../metrics/attempts.js';
 
-/** Query parameters whose values the HTTP conventions ask to redact from `url.full`. */
-const SENSITIVE_QUERY = ['AWSAccessKeyId', 'Signature', 'sig', 'X-Goog-Signature'];
 const REDACTED = 'REDACTED';
 
 /**
- * `url.full` of an endpoint, as the HTTP conventions ask: credentials in the URL replaced by
- * `REDACTED` (user and password), and so the values of the signature query parameters
- * (`AWSAccessKeyId`, `Signature`, `sig`, `X-Goog-Signature`). An endpoint that does not parse is
- * returned as it is (jobs' endpoints are checked at create).
+ * `url.full` of an endpoint, redacted as the HTTP conventions ask and further, as Punctual's logs
+ * never hold query strings (docs/security.md, "What is logged"): credentials in the URL replaced
+ * by `REDACTED` (user and password), and the value of every query parameter too (the names are
+ * kept), so that no token passed in a query string reaches a tracing backend. Scheme, host, port
+ * and path are kept. An endpoint that does not parse is returned as it is (jobs' endpoints are
+ * checked at create).
  */
 export function redactedUrl(endpoint: string): string {
   let url: URL;
@@ -39,10 +39,14 @@ export function redactedUrl(endpoint: string): string {
   } catch {
     return endpoint;
   }
+  if (!url.username && !url.password && url.search === '') return endpoint;
   if (url.username) url.username = REDACTED;
   if (url.password) url.password = REDACTED;
-  for (const key of SENSITIVE_QUERY) if (url.searchParams.has(key)) url.searchParams.set(key, REDACTED);
-  return url.username || url.password || SENSITIVE_QUERY.some((k) => url.searchParams.has(k)) ? url.href : endpoint;
+  if (url.search !== '') {
+    const names = [...new Set(url.searchParams.keys())];
+    url.search = names.map((n) => `${encodeURIComponent(n)}=${REDACTED}`).join('&');
+  }
+  return url.href;
 }
 
 /** `server.address` and `server.port` of an endpoint (the port of its scheme when none is given), or none. */

@@ -38,7 +38,7 @@ describe('span attributes (src/tracing/spans.ts)', () => {
   it('an attempt is an HTTP client call: method, url.full, server.address and port, status, and Punctual ids', () => {
     expect(attemptAttributes(claim(), outcome())).toEqual({
       'http.request.method': 'PUT',
-      'url.full': 'https://hooks.example.com/run?x=1',
+      'url.full': 'https://hooks.example.com/run?x=REDACTED',
       'server.address': 'hooks.example.com',
       'server.port': 443,
       'http.response.status_code': 200,
@@ -61,11 +61,11 @@ describe('span attributes (src/tracing/spans.ts)', () => {
     expect(attemptErrorType(outcome({ status: 'Retrying', statusCode: null, error: 'ECONNREFUSED: connect' }))).toBe('connection_error');
   });
 
-  it('url.full hides credentials and signature query values; other URLs are kept as they are', () => {
+  it('url.full hides credentials and every query value (names kept); other URLs are kept as they are', () => {
     expect(redactedUrl('https://user:pw@example.com/h')).toBe('https://REDACTED:REDACTED@example.com/h');
-    expect(redactedUrl('https://example.com/h?sig=abc&x=1')).toBe('https://example.com/h?sig=REDACTED&x=1');
-    expect(redactedUrl('https://example.com/h?X-Goog-Signature=abc')).toBe('https://example.com/h?X-Goog-Signature=REDACTED');
-    expect(redactedUrl('https://example.com/a%20b?q=1')).toBe('https://example.com/a%20b?q=1');
+    expect(redactedUrl('https://example.com/h?sig=abc&x=1&x=2&token')).toBe('https://example.com/h?sig=REDACTED&x=REDACTED&token=REDACTED');
+    expect(redactedUrl('https://example.com/h?a%20b=c%26d')).toBe('https://example.com/h?a%20b=REDACTED');
+    expect(redactedUrl('https://example.com/a%20b')).toBe('https://example.com/a%20b');
     expect(redactedUrl('not a url')).toBe('not a url');
   });
 
