@@ -186,6 +186,28 @@ describe.each(STORES)('traces exported over OTLP/HTTP ($name)', (store) => {
     expect(spans.some((x) => x.attributes['http.route'] === '/healthz')).toBe(false);
   });
 
+  it("spans carry no header value, body or query value of the job's calls", async () => {
+    receiver.respond('/private', { status: 200, body: 'answer-body-marker' });
+    const res = await server.api('POST', '/schedules', {
+      name: 'private',
+      scheduledAt: new Date(Date.now() + 100).toISOString(),
+      endpoint: `${receiver.url}/private?token=query-value-marker`,
+      headers: { 'X-Plain': 'header-value-marker' },
+      data: { note: 'data-marker' },
+    });
+    expect(res.status).toBe(201);
+    const id = (res.body as { id: string }).id;
+    const [call] = await receiver.waitFor((a) => a.some((x) => x.path.startsWith('/private'))).then((a) => a.filter((x) => x.path.startsWith('/private')));
+    const sent = traceparents([call!])[0]!;
+    await succeeded(server, id);
+    const spans = await otlp.waitFor((s) => s.some((x) => x.spanId === sent.spanId));
+    expect(spans.find((x) => x.spanId === sent.spanId)!.attributes['url.full']).toBe(`${receiver.url}/private?token=REDACTED`);
+    const exported = JSON.stringify(spans);
+    for (const marker of ['query-value-marker', 'header-value-marker', 'data-marker', 'answer-body-marker', 'test-bootstrap-token']) {
+      expect(exported).not.toContain(marker);
+    }
+  });
+
   it("an API request's SERVER span is a child of the caller's traceparent", async () => {
     const caller = { traceId: '4bf92f3577b34da6a3ce929d0e0e4736', spanId: '00f067aa0ba902b7' };
     const res = await fetch(`${server.url}/schedules?limit=1`, {
