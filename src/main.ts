@@ -23,6 +23,7 @@ import { buildServeKeyRing, buildServeStore } from './serve-store.js';
 import { IDEMPOTENCY_RETENTION_MS } from './store/idempotency-rules.js';
 import type { NodeRecord } from './store/store-nodes.js';
 import type { Store } from './store/store.js';
+import { startTracing } from './tracing/tracing.js';
 import { VERSION } from './version.js';
 
 /** A started `punctual serve`: the HTTP API and/or the dispatcher on one store, by role. */
@@ -110,7 +111,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
   // Every store operation of this server is timed (punctual_store_operation_duration_seconds); on
   // SQLite the dispatcher's transactions run on a thread of their own (store/sqlite/dispatch-thread.ts).
   const stores = await buildServeStore(config.databaseUrl, { logger, dispatches, observe: metrics.observeStoreOperation });
-  const { store, dispatchStore } = stores;
+  const { store } = stores;
   let signer: WebhookSigner | null = null;
   let keyRing: KeyRing | null = null;
   try {
@@ -137,6 +138,15 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
   // Every node heartbeats its row and reaps dead nodes (dispatch/liveness.ts); a dispatcher claims
   // only while its node is registered and heartbeating.
   const nodeId = newId();
+  // Traces (tracing/tracing.ts): with an OTLP endpoint set, spans of requests, claims, attempts
+  // and outcome writes are exported; without one, nothing of OpenTelemetry is loaded.
+  const tracing = await startTracing(process.env, { version: VERSION, nodeId, role, logger: logger.child({ component: 'tracing' }) }).catch(
+    async (err: unknown) => {
+      await stores.close();
+      throw err;
+    },
+  );
+  const dispatchStore = tracing ? tracing.traceStore(stores.dispatchStore) : stores.dispatchStore;
   const liveness: NodeLiveness = new NodeLiveness({
     store: dispatchStore,
     clock,
@@ -167,8 +177,10 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
           // Calls to slow origins go out from a thread of their own (dispatch/slow-lane.ts).
           slowLane: true,
           keyRing,
+          tracesSampled: tracing !== null,
         });
   if (dispatcher) metrics.watchDispatcher(dispatcher);
+  if (dispatcher) tracing?.traceDispatcher(dispatcher);
   const storeNow = () => (dispatcher ? dispatcher.now() : clock.now());
   metrics.watchDueWork(store, storeNow);
   const liveNodes = () => store.nodesLive({ now: storeNow(), timeoutMs: config.nodeTimeoutMs });
@@ -216,6 +228,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
           metrics,
           metricsOnOwnPort: config.metricsPort !== null,
           keyRing,
+          ...(tracing && { traceRequests: (root: FastifyInstance) => tracing.traceRequests(root) }),
         });
   const metricsApp = config.metricsPort === null ? null : await buildMetricsApp({ metrics, logger });
   // At the stop, connections with no request in flight (kept alive, or opened and never used) are
@@ -229,6 +242,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     await metricsApp?.close();
     await app.close();
     await stores.close();
+    await tracing?.shutdown();
     throw err;
   }
   await liveness.start();
@@ -260,6 +274,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
       metricsDrain?.start();
       await metricsApp?.close(); // last: scrapes keep working while the node drains
       await stores.close();
+      await tracing?.shutdown(); // last: the spans of the stop are exported too
       logger.info({}, 'punctual stopped');
     })();
     return closing;

@@ -551,7 +551,9 @@ export interface components {
          *       "error": null,
          *       "responseBody": "{\"ok\":true}",
          *       "method": "POST",
-         *       "url": "https://billing.example.com/hooks/reminder"
+         *       "url": "https://billing.example.com/hooks/reminder",
+         *       "traceId": "019aa8e01f407b6da1c35d9e7f2b8c04",
+         *       "spanId": "5f3a9c1e7b2d4068"
          *     }
          */
         Attempt: {
@@ -577,6 +579,10 @@ export interface components {
             method: "GET" | "HEAD" | "POST" | "PUT" | "PATCH" | "DELETE";
             /** @description The URL called; null for attempts recorded before URLs were kept. */
             url: string | null;
+            /** @description The W3C Trace Context trace id of the call (its `traceparent`): the execution id's 32 hex digits, the same on every attempt. Null for attempts recorded before trace ids were kept. */
+            traceId: string | null;
+            /** @description The span id of the attempt, sent as the parent-id of its `traceparent` (a new one per attempt). Null for attempts recorded before span ids were kept. */
+            spanId: string | null;
         };
         /**
          * CronJob
@@ -662,7 +668,7 @@ export interface components {
              * @enum {string}
              */
             method: "GET" | "HEAD" | "POST" | "PUT" | "PATCH" | "DELETE";
-            /** @description Headers sent on every attempt: header name → value. Names are RFC 9110 tokens, case-insensitive (stored as given, no two equal ignoring case); values are visible ASCII, spaces and tabs (no CR, LF or NUL), at most 8192 bytes; at most 32 headers. Refused: Host, Content-Length, Transfer-Encoding, Connection, Keep-Alive, Upgrade, TE, Trailer, Proxy-*, webhook-id, webhook-timestamp, webhook-signature and Punctual-* (any case). Content-Type and User-Agent replace Punctual's. */
+            /** @description Headers sent on every attempt: header name → value. Names are RFC 9110 tokens, case-insensitive (stored as given, no two equal ignoring case); values are visible ASCII, spaces and tabs (no CR, LF or NUL), at most 8192 bytes; at most 32 headers. Refused: Host, Content-Length, Transfer-Encoding, Connection, Keep-Alive, Upgrade, TE, Trailer, Proxy-*, webhook-id, webhook-timestamp, webhook-signature, traceparent, tracestate and Punctual-* (any case). Content-Type and User-Agent replace Punctual's. */
             headers: {
                 [key: string]: string;
             };
@@ -766,7 +772,7 @@ export interface components {
              * @enum {string}
              */
             method?: "GET" | "HEAD" | "POST" | "PUT" | "PATCH" | "DELETE";
-            /** @description Headers sent on every attempt: header name → value. Names are RFC 9110 tokens, case-insensitive (stored as given, no two equal ignoring case); values are visible ASCII, spaces and tabs (no CR, LF or NUL), at most 8192 bytes; at most 32 headers. Refused: Host, Content-Length, Transfer-Encoding, Connection, Keep-Alive, Upgrade, TE, Trailer, Proxy-*, webhook-id, webhook-timestamp, webhook-signature and Punctual-* (any case). Content-Type and User-Agent replace Punctual's. Default `{}`; a PATCH replaces the whole object. */
+            /** @description Headers sent on every attempt: header name → value. Names are RFC 9110 tokens, case-insensitive (stored as given, no two equal ignoring case); values are visible ASCII, spaces and tabs (no CR, LF or NUL), at most 8192 bytes; at most 32 headers. Refused: Host, Content-Length, Transfer-Encoding, Connection, Keep-Alive, Upgrade, TE, Trailer, Proxy-*, webhook-id, webhook-timestamp, webhook-signature, traceparent, tracestate and Punctual-* (any case). Content-Type and User-Agent replace Punctual's. Default `{}`; a PATCH replaces the whole object. */
             headers?: {
                 [key: string]: string;
             };
@@ -881,7 +887,7 @@ export interface components {
              * @enum {string}
              */
             method?: "GET" | "HEAD" | "POST" | "PUT" | "PATCH" | "DELETE";
-            /** @description Headers sent on every attempt: header name → value. Names are RFC 9110 tokens, case-insensitive (stored as given, no two equal ignoring case); values are visible ASCII, spaces and tabs (no CR, LF or NUL), at most 8192 bytes; at most 32 headers. Refused: Host, Content-Length, Transfer-Encoding, Connection, Keep-Alive, Upgrade, TE, Trailer, Proxy-*, webhook-id, webhook-timestamp, webhook-signature and Punctual-* (any case). Content-Type and User-Agent replace Punctual's. Default `{}`; a PATCH replaces the whole object. */
+            /** @description Headers sent on every attempt: header name → value. Names are RFC 9110 tokens, case-insensitive (stored as given, no two equal ignoring case); values are visible ASCII, spaces and tabs (no CR, LF or NUL), at most 8192 bytes; at most 32 headers. Refused: Host, Content-Length, Transfer-Encoding, Connection, Keep-Alive, Upgrade, TE, Trailer, Proxy-*, webhook-id, webhook-timestamp, webhook-signature, traceparent, tracestate and Punctual-* (any case). Content-Type and User-Agent replace Punctual's. Default `{}`; a PATCH replaces the whole object. */
             headers?: {
                 [key: string]: string;
             };
@@ -973,7 +979,9 @@ export interface components {
          *           "error": null,
          *           "responseBody": "{\"ok\":true}",
          *           "method": "POST",
-         *           "url": "https://billing.example.com/hooks/reminder"
+         *           "url": "https://billing.example.com/hooks/reminder",
+         *           "traceId": "019aa8e01f407b6da1c35d9e7f2b8c04",
+         *           "spanId": "5f3a9c1e7b2d4068"
          *         }
          *       ]
          *     }
@@ -1183,7 +1191,7 @@ export interface components {
              * @enum {string}
              */
             method: "GET" | "HEAD" | "POST" | "PUT" | "PATCH" | "DELETE";
-            /** @description Headers sent on every attempt: header name → value. Names are RFC 9110 tokens, case-insensitive (stored as given, no two equal ignoring case); values are visible ASCII, spaces and tabs (no CR, LF or NUL), at most 8192 bytes; at most 32 headers. Refused: Host, Content-Length, Transfer-Encoding, Connection, Keep-Alive, Upgrade, TE, Trailer, Proxy-*, webhook-id, webhook-timestamp, webhook-signature and Punctual-* (any case). Content-Type and User-Agent replace Punctual's. */
+            /** @description Headers sent on every attempt: header name → value. Names are RFC 9110 tokens, case-insensitive (stored as given, no two equal ignoring case); values are visible ASCII, spaces and tabs (no CR, LF or NUL), at most 8192 bytes; at most 32 headers. Refused: Host, Content-Length, Transfer-Encoding, Connection, Keep-Alive, Upgrade, TE, Trailer, Proxy-*, webhook-id, webhook-timestamp, webhook-signature, traceparent, tracestate and Punctual-* (any case). Content-Type and User-Agent replace Punctual's. */
             headers: {
                 [key: string]: string;
             };
@@ -1256,7 +1264,7 @@ export interface components {
              * @enum {string}
              */
             method?: "GET" | "HEAD" | "POST" | "PUT" | "PATCH" | "DELETE";
-            /** @description Headers sent on every attempt: header name → value. Names are RFC 9110 tokens, case-insensitive (stored as given, no two equal ignoring case); values are visible ASCII, spaces and tabs (no CR, LF or NUL), at most 8192 bytes; at most 32 headers. Refused: Host, Content-Length, Transfer-Encoding, Connection, Keep-Alive, Upgrade, TE, Trailer, Proxy-*, webhook-id, webhook-timestamp, webhook-signature and Punctual-* (any case). Content-Type and User-Agent replace Punctual's. Default `{}`; a PATCH replaces the whole object. */
+            /** @description Headers sent on every attempt: header name → value. Names are RFC 9110 tokens, case-insensitive (stored as given, no two equal ignoring case); values are visible ASCII, spaces and tabs (no CR, LF or NUL), at most 8192 bytes; at most 32 headers. Refused: Host, Content-Length, Transfer-Encoding, Connection, Keep-Alive, Upgrade, TE, Trailer, Proxy-*, webhook-id, webhook-timestamp, webhook-signature, traceparent, tracestate and Punctual-* (any case). Content-Type and User-Agent replace Punctual's. Default `{}`; a PATCH replaces the whole object. */
             headers?: {
                 [key: string]: string;
             };
@@ -1359,7 +1367,7 @@ export interface components {
              * @enum {string}
              */
             method?: "GET" | "HEAD" | "POST" | "PUT" | "PATCH" | "DELETE";
-            /** @description Headers sent on every attempt: header name → value. Names are RFC 9110 tokens, case-insensitive (stored as given, no two equal ignoring case); values are visible ASCII, spaces and tabs (no CR, LF or NUL), at most 8192 bytes; at most 32 headers. Refused: Host, Content-Length, Transfer-Encoding, Connection, Keep-Alive, Upgrade, TE, Trailer, Proxy-*, webhook-id, webhook-timestamp, webhook-signature and Punctual-* (any case). Content-Type and User-Agent replace Punctual's. Default `{}`; a PATCH replaces the whole object. */
+            /** @description Headers sent on every attempt: header name → value. Names are RFC 9110 tokens, case-insensitive (stored as given, no two equal ignoring case); values are visible ASCII, spaces and tabs (no CR, LF or NUL), at most 8192 bytes; at most 32 headers. Refused: Host, Content-Length, Transfer-Encoding, Connection, Keep-Alive, Upgrade, TE, Trailer, Proxy-*, webhook-id, webhook-timestamp, webhook-signature, traceparent, tracestate and Punctual-* (any case). Content-Type and User-Agent replace Punctual's. Default `{}`; a PATCH replaces the whole object. */
             headers?: {
                 [key: string]: string;
             };
@@ -2525,6 +2533,11 @@ export interface operations {
                  * @example 1
                  */
                 "Punctual-Attempt": string;
+                /**
+                 * @description W3C Trace Context of this attempt: `00-<trace id>-<span id>-<flags>`, the trace id being the execution id's 32 hex digits (the same on every attempt), the span id new for each attempt, the flags `01` when Punctual exports traces, else `00`.
+                 * @example 00-019aa8e01f407b6da1c35d9e7f2b8c04-5f3a9c1e7b2d4068-01
+                 */
+                traceparent: string;
                 /**
                  * @description `Punctual/<version>`.
                  * @example Punctual/0.1.0

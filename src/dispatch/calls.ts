@@ -52,6 +52,8 @@ export interface CallsOptions {
   keyRing: KeyRing | null;
   /** Told of each job secret that could not be opened. */
   onSecretFailure?: (error: SecretDecryptError) => void;
+  /** The sampled flag of each attempt's `traceparent` (`DeliverOptions.tracesSampled`). */
+  tracesSampled?: boolean;
   /** Told of each attempt's result, unless its lease was handed back first ({@link Calls.drain}). */
   onResult(claim: ClaimedExecution, result: AttemptResult): void;
   /** Told after each call ended (its place is free), whether its result was told or not. */
@@ -92,6 +94,7 @@ export class Calls {
       userAgent: opts.userAgent,
       now: () => opts.now(),
       deadlines: this.deadlines,
+      tracesSampled: opts.tracesSampled === true,
       secrets: {
         keyRing: opts.keyRing,
         // Tokens are fetched through the same guarded agent as the calls (the SSRF policy applies).

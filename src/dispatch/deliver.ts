@@ -2,6 +2,7 @@ import type { Dispatcher } from 'undici';
 import { toIso } from '../domain/time.js';
 import { BODILESS_METHODS } from '../domain/enums.js';
 import { headerValue } from '../domain/headers.js';
+import { attemptTraceIds, traceparent, TRACEPARENT, type AttemptTraceIds } from '../domain/trace-context.js';
 import type { ClaimedExecution, HttpMethod, MissedOccurrences } from '../domain/types.js';
 import { prepareSecrets, refreshedAuthorization, type CallSecretsOptions } from './call-secrets.js';
 import type { DeadlineSweeper } from './deadlines.js';
@@ -34,6 +35,11 @@ export interface DeliverOptions {
   deadlines?: DeadlineSweeper;
   /** Opens job secrets and authenticates to targets (call-secrets.ts); absent: jobs are called without them. */
   secrets?: CallSecretsOptions;
+  /**
+   * The sampled flag of each attempt's `traceparent` (domain/trace-context.ts): true when the
+   * attempts' spans are exported (`OTEL_EXPORTER_OTLP_ENDPOINT`), else false (absent: false).
+   */
+  tracesSampled?: boolean;
 }
 
 /** Content type of a `body` given as text when the job's headers name none (docs/calls.md). */
@@ -65,7 +71,9 @@ export function callBody(claim: Pick<ClaimedExecution, 'method' | 'body' | 'data
  * can deduplicate) and Punctual's own `Punctual-Job-Type`, `Punctual-Job-Id`,
  * `Punctual-Scheduled-For` (ISO 8601, UTC; stable across retries) and `Punctual-Attempt`
  * (1-based); and, on every attempt of an execution that stands for several missed occurrences,
- * `Punctual-Missed-Occurrences` ({@link missedOccurrencesHeader}).
+ * `Punctual-Missed-Occurrences` ({@link missedOccurrencesHeader}); and the attempt's W3C
+ * `traceparent` when `opts.traceparent` is given (a job's own `traceparent` or `tracestate`, stored
+ * before those names were refused, is then dropped: the trace context is the attempt's).
  *
  * Built into one object, without copies of the claim or of its headers: this runs once per call
  * (the burst profile of docs/benchmarks.md).
@@ -77,17 +85,19 @@ export function attemptHeaders(
   claim: ClaimedExecution,
   call: CallBody,
   nowMs: number,
-  opts: Pick<DeliverOptions, 'signer' | 'userAgent'>,
+  opts: Pick<DeliverOptions, 'signer' | 'userAgent'> & { traceparent?: string },
   extra?: Readonly<Record<string, string>>,
 ): Record<string, string> {
   const { body, contentType } = call;
   let ownType = false;
   let ownAgent = false;
+  let ownTrace = false;
   const check = (from: Readonly<Record<string, string>>): void => {
     for (const name in from) {
       const lower = name.toLowerCase();
       if (lower === 'content-type') ownType = true;
       else if (lower === 'user-agent') ownAgent = true;
+      else if (lower === TRACEPARENT || lower === 'tracestate') ownTrace = true;
     }
   };
   check(claim.headers);
@@ -105,6 +115,10 @@ export function attemptHeaders(
   headers['punctual-scheduled-for'] = toIso(claim.scheduledFor);
   headers['punctual-attempt'] = String(claim.attempt);
   if (claim.missedOccurrences) headers['punctual-missed-occurrences'] = missedOccurrencesHeader(claim.missedOccurrences);
+  if (opts.traceparent !== undefined) {
+    if (ownTrace) for (const name in headers) if (/^trace(parent|state)$/i.test(name)) delete headers[name];
+    headers[TRACEPARENT] = opts.traceparent;
+  }
   return headers;
 }
 
@@ -148,10 +162,12 @@ export interface CallResult {
 }
 
 /**
- * What one attempt produced: the call's result, with its timing (epoch ms, UTC, and ms) and the
- * `Retry-After` delay read from it (ms, or null). `refused`: such an attempt is never retried.
+ * What one attempt produced: the call's result, with its timing (epoch ms, UTC, and ms), the
+ * `Retry-After` delay read from it (ms, or null) and its trace ids (those of the `traceparent` it
+ * sent, also when it sent nothing: a refused call is a span of the trace too). `refused`: such an
+ * attempt is never retried.
  */
-export interface AttemptResult extends Omit<CallResult, 'retryAfter'> {
+export interface AttemptResult extends Omit<CallResult, 'retryAfter'>, AttemptTraceIds {
   startedAt: number;
   durationMs: number;
   /** Delay asked by a `Retry-After` header (ms), or null. */
@@ -168,16 +184,19 @@ export interface CallSender {
  * Makes one attempt of a claimed execution: a signed call with the job's method, headers and
  * body ({@link callBody}) to its endpoint, within the job's `timeoutMs` (connect, headers and the
  * body excerpt), through {@link sendCall} here or, when `lane` is given, on the slow lane's
- * thread. A 3xx is a failed attempt (redirects are not followed). Never throws: every failure is
- * described in the result.
+ * thread. A 3xx is a failed attempt (redirects are not followed). Each attempt carries a
+ * `traceparent` of its own (domain/trace-context.ts): the execution's trace id, a new span id
+ * (the same on the call made again after a 401 with OAuth 2.0: one attempt, one span). Never
+ * throws: every failure is described in the result.
  * @param lane sends the call from another thread (calls to slow origins; see slow-lane.ts)
  */
 export async function deliver(claim: ClaimedExecution, opts: DeliverOptions, lane?: CallSender): Promise<AttemptResult> {
   const startedAt = opts.now();
   const t0 = performance.now();
+  const { traceId, spanId } = attemptTraceIds(claim.executionId);
   const failed = (error: string, refused: boolean): AttemptResult => {
     const durationMs = Math.round(performance.now() - t0);
-    return { startedAt, durationMs, statusCode: null, ok: false, error, responseBody: null, retryAfterMs: null, refused, timedOut: false };
+    return { startedAt, durationMs, statusCode: null, ok: false, error, responseBody: null, retryAfterMs: null, refused, timedOut: false, traceId, spanId };
   };
   const refusedBy = opts.policy ? literalHostProblem(claim.endpoint, opts.policy) : null;
   if (refusedBy !== null) return failed(`refused: ${refusedBy}`, true);
@@ -186,7 +205,7 @@ export async function deliver(claim: ClaimedExecution, opts: DeliverOptions, lan
   if (prepared !== null && 'error' in prepared) return failed(prepared.error, prepared.permanent);
   const call = callBody(claim);
   const signer = prepared?.signer ?? opts.signer;
-  const signing = { signer, userAgent: opts.userAgent };
+  const signing = { signer, userAgent: opts.userAgent, traceparent: traceparent({ traceId, spanId }, opts.tracesSampled === true) };
   const request = (extra?: Record<string, string>): CallRequest => ({
     endpoint: claim.endpoint,
     method: claim.method,
@@ -213,5 +232,7 @@ export async function deliver(claim: ClaimedExecution, opts: DeliverOptions, lan
     refused: answer.refused,
     timedOut: answer.timedOut,
     retryAfterMs: retryAfter === null ? null : parseRetryAfter(retryAfter, opts.now()),
+    traceId,
+    spanId,
   };
 }

@@ -75,6 +75,11 @@ export interface DispatcherOptions {
    * dead claims nothing until it has registered again. Absent: always.
    */
   mayClaim?: () => boolean;
+  /**
+   * Whether the attempts' spans are exported (src/tracing/): each attempt's `traceparent` then
+   * says sampled (flags `01`), else not (`00`). Default false.
+   */
+  tracesSampled?: boolean;
 }
 
 /**
@@ -121,6 +126,7 @@ export class Dispatcher {
       ...(opts.http && { http: opts.http }),
       slowLane: opts.slowLane ?? false,
       keyRing: opts.keyRing ?? null,
+      tracesSampled: opts.tracesSampled ?? false,
       onSecretFailure: (error) => this.events.emit('dispatch:secret-failed', error),
       onResult: (claim, result) => {
         const outcome = attemptOutcome(claim, result, this.random);

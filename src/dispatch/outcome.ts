@@ -33,5 +33,7 @@ export function attemptOutcome(claim: ClaimedExecution, result: AttemptResult, r
     responseBody: result.responseBody,
     method: claim.method,
     url: claim.endpoint,
+    traceId: result.traceId,
+    spanId: result.spanId,
   };
 }

@@ -13,8 +13,10 @@ export const MAX_HEADER_VALUE_BYTES = 8_192;
 /**
  * Header names a job may not set, lowercase: those of the connection and of its framing
  * (RFC 9110 section 7.6.1, RFC 9112 section 6), which the HTTP client writes itself, and
- * Punctual's own, which every attempt carries (the Standard Webhooks trio). Names starting with
- * one of {@link RESERVED_HEADER_PREFIXES} are refused too.
+ * Punctual's own, which every attempt carries (the Standard Webhooks trio, and the W3C Trace
+ * Context of the attempt: `traceparent`, with `tracestate`, which only the sender of a
+ * `traceparent` may give; domain/trace-context.ts). Names starting with one of
+ * {@link RESERVED_HEADER_PREFIXES} are refused too.
  */
 export const RESERVED_HEADER_NAMES: readonly string[] = [
   'host',
@@ -28,6 +30,8 @@ export const RESERVED_HEADER_NAMES: readonly string[] = [
   'webhook-id',
   'webhook-timestamp',
   'webhook-signature',
+  'traceparent',
+  'tracestate',
 ];
 
 /** Prefixes (lowercase) of header names a job may not set: proxy headers and Punctual's own. */

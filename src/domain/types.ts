@@ -164,6 +164,13 @@ export interface Attempt {
   method: HttpMethod;
   /** The URL the attempt called, or null for an attempt recorded before URLs were kept. */
   url: string | null;
+  /**
+   * The attempt's W3C Trace Context ids (domain/trace-context.ts): the trace id (32 lowercase hex
+   * digits, the execution's) and the span id sent as `traceparent`'s parent-id (16), or null for
+   * an attempt recorded before they were kept.
+   */
+  traceId: string | null;
+  spanId: string | null;
 }
 
 /** Every firing of a schedule and every occurrence of a cron job. */
@@ -247,4 +254,7 @@ export interface AttemptOutcome {
   method?: HttpMethod;
   /** The URL called (the claim's endpoint); absent: not known (recorded as null). */
   url?: string;
+  /** The attempt's trace id and span id, as sent in `traceparent`; absent: not known (recorded as null). */
+  traceId?: string;
+  spanId?: string;
 }

@@ -99,6 +99,11 @@ export interface AppDeps {
    * (`KeyRing.ephemeral()`), for tests; `startServer` always passes the configured one or null.
    */
   keyRing?: KeyRing | null;
+  /**
+   * Adds the hooks that trace each request (a SERVER span; src/tracing/), called on the root
+   * instance before any route is registered. Absent: requests are not traced.
+   */
+  traceRequests?: (app: FastifyInstance) => void;
 }
 
 /** The app with its `LastUsedRecorder`, exposed for tests (flush instead of sleeping). */
@@ -158,6 +163,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   app.setErrorHandler(errorHandler);
   app.setNotFoundHandler(notFoundHandler);
   if (deps.metrics) observeRequests(app, deps.metrics);
+  deps.traceRequests?.(app);
 
   // The OpenAPI generator first: it documents the routes registered after it.
   await registerOpenApiGenerator(app);

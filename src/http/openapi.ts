@@ -95,6 +95,13 @@ const WEBHOOKS = {
           '2026-11-21T10:00:00.000Z',
         ),
         callHeader('Punctual-Attempt', 'Number of this attempt, 1 for the first.', { type: 'string', pattern: '^[1-9][0-9]*$' }, '1'),
+        callHeader(
+          'traceparent',
+          'W3C Trace Context of this attempt: `00-<trace id>-<span id>-<flags>`, the trace id being the execution id\'s 32 hex ' +
+            'digits (the same on every attempt), the span id new for each attempt, the flags `01` when Punctual exports traces, else `00`.',
+          { type: 'string', pattern: '^00-[0-9a-f]{32}-[0-9a-f]{16}-0[01]$' },
+          '00-019aa8e01f407b6da1c35d9e7f2b8c04-5f3a9c1e7b2d4068-01',
+        ),
         callHeader('User-Agent', '`Punctual/<version>`.', { type: 'string' }, `Punctual/${VERSION}`),
       ],
       requestBody: {

@@ -96,6 +96,8 @@ export const ATTEMPT_COLUMNS = [
   'response_body',
   'method',
   'url',
+  'trace_id',
+  'span_id',
 ] as const;
 
 /** A row of `execution_attempts`. */
@@ -110,6 +112,9 @@ export interface AttemptRow {
   method: HttpMethod;
   /** NULL for attempts recorded before URLs were kept. */
   url: string | null;
+  /** NULL for attempts recorded before trace ids were kept. */
+  trace_id: string | null;
+  span_id: string | null;
 }
 
 /**
@@ -183,6 +188,8 @@ export function attemptFromRow(r: AttemptRow): Attempt {
     responseBody: r.response_body,
     method: r.method,
     url: r.url,
+    traceId: r.trace_id,
+    spanId: r.span_id,
   };
 }
 
@@ -198,6 +205,8 @@ export function attemptToRow(executionId: string, a: Attempt): AttemptRow {
     response_body: a.responseBody,
     method: a.method,
     url: a.url,
+    trace_id: a.traceId,
+    span_id: a.spanId,
   };
 }
 

@@ -212,6 +212,8 @@ describe('GET /executions/{id}', () => {
           statusCode: 503,
           error: 'HTTP 503',
           responseBody: 'busy',
+          traceId: e.id.replaceAll('-', ''),
+          spanId: '00f067aa0ba902b7',
         },
       ],
     });
@@ -223,9 +225,31 @@ describe('GET /executions/{id}', () => {
       finishedAt: null,
       lateMs: 40,
       missedOccurrences: null,
-      attempts: [{ number: 1, startedAt: iso(T0 + 40), durationMs: 15, statusCode: 503, error: 'HTTP 503', responseBody: 'busy' }],
+      attempts: [
+        {
+          number: 1,
+          startedAt: iso(T0 + 40),
+          durationMs: 15,
+          statusCode: 503,
+          error: 'HTTP 503',
+          responseBody: 'busy',
+          traceId: e.id.replaceAll('-', ''),
+          spanId: '00f067aa0ba902b7',
+        },
+      ],
     });
-    expect(Object.keys(ran.attempts[0]).sort()).toEqual(['durationMs', 'error', 'method', 'number', 'responseBody', 'startedAt', 'statusCode', 'url']);
+    expect(Object.keys(ran.attempts[0]).sort()).toEqual([
+      'durationMs',
+      'error',
+      'method',
+      'number',
+      'responseBody',
+      'spanId',
+      'startedAt',
+      'statusCode',
+      'traceId',
+      'url',
+    ]);
   });
 
   it('answers 200 null for an unknown id, UUID or not', async () => {

@@ -73,6 +73,8 @@ describe.each(KINDS)('$kind', ({ url, valid }) => {
     ['Proxy-*', { 'Proxy-Authorization': 'x' }, '/headers/Proxy-Authorization'],
     ['webhook-signature', { 'Webhook-Signature': 'v1,x' }, '/headers/Webhook-Signature'],
     ['Punctual-*', { 'PUNCTUAL-ATTEMPT': '9' }, '/headers/PUNCTUAL-ATTEMPT'],
+    ['traceparent (Trace Context: the attempt sets it)', { TraceParent: '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01' }, '/headers/TraceParent'],
+    ['tracestate', { tracestate: 'vendor=x' }, '/headers/tracestate'],
     ['a name repeated in other case', { 'X-A': '1', 'x-a': '2' }, '/headers/x-a'],
     ['a value over 8 KiB', { 'X-A': 'v'.repeat(8_193) }, '/headers/X-A'],
     ['33 headers', Object.fromEntries(Array.from({ length: 33 }, (_, i) => [`X-${i}`, 'v'])), '/headers'],

@@ -80,8 +80,8 @@ const CRON_REQUEST = {
   auth: { type: 'oauth2', tokenUrl: 'https://auth.example.com/token', clientId: 'punctual', scope: 'jobs', audience: null },
   secrets: { clientSecret: 'sealed:v1:def' },
 } as const;
-/** What an attempt of a job made by `newSchedule` records of its call. */
-const CALLED = { method: 'POST', url: 'https://example.com/hook' } as const;
+/** What an attempt of a job made by `newSchedule` records of its call (an outcome without trace ids records null). */
+const CALLED = { method: 'POST', url: 'https://example.com/hook', traceId: null, spanId: null } as const;
 /** The request of a job created without one: POST, no headers, no body, no authentication. */
 const NO_REQUEST = { method: 'POST', headers: {}, body: null, auth: null, secrets: null } as const;
 
@@ -1585,6 +1585,20 @@ export function exerciseStore(name: string, factory: () => Promise<StoreUnderTes
           skippedOccurrences: 0,
         });
         expect(await store.nextDueAt()).toBe(T0 + 60_000);
+      });
+
+      it("records each attempt's trace id and span id (Trace Context), and reads them back in lists", async () => {
+        const s = await newSchedule({ scheduledAt: T0 });
+        const [a1] = await claim(T0);
+        const traceId = a1!.executionId.replaceAll('-', '');
+        await finish(a1!, { status: 'Retrying', nextAttemptAt: T0 + 100, statusCode: 503, traceId, spanId: '00f067aa0ba902b7' });
+        const [a2] = await claim(T0 + 100);
+        await finish(a2!, { startedAt: T0 + 101, traceId, spanId: 'b7ad6b7169203331' });
+        const ids = (e: Execution | null | undefined) => e?.attempts.map((a) => [a.number, a.traceId, a.spanId]);
+        const expected = [[1, traceId, '00f067aa0ba902b7'], [2, traceId, 'b7ad6b7169203331']];
+        expect(ids(await store.executionGet({ id: a1!.executionId }))).toEqual(expected);
+        const page = await store.executionList({ jobType: 'schedule', jobId: s.id, limit: 10, cursor: null });
+        expect(ids(page.executions[0])).toEqual(expected);
       });
 
       it('accepts fractional instants and durations (performance.now() differences); a retry is never early', async () => {

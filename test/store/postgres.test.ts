@@ -298,7 +298,7 @@ describe.skipIf(!BASE)('PostgreSQL store', () => {
       const partial = /schedules_pending_due|cron_jobs_active_due|executions_waiting|executions_running_lease/;
       const finishCols = [ids('e'), ids('e').map(() => 1), ids('e').map(() => 'Succeeded'), ids('e').map(() => null), ids('e').map(() => T0),
         ids('e').map(() => 1), ids('e').map(() => 200), ids('e').map(() => null), ids('e').map(() => 'ok'),
-        ids('e').map(() => 'POST'), ids('e').map(() => 'https://example.com/')];
+        ids('e').map(() => 'POST'), ids('e').map(() => 'https://example.com/'), ids('e').map(() => null), ids('e').map(() => null)];
       expect(await plan(START_SCHEDULES_SQL, [ids('s'), ids('s').map(() => newId()), T0, 'n', 1000])).not.toMatch(partial);
       expect(await plan(RELET_SQL, [ids('e'), T0, 'n', 1000, T0 + 100])).not.toMatch(partial);
       expect(await plan(finishSql('database'), ['n', ...finishCols, 'ch'])).not.toMatch(partial);

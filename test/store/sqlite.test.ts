@@ -330,7 +330,7 @@ describe('SQLite store', () => {
         lateMs: 3,
         missedOccurrences: null,
         // Attempts recorded before methods and URLs were kept: POSTs to a URL not known.
-        attempts: [{ number: 1, startedAt: T0 + 3, durationMs: 12, statusCode: 200, error: null, responseBody: 'ok', method: 'POST', url: null }],
+        attempts: [{ number: 1, startedAt: T0 + 3, durationMs: 12, statusCode: 200, error: null, responseBody: 'ok', method: 'POST', url: null, traceId: null, spanId: null }],
       });
       // started_at is the first attempt's start: for attempt > 1, the claim of attempt 1 (created_at).
       expect(await s.executionGet({ id: ex.cronOld })).toMatchObject({

@@ -33,6 +33,8 @@ function result(o: Partial<AttemptResult>): AttemptResult {
     startedAt: T0 + 10,
     durationMs: 40,
     retryAfterMs: null,
+    traceId: '0123456789abcdef0123456789abcdef',
+    spanId: '0123456789abcdef',
     ...o,
   };
 }
@@ -53,6 +55,8 @@ describe('attemptOutcome', () => {
       responseBody: '',
       method: 'POST',
       url: claim(1).endpoint,
+      traceId: '0123456789abcdef0123456789abcdef',
+      spanId: '0123456789abcdef',
     });
   });
 

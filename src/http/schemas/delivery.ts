@@ -81,7 +81,8 @@ const HEADERS_DESCRIPTION =
   'Headers sent on every attempt: header name → value. Names are RFC 9110 tokens, case-insensitive (stored as given, no two equal ' +
   'ignoring case); values are visible ASCII, spaces and tabs (no CR, LF or NUL), at most ' +
   `${MAX_HEADER_VALUE_BYTES} bytes; at most ${MAX_JOB_HEADERS} headers. Refused: Host, Content-Length, Transfer-Encoding, ` +
-  'Connection, Keep-Alive, Upgrade, TE, Trailer, Proxy-*, webhook-id, webhook-timestamp, webhook-signature and Punctual-* ' +
+  'Connection, Keep-Alive, Upgrade, TE, Trailer, Proxy-*, webhook-id, webhook-timestamp, webhook-signature, traceparent, ' +
+  'tracestate and Punctual-* ' +
   '(any case). Content-Type and User-Agent replace Punctual\'s.';
 const BODY_DESCRIPTION =
   'Text sent as the body, as it is (for form or plain-text APIs), instead of the JSON of `data`; its content type is the ' +

@@ -94,6 +94,8 @@ export const ATTEMPT_EXAMPLE: AttemptWire = {
   responseBody: '{"ok":true}',
   method: 'POST',
   url: 'https://billing.example.com/hooks/reminder',
+  traceId: '019aa8e01f407b6da1c35d9e7f2b8c04',
+  spanId: '5f3a9c1e7b2d4068',
 };
 
 export const EXECUTION_EXAMPLE: ExecutionWire = {

@@ -21,6 +21,22 @@ export const AttemptSchema = Type.Object(
     responseBody: Nullable(Type.String({ description: 'The first 1 KiB of the answer body, as text; null when there was none.' })),
     method: StringEnum(HTTP_METHODS, 'The HTTP method of the call (POST for attempts recorded before methods were kept).'),
     url: Nullable(Type.String({ description: 'The URL called; null for attempts recorded before URLs were kept.' })),
+    traceId: Nullable(
+      Type.String({
+        pattern: '^[0-9a-f]{32}$',
+        description:
+          'The W3C Trace Context trace id of the call (its `traceparent`): the execution id\'s 32 hex digits, the same on every attempt. ' +
+          'Null for attempts recorded before trace ids were kept.',
+      }),
+    ),
+    spanId: Nullable(
+      Type.String({
+        pattern: '^[0-9a-f]{16}$',
+        description:
+          'The span id of the attempt, sent as the parent-id of its `traceparent` (a new one per attempt). ' +
+          'Null for attempts recorded before span ids were kept.',
+      }),
+    ),
   },
   { additionalProperties: false, title: 'Attempt', description: 'One call of an endpoint.' },
 );
@@ -110,6 +126,8 @@ export function attemptToWire(a: Attempt): AttemptWire {
     responseBody: a.responseBody,
     method: a.method,
     url: a.url,
+    traceId: a.traceId,
+    spanId: a.spanId,
   };
 }
 

@@ -60,8 +60,9 @@ export function finishSql(clock: 'database' | 'caller'): string {
   return `WITH o AS MATERIALIZED (
   SELECT o.*, 'Running'::text AS running, $1::text AS node
     FROM unnest($2::text[], $3::int[], $4::text[], $5::bigint[], $6::bigint[], $7::bigint[], $8::int[], $9::text[], $10::text[],
-                $11::text[], $12::text[])
-      AS o(execution_id, attempt, status, next_attempt_at, started_at, duration_ms, status_code, error, response_body, method, url)),
+                $11::text[], $12::text[], $13::text[], $14::text[])
+      AS o(execution_id, attempt, status, next_attempt_at, started_at, duration_ms, status_code, error, response_body, method, url,
+           trace_id, span_id)),
 f AS (
   UPDATE executions e SET
     status = o.status,
@@ -74,15 +75,17 @@ f AS (
   WHERE e.id = o.execution_id AND e.lease_owner = o.node AND e.status = o.running AND e.attempt = o.attempt
   RETURNING e.id, e.attempt, e.job_type, e.job_id, e.status, e.next_attempt_at),
 a AS (
-  INSERT INTO execution_attempts (execution_id, number, started_at, duration_ms, status_code, error, response_body, method, url)
-  SELECT o.execution_id, o.attempt, o.started_at, o.duration_ms, o.status_code, o.error, o.response_body, o.method, o.url
+  INSERT INTO execution_attempts (execution_id, number, started_at, duration_ms, status_code, error, response_body, method, url,
+                                  trace_id, span_id)
+  SELECT o.execution_id, o.attempt, o.started_at, o.duration_ms, o.status_code, o.error, o.response_body, o.method, o.url,
+         o.trace_id, o.span_id
     FROM o JOIN f ON f.id = o.execution_id AND f.attempt = o.attempt
   ON CONFLICT (execution_id, number) DO NOTHING),
 s AS (
   UPDATE schedules x SET status = f.status FROM f
    WHERE f.job_type = 'schedule' AND f.status <> 'Retrying' AND x.id = f.job_id AND x.status = 'Running')
 SELECT (SELECT count(*) FROM f) AS finished,
-       ${notifySql(`(SELECT min(f.next_attempt_at) FROM f WHERE f.status = 'Retrying')`, '$13', clock)} AS notified`;
+       ${notifySql(`(SELECT min(f.next_attempt_at) FROM f WHERE f.status = 'Retrying')`, '$15', clock)} AS notified`;
 }
 
 /** PostgreSQL text cannot hold U+0000; what a receiver answered is kept with U+FFFD in its place. */
@@ -101,14 +104,15 @@ export const executions = {
   async finish(sql: Sql, n: NotifyContext, nodeId: string, outcomes: readonly AttemptOutcome[]): Promise<void> {
     if (outcomes.length === 0) return;
     const seen = new Set<string>();
-    const cols: unknown[][] = [[], [], [], [], [], [], [], [], [], [], []];
+    const cols: unknown[][] = [[], [], [], [], [], [], [], [], [], [], [], [], []];
     for (const o of outcomes) {
       const key = `${o.executionId}\u0000${o.attempt}`;
       if (seen.has(key)) continue;
       seen.add(key);
       const { startedAt, durationMs, nextAttemptAt } = execRows.outcomeTimes(o);
       const texts = [storable(o.error), storable(o.responseBody)];
-      const row = [o.executionId, o.attempt, o.status, nextAttemptAt, startedAt, durationMs, o.statusCode ?? null, ...texts, o.method ?? 'POST', o.url ?? null];
+      const row = [o.executionId, o.attempt, o.status, nextAttemptAt, startedAt, durationMs, o.statusCode ?? null, ...texts, o.method ?? 'POST', o.url ?? null,
+        o.traceId ?? null, o.spanId ?? null];
       row.forEach((v, i) => cols[i]!.push(v));
     }
     await sql.rows(finishSql(n.clock), [nodeId, ...cols, n.channel], `punctual_finish_${n.clock}`);

@@ -292,6 +292,13 @@ CREATE INDEX schedules_with_secrets ON schedules (id) WHERE secrets IS NOT NULL;
 CREATE INDEX cron_jobs_with_secrets ON cron_jobs (id) WHERE secrets IS NOT NULL;
 `,
   },
+  // The W3C Trace Context of each attempt, as SQLite's migration 13: NULL for attempts recorded before.
+  {
+    version: 12,
+    sql: `
+ALTER TABLE execution_attempts ADD COLUMN trace_id text, ADD COLUMN span_id text;
+`,
+  },
 ];
 
 /** Highest schema version this code knows. */

@@ -186,9 +186,9 @@ export class ExecutionQueries {
     const { executionId, attempt } = o;
     const e = this.finishOne.get(o.status, finishedAt, nextAttemptAt, attempt, startedAt, startedAt, executionId, nodeId, attempt);
     if (!e) return; // the lease was lost: the new holder decides
-    const { statusCode = null, error = null, responseBody = null, method = 'POST', url = null } = o;
+    const { statusCode = null, error = null, responseBody = null, method = 'POST', url = null, traceId = null, spanId = null } = o;
     this.insertAttempt.run(
-      execRows.attemptToRow(executionId, { number: attempt, startedAt, durationMs, statusCode, error, responseBody, method, url }),
+      execRows.attemptToRow(executionId, { number: attempt, startedAt, durationMs, statusCode, error, responseBody, method, url, traceId, spanId }),
     );
     if (!retrying && e.job_type === 'schedule') this.settleSchedule.run(o.status, e.job_id);
   }

@@ -374,6 +374,17 @@ CREATE INDEX schedules_with_secrets ON schedules (id) WHERE secrets IS NOT NULL;
 CREATE INDEX cron_jobs_with_secrets ON cron_jobs (id) WHERE secrets IS NOT NULL;
 `,
   },
+  /*
+   * The W3C Trace Context of each attempt (docs/calls.md, "Trace Context"): the trace id (the
+   * execution's) and the span id sent in its `traceparent`. Attempts recorded before have none (NULL).
+   */
+  {
+    version: 13,
+    sql: `
+ALTER TABLE execution_attempts ADD COLUMN trace_id TEXT;
+ALTER TABLE execution_attempts ADD COLUMN span_id  TEXT;
+`,
+  },
 ];
 
 /** Highest schema version this code knows. */

@@ -1,0 +1,64 @@
+/**
+ * Traces exported with OpenTelemetry (docs/metrics.md, "Traces"): on when an OTLP endpoint is
+ * configured, off otherwise. This module is all that `punctual serve` loads of tracing when it is
+ * off: it imports nothing of OpenTelemetry (types only), and `otel.ts`, which does, is imported
+ * dynamically, only when traces are exported. Every attempt carries a `traceparent` either way
+ * (domain/trace-context.ts); exporting adds the spans.
+ */
+import type { FastifyInstance } from 'fastify';
+import type { Dispatcher } from '../dispatch/dispatcher.js';
+import type { DispatchStore } from '../store/dispatch-store.js';
+
+/** The exporter of a running server's spans ({@link startTracing}). */
+export interface Tracing {
+  /**
+   * Adds the hooks that make a SERVER span of each API request to `app` (a root instance, before
+   * its routes are registered). The probes and `/metrics` are not traced.
+   */
+  traceRequests(app: FastifyInstance): void;
+  /**
+   * `store` with a span around each claim that took work (`claimDue`) and each write of
+   * outcomes (`executionsFinish`, one span per flushed batch, linked to the attempts it records);
+   * every other operation as it is.
+   */
+  traceStore<S extends DispatchStore>(store: S): S;
+  /** Makes a CLIENT span of each attempt `dispatcher` records, with the ids of its `traceparent`. */
+  traceDispatcher(dispatcher: Dispatcher): void;
+  /** Exports the spans still waiting and stops the exporter (at most a few seconds); idempotent. */
+  shutdown(): Promise<void>;
+}
+
+/** What the spans' resource says of this node. */
+export interface TracingOptions {
+  /** Punctual's version (`service.version`). */
+  version: string;
+  /** This node's id (`service.instance.id`, as in leases and logs). */
+  nodeId: string;
+  /** The role of `punctual serve` (`punctual.role`). */
+  role: string;
+  /** Told of the exporter's own warnings and errors (an unreachable collector, refused spans). */
+  logger: { warn(obj: object, msg?: string): void };
+}
+
+/**
+ * Whether spans are exported: `OTEL_EXPORTER_OTLP_ENDPOINT` or `OTEL_EXPORTER_OTLP_TRACES_ENDPOINT`
+ * is set (not empty), and `OTEL_SDK_DISABLED` is not `true` (OpenTelemetry's own switch).
+ */
+export function tracesExported(env: Readonly<Record<string, string | undefined>>): boolean {
+  if (env.OTEL_SDK_DISABLED?.trim().toLowerCase() === 'true') return false;
+  return Boolean(env.OTEL_EXPORTER_OTLP_ENDPOINT?.trim() || env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT?.trim());
+}
+
+/**
+ * Starts exporting spans over OTLP/HTTP when {@link tracesExported} says so, else returns null
+ * without loading anything of OpenTelemetry. The exporter reads its settings from the standard
+ * variables of `process.env` itself (`OTEL_EXPORTER_OTLP_ENDPOINT`, `…_TRACES_ENDPOINT`,
+ * `…_HEADERS`, `…_TIMEOUT`, `…_COMPRESSION`, `OTEL_SERVICE_NAME`, `OTEL_RESOURCE_ATTRIBUTES`,
+ * `OTEL_BSP_*`).
+ * @param env where the switch is read (`process.env` in `punctual serve`)
+ */
+export async function startTracing(env: Readonly<Record<string, string | undefined>>, opts: TracingOptions): Promise<Tracing | null> {
+  if (!tracesExported(env)) return null;
+  const { startOtelTracing } = await import('./otel.js');
+  return startOtelTracing(opts);
+}
