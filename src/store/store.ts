@@ -12,8 +12,10 @@ import type {
   RetryPolicy,
   Schedule,
   ScheduleStatus,
+  SuccessStatus,
 } from '../domain/types.js';
 import type { ClaimDueResult } from './claim-rules.js';
+import type { FinishResult } from './outcome-rules.js';
 import type { BatchStore } from './store-batch.js';
 import type { IdempotencyStore } from './store-idempotency.js';
 import type { NodesStore } from './store-nodes.js';
@@ -174,9 +176,12 @@ export interface Store extends JobSecretsStore, BatchStore, IdempotencyStore, No
    * Records outcomes of attempts held by `nodeId`, in one transaction: each appends an attempt
    * to its execution's history; `Succeeded`/`Failed` finish the execution (a schedule takes that
    * status); `Retrying` releases the lease and sets `nextAttemptAt`. An outcome for an execution
-   * whose lease was lost (re-leased elsewhere, or not `Running`) is ignored.
+   * whose lease was lost (re-leased elsewhere, or not `Running`) is ignored. In the same
+   * transaction each cron job with finished executions updates its `consecutiveFailures` and may
+   * pause itself (`Paused` with a `pausedReason`), by the rule of src/store/outcome-rules.ts.
+   * @returns the cron jobs this write paused (`paused`, each once)
    */
-  executionsFinish(p: { nodeId: string; outcomes: AttemptOutcome[] }): Promise<void>;
+  executionsFinish(p: { nodeId: string; outcomes: AttemptOutcome[] }): Promise<FinishResult>;
   /**
    * Hands back leases (a graceful stop): each of `p.executionIds` that is still
    * `Running` and leased to `p.nodeId` becomes due at once — its lease expires at `p.now` (or
@@ -277,6 +282,8 @@ export interface ScheduleCreateParams extends JobRequestParams {
   tags: string[];
   retry: RetryPolicy;
   timeoutMs: number;
+  /** What counts as success; absent: `['2xx']` at create, kept at update. */
+  successStatuses?: SuccessStatus[];
   now: number;
 }
 
@@ -320,6 +327,8 @@ export interface ScheduleUpdateParams extends JobRequestParams {
   tags?: string[];
   retry?: RetryPolicy;
   timeoutMs?: number;
+  /** What counts as success; absent: `['2xx']` at create, kept at update. */
+  successStatuses?: SuccessStatus[];
   /** Epoch ms (UTC) of the patch: a new `scheduledAt` is due from the later of it and this. */
   now: number;
 }
@@ -337,6 +346,10 @@ export interface CronCreateParams extends JobRequestParams {
   timeoutMs: number;
   misfire: MisfirePolicy;
   overlap: OverlapPolicy;
+  /** What counts as success; absent: `['2xx']` at create, kept at update. */
+  successStatuses?: SuccessStatus[];
+  /** Consecutive failed executions that pause the job (1–1,000); null or absent: never. */
+  pauseAfterFailures?: number | null;
   now: number;
 }
 
@@ -353,6 +366,15 @@ export interface CronUpdateParams extends JobRequestParams {
   timeoutMs?: number;
   misfire?: MisfirePolicy;
   overlap?: OverlapPolicy;
+  /** What counts as success; absent: `['2xx']` at create, kept at update. */
+  successStatuses?: SuccessStatus[];
+  pauseAfterFailures?: number | null;
+  /**
+   * Why the job is paused; kept when absent. A job `Active` after the update has none (it is
+   * cleared), and one resumed (`Paused` → `Active`) also starts its `consecutiveFailures` at 0
+   * (cron-patch.ts).
+   */
+  pausedReason?: string | null;
   /**
    * Epoch ms (UTC): when given, `nextInvocation` becomes the patched job's next occurrence strictly
    * after this instant (in its time zone, UTC when null); when absent, `nextInvocation` is kept.
