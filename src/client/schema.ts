@@ -713,7 +713,7 @@ export interface components {
              */
             lastInvocation: string | null;
             /**
-             * @description Status of the latest execution, or null. Read-only. Pending (made by a trigger, not yet started); Running (an attempt in flight); Retrying (waiting for its next attempt); Succeeded (a 2xx answer); Failed (attempts exhausted, or a 4xx other than 408 and 429); Skipped (did not run: overlap or misfire policy).
+             * @description Status of the latest execution, or null. Read-only. Pending (made by a trigger, not yet started); Running (an attempt in flight); Retrying (waiting for its next attempt); Succeeded (an answer the job lists in `successStatuses`, 2xx by default); Failed (attempts exhausted, or another 4xx than 408 and 429, 410 included, not listed); Skipped (did not run: overlap or misfire policy).
              * @enum {string|null}
              */
             lastStatus: "Pending" | "Running" | "Retrying" | "Succeeded" | "Failed" | "Skipped" | null;
@@ -1028,7 +1028,7 @@ export interface components {
              */
             scheduledFor: string;
             /**
-             * @description Pending (made by a trigger, not yet started); Running (an attempt in flight); Retrying (waiting for its next attempt); Succeeded (a 2xx answer); Failed (attempts exhausted, or a 4xx other than 408 and 429); Skipped (did not run: overlap or misfire policy).
+             * @description Pending (made by a trigger, not yet started); Running (an attempt in flight); Retrying (waiting for its next attempt); Succeeded (an answer the job lists in `successStatuses`, 2xx by default); Failed (attempts exhausted, or another 4xx than 408 and 429, 410 included, not listed); Skipped (did not run: overlap or misfire policy).
              * @enum {string}
              */
             status: "Pending" | "Running" | "Retrying" | "Succeeded" | "Failed" | "Skipped";
@@ -1114,7 +1114,7 @@ export interface components {
         };
         /**
          * RetryPolicy
-         * @description How failed attempts are retried: after a connection error, a timeout, a 3xx, 408, 429 or a 5xx.
+         * @description How failed attempts are retried: after a connection error, a timeout, a 3xx, 408, 429 or a 5xx that `successStatuses` does not list.
          */
         RetryPolicy: {
             /** @description Attempts in all, the first included (1–20). */
@@ -1192,7 +1192,7 @@ export interface components {
             /** @description True when `scheduledAt` was already past when the schedule was created or its `scheduledAt` last changed: it runs at once, and its lateness counts from that moment, not from `scheduledAt`. */
             runsImmediately: boolean;
             /**
-             * @description Pending until its instant (or a trigger); Running while its execution is in progress, retries included; then Succeeded (a 2xx answer) or Failed.
+             * @description Pending until its instant (or a trigger); Running while its execution is in progress, retries included; then Succeeded (an answer listed in `successStatuses`) or Failed.
              * @enum {string}
              */
             status: "Pending" | "Running" | "Succeeded" | "Failed";

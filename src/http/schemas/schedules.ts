@@ -21,7 +21,7 @@ export const ScheduleSchema = Type.Object(
     }),
     status: StringEnum(
       SCHEDULE_STATUSES,
-      'Pending until its instant (or a trigger); Running while its execution is in progress, retries included; then Succeeded (a 2xx answer) or Failed.',
+      'Pending until its instant (or a trigger); Running while its execution is in progress, retries included; then Succeeded (an answer listed in `successStatuses`) or Failed.',
     ),
     endpoint: Type.String({ description: 'URL called on execution.' }),
     data: JsonObjectSchema('JSON object sent as the body of the call; `{}` when none was given.'),
