@@ -272,8 +272,13 @@ export interface ApiKeyCreateParams {
  */
 export type JobRequestParams = Partial<JobRequest>;
 
+/** `successStatuses` of create and update params: absent, `["2xx"]` at create and kept at update. */
+export interface SuccessParams {
+  successStatuses?: SuccessStatus[];
+}
+
 /** Params of {@link Store.scheduleCreate}. */
-export interface ScheduleCreateParams extends JobRequestParams {
+export interface ScheduleCreateParams extends JobRequestParams, SuccessParams {
   id: string;
   name: string;
   scheduledAt: number;
@@ -282,8 +287,6 @@ export interface ScheduleCreateParams extends JobRequestParams {
   tags: string[];
   retry: RetryPolicy;
   timeoutMs: number;
-  /** What counts as success; absent: `['2xx']` at create, kept at update. */
-  successStatuses?: SuccessStatus[];
   now: number;
 }
 
@@ -318,7 +321,7 @@ export interface SchedulePageParams extends JobPageParams<ScheduleStatus> {
 export type CronPageParams = JobPageParams<CronJobStatus>;
 
 /** Params of {@link Store.scheduleUpdate}: absent fields keep their values. */
-export interface ScheduleUpdateParams extends JobRequestParams {
+export interface ScheduleUpdateParams extends JobRequestParams, SuccessParams {
   id: string;
   name?: string;
   scheduledAt?: number;
@@ -327,14 +330,12 @@ export interface ScheduleUpdateParams extends JobRequestParams {
   tags?: string[];
   retry?: RetryPolicy;
   timeoutMs?: number;
-  /** What counts as success; absent: `['2xx']` at create, kept at update. */
-  successStatuses?: SuccessStatus[];
   /** Epoch ms (UTC) of the patch: a new `scheduledAt` is due from the later of it and this. */
   now: number;
 }
 
 /** Params of {@link Store.cronCreate}. */
-export interface CronCreateParams extends JobRequestParams {
+export interface CronCreateParams extends JobRequestParams, SuccessParams {
   id: string;
   expression: string;
   name: string | null;
@@ -346,15 +347,13 @@ export interface CronCreateParams extends JobRequestParams {
   timeoutMs: number;
   misfire: MisfirePolicy;
   overlap: OverlapPolicy;
-  /** What counts as success; absent: `['2xx']` at create, kept at update. */
-  successStatuses?: SuccessStatus[];
   /** Consecutive failed executions that pause the job (1–1,000); null or absent: never. */
   pauseAfterFailures?: number | null;
   now: number;
 }
 
 /** Params of {@link Store.cronUpdate}: absent fields keep their values, null sets null. */
-export interface CronUpdateParams extends JobRequestParams {
+export interface CronUpdateParams extends JobRequestParams, SuccessParams {
   id: string;
   expression?: string;
   name?: string | null;
@@ -366,14 +365,8 @@ export interface CronUpdateParams extends JobRequestParams {
   timeoutMs?: number;
   misfire?: MisfirePolicy;
   overlap?: OverlapPolicy;
-  /** What counts as success; absent: `['2xx']` at create, kept at update. */
-  successStatuses?: SuccessStatus[];
   pauseAfterFailures?: number | null;
-  /**
-   * Why the job is paused; kept when absent. A job `Active` after the update has none (it is
-   * cleared), and one resumed (`Paused` → `Active`) also starts its `consecutiveFailures` at 0
-   * (cron-patch.ts).
-   */
+  /** Kept when absent; cleared when the job is Active after the update (cron-patch.ts). */
   pausedReason?: string | null;
   /**
    * Epoch ms (UTC): when given, `nextInvocation` becomes the patched job's next occurrence strictly
