@@ -51,8 +51,8 @@ export const PRUNABLE_SQL = `SELECT e.id FROM executions e
  *      the arrays), t per job its trailing failures (after its last Succeeded one), j locks the
  *      jobs (FOR UPDATE: the newest row version, as the rule must read it), d decides the new
  *      count and the pause, p writes them and RETURNS each job with the kind of its pause (NULL:
- *      none) and its reason. The outbox of notifications (cron.auto_paused) is a CTE beside p,
- *      inserting from `p WHERE kind IS NOT NULL`;
+ *      none) and its reason. What must be written with a pause (an outbox row, say) is a CTE
+ *      beside p, inserting from `p WHERE kind IS NOT NULL`;
  *   and the earliest Retrying instant is announced (notify.ts); the jobs paused are answered as
  *   JSON (`paused`).
  * The row lock each UPDATE takes is re-checked on the newest row version (READ COMMITTED), so a

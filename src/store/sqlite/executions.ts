@@ -113,7 +113,7 @@ export class ExecutionQueries {
       const paused: AutoPause[] = [];
       for (const [jobId, finished] of finishedCron) {
         const pause = this.settleCronJob(jobId, finished);
-        // The outbox of notifications (cron.auto_paused) is written here, beside the pause.
+        // What must be written with a pause (an outbox row, say) goes here: same transaction.
         if (pause) paused.push(pause);
       }
       return { paused };
@@ -233,7 +233,7 @@ export class ExecutionQueries {
       execRows.attemptToRow(executionId, { number: attempt, startedAt, durationMs, statusCode, error, responseBody, method, url }),
     );
     if (!retrying && e.job_type === 'schedule') this.settleSchedule.run(o.status, e.job_id);
-    if (!retrying && e.job_type === 'cron' && o.status !== 'Retrying') {
+    if (e.job_type === 'cron' && o.status !== 'Retrying') {
       const list = finishedCron.get(e.job_id) ?? [];
       list.push({ status: o.status, gone: isGone(o) });
       finishedCron.set(e.job_id, list);
