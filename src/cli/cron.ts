@@ -15,7 +15,13 @@ import { newSigningSecret, registerSigningSecretCommand, secretsBody, withSecret
 
 /** A cron job as a two-column table. */
 export function cronJobDetail(j: CronJob): string {
-  return detailTable({ ...j, data: j.data === null ? null : JSON.stringify(j.data), retry: retryCell(j.retry), ...requestCells(j) });
+  return detailTable({
+    ...j,
+    data: j.data === null ? null : JSON.stringify(j.data),
+    retry: retryCell(j.retry),
+    ...requestCells(j),
+    successStatuses: j.successStatuses.join(', '),
+  });
 }
 
 function cronJobsTable(list: CronJob[]): string {
@@ -57,6 +63,8 @@ interface FieldFlags extends ApiOptions, DeliveryFlags, SecretFlags {
   data?: unknown;
   misfire?: string;
   overlap?: string;
+  /** A number, or false for `--no-pause-after-failures` (update: never). */
+  pauseAfterFailures?: number | false;
 }
 
 function withFieldOptions(cmd: Command, required: boolean): Command {
@@ -69,7 +77,11 @@ function withFieldOptions(cmd: Command, required: boolean): Command {
       .addOption(new Option('--endpoint <url>', `URL to call${req}`))
       .addOption(new Option('--data <json>', "JSON object sent as each call's body").argParser(json))
       .addOption(new Option('--misfire <policy>', 'occurrences missed while down: once (default), skip, all').choices(MISFIRE_POLICIES))
-      .addOption(new Option('--overlap <policy>', 'while the previous run is unfinished: allow (default), skip').choices(OVERLAP_POLICIES)),
+      .addOption(new Option('--overlap <policy>', 'while the previous run is unfinished: allow (default), skip').choices(OVERLAP_POLICIES))
+      .addOption(
+        new Option('--pause-after-failures <n>', 'pause the job after this many consecutive failed executions (1–1000; default never)')
+          .argParser(integer),
+      ),
   ), !required);
 }
 
@@ -87,7 +99,14 @@ export function registerCronCommands(program: Command): void {
       const body = {
         expression: opts.expression,
         endpoint: opts.endpoint,
-        ...defined({ timezone: opts.tz, name: opts.name, data: opts.data, misfire: opts.misfire, overlap: opts.overlap }),
+        ...defined({
+          timezone: opts.tz,
+          name: opts.name,
+          data: opts.data,
+          misfire: opts.misfire,
+          overlap: opts.overlap,
+          pauseAfterFailures: orNull(opts.pauseAfterFailures),
+        }),
         ...deliveryBody(opts),
         ...secretsBody(opts),
       } as CronJobCreate;
@@ -138,6 +157,7 @@ export function registerCronCommands(program: Command): void {
     .addOption(new Option('--no-tz', 'set the time zone to null (UTC)'))
     .addOption(new Option('--no-name', 'set the name to null'))
     .addOption(new Option('--no-data', 'set the data to null'))
+    .addOption(new Option('--no-pause-after-failures', 'never pause the job for failures (pauseAfterFailures null)'))
     .action(
       action(async (id: string, opts: FieldFlags) => {
         const body = {
@@ -149,6 +169,7 @@ export function registerCronCommands(program: Command): void {
             data: orNull(opts.data as object | false | undefined),
             misfire: opts.misfire,
             overlap: opts.overlap,
+            pauseAfterFailures: orNull(opts.pauseAfterFailures),
           }),
           ...deliveryBody(opts),
           ...secretsBody(opts),
@@ -163,10 +184,12 @@ export function registerCronCommands(program: Command): void {
     ['pause', 'pause a cron job: it stops firing (PATCH status Paused)'],
     ['resume', 'resume a paused cron job from its next occurrence after now (PATCH status Active)'],
   ] as const) {
-    withApiOptions(cron.command(verb).argument('<id>', 'id of the cron job').description(description)).action(
-      action(async (id: string, opts: ApiOptions) => {
+    const cmd = withApiOptions(cron.command(verb).argument('<id>', 'id of the cron job').description(description));
+    if (verb === 'pause') cmd.addOption(new Option('--reason <text>', 'why the job is paused (pausedReason, at most 512 characters)'));
+    cmd.action(
+      action(async (id: string, opts: ApiOptions & { reason?: string }) => {
         const client = clientFrom(opts);
-        const job = verb === 'pause' ? await client.cron.pause(id) : await client.cron.resume(id);
+        const job = verb === 'pause' ? await client.cron.pause(id, opts.reason) : await client.cron.resume(id);
         if (opts.json) printJson(job);
         else out(cronJobDetail(job));
       }),

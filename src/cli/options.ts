@@ -6,6 +6,7 @@
  */
 import { InvalidArgumentError, Option, type Command } from 'commander';
 import { HTTP_METHODS } from '../domain/enums.js';
+import { parseSuccessStatuses, type SuccessStatus } from '../domain/success-statuses.js';
 import { UsageError } from './exit.js';
 
 /** Parses a whole number (`--timeout-ms 5000`). */
@@ -59,11 +60,13 @@ export interface DeliveryFlags {
   method?: (typeof HTTP_METHODS)[number];
   header?: Record<string, string>;
   body?: string;
+  successStatuses?: SuccessStatus[];
 }
 
 /**
  * Adds `--retry-max-attempts`, `--retry-initial-delay-ms`, `--retry-max-delay-ms`, `--timeout-ms`,
- * `--method`, `--header` (repeatable; on `update` the headers given replace the job's) and `--body`.
+ * `--method`, `--header` (repeatable; on `update` the headers given replace the job's), `--body`
+ * and `--success-statuses` (a list like `2xx,302`, src/domain/success-statuses.ts).
  */
 export function withDeliveryOptions(cmd: Command): Command {
   return cmd
@@ -78,12 +81,17 @@ export function withDeliveryOptions(cmd: Command): Command {
       new Option('--retry-initial-delay-ms <ms>', 'bound of the delay before the first retry (default 1000)').argParser(integer),
     )
     .addOption(new Option('--retry-max-delay-ms <ms>', 'cap of every retry delay (default 3600000)').argParser(integer))
-    .addOption(new Option('--timeout-ms <ms>', "timeout of one attempt (1000–900000; default: the service's)").argParser(integer));
+    .addOption(new Option('--timeout-ms <ms>', "timeout of one attempt (1000–900000; default: the service's)").argParser(integer))
+    .addOption(
+      new Option('--success-statuses <list>', 'status codes and classes that count as success, e.g. 2xx,302 (default 2xx)').argParser(
+        parseSuccessStatuses,
+      ),
+    );
 }
 
 /**
- * `retry`, `timeoutMs`, `method`, `headers` and `body` of a request body from the delivery flags
- * given (absent flags stay absent).
+ * `retry`, `timeoutMs`, `method`, `headers`, `body` and `successStatuses` of a request body from
+ * the delivery flags given (absent flags stay absent).
  */
 export function deliveryBody(flags: DeliveryFlags): {
   retry?: { maxAttempts?: number; initialDelayMs?: number; maxDelayMs?: number };
@@ -91,6 +99,7 @@ export function deliveryBody(flags: DeliveryFlags): {
   method?: DeliveryFlags['method'];
   headers?: Record<string, string>;
   body?: string;
+  successStatuses?: SuccessStatus[];
 } {
   const retry = {
     ...(flags.retryMaxAttempts === undefined ? {} : { maxAttempts: flags.retryMaxAttempts }),
@@ -100,7 +109,7 @@ export function deliveryBody(flags: DeliveryFlags): {
   return {
     ...(Object.keys(retry).length > 0 ? { retry } : {}),
     ...(flags.timeoutMs === undefined ? {} : { timeoutMs: flags.timeoutMs }),
-    ...defined({ method: flags.method, headers: flags.header, body: flags.body }),
+    ...defined({ method: flags.method, headers: flags.header, body: flags.body, successStatuses: flags.successStatuses }),
   };
 }
 

@@ -14,7 +14,7 @@ import { newSigningSecret, registerSigningSecretCommand, secretsBody, withSecret
 
 /** A schedule as a two-column table. */
 export function scheduleDetail(s: Schedule): string {
-  return detailTable({ ...s, data: JSON.stringify(s.data), retry: retryCell(s.retry), ...requestCells(s) });
+  return detailTable({ ...s, data: JSON.stringify(s.data), retry: retryCell(s.retry), ...requestCells(s), successStatuses: s.successStatuses.join(', ') });
 }
 
 function schedulesTable(list: Schedule[]): string {

@@ -230,8 +230,9 @@ export function createPunctualClient(options: PunctualClientOptions) {
     get: (jobId: string) => unwrap<CronJob | null>(raw.GET('/cron/{id}', id(jobId))),
     /** PATCH /cron/{id}. */
     update: (jobId: string, body: CronJobUpdate) => unwrap<CronJob>(raw.PATCH('/cron/{id}', { ...id(jobId), body })),
-    /** PATCH /cron/{id} with `status: Paused`: the job stops firing. */
-    pause: (jobId: string) => cron.update(jobId, { status: 'Paused' }),
+    /** PATCH /cron/{id} with `status: Paused` (and `pausedReason` when a reason is given): the job stops firing. */
+    pause: (jobId: string, reason?: string) =>
+      cron.update(jobId, reason === undefined ? { status: 'Paused' } : { status: 'Paused', pausedReason: reason }),
     /** PATCH /cron/{id} with `status: Active`: the job fires again from its next occurrence after now. */
     resume: (jobId: string) => cron.update(jobId, { status: 'Active' }),
     /** DELETE /cron/{id}. */

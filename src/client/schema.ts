@@ -622,7 +622,14 @@ export interface components {
          *       "overlap": "allow",
          *       "lastInvocation": "2026-11-20T08:00:00.000Z",
          *       "lastStatus": "Succeeded",
-         *       "skippedOccurrences": 0
+         *       "skippedOccurrences": 0,
+         *       "successStatuses": [
+         *         "2xx",
+         *         304
+         *       ],
+         *       "pauseAfterFailures": 10,
+         *       "pausedReason": null,
+         *       "consecutiveFailures": 0
          *     }
          */
         CronJob: {
@@ -712,12 +719,20 @@ export interface components {
              */
             lastInvocation: string | null;
             /**
-             * @description Status of the latest execution, or null. Read-only. Pending (made by a trigger, not yet started); Running (an attempt in flight); Retrying (waiting for its next attempt); Succeeded (a 2xx answer); Failed (attempts exhausted, or a 4xx other than 408 and 429); Skipped (did not run: overlap or misfire policy).
+             * @description Status of the latest execution, or null. Read-only. Pending (made by a trigger, not yet started); Running (an attempt in flight); Retrying (waiting for its next attempt); Succeeded (an answer the job lists in `successStatuses`, 2xx by default); Failed (attempts exhausted, or another 4xx than 408 and 429, 410 included, not listed); Skipped (did not run: overlap or misfire policy).
              * @enum {string|null}
              */
             lastStatus: "Pending" | "Running" | "Retrying" | "Succeeded" | "Failed" | "Skipped" | null;
             /** @description Occurrences dropped by misfire `skip` so far (each missed occurrence once, the one recorded as a Skipped execution included; at most 1,000 counted per catch-up). Overlap-skipped occurrences are not counted. Read-only. */
             skippedOccurrences: number;
+            /** @description What counts as success: HTTP status codes (integers, 100–599) and classes (`1xx` … `5xx`), 1 to 50 items, none repeated. A listed status ends the execution Succeeded (redirects are still not followed: list 302 to take a 302 as success); any other answer follows the retry rules (3xx, 408, 429 and 5xx retried; other 4xx failed at once; a 410 also pauses a cron job). */
+            successStatuses: (number | ("1xx" | "2xx" | "3xx" | "4xx" | "5xx"))[];
+            /** @description Consecutive Failed executions after which the job pauses itself (1–1000), with `pausedReason` "paused after N consecutive failed executions"; null: never. A Succeeded execution resets the count; Skipped ones change nothing. */
+            pauseAfterFailures: number | null;
+            /** @description Why the job is Paused (at most 512 characters): given with the PATCH that pauses it, or set when the job paused itself ("endpoint answered 410 Gone", "paused after N consecutive failed executions"); null for an Active job and for one paused without a reason. Cleared when the job resumes. */
+            pausedReason: string | null;
+            /** @description Failed executions since the last Succeeded one (or since the job was created or last resumed); Skipped executions change nothing. Read-only. */
+            consecutiveFailures: number;
         };
         /**
          * CronJobCreate
@@ -738,7 +753,12 @@ export interface components {
          *         "clientId": "punctual",
          *         "clientSecret": "s3cr3t",
          *         "scope": "newsletter:send"
-         *       }
+         *       },
+         *       "successStatuses": [
+         *         "2xx",
+         *         304
+         *       ],
+         *       "pauseAfterFailures": 10
          *     }
          */
         CronJobCreate: {
@@ -831,6 +851,10 @@ export interface components {
             } | null;
             /** @description The job's own Standard Webhooks signing secret (`whsec_` + base64 of at least 24 bytes), write-only: its calls are signed with it instead of the deployment's secret. Null: the deployment's secret signs. `POST …/{id}/signing-secret` generates one. */
             signingSecret?: string | null;
+            /** @description What counts as success: HTTP status codes (integers, 100–599) and classes (`1xx` … `5xx`), 1 to 50 items, none repeated. A listed status ends the execution Succeeded (redirects are still not followed: list 302 to take a 302 as success); any other answer follows the retry rules (3xx, 408, 429 and 5xx retried; other 4xx failed at once; a 410 also pauses a cron job). Default `["2xx"]`; a PATCH replaces the whole list. */
+            successStatuses?: unknown[];
+            /** @description Consecutive Failed executions after which the job pauses itself (1–1000), with `pausedReason` "paused after N consecutive failed executions"; null: never. A Succeeded execution resets the count; Skipped ones change nothing. Default null. */
+            pauseAfterFailures?: number | null;
         };
         /**
          * CronJobList
@@ -848,14 +872,15 @@ export interface components {
          * CronJobPatch
          * @description Partial update of a cron job. The fields of `retry` given replace those of the stored policy.
          * @example {
-         *       "status": "Paused"
+         *       "status": "Paused",
+         *       "pausedReason": "digest template being rewritten"
          *     }
          */
         CronJobPatch: {
             /** @description Cron expression: 5 fields (minute hour day-of-month month day-of-week), or 6 with leading seconds; @yearly @annually @monthly @weekly @daily @midnight @hourly; month and weekday names; lists, ranges, steps. At most 256 characters by default (`PUNCTUAL_MAX_EXPRESSION_LENGTH`). */
             expression?: string;
             /**
-             * @description Paused stops the job; Active resumes it from the next occurrence after now.
+             * @description Paused stops the job (with an optional `pausedReason`); Active resumes it from the next occurrence after now, clears `pausedReason` and starts `consecutiveFailures` at 0.
              * @enum {string}
              */
             status?: "Active" | "Paused";
@@ -946,6 +971,12 @@ export interface components {
             } | null;
             /** @description The job's own Standard Webhooks signing secret (`whsec_` + base64 of at least 24 bytes), write-only: its calls are signed with it instead of the deployment's secret. Null: the deployment's secret signs. `POST …/{id}/signing-secret` generates one. */
             signingSecret?: string | null;
+            /** @description What counts as success: HTTP status codes (integers, 100–599) and classes (`1xx` … `5xx`), 1 to 50 items, none repeated. A listed status ends the execution Succeeded (redirects are still not followed: list 302 to take a 302 as success); any other answer follows the retry rules (3xx, 408, 429 and 5xx retried; other 4xx failed at once; a 410 also pauses a cron job). Default `["2xx"]`; a PATCH replaces the whole list. */
+            successStatuses?: unknown[];
+            /** @description Consecutive Failed executions after which the job pauses itself (1–1000), with `pausedReason` "paused after N consecutive failed executions"; null: never. A Succeeded execution resets the count; Skipped ones change nothing. Default null. */
+            pauseAfterFailures?: number | null;
+            /** @description Why the job is Paused (at most 512 characters): given with the PATCH that pauses it, or set when the job paused itself ("endpoint answered 410 Gone", "paused after N consecutive failed executions"); null for an Active job and for one paused without a reason. Cleared when the job resumes. Accepted only when the job is Paused after the PATCH (with `"status": "Paused"`, or on a Paused job); 400 otherwise. */
+            pausedReason?: string | null;
         };
         /**
          * CronPreview
@@ -1005,7 +1036,7 @@ export interface components {
              */
             scheduledFor: string;
             /**
-             * @description Pending (made by a trigger, not yet started); Running (an attempt in flight); Retrying (waiting for its next attempt); Succeeded (a 2xx answer); Failed (attempts exhausted, or a 4xx other than 408 and 429); Skipped (did not run: overlap or misfire policy).
+             * @description Pending (made by a trigger, not yet started); Running (an attempt in flight); Retrying (waiting for its next attempt); Succeeded (an answer the job lists in `successStatuses`, 2xx by default); Failed (attempts exhausted, or another 4xx than 408 and 429, 410 included, not listed); Skipped (did not run: overlap or misfire policy).
              * @enum {string}
              */
             status: "Pending" | "Running" | "Retrying" | "Succeeded" | "Failed" | "Skipped";
@@ -1091,7 +1122,7 @@ export interface components {
         };
         /**
          * RetryPolicy
-         * @description How failed attempts are retried: after a connection error, a timeout, a 3xx, 408, 429 or a 5xx.
+         * @description How failed attempts are retried: after a connection error, a timeout, a 3xx, 408, 429 or a 5xx that `successStatuses` does not list.
          */
         RetryPolicy: {
             /** @description Attempts in all, the first included (1–20). */
@@ -1147,7 +1178,10 @@ export interface components {
          *         "X-Api-Key"
          *       ],
          *       "auth": null,
-         *       "signingSecretSet": false
+         *       "signingSecretSet": false,
+         *       "successStatuses": [
+         *         "2xx"
+         *       ]
          *     }
          */
         Schedule: {
@@ -1166,7 +1200,7 @@ export interface components {
             /** @description True when `scheduledAt` was already past when the schedule was created or its `scheduledAt` last changed: it runs at once, and its lateness counts from that moment, not from `scheduledAt`. */
             runsImmediately: boolean;
             /**
-             * @description Pending until its instant (or a trigger); Running while its execution is in progress, retries included; then Succeeded (a 2xx answer) or Failed.
+             * @description Pending until its instant (or a trigger); Running while its execution is in progress, retries included; then Succeeded (an answer listed in `successStatuses`) or Failed.
              * @enum {string}
              */
             status: "Pending" | "Running" | "Succeeded" | "Failed";
@@ -1219,6 +1253,8 @@ export interface components {
             } | null;
             /** @description True when the job has its own signing secret. */
             signingSecretSet: boolean;
+            /** @description What counts as success: HTTP status codes (integers, 100–599) and classes (`1xx` … `5xx`), 1 to 50 items, none repeated. A listed status ends the execution Succeeded (redirects are still not followed: list 302 to take a 302 as success); any other answer follows the retry rules (3xx, 408, 429 and 5xx retried; other 4xx failed at once; a 410 also pauses a cron job). */
+            successStatuses: (number | ("1xx" | "2xx" | "3xx" | "4xx" | "5xx"))[];
         };
         /**
          * ScheduleCreate
@@ -1323,6 +1359,8 @@ export interface components {
             } | null;
             /** @description The job's own Standard Webhooks signing secret (`whsec_` + base64 of at least 24 bytes), write-only: its calls are signed with it instead of the deployment's secret. Null: the deployment's secret signs. `POST …/{id}/signing-secret` generates one. */
             signingSecret?: string | null;
+            /** @description What counts as success: HTTP status codes (integers, 100–599) and classes (`1xx` … `5xx`), 1 to 50 items, none repeated. A listed status ends the execution Succeeded (redirects are still not followed: list 302 to take a 302 as success); any other answer follows the retry rules (3xx, 408, 429 and 5xx retried; other 4xx failed at once; a 410 also pauses a cron job). Default `["2xx"]`; a PATCH replaces the whole list. */
+            successStatuses?: unknown[];
         };
         /**
          * ScheduleList
@@ -1426,6 +1464,8 @@ export interface components {
             } | null;
             /** @description The job's own Standard Webhooks signing secret (`whsec_` + base64 of at least 24 bytes), write-only: its calls are signed with it instead of the deployment's secret. Null: the deployment's secret signs. `POST …/{id}/signing-secret` generates one. */
             signingSecret?: string | null;
+            /** @description What counts as success: HTTP status codes (integers, 100–599) and classes (`1xx` … `5xx`), 1 to 50 items, none repeated. A listed status ends the execution Succeeded (redirects are still not followed: list 302 to take a 302 as success); any other answer follows the retry rules (3xx, 408, 429 and 5xx retried; other 4xx failed at once; a 410 also pauses a cron job). Default `["2xx"]`; a PATCH replaces the whole list. */
+            successStatuses?: unknown[];
         };
     };
     responses: {

@@ -3,6 +3,7 @@
  * retries a write the store refused.
  */
 import type { DispatchStore } from '../store/dispatch-store.js';
+import type { AutoPause } from '../store/outcome-rules.js';
 import type { DispatchLogger } from './logger.js';
 import type { DeliveredEvent, DispatcherEvents } from './events.js';
 
@@ -29,7 +30,10 @@ export interface OutcomeWriterOptions {
   nodeId: string;
   /** Told at `warn` of each execution that ends `Failed`, once it is written. */
   logger: DispatchLogger;
-  /** Emits `dispatch:delivered` for each outcome written, `dispatch:error` for each write refused. */
+  /**
+   * Emits `dispatch:delivered` for each outcome written, `dispatch:auto-paused` for each cron job
+   * a write paused, `dispatch:error` for each write refused.
+   */
   events: DispatcherEvents;
   /** Told of the next attempt's instant (epoch ms, UTC) of each `Retrying` outcome written. */
   onRetry(nextAttemptAt: number): void;
@@ -92,12 +96,13 @@ export class OutcomeWriter {
       const batch = this.outcomes;
       this.outcomes = [];
       try {
-        await this.opts.store.executionsFinish({ nodeId: this.opts.nodeId, outcomes: batch.map((b) => b.outcome) });
+        const { paused } = await this.opts.store.executionsFinish({ nodeId: this.opts.nodeId, outcomes: batch.map((b) => b.outcome) });
         for (const item of batch) {
           if (item.outcome.nextAttemptAt !== null) this.opts.onRetry(item.outcome.nextAttemptAt);
           if (item.outcome.status === 'Failed') this.logFailed(item);
           this.opts.events.emit('dispatch:delivered', item);
         }
+        for (const pause of paused) this.logPaused(pause);
       } catch (err) {
         // Keep them; the lease holds the executions until we manage to write (or it expires).
         this.outcomes = batch.concat(this.outcomes);
@@ -108,6 +113,15 @@ export class OutcomeWriter {
       }
     }
     this.flushing = null;
+  }
+
+  /**
+   * A cron job the write paused (outcome-rules.ts): one `warn` line with its id and reason, and
+   * `dispatch:auto-paused` (the metrics count it).
+   */
+  private logPaused(pause: AutoPause): void {
+    this.opts.logger.warn({ jobType: 'cron', jobId: pause.jobId, reason: pause.reason, nodeId: this.opts.nodeId }, 'dispatch: cron job paused');
+    this.opts.events.emit('dispatch:auto-paused', pause);
   }
 
   /**

@@ -8,17 +8,17 @@ import { classifyAttempt, retryDelayMs } from './retry.js';
 
 /**
  * The outcome of one attempt of `claim`:
- * - `Succeeded` on a 2xx;
- * - `Retrying` after a retryable failure (retry.ts: no answer, 3xx, 408, 429, 5xx) while
+ * - `Succeeded` on a status `claim.successStatuses` lists (`2xx` by default);
+ * - `Retrying` after a retryable failure (retry.ts: no answer, 3xx, 408, 429, 5xx not listed) while
  *   `claim.attempt < claim.retry.maxAttempts`, with `nextAttemptAt` = the attempt's end
  *   (`startedAt + durationMs`, epoch ms UTC) + a full-jitter backoff, or the receiver's
  *   `Retry-After` capped at `retry.maxDelayMs` (see {@link retryDelayMs});
- * - `Failed` otherwise. A destination the SSRF guard refused (`result.refused`) fails at once and
+ * - `Failed` otherwise (a 410 among them: its cron job is paused by the store, outcome-rules.ts). A destination the SSRF guard refused (`result.refused`) fails at once and
  *   is never retried: the guard would refuse it again.
  * @param random uniform in [0, 1), for the backoff's jitter
  */
 export function attemptOutcome(claim: ClaimedExecution, result: AttemptResult, random: () => number): AttemptOutcome {
-  const verdict = result.refused ? 'failed' : classifyAttempt(result.statusCode);
+  const verdict = result.refused ? 'failed' : classifyAttempt(result.statusCode, claim.successStatuses);
   const retry = verdict === 'retry' && claim.attempt < claim.retry.maxAttempts;
   const finishedAt = result.startedAt + result.durationMs;
   return {

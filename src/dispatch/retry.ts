@@ -2,25 +2,32 @@
  * Which attempts are retried, and when. The default policy is DEFAULT_RETRY_POLICY of
  * src/domain/retry-policy.ts.
  *
- * Retried: no answer (connection or DNS error, timeout), a 3xx (redirects are not followed),
- * 408, 429 and every 5xx. Any other 4xx means the receiver refused the call: the execution fails
- * at once. Delays grow exponentially with "full jitter" (AWS Architecture Blog, "Exponential
+ * Success: a status the job lists in `successStatuses` (src/domain/success-statuses.ts; `2xx`
+ * unless it says). Otherwise retried: no answer (connection or DNS error, timeout), a 3xx
+ * (redirects are not followed), 408, 429 and every 5xx. Any other 4xx means the receiver refused
+ * the call: the execution fails at once (a 410 also pauses a cron job: src/store/outcome-rules.ts). Delays grow exponentially with "full jitter" (AWS Architecture Blog, "Exponential
  * Backoff and Jitter", 2015): `random(0, min(maxDelay, initialDelay · 2^(n−1)))` before retry n,
  * and a `Retry-After` answer (RFC 9110 §10.2.3) is honoured up to `maxDelayMs`.
  */
 
-import type { RetryPolicy } from '../domain/types.js';
+import { DEFAULT_SUCCESS_STATUSES, isListedSuccess } from '../domain/success-statuses.js';
+import type { RetryPolicy, SuccessStatus } from '../domain/types.js';
 
 /** What to do after an attempt. */
 export type AttemptVerdict = 'succeeded' | 'retry' | 'failed';
 
 /**
  * Classifies an attempt by its HTTP status (`null`: no answer came).
- * @returns `succeeded` for 2xx; `retry` for no answer, 3xx, 408, 429, 5xx; `failed` otherwise
+ * @param successStatuses the job's list of what counts as success (default `['2xx']`)
+ * @returns `succeeded` for a listed status; else `retry` for no answer, 3xx, 408, 429, 5xx;
+ *   `failed` otherwise
  */
-export function classifyAttempt(statusCode: number | null): AttemptVerdict {
+export function classifyAttempt(
+  statusCode: number | null,
+  successStatuses: readonly SuccessStatus[] = DEFAULT_SUCCESS_STATUSES,
+): AttemptVerdict {
   if (statusCode === null) return 'retry';
-  if (statusCode >= 200 && statusCode < 300) return 'succeeded';
+  if (isListedSuccess(statusCode, successStatuses)) return 'succeeded';
   if (statusCode >= 300 && statusCode < 400) return 'retry';
   if (statusCode === 408 || statusCode === 429 || statusCode >= 500) return 'retry';
   return 'failed';

@@ -12,7 +12,8 @@ export type ApiKeyStatus = (typeof API_KEY_STATUSES)[number];
 
 /**
  * Schedule states: `Pending` until its instant (or a trigger), `Running` while its execution is
- * in progress (retries included), then `Succeeded` (a 2xx answer) or `Failed`.
+ * in progress (retries included), then `Succeeded` (an answer its `successStatuses` lists, 2xx by
+ * default) or `Failed`.
  */
 export const SCHEDULE_STATUSES = ['Pending', 'Running', 'Succeeded', 'Failed'] as const;
 /** One of {@link SCHEDULE_STATUSES}. */

@@ -4,8 +4,10 @@
  * HTTP edge. Their statuses, policies and job types are the lists of `enums.ts`, re-exported here.
  */
 import type { ApiKeyStatus, CronJobStatus, ExecutionStatus, HttpMethod, JobType, MisfirePolicy, OverlapPolicy, ScheduleStatus } from './enums.js';
+import type { SuccessStatus } from './success-statuses.js';
 
 export type { ApiKeyStatus, CronJobStatus, ExecutionStatus, HttpMethod, JobType, MisfirePolicy, OverlapPolicy, ScheduleStatus } from './enums.js';
+export type { StatusClass, SuccessStatus } from './success-statuses.js';
 
 /** A JSON object, as accepted in `data` (a record: any JSON object). */
 export type JsonObject = { [key: string]: unknown };
@@ -93,6 +95,11 @@ export interface Schedule extends DeliverySettings, JobRequest {
    * (docs/interface.md, "Past instants").
    */
   dueAt: number;
+  /**
+   * What counts as success for the calls: status codes (100–599) and classes (`1xx` … `5xx`),
+   * non-empty, no repeats; `['2xx']` unless the job says (success-statuses.ts, docs/calls.md).
+   */
+  successStatuses: SuccessStatus[];
 }
 
 /** A recurring job. */
@@ -128,6 +135,26 @@ export interface CronJob extends DeliverySettings, JobRequest {
    * the claim writes it; rules in docs/cron.md.
    */
   skippedOccurrences: number;
+  /**
+   * What counts as success for the calls: status codes (100–599) and classes (`1xx` … `5xx`),
+   * non-empty, no repeats; `['2xx']` unless the job says (success-statuses.ts, docs/calls.md).
+   */
+  successStatuses: SuccessStatus[];
+  /**
+   * Consecutive `Failed` executions after which the job pauses itself (1–1,000), or null: never
+   * (src/store/outcome-rules.ts, docs/cron.md "Auto-pause").
+   */
+  pauseAfterFailures: number | null;
+  /**
+   * Why the job is `Paused` (at most 512 characters): given by the PATCH that paused it, or set
+   * by an auto-pause; null for an `Active` job and for one paused without a reason.
+   */
+  pausedReason: string | null;
+  /**
+   * `Failed` executions since the job's last `Succeeded` one (or since it was created or last
+   * resumed); `Skipped` ones change nothing. Only the outcome writes it (outcome-rules.ts).
+   */
+  consecutiveFailures: number;
 }
 
 /**
@@ -223,6 +250,8 @@ export interface ClaimedExecution extends JobRequest {
   /** The job's retry policy and timeout, as they were when claimed. */
   retry: RetryPolicy;
   timeoutMs: number;
+  /** The job's `successStatuses`, as they were when claimed. */
+  successStatuses: SuccessStatus[];
   /** Epoch ms (UTC). */
   leaseExpiresAt: number;
   /**
@@ -237,7 +266,11 @@ export interface AttemptOutcome {
   executionId: string;
   /** The attempt's number (1-based), as claimed. */
   attempt: number;
-  /** `Succeeded` (2xx), `Retrying` (a retryable failure with attempts left), `Failed`. */
+  /**
+   * `Succeeded` (a status the job lists in `successStatuses`), `Retrying` (a retryable failure
+   * with attempts left), `Failed`. A `Failed` outcome with `statusCode` 410 is *gone*: the store
+   * pauses its cron job (src/store/outcome-rules.ts).
+   */
   status: 'Succeeded' | 'Failed' | 'Retrying';
   /** Epoch ms (UTC) of the next attempt when `status` is `Retrying`, else null. */
   nextAttemptAt: number | null;

@@ -13,6 +13,7 @@
  *    `errors` list.
  */
 import { RETRY_LIMITS } from '../service/delivery.js';
+import { successStatusesProblems } from '../domain/success-statuses.js';
 import { headersProblems } from '../service/request.js';
 import { authProblems } from '../service/secrets-input.js';
 import {
@@ -38,13 +39,14 @@ export const RULE_KEYWORD = 'x-rule';
  * `'x-check': 'data'` (a job's `data`: serialised size, finite numbers; run only when the depth is
  * within {@link MAX_DATA_DEPTH}, which `x-max-depth` reports) and `'x-check': 'tags'` (the whole
  * `tags` array: strings, how many, each one's length), `'x-check': 'headers'` (a job's `headers`:
- * how many, each name and value, docs/calls.md). `tags` is checked by this keyword alone, not
+ * how many, each name and value, docs/calls.md), `'x-check': 'success-statuses'` (a job's
+ * `successStatuses`: the list and each item, src/domain/success-statuses.ts). `tags` is checked by this keyword alone, not
  * by `items`, so an array of a million wrong items gives one error rather than a million.
  */
 export const CHECK_KEYWORD = 'x-check';
 
 /** The values of {@link CHECK_KEYWORD}. */
-export const CHECK_NAMES = ['data', 'tags', 'headers', 'auth'] as const;
+export const CHECK_NAMES = ['data', 'tags', 'headers', 'auth', 'success-statuses'] as const;
 
 /** Name of the schema keyword that bounds the nesting depth of an object or array. */
 export const MAX_DEPTH_KEYWORD = 'x-max-depth';
@@ -123,7 +125,14 @@ function addKeywords<A extends AjvLike>(ajv: A, ctx: RuleContext): A {
       errors = message === null ? [] : [{ keyword: CHECK_KEYWORD, message, params: { check } }];
     } else {
       const base = cxt?.instancePath ?? '';
-      const problems = check === 'tags' ? tagsProblems('', data, ctx) : check === 'auth' ? authProblems('', data, ctx) : headersProblems('', data);
+      const problems =
+        check === 'tags'
+          ? tagsProblems('', data, ctx)
+          : check === 'auth'
+            ? authProblems('', data, ctx)
+            : check === 'success-statuses'
+              ? successStatusesProblems('', data)
+              : headersProblems('', data);
       errors = problems.map((p) => ({
         keyword: CHECK_KEYWORD,
         message: p.message,

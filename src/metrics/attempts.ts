@@ -7,7 +7,8 @@ import type { AttemptOutcome } from '../domain/types.js';
 
 /**
  * What an attempt produced:
- * - `success`: a 2xx answer;
+ * - `success`: a 2xx answer (by its class, whatever the job's `successStatuses`: a listed 302 is
+ *   an `http_error` of class `3xx` here, and its execution a `succeeded` one);
  * - `http_error`: any other answer (3xx, 4xx, 5xx; see `status_class`);
  * - `timeout`: no answer within the job's `timeoutMs` (deliver.ts: `timeout after … ms`);
  * - `refused`: the SSRF guard refused the address (`refused: …`), never retried;

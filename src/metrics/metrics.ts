@@ -16,6 +16,7 @@
 import { Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { DeliveredEvent, DispatcherEvents } from '../dispatch/events.js';
 import type { SecretDecryptError, SecretFailureReason } from '../secrets/errors.js';
+import type { AutoPause, AutoPauseKind } from '../store/outcome-rules.js';
 import type { DueCounts } from '../store/store.js';
 import { attemptLabels } from './attempts.js';
 import { processRegistry } from './process-metrics.js';
@@ -145,6 +146,8 @@ export class ServerMetrics {
    *   dispatcher tries again);
    * - `punctual_cron_skipped_occurrences_total`: cron occurrences this node's claims dropped under
    *   misfire `skip` (the jobs' `skippedOccurrences` grow by as much; docs/cron.md);
+   * - `punctual_cron_auto_paused_total{reason}`: cron jobs this node's outcome writes paused, by
+   *   `gone` (a 410 answer) or `failures` (`pauseAfterFailures` reached; src/store/outcome-rules.ts);
    * - `punctual_secret_decrypt_failures_total{reason}` (registered by the constructor) grows with
    *   each `dispatch:secret-failed` event.
    * Call once, for a node that dispatches.
@@ -203,6 +206,13 @@ export class ServerMetrics {
       help: 'Cron occurrences dropped by this node\'s claims under misfire skip (each counted once; at most 1,000 per job and claim).',
       registers,
     });
+    const autoPaused = new Counter({
+      name: 'punctual_cron_auto_paused_total',
+      help: 'Cron jobs paused by the outcomes this node wrote, by reason (gone: a 410 answer; failures: pauseAfterFailures reached).',
+      labelNames: ['reason'] as const,
+      registers,
+    });
+    for (const reason of ['gone', 'failures'] satisfies AutoPauseKind[]) autoPaused.inc({ reason }, 0);
     // Both outcomes exist from the start (at 0), so a success ratio is defined before the first failure.
     for (const outcome of ['succeeded', 'failed']) executions.inc({ outcome }, 0);
 
@@ -216,15 +226,18 @@ export class ServerMetrics {
     };
     const failed = (): void => storeErrors.inc();
     const dropped = (n: number): void => skipped.inc(n);
+    const paused = (pause: AutoPause): void => autoPaused.inc({ reason: pause.kind });
     dispatcher.events.on('dispatch:delivered', delivered);
     dispatcher.events.on('dispatch:error', failed);
     dispatcher.events.on('dispatch:skipped', dropped);
+    dispatcher.events.on('dispatch:auto-paused', paused);
     dispatcher.events.on('dispatch:secret-failed', this.countSecretDecryptFailure);
     return () => {
       dispatcher.events.off('dispatch:secret-failed', this.countSecretDecryptFailure);
       dispatcher.events.off('dispatch:delivered', delivered);
       dispatcher.events.off('dispatch:error', failed);
       dispatcher.events.off('dispatch:skipped', dropped);
+      dispatcher.events.off('dispatch:auto-paused', paused);
     };
   }
 

@@ -11,12 +11,14 @@ import { cronJobNext, nextOccurrence, nextOccurrences, parseCronExpression } fro
 import { CRON_JOB_STATUSES, MISFIRE_POLICIES, OVERLAP_POLICIES } from '../domain/enums.js';
 import { InvalidInputError, NotFoundError } from '../domain/errors.js';
 import { isUuid, newId } from '../domain/ids.js';
+import { DEFAULT_SUCCESS_STATUSES } from '../domain/success-statuses.js';
 import { parseIsoInstant } from '../domain/time.js';
 import type { CronJob, CronJobStatus, JsonObject, MisfirePolicy, OverlapPolicy } from '../domain/types.js';
 import type { CronJobPage, CronUpdateParams } from '../store/store.js';
 import type { JobServiceContext } from './context.js';
 import { checkDelivery, checkRetryDelays, deliveryDefaults, mergeRetry, type RetryInput } from './delivery.js';
 import { listParams, type JobListInput } from './job-lists.js';
+import { checkCronOutcomeFields, checkPausedReasonStatus, type CronOutcomeInput } from './outcome-fields.js';
 import { changesShape, checkRequestFields, checkRequestShape, DEFAULT_METHOD, patchedShape, type RequestInput } from './request.js';
 import { Checks, PREVIEW_COUNT_MAX, PREVIEW_COUNT_MIN, ruleContext, wholeNumberMessage } from './rules.js';
 import { applySecrets, checkSecretsFields, type SecretsInput } from './secrets-input.js';
@@ -41,9 +43,10 @@ const NO_OCCURRENCE = 'has no occurrence after now';
 /**
  * Input of {@link createCronJob} (`POST /cron`). Absent nullable fields are stored as null;
  * absent delivery settings take the context's defaults, `misfire` is `once`, `overlap` `allow`,
+ * `successStatuses` `["2xx"]`, `pauseAfterFailures` null (outcome-fields.ts),
  * `method` `POST`, `headers` `{}` (rules of the request fields: request.ts).
  */
-export interface CronCreateInput extends Omit<RequestInput, 'data'>, SecretsInput {
+export interface CronCreateInput extends Omit<RequestInput, 'data'>, SecretsInput, Omit<CronOutcomeInput, 'pausedReason'> {
   expression: string;
   name?: string | null;
   /** IANA zone; null or absent: the expression is evaluated in UTC (the job shows null). */
@@ -106,6 +109,8 @@ export async function createCronJob(ctx: JobServiceContext, input: CronCreateInp
     timeoutMs: input.timeoutMs ?? defaults.timeoutMs,
     misfire: input.misfire ?? DEFAULT_MISFIRE,
     overlap: input.overlap ?? DEFAULT_OVERLAP,
+    successStatuses: input.successStatuses ?? [...DEFAULT_SUCCESS_STATUSES],
+    pauseAfterFailures: input.pauseAfterFailures ?? null,
     method: input.method ?? DEFAULT_METHOD,
     headers: input.headers ?? {},
     body: input.body ?? null,
@@ -141,7 +146,9 @@ export async function listCronJobs(
 }
 
 /**
- * Partial update. Recomputes `nextInvocation` (strictly after now, in the store's transaction)
+ * Partial update. A `pausedReason` is accepted only when the job is `Paused` after the patch;
+ * a job `Active` after it has none, and one resumed starts its `consecutiveFailures` at 0
+ * (cron-patch.ts). Recomputes `nextInvocation` (strictly after now, in the store's transaction)
  * when `expression` or `timezone` change or the job goes from `Paused` to `Active`; wakes the
  * dispatcher when the job is `Active` afterwards. A partial `retry` is merged into the policy
  * read before the update (two patches racing on different fields of `retry` may lose one).
@@ -170,6 +177,7 @@ export async function updateCronJob(ctx: JobServiceContext, id: string, patch: C
 
   const retry = patch.retry === undefined ? undefined : mergeRetry(before.retry, patch.retry);
   const after = changesShape(patch) ? checkRequestShape(new Checks(), patchedShape(before, patch), patch) : new Checks();
+  checkPausedReasonStatus(after, patch, before.status);
   if (retry !== undefined) checkRetryDelays(after, retry, patch.retry);
   after.throwIfAny();
   const sealed = applySecrets(ctx, id, patch, before, patch.headers ?? before.headers);
@@ -187,6 +195,9 @@ export async function updateCronJob(ctx: JobServiceContext, id: string, patch: C
     timeoutMs: patch.timeoutMs,
     misfire: patch.misfire,
     overlap: patch.overlap,
+    successStatuses: patch.successStatuses,
+    pauseAfterFailures: patch.pauseAfterFailures,
+    pausedReason: patch.pausedReason,
     method: patch.method,
     headers: patch.headers,
     body: patch.body,
@@ -245,6 +256,7 @@ function checkFields(checks: Checks, input: CronPatch): void {
     .oneOf('/overlap', input.overlap, OVERLAP_POLICIES);
   checkRequestFields(checks, input);
   checkSecretsFields(checks, input);
+  checkCronOutcomeFields(checks, input);
 }
 
 /** A `Paused` job shows the occurrence it would run next if resumed at `now`. */

@@ -2,22 +2,25 @@
 import { SCHEDULE_STATUSES } from '../domain/enums.js';
 import { ConflictError, NotFoundError } from '../domain/errors.js';
 import { isUuid, newId } from '../domain/ids.js';
+import { DEFAULT_SUCCESS_STATUSES } from '../domain/success-statuses.js';
 import { parseIsoInstant } from '../domain/time.js';
 import type { JsonObject, RetryPolicy, Schedule, ScheduleStatus } from '../domain/types.js';
 import type { ScheduleCreateParams, SchedulePage } from '../store/store.js';
 import type { JobServiceContext } from './context.js';
 import { checkDelivery, checkRetryDelays, deliveryDefaults, mergeRetry, type RetryInput } from './delivery.js';
 import { listParams, type ScheduleListInput } from './job-lists.js';
+import { checkSuccessStatuses, type SuccessInput } from './outcome-fields.js';
 import { changesShape, checkRequestFields, checkRequestShape, DEFAULT_METHOD, patchedShape, type RequestInput } from './request.js';
 import { Checks, ruleContext, type RuleContext } from './rules.js';
 import { applySecrets, checkSecretsFields, touchesSecrets, type SecretsInput } from './secrets-input.js';
 
 /**
  * Input of {@link createSchedule}. `data` defaults to `{}`, `tags` to
- * `[]`; `retry` fields and `timeoutMs` to the context's defaults; `method` to `POST`, `headers`
+ * `[]`; `retry` fields and `timeoutMs` to the context's defaults; `successStatuses` to
+ * `["2xx"]` (outcome-fields.ts); `method` to `POST`, `headers`
  * to `{}`, `body` to null (rules: request.ts).
  */
-export interface ScheduleCreateInput extends Omit<RequestInput, 'data'>, SecretsInput {
+export interface ScheduleCreateInput extends Omit<RequestInput, 'data'>, SecretsInput, SuccessInput {
   name: string;
   /** ISO 8601 with `Z` or an offset; stored as the same instant. */
   scheduledAt: string;
@@ -69,6 +72,7 @@ export function scheduleCreateParams(ctx: JobServiceContext, input: ScheduleCrea
     tags: input.tags ?? [],
     retry: mergeRetry(defaults.retry, input.retry),
     timeoutMs: input.timeoutMs ?? defaults.timeoutMs,
+    successStatuses: input.successStatuses ?? [...DEFAULT_SUCCESS_STATUSES],
     method: input.method ?? DEFAULT_METHOD,
     headers: input.headers ?? {},
     body: input.body ?? null,
@@ -131,6 +135,7 @@ export async function updateSchedule(ctx: JobServiceContext, id: string, patch: 
     tags: patch.tags,
     retry,
     timeoutMs: patch.timeoutMs,
+    successStatuses: patch.successStatuses,
     method: patch.method,
     headers: patch.headers,
     body: patch.body,
@@ -179,6 +184,7 @@ function check(
     checks.add('/scheduledAt', `must not be more than ${durationText(rules.limits.maxPastMs)} in the past (PUNCTUAL_MAX_PAST)`);
   }
   checkDelivery(checks, input, retryBase);
+  checkSuccessStatuses(checks, input);
   checkRequestFields(checks, input);
   checkSecretsFields(checks, input);
   if (create && checks.problems.length === 0) {

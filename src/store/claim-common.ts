@@ -5,7 +5,7 @@
  */
 import type { ClaimedExecution, CronJob, JobRequest, JsonObject } from '../domain/types.js';
 import { aheadOf, leaseExpiry, type ClaimClock } from './claim-rules.js';
-import { columnList, REQUEST_COLUMNS, requestFromRow, type RequestRow, type RowCodec } from './rows.js';
+import { columnList, REQUEST_COLUMNS, requestFromRow, successStatusesFromRow, type RequestRow, type RowCodec } from './rows.js';
 import { MISSED_COLUMN_NAMES, missedFromRow, type MissedRow } from './rows-executions.js';
 
 /** Delivery columns of a job row (or of {@link executionWithJobSql}'s row). */
@@ -14,6 +14,8 @@ export interface DeliveryRow {
   retry_initial_delay_ms: number;
   retry_max_delay_ms: number;
   timeout_ms: number;
+  /** JSON as the driver gives it (`successStatuses`). */
+  success_statuses: unknown;
 }
 
 /**
@@ -32,6 +34,7 @@ export function executionWithJobSql(from: string): string {
        coalesce(s.retry_initial_delay_ms, c.retry_initial_delay_ms) AS retry_initial_delay_ms,
        coalesce(s.retry_max_delay_ms, c.retry_max_delay_ms) AS retry_max_delay_ms,
        coalesce(s.timeout_ms, c.timeout_ms) AS timeout_ms,
+       coalesce(s.success_statuses, c.success_statuses) AS success_statuses,
        ${REQUEST_COLUMNS.map((col) => `coalesce(s.${col}, c.${col}) AS ${col}`).join(', ')},
        (s.id IS NOT NULL OR c.id IS NOT NULL) AS job_exists
   FROM ${from}
@@ -40,7 +43,7 @@ export function executionWithJobSql(from: string): string {
 }
 
 /** What a claimed item takes from its job besides the endpoint: what to send and how. */
-export type CallSettings = Pick<ClaimedExecution, 'data' | 'retry' | 'timeoutMs' | keyof JobRequest>;
+export type CallSettings = Pick<ClaimedExecution, 'data' | 'retry' | 'timeoutMs' | 'successStatuses' | keyof JobRequest>;
 
 /** A job row's columns that {@link callOf} reads: `data` as the driver gives JSON. */
 export interface CallRow extends DeliveryRow, RequestRow {
@@ -49,13 +52,20 @@ export interface CallRow extends DeliveryRow, RequestRow {
 
 /** The call settings of a job row (or of {@link executionWithJobSql}'s row); NULL `data` reads `{}`. */
 export function callOf(codec: RowCodec, r: CallRow): CallSettings {
-  return { data: (codec.json(r.data) as JsonObject | null) ?? {}, retry: retryOf(r), timeoutMs: r.timeout_ms, ...requestFromRow(codec, r) };
+  return {
+    data: (codec.json(r.data) as JsonObject | null) ?? {},
+    retry: retryOf(r),
+    timeoutMs: r.timeout_ms,
+    successStatuses: successStatusesFromRow(codec, r.success_statuses),
+    ...requestFromRow(codec, r),
+  };
 }
 
 /** The call settings of a cron job read by a claim; null `data` is `{}`. */
 export function callOfJob(job: CronJob): CallSettings {
   const { method, headers, body, auth, secrets } = job;
-  return { data: job.data ?? {}, retry: { ...job.retry }, timeoutMs: job.timeoutMs, method, headers, body, auth, secrets };
+  const successStatuses = [...job.successStatuses];
+  return { data: job.data ?? {}, retry: { ...job.retry }, timeoutMs: job.timeoutMs, successStatuses, method, headers, body, auth, secrets };
 }
 
 /** The retry policy of a job row. */

@@ -12,12 +12,17 @@ import type { CronUpdateParams } from './store.js';
 
 /**
  * The job with the fields `p` gives: every field of a cron job but its id, each present one
- * replacing the stored value (null sets null), absent ones keeping theirs.
+ * replacing the stored value (null sets null), absent ones keeping theirs. A job `Active` after
+ * the patch has no `pausedReason`; a job the patch resumes (`Paused` → `Active`) starts its
+ * `consecutiveFailures` at 0, so `pauseAfterFailures` counts afresh (docs/cron.md, "Auto-pause").
  */
 export function patchCronJob(current: CronJob, p: CronUpdateParams): CronJob {
   const { id: _id, recomputeAfter: _recomputeAfter, ...fields } = p;
   const given = Object.fromEntries(Object.entries(fields).filter(([, v]) => v !== undefined)) as Partial<CronJob>;
-  return { ...current, ...given, ...(p.retry !== undefined && { retry: { ...p.retry } }) };
+  const patched: CronJob = { ...current, ...given, ...(p.retry !== undefined && { retry: { ...p.retry } }) };
+  if (patched.status === 'Active') patched.pausedReason = null;
+  if (patched.status === 'Active' && current.status === 'Paused') patched.consecutiveFailures = 0;
+  return patched;
 }
 
 /**

@@ -3,7 +3,18 @@
  * {@link RowCodec}).
  */
 import type { CronJob, CronJobStatus, ExecutionStatus, JsonObject, MisfirePolicy, OverlapPolicy } from '../domain/types.js';
-import { jsonText, newRequest, REQUEST_COLUMNS, requestFromRow, requestToRow, type RequestRow, type RowCodec } from './rows.js';
+import { DEFAULT_SUCCESS_STATUSES } from '../domain/success-statuses.js';
+import {
+  jsonText,
+  newRequest,
+  newSuccessStatuses,
+  REQUEST_COLUMNS,
+  requestFromRow,
+  requestToRow,
+  successStatusesFromRow,
+  type RequestRow,
+  type RowCodec,
+} from './rows.js';
 import type { CronCreateParams } from './store.js';
 import type { CronJobRecord } from './transfer-records.js';
 
@@ -27,12 +38,17 @@ export const CRON_JOB_COLUMNS = [
   'overlap',
   'skipped_occurrences',
   ...REQUEST_COLUMNS,
+  'success_statuses',
+  'pause_after_failures',
+  'paused_reason',
+  'consecutive_failures',
 ] as const;
 type CronJobColumn = (typeof CRON_JOB_COLUMNS)[number];
 
 /**
  * The columns a cron update writes (besides `id`, which finds the row): all but `invocations`,
  * `skipped_occurrences` and `created_at`, which only the claim and the insert write.
+ * (`consecutive_failures` is written too: a resume starts it at 0, cron-patch.ts.)
  */
 export const CRON_JOB_UPDATE_COLUMNS = CRON_JOB_COLUMNS.filter(
   (c) => c !== 'id' && c !== 'invocations' && c !== 'skipped_occurrences' && c !== 'created_at',
@@ -57,6 +73,11 @@ export interface CronJobRow extends RequestRow {
   misfire: MisfirePolicy;
   overlap: OverlapPolicy;
   skipped_occurrences: number;
+  /** JSON as the driver gives it. */
+  success_statuses: unknown;
+  pause_after_failures: number | null;
+  paused_reason: string | null;
+  consecutive_failures: number;
 }
 
 /** A row of `cron_jobs` joined with its newest execution (`last_execution_id`, LEFT JOIN). */
@@ -91,6 +112,10 @@ export function cronRecordFromRow(codec: RowCodec, r: CronJobRow): CronJobRecord
     overlap: r.overlap,
     skippedOccurrences: r.skipped_occurrences,
     ...requestFromRow(codec, r),
+    successStatuses: successStatusesFromRow(codec, r.success_statuses),
+    pauseAfterFailures: r.pause_after_failures ?? null,
+    pausedReason: r.paused_reason ?? null,
+    consecutiveFailures: r.consecutive_failures ?? 0,
   };
 }
 
@@ -118,6 +143,10 @@ export function newCronJob(p: CronCreateParams): CronJobRecord {
     overlap: p.overlap,
     skippedOccurrences: 0,
     ...newRequest(p),
+    successStatuses: newSuccessStatuses(p),
+    pauseAfterFailures: p.pauseAfterFailures ?? null,
+    pausedReason: null,
+    consecutiveFailures: 0,
   };
 }
 
@@ -142,5 +171,9 @@ export function cronJobToRow(j: CronJobRecord): Record<CronJobColumn, unknown> {
     overlap: j.overlap,
     skipped_occurrences: j.skippedOccurrences,
     ...requestToRow(j),
+    success_statuses: JSON.stringify(j.successStatuses ?? DEFAULT_SUCCESS_STATUSES),
+    pause_after_failures: j.pauseAfterFailures ?? null,
+    paused_reason: j.pausedReason ?? null,
+    consecutive_failures: j.consecutiveFailures ?? 0,
   };
 }

@@ -20,8 +20,10 @@ import type {
   Schedule,
   ScheduleStatus,
   SealedSecrets,
+  SuccessStatus,
   TargetAuthPublic,
 } from '../domain/types.js';
+import { DEFAULT_SUCCESS_STATUSES } from '../domain/success-statuses.js';
 import type { CronCreateParams, ScheduleCreateParams, ScheduleUpdateParams } from './store.js';
 import type { ApiKeyRecord } from './transfer-records.js';
 
@@ -101,6 +103,21 @@ export function requestToRow(j: JobRequest): Record<RequestColumn, unknown> {
   return { method: j.method, headers: JSON.stringify(j.headers ?? {}), body: j.body, auth: jsonText(j.auth), secrets: jsonText(j.secrets) };
 }
 
+// ---- What counts as success (both job tables) -----------------------------------------------------
+
+/**
+ * `success_statuses` (SQLite migration 10, PostgreSQL 9): JSON text of the job's
+ * `successStatuses`, `["2xx"]` for the jobs stored before it.
+ */
+export function successStatusesFromRow(codec: RowCodec, value: unknown): SuccessStatus[] {
+  return (codec.json(value) as SuccessStatus[] | null) ?? [...DEFAULT_SUCCESS_STATUSES];
+}
+
+/** The `successStatuses` of new job params: `["2xx"]` when absent. */
+export function newSuccessStatuses(p: { successStatuses?: SuccessStatus[] }): SuccessStatus[] {
+  return p.successStatuses ?? [...DEFAULT_SUCCESS_STATUSES];
+}
+
 // ---- API keys ---------------------------------------------------------------------------------
 
 /** The columns of `api_keys` read as an {@link ApiKey} (never the digest). */
@@ -147,6 +164,7 @@ export const SCHEDULE_COLUMNS = [
   'timeout_ms',
   'due_at',
   ...REQUEST_COLUMNS,
+  'success_statuses',
 ] as const;
 type ScheduleColumn = (typeof SCHEDULE_COLUMNS)[number];
 
@@ -166,6 +184,8 @@ export interface ScheduleRow extends RequestRow {
   timeout_ms: number;
   /** NULL: `scheduled_at` (a row written before due times were kept, or seeded by SQL). */
   due_at: number | null;
+  /** JSON as the driver gives it ({@link successStatusesFromRow}). */
+  success_statuses: unknown;
 }
 
 /** Row → schedule; NULL `data` reads `{}`, NULL `tags` `[]`. */
@@ -187,6 +207,7 @@ export function scheduleFromRow(codec: RowCodec, r: ScheduleRow): Schedule {
     timeoutMs: r.timeout_ms,
     dueAt: r.due_at ?? r.scheduled_at,
     ...requestFromRow(codec, r),
+    successStatuses: successStatusesFromRow(codec, r.success_statuses),
   };
 }
 
@@ -213,6 +234,7 @@ export function newSchedule(p: ScheduleCreateParams): Schedule {
     timeoutMs: p.timeoutMs,
     dueAt: scheduleDueAt(p.scheduledAt, p.now),
     ...newRequest(p),
+    successStatuses: newSuccessStatuses(p),
   };
 }
 
@@ -233,6 +255,7 @@ export function scheduleToRow(s: Schedule): Record<ScheduleColumn, unknown> {
     timeout_ms: s.timeoutMs,
     due_at: s.dueAt,
     ...requestToRow(s),
+    success_statuses: JSON.stringify(s.successStatuses ?? DEFAULT_SUCCESS_STATUSES),
   };
 }
 
@@ -299,6 +322,7 @@ export function schedulePatchToRow(
     body: p.body ?? null,
     auth: jsonText(p.auth),
     secrets: jsonText(p.secrets),
+    success_statuses: jsonText(p.successStatuses),
     body_set: p.body === undefined ? 0 : 1,
     auth_set: p.auth === undefined ? 0 : 1,
     secrets_set: p.secrets === undefined ? 0 : 1,

@@ -12,8 +12,10 @@ import type {
   RetryPolicy,
   Schedule,
   ScheduleStatus,
+  SuccessStatus,
 } from '../domain/types.js';
 import type { ClaimDueResult } from './claim-rules.js';
+import type { FinishResult } from './outcome-rules.js';
 import type { BatchStore } from './store-batch.js';
 import type { IdempotencyStore } from './store-idempotency.js';
 import type { NodesStore } from './store-nodes.js';
@@ -174,9 +176,12 @@ export interface Store extends JobSecretsStore, BatchStore, IdempotencyStore, No
    * Records outcomes of attempts held by `nodeId`, in one transaction: each appends an attempt
    * to its execution's history; `Succeeded`/`Failed` finish the execution (a schedule takes that
    * status); `Retrying` releases the lease and sets `nextAttemptAt`. An outcome for an execution
-   * whose lease was lost (re-leased elsewhere, or not `Running`) is ignored.
+   * whose lease was lost (re-leased elsewhere, or not `Running`) is ignored. In the same
+   * transaction each cron job with finished executions updates its `consecutiveFailures` and may
+   * pause itself (`Paused` with a `pausedReason`), by the rule of src/store/outcome-rules.ts.
+   * @returns the cron jobs this write paused (`paused`, each once)
    */
-  executionsFinish(p: { nodeId: string; outcomes: AttemptOutcome[] }): Promise<void>;
+  executionsFinish(p: { nodeId: string; outcomes: AttemptOutcome[] }): Promise<FinishResult>;
   /**
    * Hands back leases (a graceful stop): each of `p.executionIds` that is still
    * `Running` and leased to `p.nodeId` becomes due at once — its lease expires at `p.now` (or
@@ -267,8 +272,13 @@ export interface ApiKeyCreateParams {
  */
 export type JobRequestParams = Partial<JobRequest>;
 
+/** `successStatuses` of create and update params: absent, `["2xx"]` at create and kept at update. */
+export interface SuccessParams {
+  successStatuses?: SuccessStatus[];
+}
+
 /** Params of {@link Store.scheduleCreate}. */
-export interface ScheduleCreateParams extends JobRequestParams {
+export interface ScheduleCreateParams extends JobRequestParams, SuccessParams {
   id: string;
   name: string;
   scheduledAt: number;
@@ -311,7 +321,7 @@ export interface SchedulePageParams extends JobPageParams<ScheduleStatus> {
 export type CronPageParams = JobPageParams<CronJobStatus>;
 
 /** Params of {@link Store.scheduleUpdate}: absent fields keep their values. */
-export interface ScheduleUpdateParams extends JobRequestParams {
+export interface ScheduleUpdateParams extends JobRequestParams, SuccessParams {
   id: string;
   name?: string;
   scheduledAt?: number;
@@ -325,7 +335,7 @@ export interface ScheduleUpdateParams extends JobRequestParams {
 }
 
 /** Params of {@link Store.cronCreate}. */
-export interface CronCreateParams extends JobRequestParams {
+export interface CronCreateParams extends JobRequestParams, SuccessParams {
   id: string;
   expression: string;
   name: string | null;
@@ -337,11 +347,13 @@ export interface CronCreateParams extends JobRequestParams {
   timeoutMs: number;
   misfire: MisfirePolicy;
   overlap: OverlapPolicy;
+  /** Consecutive failed executions that pause the job (1–1,000); null or absent: never. */
+  pauseAfterFailures?: number | null;
   now: number;
 }
 
 /** Params of {@link Store.cronUpdate}: absent fields keep their values, null sets null. */
-export interface CronUpdateParams extends JobRequestParams {
+export interface CronUpdateParams extends JobRequestParams, SuccessParams {
   id: string;
   expression?: string;
   name?: string | null;
@@ -353,6 +365,9 @@ export interface CronUpdateParams extends JobRequestParams {
   timeoutMs?: number;
   misfire?: MisfirePolicy;
   overlap?: OverlapPolicy;
+  pauseAfterFailures?: number | null;
+  /** Kept when absent; cleared when the job is Active after the update (cron-patch.ts). */
+  pausedReason?: string | null;
   /**
    * Epoch ms (UTC): when given, `nextInvocation` becomes the patched job's next occurrence strictly
    * after this instant (in its time zone, UTC when null); when absent, `nextInvocation` is kept.

@@ -218,6 +218,8 @@ describe.skipIf(!HAS_CHROMIUM)('console in Chromium', () => {
     await page.getByLabel('Endpoint URL').fill(`${receiver.url}/report`);
     await page.getByLabel('Data (JSON)').fill('{"report": "nightly"}');
     await page.getByLabel('Attempts in all').fill('3');
+    await page.getByLabel('Counts as success').fill('2xx, 302');
+    await page.getByLabel('Pause after failures (optional)').fill('5');
     await eventually(() => page.getByTestId('cron-description').textContent()).toContain('At 03:00, Monday through Friday');
     await eventually(() => page.getByTestId('occurrences').locator('li').count()).toBe(3);
 
@@ -254,14 +256,18 @@ describe.skipIf(!HAS_CHROMIUM)('console in Chromium', () => {
       retry: { maxAttempts: 3 },
       misfire: 'once',
       overlap: 'allow',
+      successStatuses: ['2xx', 302],
+      pauseAfterFailures: 5,
     });
     // Focus moved to the new page's heading.
     expect(await page.evaluate('document.activeElement.tagName')).toBe('H1');
 
+    await page.getByLabel('Reason for pausing (optional)').fill('report template being rewritten');
     await page.getByRole('button', { name: 'Pause' }).click();
     await eventually(() => heading().locator('.badge').textContent()).toBe('Paused');
     await eventually(() => page.getByRole('status').first().textContent()).toContain('Cron job paused');
-    expect(((await server.api('GET', `/cron/${id}`)).body as { status: string }).status).toBe('Paused');
+    expect((await server.api('GET', `/cron/${id}`)).body).toMatchObject({ status: 'Paused', pausedReason: 'report template being rewritten' });
+    expect(await page.locator('.facts').textContent()).toContain('report template being rewritten');
     expect(await page.getByRole('button', { name: 'Resume' }).isVisible()).toBe(true);
 
     // Edit: the form comes filled in; only what changed is sent, so the paused job keeps its occurrence.

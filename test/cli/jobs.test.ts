@@ -115,6 +115,30 @@ describe('punctual schedules', () => {
     expect(refused.stderr).toContain('/headers/Host');
   });
 
+  it('--success-statuses on both job kinds; cron --pause-after-failures, pause --reason, --no-pause-after-failures', async () => {
+    const s = await punctualJson<Schedule>(
+      ['schedules', 'create', '--name', 'ok302', '--at', '2099-01-01T10:00:00Z', '--endpoint', `${receiver.url}/s`, '--success-statuses', '2xx, 302'],
+      env,
+    );
+    expect(s.successStatuses).toEqual(['2xx', 302]);
+    const shown = await punctual(['schedules', 'get', s.id], env);
+    expect(shown.stdout).toMatch(/successStatuses\s+│ 2xx, 302/);
+    const bad = await punctual(['schedules', 'update', s.id, '--success-statuses', '2xx,700'], env);
+    expect(bad.code).not.toBe(0);
+    expect(bad.stderr).toContain('/successStatuses/1');
+
+    const job = await punctualJson<CronJob>(
+      ['cron', 'create', '--expression', '0 * * * *', '--endpoint', `${receiver.url}/c`, '--success-statuses', '404', '--pause-after-failures', '3'],
+      env,
+    );
+    expect(job).toMatchObject({ successStatuses: [404], pauseAfterFailures: 3, pausedReason: null, consecutiveFailures: 0 });
+    const paused = await punctual(['cron', 'pause', job.id, '--reason', 'receiver down for maintenance'], env);
+    expect(paused.code).toBe(0);
+    expect(paused.stdout).toMatch(/pausedReason\s+│ receiver down for maintenance/);
+    expect(await punctualJson(['cron', 'resume', job.id], env)).toMatchObject({ status: 'Active', pausedReason: null });
+    expect(await punctualJson(['cron', 'update', job.id, '--no-pause-after-failures'], env)).toMatchObject({ pauseAfterFailures: null });
+  });
+
   it('list --all follows nextCursor; one page says how to get the next', async () => {
     for (const name of ['a1', 'a2', 'a3']) {
       await server.api('POST', '/schedules', { name, scheduledAt: '2099-01-01T00:00:00Z', endpoint: `${receiver.url}/a`, tags: ['all'] });

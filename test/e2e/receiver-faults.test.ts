@@ -66,6 +66,7 @@ describe('misbehaving receivers', () => {
     data: { hello: 'world' },
     retry: { maxAttempts: 3, initialDelayMs: 100, maxDelayMs: 1000 },
     timeoutMs,
+    successStatuses: ['2xx'],
     leaseExpiresAt: Date.now() + 10_000,
     method: 'POST' as const, headers: {}, body: null, auth: null, secrets: null,
   });

@@ -44,6 +44,7 @@ describe('SSRF guard at call time (real connections)', () => {
     data: {},
     retry: { maxAttempts: 5, initialDelayMs: 100, maxDelayMs: 1000 },
     timeoutMs: 2_000,
+    successStatuses: ['2xx'],
     leaseExpiresAt: Date.now() + 10_000,
     method: 'POST' as const, headers: {}, body: null, auth: null, secrets: null,
   });

@@ -49,7 +49,7 @@ describe('POST /schedules', () => {
     expect(Object.keys(body).sort()).toEqual(
       [
         'auth', 'body', 'createdAt', 'data', 'endpoint', 'headers', 'id', 'method', 'name', 'retry', 'runsImmediately', 'scheduledAt',
-        'secretHeaderNames', 'signingSecretSet', 'status', 'tags', 'timeoutMs',
+        'secretHeaderNames', 'signingSecretSet', 'status', 'successStatuses', 'tags', 'timeoutMs',
       ],
     );
     expect(body).toMatchObject({ method: 'POST', headers: {}, body: null, secretHeaderNames: [], auth: null, signingSecretSet: false });

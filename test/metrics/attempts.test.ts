@@ -50,6 +50,7 @@ describe('attempt labels of real calls', () => {
     data: {},
     retry: { maxAttempts: 3, initialDelayMs: 100, maxDelayMs: 1000 },
     timeoutMs,
+    successStatuses: ['2xx'],
     leaseExpiresAt: Date.now() + 10_000,
     method: 'POST' as const, headers: {}, body: null, auth: null, secrets: null,
   });

@@ -28,6 +28,7 @@ import { describeBatch, describeGroupCommit } from './conformance-batch.js';
 import { describeIdempotency } from './conformance-idempotency.js';
 import { describeNodes } from './conformance-nodes.js';
 import { describeAhead } from './conformance-ahead.js';
+import { describeOutcomes } from './conformance-outcomes.js';
 import { describeSecrets } from './conformance-secrets.js';
 
 /** 2030-01-01T00:00:00.000Z: the suite's "now". */
@@ -207,6 +208,8 @@ export function exerciseStore(name: string, factory: () => Promise<StoreUnderTes
     describeNodes(() => store);
     // ---- claiming ahead (ClaimDueParams.aheadMs): conformance-ahead.ts ---------------------------
     describeAhead(() => store);
+    // ---- successStatuses and the auto-pause of cron jobs: conformance-outcomes.ts -----------------
+    describeOutcomes(() => store);
 
     // ---- lifecycle -------------------------------------------------------------------------
     describe('migrate, ping, close', () => {
@@ -331,6 +334,7 @@ export function exerciseStore(name: string, factory: () => Promise<StoreUnderTes
           retry: { maxAttempts: 7, initialDelayMs: 250, maxDelayMs: 90_000 },
           timeoutMs: 4_500,
           ...REQUEST,
+          successStatuses: [302, '2xx'],
           now: T0,
         });
         expect(s).toEqual({
@@ -346,6 +350,7 @@ export function exerciseStore(name: string, factory: () => Promise<StoreUnderTes
           timeoutMs: 4_500,
           dueAt: T0 + 123,
           ...REQUEST,
+          successStatuses: [302, '2xx'],
         });
         expect(await store.scheduleGet({ id })).toEqual(s);
       });
@@ -427,6 +432,8 @@ export function exerciseStore(name: string, factory: () => Promise<StoreUnderTes
           misfire: 'all',
           overlap: 'skip',
           ...CRON_REQUEST,
+          successStatuses: ['4xx', 200],
+          pauseAfterFailures: 3,
           now: T0,
         });
         expect(c).toEqual({
@@ -448,6 +455,10 @@ export function exerciseStore(name: string, factory: () => Promise<StoreUnderTes
           lastStatus: null,
           skippedOccurrences: 0,
           ...CRON_REQUEST,
+          successStatuses: ['4xx', 200],
+          pauseAfterFailures: 3,
+          pausedReason: null,
+          consecutiveFailures: 0,
         });
         expect(await store.cronGet({ id })).toEqual(c);
       });
@@ -570,6 +581,7 @@ export function exerciseStore(name: string, factory: () => Promise<StoreUnderTes
             retry,
             timeoutMs: 2500,
             ...NO_REQUEST,
+            successStatuses: ['2xx'],
             leaseExpiresAt: T0 + 2500 + 15_000,
           },
         ]);
@@ -624,6 +636,7 @@ export function exerciseStore(name: string, factory: () => Promise<StoreUnderTes
             retry: RETRY,
             timeoutMs: TIMEOUT,
             ...NO_REQUEST,
+            successStatuses: ['2xx'],
             leaseExpiresAt: T0 + 500 + TIMEOUT + 1000,
           },
         ]);
@@ -1247,7 +1260,7 @@ export function exerciseStore(name: string, factory: () => Promise<StoreUnderTes
         const claimed = await claim(T0 + 10);
         expect(claimed.map((x) => x.scheduledFor)).toEqual([T0, T0 + 5]);
         expect(await store.cronGet({ id: c.id })).toMatchObject({ lastInvocation: T0 + 5, lastStatus: 'Running' });
-        await finish(claimed.find((x) => x.executionId === tid)!, { status: 'Failed', statusCode: 410 });
+        await finish(claimed.find((x) => x.executionId === tid)!, { status: 'Failed', statusCode: 404 });
         expect(await store.cronGet({ id: c.id })).toMatchObject({ lastInvocation: T0 + 5, lastStatus: 'Failed' });
         await claim(T0 + 60_000);
         expect(await store.cronGet({ id: c.id })).toMatchObject({ invocations: 3, lastInvocation: T0 + 60_000, lastStatus: 'Running' });
@@ -1295,6 +1308,7 @@ export function exerciseStore(name: string, factory: () => Promise<StoreUnderTes
             retry: RETRY,
             timeoutMs: TIMEOUT,
             ...NO_REQUEST,
+            successStatuses: ['2xx'],
             leaseExpiresAt: T0 + TIMEOUT + 50,
           },
         ]);
@@ -1583,6 +1597,7 @@ export function exerciseStore(name: string, factory: () => Promise<StoreUnderTes
           lastInvocation: T0,
           lastStatus: 'Failed',
           skippedOccurrences: 0,
+          consecutiveFailures: 1,
         });
         expect(await store.nextDueAt()).toBe(T0 + 60_000);
       });

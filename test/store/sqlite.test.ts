@@ -283,7 +283,7 @@ describe('SQLite store', () => {
       const s = await open(); // migrates to the latest version
       // Migration 5: jobs stored before keep their calls (POST, no headers, no body, no authentication).
       const request = { method: 'POST', headers: {}, body: null, auth: null, secrets: null };
-      const defaults = { retry: { maxAttempts: 5, initialDelayMs: 1000, maxDelayMs: 3_600_000 }, timeoutMs: 30_000, ...request };
+      const defaults = { retry: { maxAttempts: 5, initialDelayMs: 1000, maxDelayMs: 3_600_000 }, timeoutMs: 30_000, ...request, successStatuses: ['2xx'] };
       expect(await s.apiKeyGet({ id: ids.key })).toEqual({ id: ids.key, name: 'k', status: 'Enabled', createdAt: T0, lastUsed: T0 + 9 });
       expect(await s.scheduleGet({ id: ids.pending })).toEqual({
         id: ids.pending,
@@ -315,6 +315,10 @@ describe('SQLite store', () => {
         lastInvocation: T0 + 60_000,
         lastStatus: 'Running',
         skippedOccurrences: 0,
+        // Migration 10: what counts as success and the auto-pause, as before they existed.
+        pauseAfterFailures: null,
+        pausedReason: null,
+        consecutiveFailures: 0,
       });
       expect(await s.cronGet({ id: ids.idle })).toMatchObject({ lastInvocation: null, lastStatus: null, misfire: 'once', overlap: 'allow' });
       expect(await s.executionGet({ id: ex.done })).toEqual({

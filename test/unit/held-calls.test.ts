@@ -25,6 +25,7 @@ function item(id: string, notBefore?: number): ClaimedExecution {
     data: {},
     retry: { maxAttempts: 1, initialDelayMs: 100, maxDelayMs: 100 },
     timeoutMs: 1_000,
+    successStatuses: ['2xx'],
     leaseExpiresAt: T0 + 10_000,
     method: 'POST',
     headers: {},

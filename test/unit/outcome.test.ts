@@ -17,6 +17,7 @@ function claim(attempt: number, maxAttempts = 3): ClaimedExecution {
     data: {},
     retry: { maxAttempts, initialDelayMs: 1_000, maxDelayMs: 60_000 },
     timeoutMs: 10_000,
+    successStatuses: ['2xx'],
     leaseExpiresAt: T0 + 15_000,
     method: 'POST' as const, headers: {}, body: null, auth: null, secrets: null,
   };

@@ -76,6 +76,7 @@ describe('attemptHeaders with a traceparent', () => {
     data: {},
     retry: { maxAttempts: 3, initialDelayMs: 1_000, maxDelayMs: 60_000 },
     timeoutMs: 10_000,
+    successStatuses: ['2xx'],
     leaseExpiresAt: 15_000,
     method: 'POST',
     headers,

@@ -13,6 +13,7 @@ const claim = (over: Partial<ClaimedExecution> = {}): ClaimedExecution => ({
   data: {},
   retry: { maxAttempts: 3, initialDelayMs: 1_000, maxDelayMs: 60_000 },
   timeoutMs: 10_000,
+  successStatuses: ['2xx'],
   leaseExpiresAt: 15_000,
   method: 'PUT',
   headers: {},

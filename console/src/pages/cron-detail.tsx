@@ -8,6 +8,7 @@ import { Alert, announce, ConfirmButton, errorText, Instant, StatusBadge } from 
 import { Link, navigate } from '../router';
 import { cronTitle } from './cron-list';
 import { DeliveryFacts, useJob } from './detail-common';
+import { PauseFacts, SuccessFacts } from './outcome-fields';
 
 const MISFIRE: Record<string, string> = {
   once: 'once — missed occurrences run once, together',
@@ -23,6 +24,7 @@ export function CronDetailPage({ id }: { id: string }) {
   const { job, error, reload, set } = useJob(getCronJob, id);
   const [actionError, setActionError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
+  const [pauseReason, setPauseReason] = useState('');
 
   useEffect(() => {
     document.title = `${job ? cronTitle(job) : 'Cron job'} · Punctual`;
@@ -42,7 +44,9 @@ export function CronDetailPage({ id }: { id: string }) {
 
   const setStatus = (status: CronStatus) =>
     act(async () => {
-      set(await updateCronJob(id, { status }));
+      const reason = pauseReason.trim();
+      set(await updateCronJob(id, status === 'Paused' && reason !== '' ? { status, pausedReason: reason } : { status }));
+      setPauseReason('');
       announce(status === 'Paused' ? 'Cron job paused: it will not run until resumed.' : 'Cron job resumed.');
     });
 
@@ -75,9 +79,19 @@ export function CronDetailPage({ id }: { id: string }) {
               Edit
             </Link>
             {job.status === 'Active' ? (
-              <button type="button" class="button" disabled={busy} onClick={() => setStatus('Paused')}>
-                Pause
-              </button>
+              <>
+                <input
+                  type="text"
+                  aria-label="Reason for pausing (optional)"
+                  placeholder="Reason (optional)"
+                  maxLength={512}
+                  value={pauseReason}
+                  onInput={(e) => setPauseReason((e.currentTarget as HTMLInputElement).value)}
+                />
+                <button type="button" class="button" disabled={busy} onClick={() => setStatus('Paused')}>
+                  Pause
+                </button>
+              </>
             ) : (
               <button type="button" class="button" disabled={busy} onClick={() => setStatus('Active')}>
                 Resume
@@ -149,6 +163,8 @@ export function CronDetailPage({ id }: { id: string }) {
                 <dd class="url">{job.endpoint}</dd>
               </div>
               <DeliveryFacts retry={job.retry} timeoutMs={job.timeoutMs} />
+              <SuccessFacts successStatuses={job.successStatuses} />
+              <PauseFacts job={job} />
               <SigningSecret jobType="cron" id={id} set={job.signingSecretSet} disabled={false} onSaved={() => void reload()} />
               <div>
                 <dt>Missed occurrences</dt>

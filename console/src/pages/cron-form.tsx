@@ -17,6 +17,7 @@ import {
   parseDelivery,
   type DeliveryDraft,
 } from './form-common';
+import { parsePauseAfter, parseSuccessStatuses, PauseAfterField, SuccessStatusesField, successStatusesText } from './outcome-fields';
 import { EMPTY_REQUEST, hasBody, parseRequest, requestDraftOf, type RequestDraft } from './request-draft';
 import { RequestFields } from './request-fields';
 
@@ -26,6 +27,8 @@ const LABELS: Record<string, string> = {
   timezone: 'Time zone',
   misfire: 'Missed occurrences',
   overlap: 'Overlap',
+  successStatuses: 'Counts as success',
+  pauseAfterFailures: 'Pause after failures',
 };
 
 interface Draft {
@@ -36,6 +39,8 @@ interface Draft {
   data: string;
   misfire: string;
   overlap: string;
+  successStatuses: string;
+  pauseAfterFailures: string;
   delivery: DeliveryDraft;
   request: RequestDraft;
 }
@@ -49,6 +54,8 @@ function draftOf(j: CronJob): Draft {
     data: j.data && Object.keys(j.data).length ? JSON.stringify(j.data, null, 2) : '',
     misfire: j.misfire,
     overlap: j.overlap,
+    successStatuses: successStatusesText(j.successStatuses),
+    pauseAfterFailures: j.pauseAfterFailures === null ? '' : String(j.pauseAfterFailures),
     delivery: deliveryDraft(j.retry, j.timeoutMs),
     request: requestDraftOf(j),
   };
@@ -66,6 +73,8 @@ export function CronFormPage({ id }: { id?: string }) {
     data: '',
     misfire: 'once',
     overlap: 'allow',
+    successStatuses: '2xx',
+    pauseAfterFailures: '',
     delivery: EMPTY_DELIVERY,
     request: EMPTY_REQUEST,
   });
@@ -96,6 +105,8 @@ export function CronFormPage({ id }: { id?: string }) {
     Object.assign(fields, delivery.errors);
     const request = parseRequest(draft.request, existing ?? null);
     Object.assign(fields, request.errors);
+    const pauseAfter = parsePauseAfter(draft.pauseAfterFailures);
+    if (pauseAfter.error) fields.pauseAfterFailures = pauseAfter.error;
     if (Object.keys(fields).length) {
       setErrors({ fields, general: null });
       return;
@@ -111,6 +122,8 @@ export function CronFormPage({ id }: { id?: string }) {
       timeoutMs: delivery.timeoutMs,
       misfire: draft.misfire as CronInput['misfire'],
       overlap: draft.overlap as CronInput['overlap'],
+      successStatuses: parseSuccessStatuses(draft.successStatuses),
+      pauseAfterFailures: pauseAfter.value,
     };
     setBusy(true);
     setErrors(NO_ERRORS);
@@ -226,6 +239,18 @@ export function CronFormPage({ id }: { id?: string }) {
                 </select>
               )}
             </Field>
+          </div>
+          <div class="grid-2">
+            <SuccessStatusesField
+              value={draft.successStatuses}
+              onInput={(v) => setDraft((d) => ({ ...d, successStatuses: v }))}
+              errors={errors}
+            />
+            <PauseAfterField
+              value={draft.pauseAfterFailures}
+              onInput={(v) => setDraft((d) => ({ ...d, pauseAfterFailures: v }))}
+              errors={errors}
+            />
           </div>
           <DeliveryFields
             draft={draft.delivery}

@@ -7,6 +7,7 @@ import { Alert, announce, ConfirmButton, errorText, Instant, StatusBadge } from 
 import { formatDuration } from '../format';
 import { Link, navigate } from '../router';
 import { DeliveryFacts, useJob } from './detail-common';
+import { SuccessFacts } from './outcome-fields';
 
 export function ScheduleDetailPage({ id }: { id: string }) {
   const { job: s, error, reload } = useJob(getSchedule, id);
@@ -104,6 +105,7 @@ export function ScheduleDetailPage({ id }: { id: string }) {
                 <dd>{s.tags.length ? s.tags.map((t) => <span class="chip" key={t}>{t}</span>) : <span class="muted">none</span>}</dd>
               </div>
               <DeliveryFacts retry={s.retry} timeoutMs={s.timeoutMs} />
+              <SuccessFacts successStatuses={s.successStatuses} />
               <SigningSecret jobType="schedule" id={id} set={s.signingSecretSet} disabled={s.status !== 'Pending'} onSaved={() => void reload()} />
               <div>
                 <dt>Created</dt>

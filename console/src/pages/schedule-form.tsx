@@ -15,10 +15,11 @@ import {
   type DeliveryDraft,
 } from './form-common';
 import { splitTags } from './list-common';
+import { parseSuccessStatuses, SuccessStatusesField, successStatusesText } from './outcome-fields';
 import { EMPTY_REQUEST, hasBody, parseRequest, requestDraftOf, type RequestDraft } from './request-draft';
 import { RequestFields } from './request-fields';
 
-const LABELS: Record<string, string> = { ...COMMON_LABELS, scheduledAt: 'When', tags: 'Tags' };
+const LABELS: Record<string, string> = { ...COMMON_LABELS, scheduledAt: 'When', tags: 'Tags', successStatuses: 'Counts as success' };
 
 interface Draft {
   name: string;
@@ -26,6 +27,7 @@ interface Draft {
   endpoint: string;
   data: string;
   tags: string;
+  successStatuses: string;
   delivery: DeliveryDraft;
   request: RequestDraft;
 }
@@ -37,6 +39,7 @@ function draftOf(s: Schedule): Draft {
     endpoint: s.endpoint,
     data: Object.keys(s.data).length ? JSON.stringify(s.data, null, 2) : '',
     tags: s.tags.join(', '),
+    successStatuses: successStatusesText(s.successStatuses),
     delivery: deliveryDraft(s.retry, s.timeoutMs),
     request: requestDraftOf(s),
   };
@@ -53,6 +56,7 @@ export function ScheduleFormPage({ id }: { id?: string }) {
     endpoint: '',
     data: '',
     tags: '',
+    successStatuses: '2xx',
     delivery: EMPTY_DELIVERY,
     request: EMPTY_REQUEST,
   });
@@ -98,6 +102,7 @@ export function ScheduleFormPage({ id }: { id?: string }) {
       tags: splitTags(draft.tags),
       retry: delivery.retry,
       timeoutMs: delivery.timeoutMs,
+      successStatuses: parseSuccessStatuses(draft.successStatuses),
     };
     setBusy(true);
     setErrors(NO_ERRORS);
@@ -187,6 +192,7 @@ export function ScheduleFormPage({ id }: { id?: string }) {
           <Field name="tags" label="Tags" hint="Separated by commas or spaces." error={errors.fields.tags}>
             {(attrs) => <input {...attrs} type="text" value={draft.tags} onInput={set('tags')} placeholder="billing, eu" />}
           </Field>
+          <SuccessStatusesField value={draft.successStatuses} onInput={(v) => setDraft((d) => ({ ...d, successStatuses: v }))} errors={errors} />
           <DeliveryFields
             draft={draft.delivery}
             onChange={(delivery) => setDraft((d) => ({ ...d, delivery }))}

@@ -9,6 +9,7 @@ import type { CronJob } from '../../domain/types.js';
 import { Endpoint, Id, JsonObjectInput, JsonObjectSchema, Nullable, RuleString, SizedList, StringEnum, Timestamp } from './common.js';
 import { deliveryToWire, deliveryWireFields, requestInputFields, RetryInputSchema, TimeoutMsInput } from './delivery.js';
 import { EXECUTION_STATUS_DESCRIPTION } from './executions.js';
+import { cronOutcomeInputFields, cronOutcomeToWire, cronOutcomeWireFields, PausedReasonInput } from './outcome.js';
 import { LIST_NEXT_CURSOR_DESCRIPTION, ListCursorQuery, ListLimitQuery, ListNameQuery } from './lists.js';
 
 const EXPRESSION_DESCRIPTION =
@@ -50,6 +51,7 @@ export const CronJobSchema = Type.Object(
         'Occurrences dropped by misfire `skip` so far (each missed occurrence once, the one recorded as a Skipped execution ' +
         'included; at most 1,000 counted per catch-up). Overlap-skipped occurrences are not counted. Read-only.',
     }),
+    ...cronOutcomeWireFields,
   },
   { additionalProperties: false, title: 'CronJob', description: 'A recurring job.' },
 );
@@ -101,6 +103,7 @@ const optionalCronFields = {
   misfire: Type.Optional(requestFields.misfire),
   overlap: Type.Optional(requestFields.overlap),
   ...requestInputFields,
+  ...cronOutcomeInputFields,
 };
 
 /** Body of POST /cron. */
@@ -115,10 +118,15 @@ export const CronPatchBody = Type.Object(
   {
     expression: Type.Optional(requestFields.expression),
     status: Type.Optional(
-      StringEnum(CRON_JOB_STATUSES, 'Paused stops the job; Active resumes it from the next occurrence after now.'),
+      StringEnum(
+        CRON_JOB_STATUSES,
+        'Paused stops the job (with an optional `pausedReason`); Active resumes it from the next occurrence after now, clears `pausedReason` ' +
+          'and starts `consecutiveFailures` at 0.',
+      ),
     ),
     endpoint: Type.Optional(requestFields.endpoint),
     ...optionalCronFields,
+    pausedReason: PausedReasonInput,
   },
   {
     additionalProperties: false,
@@ -171,5 +179,6 @@ export function cronJobToWire(j: CronJob): CronJobWire {
     lastInvocation: toIsoOrNull(j.lastInvocation),
     lastStatus: j.lastStatus,
     skippedOccurrences: j.skippedOccurrences,
+    ...cronOutcomeToWire(j),
   };
 }

@@ -34,7 +34,8 @@ export const RetryPolicySchema = Type.Object(
   {
     additionalProperties: false,
     title: 'RetryPolicy',
-    description: 'How failed attempts are retried: after a connection error, a timeout, a 3xx, 408, 429 or a 5xx.',
+    description:
+      'How failed attempts are retried: after a connection error, a timeout, a 3xx, 408, 429 or a 5xx that `successStatuses` does not list.',
   },
 );
 

@@ -29,6 +29,7 @@ export const SCHEDULE_EXAMPLE: ScheduleWire = {
   secretHeaderNames: ['X-Api-Key'],
   auth: null,
   signingSecretSet: false,
+  successStatuses: ['2xx'],
 };
 
 export const SCHEDULE_CREATE_EXAMPLE: ScheduleCreateBody = {
@@ -70,6 +71,10 @@ export const CRON_JOB_EXAMPLE: CronJobWire = {
   lastInvocation: '2026-11-20T08:00:00.000Z',
   lastStatus: 'Succeeded',
   skippedOccurrences: 0,
+  successStatuses: ['2xx', 304],
+  pauseAfterFailures: 10,
+  pausedReason: null,
+  consecutiveFailures: 0,
 };
 
 export const CRON_CREATE_EXAMPLE: CronCreateBody = {
@@ -81,9 +86,11 @@ export const CRON_CREATE_EXAMPLE: CronCreateBody = {
   headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
   body: 'list=team&format=html',
   auth: { type: 'oauth2', tokenUrl: 'https://auth.example.com/oauth/token', clientId: 'punctual', clientSecret: 's3cr3t', scope: 'newsletter:send' },
+  successStatuses: ['2xx', 304],
+  pauseAfterFailures: 10,
 };
 
-export const CRON_PATCH_EXAMPLE: CronPatchBody = { status: 'Paused' };
+export const CRON_PATCH_EXAMPLE: CronPatchBody = { status: 'Paused', pausedReason: 'digest template being rewritten' };
 
 export const ATTEMPT_EXAMPLE: AttemptWire = {
   number: 1,

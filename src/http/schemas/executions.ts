@@ -8,7 +8,8 @@ import { Id, Nullable, RuleString, SizedList, StringEnum, Timestamp } from './co
 /** Describes the statuses, for `status` and for a cron job's `lastStatus`. */
 export const EXECUTION_STATUS_DESCRIPTION =
   'Pending (made by a trigger, not yet started); Running (an attempt in flight); Retrying (waiting for its next attempt); ' +
-  'Succeeded (a 2xx answer); Failed (attempts exhausted, or a 4xx other than 408 and 429); Skipped (did not run: overlap or misfire policy).';
+  'Succeeded (an answer the job lists in `successStatuses`, 2xx by default); Failed (attempts exhausted, or another 4xx than 408 and 429, ' +
+  '410 included, not listed); Skipped (did not run: overlap or misfire policy).';
 
 /** One attempt on the wire. */
 export const AttemptSchema = Type.Object(

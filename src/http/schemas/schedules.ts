@@ -6,6 +6,7 @@ import type { Schedule } from '../../domain/types.js';
 import { CHECK_KEYWORD } from '../ajv.js';
 import { Endpoint, Id, JsonObjectInput, JsonObjectSchema, Nullable, RuleString, SizedList, StringEnum, TagsInput, Timestamp } from './common.js';
 import { deliveryToWire, deliveryWireFields, requestInputFields, RetryInputSchema, TimeoutMsInput } from './delivery.js';
+import { SuccessStatusesInput, SuccessStatusesSchema } from './outcome.js';
 import { LIST_NEXT_CURSOR_DESCRIPTION, ListCursorQuery, ListLimitQuery, ListNameQuery } from './lists.js';
 
 /** A schedule on the wire. */
@@ -20,13 +21,14 @@ export const ScheduleSchema = Type.Object(
     }),
     status: StringEnum(
       SCHEDULE_STATUSES,
-      'Pending until its instant (or a trigger); Running while its execution is in progress, retries included; then Succeeded (a 2xx answer) or Failed.',
+      'Pending until its instant (or a trigger); Running while its execution is in progress, retries included; then Succeeded (an answer listed in `successStatuses`) or Failed.',
     ),
     endpoint: Type.String({ description: 'URL called on execution.' }),
     data: JsonObjectSchema('JSON object sent as the body of the call; `{}` when none was given.'),
     tags: Type.Array(Type.String(), { description: 'Labels for organising schedules.' }),
     createdAt: Timestamp('When the schedule was created (ISO 8601, UTC).'),
     ...deliveryWireFields,
+    successStatuses: SuccessStatusesSchema,
   },
   { additionalProperties: false, title: 'Schedule', description: 'A one-time job.' },
 );
@@ -90,6 +92,7 @@ export const ScheduleCreateBody = Type.Object(
     retry: Type.Optional(requestFields.retry),
     timeoutMs: Type.Optional(requestFields.timeoutMs),
     ...requestInputFields,
+    successStatuses: Type.Optional(SuccessStatusesInput),
   },
   { additionalProperties: false, title: 'ScheduleCreate', description: 'A new schedule.' },
 );
@@ -106,6 +109,7 @@ export const SchedulePatchBody = Type.Object(
     retry: Type.Optional(requestFields.retry),
     timeoutMs: Type.Optional(requestFields.timeoutMs),
     ...requestInputFields,
+    successStatuses: Type.Optional(SuccessStatusesInput),
   },
   {
     additionalProperties: false,
@@ -128,6 +132,7 @@ export function scheduleToWire(s: Schedule): ScheduleWire {
     tags: s.tags,
     createdAt: toIso(s.createdAt),
     ...deliveryToWire(s),
+    successStatuses: [...s.successStatuses],
   };
 }
 

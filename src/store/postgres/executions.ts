@@ -1,4 +1,5 @@
 import type { AttemptOutcome, Execution, JobType } from '../../domain/types.js';
+import { cronDecisionSql, goneSql, pauseReasonSql, type AutoPause, type FinishResult } from '../outcome-rules.js';
 import { decodeCursor } from '../paging.js';
 import { columnList, PASS_THROUGH } from '../rows.js';
 import * as execRows from '../rows-executions.js';
@@ -45,7 +46,15 @@ export const PRUNABLE_SQL = `SELECT e.id FROM executions e
  *      1's own start replaces the claim instant.
  *   a  appends the attempt of each execution f changed;
  *   s  gives a finished schedule its execution's status (a deleted schedule has no row: nothing);
- *   and the earliest Retrying instant is announced (notify.ts).
+ *   r, t, j, d, p  the auto-pause of cron jobs (outcome-rules.ts, whose SQL expressions decide):
+ *      r the finished outcomes of cron jobs with their place in the batch (`ord`, the order of
+ *      the arrays), t per job its trailing failures (after its last Succeeded one), j locks the
+ *      jobs (FOR UPDATE: the newest row version, as the rule must read it), d decides the new
+ *      count and the pause, p writes them and RETURNS each job with the kind of its pause (NULL:
+ *      none) and its reason. What must be written with a pause (an outbox row, say) is a CTE
+ *      beside p, inserting from `p WHERE kind IS NOT NULL`;
+ *   and the earliest Retrying instant is announced (notify.ts); the jobs paused are answered as
+ *   JSON (`paused`).
  * The row lock each UPDATE takes is re-checked on the newest row version (READ COMMITTED), so a
  * takeover that commits meanwhile makes the outcome a no-op, as the contract says.
  * The plan must be a primary-key probe per outcome, whatever the statistics say: a plan that
@@ -61,8 +70,9 @@ export function finishSql(clock: 'database' | 'caller'): string {
   SELECT o.*, 'Running'::text AS running, $1::text AS node
     FROM unnest($2::text[], $3::int[], $4::text[], $5::bigint[], $6::bigint[], $7::bigint[], $8::int[], $9::text[], $10::text[],
                 $11::text[], $12::text[], $13::text[], $14::text[])
+      WITH ORDINALITY
       AS o(execution_id, attempt, status, next_attempt_at, started_at, duration_ms, status_code, error, response_body, method, url,
-           trace_id, span_id)),
+           trace_id, span_id, ord)),
 f AS (
   UPDATE executions e SET
     status = o.status,
@@ -83,10 +93,46 @@ a AS (
   ON CONFLICT (execution_id, number) DO NOTHING),
 s AS (
   UPDATE schedules x SET status = f.status FROM f
-   WHERE f.job_type = 'schedule' AND f.status <> 'Retrying' AND x.id = f.job_id AND x.status = 'Running')
+   WHERE f.job_type = 'schedule' AND f.status <> 'Retrying' AND x.id = f.job_id AND x.status = 'Running'),
+${CRON_PAUSE_CTES}
 SELECT (SELECT count(*) FROM f) AS finished,
-       ${notifySql(`(SELECT min(f.next_attempt_at) FROM f WHERE f.status = 'Retrying')`, '$15', clock)} AS notified`;
+       ${notifySql(`(SELECT min(f.next_attempt_at) FROM f WHERE f.status = 'Retrying')`, '$15', clock)} AS notified,
+       (SELECT coalesce(json_agg(json_build_object('jobId', p.id, 'kind', p.kind, 'reason', p.paused_reason)), '[]'::json)
+          FROM p WHERE p.kind IS NOT NULL) AS paused`;
 }
+
+const DECISION = cronDecisionSql({
+  status: 'j.status',
+  count: 'j.consecutive_failures',
+  limit: 'j.pause_after_failures',
+  reset: 'j.reset',
+  trailing: 'j.trailing',
+  gone: 'j.gone',
+});
+
+/** The CTEs r, t, j, d, p of {@link finishSql} (the auto-pause of cron jobs). */
+const CRON_PAUSE_CTES = `r AS (
+  SELECT f.job_id, f.status, o.ord, ${goneSql('f.status', 'o.status_code')} AS gone,
+         max(o.ord) FILTER (WHERE f.status = 'Succeeded') OVER (PARTITION BY f.job_id) AS last_success
+    FROM f JOIN o ON o.execution_id = f.id AND o.attempt = f.attempt
+   WHERE f.job_type = 'cron' AND f.status IN ('Succeeded', 'Failed')),
+t AS (
+  SELECT r.job_id, bool_or(r.last_success IS NOT NULL) AS reset,
+         count(*) FILTER (WHERE r.status = 'Failed' AND r.ord > coalesce(r.last_success, 0)) AS trailing,
+         coalesce(bool_or(r.gone) FILTER (WHERE r.ord > coalesce(r.last_success, 0)), false) AS gone
+    FROM r GROUP BY r.job_id),
+j AS (
+  SELECT c.id, c.status, c.consecutive_failures, c.pause_after_failures, t.reset, t.trailing, t.gone
+    FROM cron_jobs c JOIN t ON c.id = t.job_id
+  FOR UPDATE OF c),
+d AS (
+  SELECT j.id, j.pause_after_failures, ${DECISION.count} AS failures, ${DECISION.kind} AS kind FROM j),
+p AS (
+  UPDATE cron_jobs c SET consecutive_failures = d.failures,
+         status = CASE WHEN d.kind IS NULL THEN c.status ELSE 'Paused' END,
+         paused_reason = CASE WHEN d.kind IS NULL THEN c.paused_reason ELSE ${pauseReasonSql('d.kind', 'd.pause_after_failures')} END
+    FROM d WHERE c.id = d.id
+  RETURNING c.id, d.kind, c.paused_reason)`;
 
 /** PostgreSQL text cannot hold U+0000; what a receiver answered is kept with U+FFFD in its place. */
 function storable(text: string | null | undefined): string | null {
@@ -100,9 +146,10 @@ export const executions = {
    * startedAt floored, durationMs rounded, a retry's instant rounded up (never early). One
    * outcome per (execution, attempt): the first of duplicates wins, as when SQLite applies them
    * in order. Error and response texts have U+0000 replaced (see {@link storable}).
+   * @returns the cron jobs paused (the `paused` column)
    */
-  async finish(sql: Sql, n: NotifyContext, nodeId: string, outcomes: readonly AttemptOutcome[]): Promise<void> {
-    if (outcomes.length === 0) return;
+  async finish(sql: Sql, n: NotifyContext, nodeId: string, outcomes: readonly AttemptOutcome[]): Promise<FinishResult> {
+    if (outcomes.length === 0) return { paused: [] };
     const seen = new Set<string>();
     const cols: unknown[][] = [[], [], [], [], [], [], [], [], [], [], [], [], []];
     for (const o of outcomes) {
@@ -115,7 +162,8 @@ export const executions = {
         o.traceId ?? null, o.spanId ?? null];
       row.forEach((v, i) => cols[i]!.push(v));
     }
-    await sql.rows(finishSql(n.clock), [nodeId, ...cols, n.channel], `punctual_finish_${n.clock}`);
+    const [r] = await sql.rows<{ paused: AutoPause[] }>(finishSql(n.clock), [nodeId, ...cols, n.channel], `punctual_finish_${n.clock}`);
+    return { paused: r?.paused ?? [] };
   },
 
   /** The execution with its attempts (oldest first), or null. */

@@ -1,5 +1,6 @@
 import { StoreUnavailableError } from '../../domain/errors.js';
 import type * as D from '../../domain/types.js';
+import type { FinishResult } from '../outcome-rules.js';
 import { warnPaused, type ClaimDueResult } from '../claim-rules.js';
 import { GROUP_MAX_ROWS, GroupCommit } from '../group-commit.js';
 import type * as S from '../store.js';
@@ -245,9 +246,9 @@ export class PostgresStore implements S.Store {
     warnPaused(this.logger, paused);
     return result;
   }
-  async executionsFinish(p: { nodeId: string; outcomes: D.AttemptOutcome[] }): Promise<void> {
-    if (p.outcomes.length === 0) return this.run(async () => undefined);
-    await this.run(async () => executions.finish(this.db.sql, await this.notifyContext(), p.nodeId, p.outcomes));
+  async executionsFinish(p: { nodeId: string; outcomes: D.AttemptOutcome[] }): Promise<FinishResult> {
+    if (p.outcomes.length === 0) return this.run(async () => ({ paused: [] }));
+    return this.run(async () => executions.finish(this.db.sql, await this.notifyContext(), p.nodeId, p.outcomes));
   }
   /** With clock 'database', `p.now` is ignored: the database's clock decides (as for claims). */
   async leasesRelease(p: { nodeId: string; executionIds: string[]; now: number }): Promise<void> {

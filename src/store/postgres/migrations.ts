@@ -292,6 +292,17 @@ CREATE INDEX schedules_with_secrets ON schedules (id) WHERE secrets IS NOT NULL;
 CREATE INDEX cron_jobs_with_secrets ON cron_jobs (id) WHERE secrets IS NOT NULL;
 `,
   },
+  // What counts as success and the auto-pause of cron jobs, as SQLite's migration 10.
+  {
+    version: 9,
+    sql: `
+ALTER TABLE schedules ADD COLUMN success_statuses     json    NOT NULL DEFAULT '["2xx"]';
+ALTER TABLE cron_jobs ADD COLUMN success_statuses     json    NOT NULL DEFAULT '["2xx"]';
+ALTER TABLE cron_jobs ADD COLUMN pause_after_failures integer;
+ALTER TABLE cron_jobs ADD COLUMN paused_reason        text;
+ALTER TABLE cron_jobs ADD COLUMN consecutive_failures integer NOT NULL DEFAULT 0;
+`,
+  },
   // The W3C Trace Context of each attempt, as SQLite's migration 13: NULL for attempts recorded before.
   {
     version: 12,

@@ -168,7 +168,7 @@ export class ClaimQueries {
     this.startSchedule = db.prepare<[string], StartedScheduleRow>(
       `UPDATE schedules SET status = 'Running' WHERE id = ? AND status = 'Pending'
        RETURNING endpoint, data, scheduled_at, coalesce(due_at, scheduled_at) AS due_at, retry_max_attempts, retry_initial_delay_ms,
-         retry_max_delay_ms, timeout_ms, ${columnList(REQUEST_COLUMNS)}`,
+         retry_max_delay_ms, timeout_ms, success_statuses, ${columnList(REQUEST_COLUMNS)}`,
     );
     this.insertExecution = db.prepare<[NewExecution], { id: string }>(
       `INSERT INTO executions (id, job_type, job_id, scheduled_for, due_at, triggered, status, attempt, created_at,

@@ -20,6 +20,7 @@ import { StoreUnavailableError } from '../../domain/errors.js';
 import type { AttemptOutcome } from '../../domain/types.js';
 import type { ClaimDueResult } from '../claim-rules.js';
 import type { DispatchStore } from '../dispatch-store.js';
+import type { FinishResult } from '../outcome-rules.js';
 import type { ClaimDueParams } from '../store.js';
 import type { NodeRecord, NodesAtParams, NodesReaped } from '../store-nodes.js';
 import { startWorker } from '../../runtime/worker-start.js';
@@ -109,8 +110,9 @@ export class SqliteDispatchThread implements DispatchStore {
   claimDue(p: ClaimDueParams): Promise<ClaimDueResult> {
     return this.send<ClaimDueResult>({ method: 'claimDue', params: p });
   }
-  executionsFinish(p: { nodeId: string; outcomes: AttemptOutcome[] }): Promise<void> {
-    return this.send<void>({ method: 'executionsFinish', params: p });
+  /** Outcomes on the thread; the reply is the {@link FinishResult} (plain data: the jobs paused). */
+  executionsFinish(p: { nodeId: string; outcomes: AttemptOutcome[] }): Promise<FinishResult> {
+    return this.send<FinishResult>({ method: 'executionsFinish', params: p });
   }
   leasesRelease(p: { nodeId: string; executionIds: string[]; now: number }): Promise<void> {
     return this.send<void>({ method: 'leasesRelease', params: p });

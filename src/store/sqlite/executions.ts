@@ -1,4 +1,5 @@
-import type { AttemptOutcome, Execution, JobType } from '../../domain/types.js';
+import type { AttemptOutcome, CronJobStatus, Execution, JobType } from '../../domain/types.js';
+import { cronAfterFinished, isGone, type AutoPause, type FinishedOutcome, type FinishResult } from '../outcome-rules.js';
 import { decodeCursor } from '../paging.js';
 import { columnList } from '../rows.js';
 import * as execRows from '../rows-executions.js';
@@ -39,6 +40,8 @@ export class ExecutionQueries {
   private readonly finishOne;
   private readonly insertAttempt;
   private readonly settleSchedule;
+  private readonly cronFailureState;
+  private readonly settleCron;
   private readonly finishTx;
   private readonly byId;
   private readonly attemptsOfOne;
@@ -93,8 +96,27 @@ export class ExecutionQueries {
     this.releaseTx = db.transaction((nodeId: string, ids: readonly string[], now: number) => {
       for (const id of ids) releaseOne.run(now, id, nodeId);
     });
-    this.finishTx = db.transaction((nodeId: string, outcomes: readonly AttemptOutcome[]) => {
-      for (const o of outcomes) this.finishOutcome(nodeId, o);
+    // The auto-pause of cron jobs (outcome-rules.ts): the job's count and status as they are
+    // inside this transaction, then its new count and, when the rule says, the pause.
+    this.cronFailureState = db.prepare<[string], { status: CronJobStatus; consecutive_failures: number; pause_after_failures: number | null }>(
+      'SELECT status, consecutive_failures, pause_after_failures FROM cron_jobs WHERE id = ?',
+    );
+    this.settleCron = db.prepare<[{ id: string; failures: number; reason: string | null }]>(
+      `UPDATE cron_jobs SET consecutive_failures = :failures,
+         status = CASE WHEN :reason IS NULL THEN status ELSE 'Paused' END,
+         paused_reason = coalesce(:reason, paused_reason)
+       WHERE id = :id`,
+    );
+    this.finishTx = db.transaction((nodeId: string, outcomes: readonly AttemptOutcome[]): FinishResult => {
+      const finishedCron = new Map<string, FinishedOutcome[]>();
+      for (const o of outcomes) this.finishOutcome(nodeId, o, finishedCron);
+      const paused: AutoPause[] = [];
+      for (const [jobId, finished] of finishedCron) {
+        const pause = this.settleCronJob(jobId, finished);
+        // What must be written with a pause (an outbox row, say) goes here: same transaction.
+        if (pause) paused.push(pause);
+      }
+      return { paused };
     });
 
     this.byId = db.prepare<[string], execRows.ExecutionRow>(`SELECT ${execRows.EXECUTION_COLUMNS} FROM executions WHERE id = ?`);
@@ -146,9 +168,13 @@ export class ExecutionQueries {
     if (ids.length > 0) this.releaseTx.immediate(nodeId, ids, now);
   }
 
-  /** Records a batch of outcomes in one IMMEDIATE transaction (one fsync for the batch). */
-  finish(nodeId: string, outcomes: readonly AttemptOutcome[]): void {
-    if (outcomes.length > 0) this.finishTx.immediate(nodeId, outcomes);
+  /**
+   * Records a batch of outcomes in one IMMEDIATE transaction (one fsync for the batch), with the
+   * auto-pause of their cron jobs (outcome-rules.ts).
+   * @returns the cron jobs paused
+   */
+  finish(nodeId: string, outcomes: readonly AttemptOutcome[]): FinishResult {
+    return outcomes.length > 0 ? this.finishTx.immediate(nodeId, outcomes) : { paused: [] };
   }
 
   /** The execution with its attempts (oldest first), or null. */
@@ -180,7 +206,23 @@ export class ExecutionQueries {
     return n > 0 ? this.pruneTx.immediate(Math.floor(before), n) : 0;
   }
 
-  private finishOutcome(nodeId: string, o: AttemptOutcome): void {
+  /**
+   * Applies the rule of outcome-rules.ts to a cron job and the outcomes of its executions this
+   * batch finished (in order): its new `consecutive_failures` and, when the rule says, the pause.
+   * @returns the pause made, or null (also for a job deleted meanwhile)
+   */
+  private settleCronJob(jobId: string, finished: readonly FinishedOutcome[]): AutoPause | null {
+    const row = this.cronFailureState.get(jobId);
+    if (!row) return null;
+    const { consecutiveFailures, pause } = cronAfterFinished(
+      { status: row.status, consecutiveFailures: row.consecutive_failures, pauseAfterFailures: row.pause_after_failures },
+      finished,
+    );
+    this.settleCron.run({ id: jobId, failures: consecutiveFailures, reason: pause?.reason ?? null });
+    return pause && { jobId, kind: pause.kind, reason: pause.reason };
+  }
+
+  private finishOutcome(nodeId: string, o: AttemptOutcome, finishedCron: Map<string, FinishedOutcome[]>): void {
     // STRICT INTEGER columns: whole ms (outcomeTimes).
     const { startedAt, durationMs, retrying, finishedAt, nextAttemptAt } = execRows.outcomeTimes(o);
     const { executionId, attempt } = o;
@@ -191,6 +233,11 @@ export class ExecutionQueries {
       execRows.attemptToRow(executionId, { number: attempt, startedAt, durationMs, statusCode, error, responseBody, method, url, traceId, spanId }),
     );
     if (!retrying && e.job_type === 'schedule') this.settleSchedule.run(o.status, e.job_id);
+    if (e.job_type === 'cron' && o.status !== 'Retrying') {
+      const list = finishedCron.get(e.job_id) ?? [];
+      list.push({ status: o.status, gone: isGone(o) });
+      finishedCron.set(e.job_id, list);
+    }
   }
 
   private triggerIn(p: { jobType: JobType; jobId: string; id: string; now: number }): Execution | 'not_found' | 'not_pending' {

@@ -2,6 +2,7 @@ import { StoreUnavailableError } from '../../domain/errors.js';
 import type * as D from '../../domain/types.js';
 import { warnPaused, type ClaimDueResult } from '../claim-rules.js';
 import { GROUP_MAX_ROWS, GroupCommit } from '../group-commit.js';
+import type { FinishResult } from '../outcome-rules.js';
 import type * as S from '../store.js';
 import type * as I from '../store-idempotency.js';
 import type { NodeRecord, NodesAtParams, NodesReaped } from '../store-nodes.js';
@@ -192,8 +193,8 @@ export class SqliteStore implements S.Store {
     warnPaused(this.logger, paused);
     return result;
   }
-  async executionsFinish(p: { nodeId: string; outcomes: D.AttemptOutcome[] }): Promise<void> {
-    this.run((q) => q.executions.finish(p.nodeId, p.outcomes));
+  async executionsFinish(p: { nodeId: string; outcomes: D.AttemptOutcome[] }): Promise<FinishResult> {
+    return this.run((q) => q.executions.finish(p.nodeId, p.outcomes));
   }
   async leasesRelease(p: { nodeId: string; executionIds: string[]; now: number }): Promise<void> {
     this.run((q) => q.executions.release(p.nodeId, p.executionIds, Math.floor(p.now)));

@@ -375,6 +375,23 @@ CREATE INDEX cron_jobs_with_secrets ON cron_jobs (id) WHERE secrets IS NOT NULL;
 `,
   },
   /*
+   * What counts as success, and the auto-pause of cron jobs (docs/calls.md, "What counts as
+   * success"; docs/cron.md, "Auto-pause"; src/store/outcome-rules.ts): each job's
+   * `success_statuses` (JSON text, existing jobs `["2xx"]`: what they did before); for cron jobs
+   * `pause_after_failures` (NULL: never), `paused_reason` (NULL: none) and
+   * `consecutive_failures`, kept by the finish transaction.
+   */
+  {
+    version: 10,
+    sql: `
+ALTER TABLE schedules ADD COLUMN success_statuses     TEXT    NOT NULL DEFAULT '["2xx"]';
+ALTER TABLE cron_jobs ADD COLUMN success_statuses     TEXT    NOT NULL DEFAULT '["2xx"]';
+ALTER TABLE cron_jobs ADD COLUMN pause_after_failures INTEGER;
+ALTER TABLE cron_jobs ADD COLUMN paused_reason        TEXT;
+ALTER TABLE cron_jobs ADD COLUMN consecutive_failures INTEGER NOT NULL DEFAULT 0;
+`,
+  },
+  /*
    * The W3C Trace Context of each attempt (docs/calls.md, "Trace Context"): the trace id (the
    * execution's) and the span id sent in its `traceparent`. Attempts recorded before have none (NULL).
    */
