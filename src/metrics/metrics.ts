@@ -9,6 +9,8 @@
  *    `dispatch:secret-failed`) and its
  *    `callsInFlight` and `hungCallsInFlight` getters ({@link ServerMetrics.watchDispatcher});
  *  - due work: `Store.dueCount`, asked at each scrape ({@link ServerMetrics.watchDueWork});
+ *  - executions waiting for a retry: `Store.executionRetryingCount`, asked at each scrape
+ *    ({@link ServerMetrics.watchRetrying});
  *  - HTTP: `observeRequest`, called by the HTTP layer's `onResponse` hook (src/http/metrics.ts);
  *  - store: `observeStoreOperation`, called by the timing decorator (store-timing.ts);
  *  - process: prom-client's default metrics (process-metrics.ts), shared by the process.
@@ -50,6 +52,11 @@ export interface WatchedDispatcher {
 /** What {@link ServerMetrics.watchDueWork} asks of the store. */
 export interface DueWorkSource {
   dueCount(p: { now: number; limit: number }): Promise<DueCounts>;
+}
+
+/** What {@link ServerMetrics.watchRetrying} asks of the store. */
+export interface RetryingSource {
+  executionRetryingCount(p: { limit: number }): Promise<number>;
 }
 
 /** Options of {@link ServerMetrics}. */
@@ -267,6 +274,27 @@ export class ServerMetrics {
         try {
           const counts = await store.dueCount({ now: now(), limit: DUE_COUNT_LIMIT });
           for (const source of DUE_SOURCES) gauge.set({ source }, counts[source]);
+        } catch {
+          gauge.reset();
+        }
+      },
+    });
+  }
+
+  /**
+   * Registers `punctual_executions_retrying`: executions in status `Retrying`, each waiting for its
+   * next attempt (its `nextAttemptAt`, due or not), counted up to {@link DUE_COUNT_LIMIT}, asked of
+   * `store` at each scrape. The store's view, the same on every node. When the store cannot
+   * answer, the series is absent from that scrape.
+   */
+  watchRetrying(store: RetryingSource): void {
+    const gauge = new Gauge({
+      name: 'punctual_executions_retrying',
+      help: `Executions waiting for a retry (status Retrying), counted up to ${DUE_COUNT_LIMIT}.`,
+      registers: [this.registry],
+      async collect() {
+        try {
+          gauge.set(await store.executionRetryingCount({ limit: DUE_COUNT_LIMIT }));
         } catch {
           gauge.reset();
         }

@@ -5,14 +5,11 @@
  */
 import type { ClaimedExecution, CronJob, JobRequest, JsonObject } from '../domain/types.js';
 import { aheadOf, leaseExpiry, type ClaimClock } from './claim-rules.js';
-import { columnList, REQUEST_COLUMNS, requestFromRow, type RequestRow, type RowCodec } from './rows.js';
+import { columnList, REQUEST_COLUMNS, requestFromRow, RETRY_COLUMNS, retryFromRow, type RequestRow, type RetryRow, type RowCodec } from './rows.js';
 import { MISSED_COLUMN_NAMES, missedFromRow, type MissedRow } from './rows-executions.js';
 
-/** Delivery columns of a job row (or of {@link executionWithJobSql}'s row). */
-export interface DeliveryRow {
-  retry_max_attempts: number;
-  retry_initial_delay_ms: number;
-  retry_max_delay_ms: number;
+/** Delivery columns of a job row (or of {@link executionWithJobSql}'s row): `RETRY_COLUMNS` and the timeout. */
+export interface DeliveryRow extends RetryRow {
   timeout_ms: number;
 }
 
@@ -28,9 +25,7 @@ export function executionWithJobSql(from: string): string {
        ${columnList(MISSED_COLUMN_NAMES, 'e')},
        coalesce(s.endpoint, c.endpoint) AS endpoint,
        coalesce(s.data, c.data) AS data,
-       coalesce(s.retry_max_attempts, c.retry_max_attempts) AS retry_max_attempts,
-       coalesce(s.retry_initial_delay_ms, c.retry_initial_delay_ms) AS retry_initial_delay_ms,
-       coalesce(s.retry_max_delay_ms, c.retry_max_delay_ms) AS retry_max_delay_ms,
+       ${RETRY_COLUMNS.map((col) => `coalesce(s.${col}, c.${col}) AS ${col}`).join(',\n       ')},
        coalesce(s.timeout_ms, c.timeout_ms) AS timeout_ms,
        ${REQUEST_COLUMNS.map((col) => `coalesce(s.${col}, c.${col}) AS ${col}`).join(', ')},
        (s.id IS NOT NULL OR c.id IS NOT NULL) AS job_exists
@@ -49,22 +44,13 @@ export interface CallRow extends DeliveryRow, RequestRow {
 
 /** The call settings of a job row (or of {@link executionWithJobSql}'s row); NULL `data` reads `{}`. */
 export function callOf(codec: RowCodec, r: CallRow): CallSettings {
-  return { data: (codec.json(r.data) as JsonObject | null) ?? {}, retry: retryOf(r), timeoutMs: r.timeout_ms, ...requestFromRow(codec, r) };
+  return { data: (codec.json(r.data) as JsonObject | null) ?? {}, retry: retryFromRow(codec, r), timeoutMs: r.timeout_ms, ...requestFromRow(codec, r) };
 }
 
 /** The call settings of a cron job read by a claim; null `data` is `{}`. */
 export function callOfJob(job: CronJob): CallSettings {
   const { method, headers, body, auth, secrets } = job;
-  return { data: job.data ?? {}, retry: { ...job.retry }, timeoutMs: job.timeoutMs, method, headers, body, auth, secrets };
-}
-
-/** The retry policy of a job row. */
-export function retryOf(r: DeliveryRow): ClaimedExecution['retry'] {
-  return {
-    maxAttempts: r.retry_max_attempts,
-    initialDelayMs: r.retry_initial_delay_ms,
-    maxDelayMs: r.retry_max_delay_ms,
-  };
+  return { data: job.data ?? {}, retry: { ...job.retry, delaysMs: job.retry.delaysMs ?? null }, timeoutMs: job.timeoutMs, method, headers, body, auth, secrets };
 }
 
 /**

@@ -210,6 +210,13 @@ export interface Store extends JobSecretsStore, BatchStore, IdempotencyStore, No
   /** The execution with its attempts, or null. */
   executionGet(p: { id: string }): Promise<Execution | null>;
   /**
+   * How many executions are `Retrying` (waiting for their next attempt, due or not), counted up to
+   * `p.limit` (≥ 1) so that the cost is bounded however many wait: a range search of the partial
+   * index of waiting executions (`executions_waiting`), at most `limit` matching entries read. For
+   * the gauge `punctual_executions_retrying` (docs/metrics.md). Reads only.
+   */
+  executionRetryingCount(p: { limit: number }): Promise<number>;
+  /**
    * A job's executions, newest first (by `scheduledFor`, then id), `limit` at a time.
    * `cursor` is the `nextCursor` of the previous page (opaque text); `nextCursor` is null on the
    * last page. A job without executions (or unknown) gives an empty page.

@@ -114,6 +114,16 @@ export const executions = {
     await sql.rows(finishSql(n.clock), [nodeId, ...cols, n.channel], `punctual_finish_${n.clock}`);
   },
 
+  /** Retrying executions, counted up to `limit` (Store.executionRetryingCount; through executions_waiting). */
+  async retryingCount(sql: Sql, limit: number): Promise<number> {
+    const [r] = await sql.rows<{ n: number }>(
+      `SELECT count(*) AS n FROM (SELECT 1 FROM executions WHERE status IN ('Pending', 'Retrying') AND status = 'Retrying' LIMIT $1) AS x`,
+      [Math.max(1, Math.floor(limit))],
+      'punctual_execution_retrying_count',
+    );
+    return Number(r!.n);
+  },
+
   /** The execution with its attempts (oldest first), or null. */
   async get(sql: Sql, id: string): Promise<Execution | null> {
     const [r] = await sql.rows<execRows.ExecutionRow>(`SELECT ${execRows.EXECUTION_COLUMNS} FROM executions WHERE id = $1`, [id], 'punctual_execution_get');

@@ -41,6 +41,7 @@ export class ExecutionQueries {
   private readonly settleSchedule;
   private readonly finishTx;
   private readonly byId;
+  private readonly retrying;
   private readonly attemptsOfOne;
   private readonly attemptsOf;
   private readonly listFirst;
@@ -98,6 +99,11 @@ export class ExecutionQueries {
     });
 
     this.byId = db.prepare<[string], execRows.ExecutionRow>(`SELECT ${execRows.EXECUTION_COLUMNS} FROM executions WHERE id = ?`);
+    // INDEXED BY: the partial index of waiting executions, whose predicate the IN repeats.
+    this.retrying = db.prepare<[number], { n: number }>(
+      `SELECT count(*) AS n FROM (SELECT 1 FROM executions INDEXED BY executions_waiting
+         WHERE status IN ('Pending', 'Retrying') AND status = 'Retrying' LIMIT ?)`,
+    );
     this.attemptsOfOne = db.prepare<[string], execRows.AttemptRow>(
       `SELECT ${ATTEMPT_LIST} FROM execution_attempts WHERE execution_id = ? ORDER BY number`,
     );
@@ -155,6 +161,11 @@ export class ExecutionQueries {
   get(id: string): Execution | null {
     const r = this.byId.get(id);
     return r ? execRows.executionFromRow(SQLITE_CODEC, r, this.attemptsOfOne.all(id).map(execRows.attemptFromRow)) : null;
+  }
+
+  /** Retrying executions, counted up to `limit` (Store.executionRetryingCount). */
+  retryingCount(limit: number): number {
+    return this.retrying.get(Math.max(1, Math.floor(limit)))!.n;
   }
 
   /** One page of a job's executions, newest first (see {@link LIST_FIRST_SQL}). */

@@ -374,6 +374,19 @@ CREATE INDEX schedules_with_secrets ON schedules (id) WHERE secrets IS NOT NULL;
 CREATE INDEX cron_jobs_with_secrets ON cron_jobs (id) WHERE secrets IS NOT NULL;
 `,
   },
+  /*
+   * The steps of a retry policy (docs/calls.md, "Outcomes and retries"): a JSON array of delays in
+   * ms, NULL for the exponential rule of retry_initial_delay_ms and retry_max_delay_ms. Rows made
+   * before this migration read NULL, so every existing job keeps the exponential policy it was
+   * created with; new jobs store the steps of the default policy (src/store/rows.ts, RETRY_COLUMNS).
+   */
+  {
+    version: 9,
+    sql: `
+ALTER TABLE schedules ADD COLUMN retry_delays_ms TEXT;
+ALTER TABLE cron_jobs ADD COLUMN retry_delays_ms TEXT;
+`,
+  },
 ];
 
 /** Highest schema version this code knows. */
