@@ -149,8 +149,8 @@ export const schedules = {
          ${rowMap.schedulePatchSet(patchParam)}
          WHERE id = $1 AND status = 'Pending'
          RETURNING ${COLUMNS})
-       SELECT u.*, ${notifySql('CASE WHEN $3::bigint IS NULL THEN NULL ELSE u.scheduled_at END', '$20', n.clock)} AS notified FROM u`,
-      // $1…$19: the patch parameters (SCHEDULE_PATCH_PARAMS) in order.
+       SELECT u.*, ${notifySql('CASE WHEN $3::bigint IS NULL THEN NULL ELSE u.scheduled_at END', `$${rowMap.SCHEDULE_PATCH_PARAMS.length + 1}`, n.clock)} AS notified FROM u`,
+      // $1…$n: the patch parameters (SCHEDULE_PATCH_PARAMS) in order; then the channel.
       [...rowMap.valuesOf(rowMap.schedulePatchToRow(p), rowMap.SCHEDULE_PATCH_PARAMS), n.channel],
     );
     if (r) return fromRow(r);
