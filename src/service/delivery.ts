@@ -106,10 +106,10 @@ export function checkDelivery(checks: Checks, input: DeliveryInput, base: RetryP
 export function checkRetrySteps(checks: Checks, delays: unknown): Checks {
   if (delays === undefined || delays === null) return checks;
   const { steps, stepMs } = RETRY_DELAYS_LIMITS;
-  if (!Array.isArray(delays)) return checks.add('/retry/delaysMs', 'must be an array of delays in ms, or null');
-  if (delays.length < steps.min || delays.length > steps.max) {
-    return checks.add('/retry/delaysMs', `must have from ${steps.min} to ${steps.max} delays`);
-  }
+  // In the words of the HTTP layer's schema errors (src/http/problem.ts).
+  if (!Array.isArray(delays)) return checks.add('/retry/delaysMs', 'must be an array or null');
+  if (delays.length < steps.min) return checks.add('/retry/delaysMs', `must NOT have fewer than ${steps.min} items`);
+  if (delays.length > steps.max) return checks.add('/retry/delaysMs', `must NOT have more than ${steps.max} items`);
   delays.forEach((d, i) => checks.integer(`/retry/delaysMs/${i}`, d ?? Number.NaN, stepMs.min, stepMs.max));
   return checks;
 }
