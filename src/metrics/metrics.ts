@@ -16,9 +16,10 @@
  *  - process: prom-client's default metrics (process-metrics.ts), shared by the process.
  */
 import { Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { JOB_TYPES } from '../domain/enums.js';
 import type { DeliveredEvent, DispatcherEvents } from '../dispatch/events.js';
 import type { SecretDecryptError, SecretFailureReason } from '../secrets/errors.js';
-import type { DueCounts } from '../store/store.js';
+import type { DueCounts, RetryingCounts } from '../store/store.js';
 import { attemptLabels } from './attempts.js';
 import { processRegistry } from './process-metrics.js';
 
@@ -56,7 +57,7 @@ export interface DueWorkSource {
 
 /** What {@link ServerMetrics.watchRetrying} asks of the store. */
 export interface RetryingSource {
-  executionRetryingCount(p: { limit: number }): Promise<number>;
+  executionRetryingCount(p: { limit: number }): Promise<RetryingCounts>;
 }
 
 /** Options of {@link ServerMetrics}. */
@@ -282,19 +283,22 @@ export class ServerMetrics {
   }
 
   /**
-   * Registers `punctual_executions_retrying`: executions in status `Retrying`, each waiting for its
-   * next attempt (its `nextAttemptAt`, due or not), counted up to {@link DUE_COUNT_LIMIT}, asked of
-   * `store` at each scrape. The store's view, the same on every node. When the store cannot
-   * answer, the series is absent from that scrape.
+   * Registers `punctual_executions_retrying{job_type}`: executions in status `Retrying`, each
+   * waiting for its next attempt (its `nextAttemptAt`, due or not), by job type (`schedule`,
+   * `cron`), each counted up to {@link DUE_COUNT_LIMIT}, asked of `store` at each scrape. The
+   * store's view, the same on every node. When the store cannot answer, the series are absent
+   * from that scrape.
    */
   watchRetrying(store: RetryingSource): void {
-    const gauge = new Gauge({
+    const gauge: Gauge<'job_type'> = new Gauge({
       name: 'punctual_executions_retrying',
-      help: `Executions waiting for a retry (status Retrying), counted up to ${DUE_COUNT_LIMIT}.`,
+      help: `Executions waiting for a retry (status Retrying), by job type, each counted up to ${DUE_COUNT_LIMIT}.`,
+      labelNames: ['job_type'] as const,
       registers: [this.registry],
       async collect() {
         try {
-          gauge.set(await store.executionRetryingCount({ limit: DUE_COUNT_LIMIT }));
+          const counts = await store.executionRetryingCount({ limit: DUE_COUNT_LIMIT });
+          for (const jobType of JOB_TYPES) gauge.set({ job_type: jobType }, counts[jobType]);
         } catch {
           gauge.reset();
         }

@@ -143,7 +143,7 @@ describe.each(STORES)('retries that outlast an outage ($name)', (storeUnderTest)
     expect(waiting.attempts.every((a) => a.statusCode === null && a.error !== null)).toBe(true);
     expect(Date.parse(waiting.nextAttemptAt!)).toBeGreaterThan(Date.now());
     const metrics = await fetch(`${server.url}/metrics`, { headers: { authorization: `Bearer ${TEST_TOKEN}` } });
-    expect(valueOf(parseExposition(await metrics.text()), 'punctual_executions_retrying')).toBe(1);
+    expect(valueOf(parseExposition(await metrics.text()), 'punctual_executions_retrying', { job_type: 'schedule' })).toBe(1);
 
     // The receiver comes back on the same port.
     const arrivals: string[] = [];
@@ -160,6 +160,6 @@ describe.each(STORES)('retries that outlast an outage ($name)', (storeUnderTest)
     expect(done.nextAttemptAt).toBeNull();
     expect(arrivals).toEqual(['/hook']);
     const after = await fetch(`${server.url}/metrics`, { headers: { authorization: `Bearer ${TEST_TOKEN}` } });
-    expect(valueOf(parseExposition(await after.text()), 'punctual_executions_retrying')).toBe(0);
+    expect(valueOf(parseExposition(await after.text()), 'punctual_executions_retrying', { job_type: 'schedule' })).toBe(0);
   });
 });

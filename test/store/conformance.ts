@@ -1789,18 +1789,21 @@ export function exerciseStore(name: string, factory: () => Promise<StoreUnderTes
         expect((await store.scheduleGet({ id: s.id }))?.status).toBe('Succeeded');
       });
 
-      it('executionRetryingCount counts Retrying executions, due or not, up to limit', async () => {
-        expect(await store.executionRetryingCount({ limit: 100 })).toBe(0);
+      it('executionRetryingCount counts Retrying executions by job type, due or not, up to limit', async () => {
+        expect(await store.executionRetryingCount({ limit: 100 })).toEqual({ schedule: 0, cron: 0 });
         for (let i = 0; i < 3; i++) await newSchedule({ scheduledAt: T0 - i });
+        const c = await newCron({ nextInvocation: T0 });
         const claimed = await claim(T0);
-        await retryAt(claimed[0]!, T0 + 86_400_000); // not due for a day: still waiting
-        await retryAt(claimed[1]!, T0 + 1);
+        const schedules = claimed.filter((x) => x.jobType === 'schedule');
+        await retryAt(schedules[0]!, T0 + 86_400_000); // not due for a day: still waiting
+        await retryAt(schedules[1]!, T0 + 1);
+        await retryAt(claimed.find((x) => x.jobId === c.id)!, T0 + 86_400_000);
         const later = await newSchedule({ scheduledAt: T0 + 3_600_000 });
         await store.jobTrigger({ jobType: 'schedule', jobId: later.id, id: newId(), now: T0 }); // Pending, not a retry
-        expect(await store.executionRetryingCount({ limit: 100 })).toBe(2);
-        expect(await store.executionRetryingCount({ limit: 1 })).toBe(1);
-        await claim(T0 + 1);
-        expect(await store.executionRetryingCount({ limit: 100 })).toBe(1);
+        expect(await store.executionRetryingCount({ limit: 100 })).toEqual({ schedule: 2, cron: 1 });
+        expect(await store.executionRetryingCount({ limit: 1 })).toEqual({ schedule: 1, cron: 1 });
+        await claim(T0 + 1); // the due retry runs again: Running, no longer waiting
+        expect(await store.executionRetryingCount({ limit: 100 })).toEqual({ schedule: 1, cron: 1 });
       });
 
       it('stops counting each source at limit', async () => {

@@ -115,13 +115,16 @@ export const executions = {
   },
 
   /** Retrying executions, counted up to `limit` (Store.executionRetryingCount; through executions_waiting). */
-  async retryingCount(sql: Sql, limit: number): Promise<number> {
-    const [r] = await sql.rows<{ n: number }>(
-      `SELECT count(*) AS n FROM (SELECT 1 FROM executions WHERE status IN ('Pending', 'Retrying') AND status = 'Retrying' LIMIT $1) AS x`,
+  async retryingCount(sql: Sql, limit: number): Promise<{ schedule: number; cron: number }> {
+    const count = (jobType: string) =>
+      `(SELECT count(*) FROM (SELECT 1 FROM executions
+          WHERE status IN ('Pending', 'Retrying') AND status = 'Retrying' AND job_type = '${jobType}' LIMIT $1) AS x)`;
+    const [r] = await sql.rows<{ schedule: number; cron: number }>(
+      `SELECT ${count('schedule')} AS schedule, ${count('cron')} AS cron`,
       [Math.max(1, Math.floor(limit))],
       'punctual_execution_retrying_count',
     );
-    return Number(r!.n);
+    return { schedule: Number(r!.schedule), cron: Number(r!.cron) };
   },
 
   /** The execution with its attempts (oldest first), or null. */

@@ -100,9 +100,12 @@ export class ExecutionQueries {
 
     this.byId = db.prepare<[string], execRows.ExecutionRow>(`SELECT ${execRows.EXECUTION_COLUMNS} FROM executions WHERE id = ?`);
     // INDEXED BY: the partial index of waiting executions, whose predicate the IN repeats.
-    this.retrying = db.prepare<[number], { n: number }>(
-      `SELECT count(*) AS n FROM (SELECT 1 FROM executions INDEXED BY executions_waiting
-         WHERE status IN ('Pending', 'Retrying') AND status = 'Retrying' LIMIT ?)`,
+    this.retrying = db.prepare<[{ limit: number }], { schedule: number; cron: number }>(
+      `SELECT
+         (SELECT count(*) FROM (SELECT 1 FROM executions INDEXED BY executions_waiting
+            WHERE status IN ('Pending', 'Retrying') AND status = 'Retrying' AND job_type = 'schedule' LIMIT :limit)) AS schedule,
+         (SELECT count(*) FROM (SELECT 1 FROM executions INDEXED BY executions_waiting
+            WHERE status IN ('Pending', 'Retrying') AND status = 'Retrying' AND job_type = 'cron' LIMIT :limit)) AS cron`,
     );
     this.attemptsOfOne = db.prepare<[string], execRows.AttemptRow>(
       `SELECT ${ATTEMPT_LIST} FROM execution_attempts WHERE execution_id = ? ORDER BY number`,
@@ -164,8 +167,9 @@ export class ExecutionQueries {
   }
 
   /** Retrying executions, counted up to `limit` (Store.executionRetryingCount). */
-  retryingCount(limit: number): number {
-    return this.retrying.get(Math.max(1, Math.floor(limit)))!.n;
+  retryingCount(limit: number): { schedule: number; cron: number } {
+    const { schedule, cron } = this.retrying.get({ limit: Math.max(1, Math.floor(limit)) })!;
+    return { schedule, cron };
   }
 
   /** One page of a job's executions, newest first (see {@link LIST_FIRST_SQL}). */
