@@ -2599,7 +2599,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Retried with exponential backoff and full jitter, until `retry.maxAttempts` attempts in all. */
+            /** @description Retried after the steps of `retry.delaysMs` (each ±20 %; by default 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h), or with exponential backoff and full jitter when it is null, until `retry.maxAttempts` attempts in all. */
             "5XX": {
                 headers: {
                     [name: string]: unknown;
