@@ -181,7 +181,7 @@ export function changed<T extends object>(next: T, current: Record<string, unkno
     const cur = current[k];
     const same =
       k === 'retry' && typeof v === 'object' && v !== null && typeof cur === 'object' && cur !== null
-        ? Object.entries(v).every(([field, value]) => (cur as Record<string, unknown>)[field] === value)
+        ? Object.entries(v).every(([field, value]) => JSON.stringify((cur as Record<string, unknown>)[field] ?? null) === JSON.stringify(value))
         : JSON.stringify(cur) === JSON.stringify(v);
     if (!same) out[k] = v as T[keyof T & string];
   }
