@@ -33,6 +33,7 @@ export const REAL_TIME_FILES = [
   'test/e2e/multinode-migrate-store.test.ts',
   'test/e2e/calling-other-apis.test.ts',
   'test/e2e/job-secrets.test.ts',
+  'test/e2e/retry-outage.test.ts',
   'test/faults/graceful-drain.test.ts',
   'test/faults/store-unavailable.test.ts',
   'test/browser/docs.test.ts',

@@ -13,6 +13,9 @@ import { KeyRing, parseKeys } from './secrets/key-ring.js';
 import { parseAllowedNetworks, STRICT_POLICY, type EndpointPolicy } from './net/ssrf.js';
 import { DEFAULT_RATE_LIMIT, type RateLimitSettings } from './http/rate-limit.js';
 import { DEFAULT_LIMITS, type InputLimits } from './service/limits.js';
+import { RETRY_DELAYS_LIMITS, RETRY_LIMITS } from './service/delivery.js';
+import { DEFAULT_RETRY_POLICY } from './domain/retry-policy.js';
+import type { RetryPolicy } from './domain/types.js';
 import { parseRole, ROLES, type Role } from './roles.js';
 
 /** pino's level names. */
@@ -56,6 +59,14 @@ export interface Config {
    * beside the database, and on PostgreSQL refuses secrets (docs/security.md, "Job secrets").
    */
   encryptionKeys: KeyRing | null;
+  /**
+   * The retry policy of new jobs whose request gives no `retry` (or only part of one; a job's own
+   * `retry` overrides it, src/service/delivery.ts): DEFAULT_RETRY_POLICY (8 attempts, steps 5s, 5m,
+   * 30m, 2h, 5h, 10h, 10h) with `PUNCTUAL_RETRY_DELAYS` (comma-separated durations, 1–19 of
+   * 100ms–24h, e.g. `5s,5m,30m,2h,5h,10h,10h`) as its steps and `PUNCTUAL_RETRY_MAX_ATTEMPTS`
+   * (1–20; default: the steps + 1) as its attempts. Jobs already stored keep their own policy.
+   */
+  retry: RetryPolicy;
   /** Finished executions are deleted after this long (`PUNCTUAL_EXECUTION_RETENTION`, default `7d`). */
   executionRetentionMs: number;
   /** A cron occurrence claimed later than this is a misfire (`PUNCTUAL_MISFIRE_THRESHOLD_MS`, default 60,000). */
@@ -101,6 +112,26 @@ const UNIT_MS: Record<string, number> = { ms: 1, s: 1_000, m: 60_000, h: 3_600_0
 export function parseDuration(text: string): number | null {
   const m = /^(\d+)(ms|s|m|h|d)$/.exec(text.trim());
   return m ? Number(m[1]) * UNIT_MS[m[2]!]! : null;
+}
+
+/**
+ * Parses `PUNCTUAL_RETRY_DELAYS`: durations ({@link parseDuration}) separated by commas, e.g.
+ * `5s,5m,30m,2h,5h,10h,10h`; 1–19 of them, each from 100 ms to 24 h (RETRY_DELAYS_LIMITS of
+ * src/service/delivery.ts, as `retry.delaysMs` of a request).
+ * @returns the steps in ms
+ * @throws Error whose message says what is wrong (without the variable's name)
+ */
+export function parseRetryDelays(text: string): number[] {
+  const parts = text.split(',').map((p) => p.trim());
+  const { steps, stepMs } = RETRY_DELAYS_LIMITS;
+  if (parts.length < steps.min || parts.length > steps.max) throw new Error(`must list from ${steps.min} to ${steps.max} delays`);
+  return parts.map((part) => {
+    const ms = parseDuration(part);
+    if (ms === null || ms < stepMs.min || ms > stepMs.max) {
+      throw new Error(`${JSON.stringify(part)} must be a duration from 100ms to 24h, like 5s, 5m or 2h`);
+    }
+    return ms;
+  });
 }
 
 /** Thrown by {@link loadConfig}; `problems` has one line per faulty variable. */
@@ -204,6 +235,21 @@ export function loadConfig(processEnv: NodeJS.ProcessEnv = process.env): Config 
     } else testClockOffsetMs = Number(offset);
   }
 
+  let retryDelays = DEFAULT_RETRY_POLICY.delaysMs!;
+  const retryDelaysRaw = env.PUNCTUAL_RETRY_DELAYS?.trim();
+  if (retryDelaysRaw) {
+    try {
+      retryDelays = parseRetryDelays(retryDelaysRaw);
+    } catch (err) {
+      problems.push(`PUNCTUAL_RETRY_DELAYS=${JSON.stringify(retryDelaysRaw)}: ${(err as Error).message}`);
+    }
+  }
+  const retry: RetryPolicy = {
+    ...DEFAULT_RETRY_POLICY,
+    maxAttempts: int('PUNCTUAL_RETRY_MAX_ATTEMPTS', retryDelays.length + 1, RETRY_LIMITS.maxAttempts.min, RETRY_LIMITS.maxAttempts.max),
+    delaysMs: [...retryDelays],
+  };
+
   const executionRetentionMs = duration('PUNCTUAL_EXECUTION_RETENTION', 7 * 86_400_000, 60_000, '1m, like 90m, 36h or 7d');
 
   let signingSecrets: string[] | null = null;
@@ -252,6 +298,7 @@ export function loadConfig(processEnv: NodeJS.ProcessEnv = process.env): Config 
     nodeTimeoutMs,
     signingSecrets,
     encryptionKeys,
+    retry,
     executionRetentionMs,
     misfireThresholdMs,
     maxInFlight,

@@ -8,7 +8,6 @@ import { Pruner } from './dispatch/pruner.js';
 import { resolveSigningSecrets, WebhookSigner } from './dispatch/signing.js';
 import { offsetClock, systemClock, type Clock } from './domain/clock.js';
 import { newId } from './domain/ids.js';
-import { DEFAULT_RETRY_POLICY } from './domain/retry-policy.js';
 import { AJV_OPTIONS, ruleKeywordPlugin } from './http/ajv.js';
 import { buildApp } from './http/app.js';
 import { drainConnections } from './http/drain.js';
@@ -183,6 +182,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
   if (dispatcher) tracing?.traceDispatcher(dispatcher);
   const storeNow = () => (dispatcher ? dispatcher.now() : clock.now());
   metrics.watchDueWork(store, storeNow);
+  metrics.watchRetrying(store);
   const liveNodes = () => store.nodesLive({ now: storeNow(), timeoutMs: config.nodeTimeoutMs });
   metrics.watchNodes(liveNodes);
   // Pruning runs where dispatching does; the store serialises it across the cluster.
@@ -221,7 +221,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
           wake: dispatcher ? (dueAt) => dispatcher.wake(dueAt) : () => undefined,
           isReady,
           liveNodes,
-          defaults: { retry: DEFAULT_RETRY_POLICY, timeoutMs: config.requestTimeoutMs },
+          defaults: { retry: config.retry, timeoutMs: config.requestTimeoutMs },
           endpointPolicy: config.endpointPolicy,
           limits: config.limits,
           rateLimit: config.rateLimit,

@@ -30,6 +30,24 @@ export function json(value: string): unknown {
   }
 }
 
+const DELAY_UNIT_MS: Record<string, number> = { '': 1, ms: 1, s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000 };
+
+/**
+ * Parses `--retry-delays`: the steps of a retry policy, comma-separated delays in ms or with a
+ * unit (`5s,5m,30m,2h`), or `none` for the exponential rule (`delaysMs: null`). The service checks
+ * the bounds (docs/calls.md, "Outcomes and retries").
+ * @returns the steps in ms, or `'none'` (commander would turn a null into an empty string)
+ * @throws InvalidArgumentError (a usage error) for an item that is not such a delay
+ */
+export function retryDelays(value: string): number[] | 'none' {
+  if (value.trim().toLowerCase() === 'none') return 'none';
+  return value.split(',').map((item) => {
+    const m = /^(\d+)(ms|s|m|h|d)?$/.exec(item.trim());
+    if (!m) throw new InvalidArgumentError("It must be delays separated by commas, like '5s,5m,30m' or '5000,300000', or 'none'.");
+    return Number(m[1]) * DELAY_UNIT_MS[m[2] ?? '']!;
+  });
+}
+
 /** Collects a repeatable option (`--tag a --tag b`) into an array. */
 export function collect(value: string, previous: string[] | undefined): string[] {
   return [...(previous ?? []), value];
@@ -56,6 +74,8 @@ export interface DeliveryFlags {
   retryMaxAttempts?: number;
   retryInitialDelayMs?: number;
   retryMaxDelayMs?: number;
+  /** `--retry-delays`: the steps in ms, or `'none'` (the exponential rule: `delaysMs` null). */
+  retryDelays?: number[] | 'none';
   timeoutMs?: number;
   method?: (typeof HTTP_METHODS)[number];
   header?: Record<string, string>;
@@ -64,7 +84,7 @@ export interface DeliveryFlags {
 }
 
 /**
- * Adds `--retry-max-attempts`, `--retry-initial-delay-ms`, `--retry-max-delay-ms`, `--timeout-ms`,
+ * Adds `--retry-max-attempts`, `--retry-delays`, `--retry-initial-delay-ms`, `--retry-max-delay-ms`, `--timeout-ms`,
  * `--method`, `--header` (repeatable; on `update` the headers given replace the job's), `--body`
  * and `--success-statuses` (a list like `2xx,302`, src/domain/success-statuses.ts).
  */
@@ -76,11 +96,17 @@ export function withDeliveryOptions(cmd: Command): Command {
         .argParser(header),
     )
     .addOption(new Option('--body <text>', 'text sent as the body instead of the JSON of --data (content type from --header)'))
-    .addOption(new Option('--retry-max-attempts <n>', 'attempts in all, the first included (1–20; default 5)').argParser(integer))
+    .addOption(new Option('--retry-max-attempts <n>', "attempts in all, the first included (1–20; default: the service's, 8)").argParser(integer))
     .addOption(
-      new Option('--retry-initial-delay-ms <ms>', 'bound of the delay before the first retry (default 1000)').argParser(integer),
+      new Option('--retry-delays <list>', "delays before retries 1, 2, … ('5s,5m,30m,2h'; ±20 % jitter), or 'none' for exponential backoff")
+        .argParser(retryDelays),
     )
-    .addOption(new Option('--retry-max-delay-ms <ms>', 'cap of every retry delay (default 3600000)').argParser(integer))
+    .addOption(
+      new Option('--retry-initial-delay-ms <ms>', 'exponential backoff: bound of the delay before the first retry (default 1000)').argParser(integer),
+    )
+    .addOption(
+      new Option('--retry-max-delay-ms <ms>', 'cap of Retry-After and of exponential delays (exponential without --retry-delays)').argParser(integer),
+    )
     .addOption(new Option('--timeout-ms <ms>', "timeout of one attempt (1000–900000; default: the service's)").argParser(integer))
     .addOption(
       new Option('--success-statuses <list>', 'status codes and classes that count as success, e.g. 2xx,302 (default 2xx)').argParser(
@@ -94,7 +120,7 @@ export function withDeliveryOptions(cmd: Command): Command {
  * the delivery flags given (absent flags stay absent).
  */
 export function deliveryBody(flags: DeliveryFlags): {
-  retry?: { maxAttempts?: number; initialDelayMs?: number; maxDelayMs?: number };
+  retry?: { maxAttempts?: number; initialDelayMs?: number; maxDelayMs?: number; delaysMs?: number[] | null };
   timeoutMs?: number;
   method?: DeliveryFlags['method'];
   headers?: Record<string, string>;
@@ -105,6 +131,7 @@ export function deliveryBody(flags: DeliveryFlags): {
     ...(flags.retryMaxAttempts === undefined ? {} : { maxAttempts: flags.retryMaxAttempts }),
     ...(flags.retryInitialDelayMs === undefined ? {} : { initialDelayMs: flags.retryInitialDelayMs }),
     ...(flags.retryMaxDelayMs === undefined ? {} : { maxDelayMs: flags.retryMaxDelayMs }),
+    ...(flags.retryDelays === undefined ? {} : { delaysMs: flags.retryDelays === 'none' ? null : flags.retryDelays }),
   };
   return {
     ...(Object.keys(retry).length > 0 ? { retry } : {}),

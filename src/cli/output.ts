@@ -50,8 +50,12 @@ export function detailTable(fields: Record<string, unknown>): string {
   return table.toString();
 }
 
-/** `retry` of a job in one cell: `5 attempts, 1000–3600000 ms`. */
-export function retryCell(retry: { maxAttempts: number; initialDelayMs: number; maxDelayMs: number }): string {
+/**
+ * `retry` of a job in one cell: `8 attempts, steps 5000, 300000, … ms` for a policy with steps
+ * (`delaysMs`), `5 attempts, delays 1000–3600000 ms` for the exponential rule.
+ */
+export function retryCell(retry: { maxAttempts: number; initialDelayMs: number; maxDelayMs: number; delaysMs?: number[] | null }): string {
+  if (retry.delaysMs) return `${retry.maxAttempts} attempts, steps ${retry.delaysMs.join(', ')} ms`;
   return `${retry.maxAttempts} attempts, delays ${retry.initialDelayMs}–${retry.maxDelayMs} ms`;
 }
 

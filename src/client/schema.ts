@@ -601,7 +601,8 @@ export interface components {
          *       "retry": {
          *         "maxAttempts": 5,
          *         "initialDelayMs": 1000,
-         *         "maxDelayMs": 3600000
+         *         "maxDelayMs": 3600000,
+         *         "delaysMs": null
          *       },
          *       "timeoutMs": 30000,
          *       "method": "PUT",
@@ -758,7 +759,12 @@ export interface components {
          *         "2xx",
          *         304
          *       ],
-         *       "pauseAfterFailures": 10
+         *       "pauseAfterFailures": 10,
+         *       "retry": {
+         *         "maxAttempts": 5,
+         *         "initialDelayMs": 1000,
+         *         "maxDelayMs": 3600000
+         *       }
          *     }
          */
         CronJobCreate: {
@@ -1000,6 +1006,7 @@ export interface components {
          *       "startedAt": "2026-11-21T10:00:00.012Z",
          *       "finishedAt": "2026-11-21T10:00:00.196Z",
          *       "lateMs": 12,
+         *       "nextAttemptAt": null,
          *       "missedOccurrences": null,
          *       "attempts": [
          *         {
@@ -1059,6 +1066,11 @@ export interface components {
             finishedAt: string | null;
             /** @description Start of the first attempt minus `scheduledFor`, in ms; null before it. */
             lateMs: number | null;
+            /**
+             * Format: date-time
+             * @description When the next attempt is due (ISO 8601, UTC) while the execution is Retrying (its delay and jitter, or the receiver's `Retry-After`, as the retry policy says); null in every other status.
+             */
+            nextAttemptAt: string | null;
             /**
              * MissedOccurrences
              * @description The missed occurrences this one catch-up execution of a cron job runs for (misfire `once`, two or more missed while the service was down or late); null for an execution that stands only for itself. Also sent on each of its calls as `Punctual-Missed-Occurrences`.
@@ -1122,27 +1134,31 @@ export interface components {
         };
         /**
          * RetryPolicy
-         * @description How failed attempts are retried: after a connection error, a timeout, a 3xx, 408, 429 or a 5xx that `successStatuses` does not list.
+         * @description How failed attempts are retried: after a connection error, a timeout, a 3xx, 408, 429 or a 5xx that `successStatuses` does not list. The delays follow the steps of `delaysMs`, or the exponential rule when it is null.
          */
         RetryPolicy: {
             /** @description Attempts in all, the first included (1–20). */
             maxAttempts: number;
-            /** @description Upper bound of the delay before the first retry, in ms (100–3600000); it doubles for each further retry, and each delay is drawn at random below its bound (full jitter). */
+            /** @description Exponential rule (when `delaysMs` is null): upper bound of the delay before the first retry, in ms (100–3600000); it doubles for each further retry, and each delay is drawn at random below its bound (full jitter). Unused while `delaysMs` is set. */
             initialDelayMs: number;
-            /** @description Cap of every delay, `Retry-After` included, in ms (1000–86400000); at least `initialDelayMs`. */
+            /** @description Cap of the exponential delays and of a receiver's `Retry-After`, in ms (1000–86400000); at least `initialDelayMs`. Steps of `delaysMs` are not capped by it. */
             maxDelayMs: number;
+            /** @description Explicit steps: the delay before retry n is `delaysMs[n-1]` in ms, the last step repeated when `maxAttempts` needs more, each multiplied by a random factor in [0.8, 1.2) (jitter). 1–19 steps of 100–86400000 ms. Null: the exponential rule of `initialDelayMs` and `maxDelayMs`. */
+            delaysMs: number[] | null;
         };
         /**
          * RetryPolicyInput
-         * @description Retry policy (any of its fields). At creation the missing fields take the defaults; in a PATCH they keep the job's values.
+         * @description Retry policy (any of its fields). At creation the missing fields take the defaults; in a PATCH they keep the job's values. The rule of delay: `delaysMs` given (steps, or null for exponential); else exponential when `initialDelayMs` or `maxDelayMs` is given; else the default's (at creation) or the job's (in a PATCH).
          */
         RetryPolicyInput: {
-            /** @description Attempts in all, the first included (1–20). Default 5. */
+            /** @description Attempts in all, the first included (1–20). Default 8 (`PUNCTUAL_RETRY_MAX_ATTEMPTS`). */
             maxAttempts?: number;
-            /** @description Upper bound of the delay before the first retry, in ms (100–3600000); it doubles for each further retry, and each delay is drawn at random below its bound (full jitter). Default 1000. */
+            /** @description Exponential rule (when `delaysMs` is null): upper bound of the delay before the first retry, in ms (100–3600000); it doubles for each further retry, and each delay is drawn at random below its bound (full jitter). Unused while `delaysMs` is set. Giving it without `delaysMs` chooses the exponential rule. Default 1000. */
             initialDelayMs?: number;
-            /** @description Cap of every delay, `Retry-After` included, in ms (1000–86400000); at least `initialDelayMs`. Default 3600000. */
+            /** @description Cap of the exponential delays and of a receiver's `Retry-After`, in ms (1000–86400000); at least `initialDelayMs`. Steps of `delaysMs` are not capped by it. Giving it without `delaysMs` chooses the exponential rule. Default 43200000 with steps, 3600000 with the exponential rule. */
             maxDelayMs?: number;
+            /** @description Explicit steps: the delay before retry n is `delaysMs[n-1]` in ms, the last step repeated when `maxAttempts` needs more, each multiplied by a random factor in [0.8, 1.2) (jitter). 1–19 steps of 100–86400000 ms. Null: the exponential rule of `initialDelayMs` and `maxDelayMs`. Default [5000,300000,1800000,7200000,18000000,36000000,36000000] (`PUNCTUAL_RETRY_DELAYS`), unless `initialDelayMs` or `maxDelayMs` is given (then null). */
+            delaysMs?: number[] | null;
         };
         /**
          * Schedule
@@ -1164,9 +1180,18 @@ export interface components {
          *       ],
          *       "createdAt": "2026-11-20T08:30:00.000Z",
          *       "retry": {
-         *         "maxAttempts": 5,
+         *         "maxAttempts": 8,
          *         "initialDelayMs": 1000,
-         *         "maxDelayMs": 3600000
+         *         "maxDelayMs": 43200000,
+         *         "delaysMs": [
+         *           5000,
+         *           300000,
+         *           1800000,
+         *           7200000,
+         *           18000000,
+         *           36000000,
+         *           36000000
+         *         ]
          *       },
          *       "timeoutMs": 30000,
          *       "method": "POST",
@@ -1380,7 +1405,12 @@ export interface components {
          * @example {
          *       "scheduledAt": "2026-11-22T09:00:00Z",
          *       "retry": {
-         *         "maxAttempts": 3
+         *         "maxAttempts": 4,
+         *         "delaysMs": [
+         *           10000,
+         *           60000,
+         *           600000
+         *         ]
          *       }
          *     }
          */
@@ -2622,7 +2652,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Retried with exponential backoff and full jitter, until `retry.maxAttempts` attempts in all. */
+            /** @description Retried after the steps of `retry.delaysMs` (each ±20 %; by default 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h), or with exponential backoff and full jitter when it is null, until `retry.maxAttempts` attempts in all. */
             "5XX": {
                 headers: {
                     [name: string]: unknown;

@@ -11,7 +11,8 @@ import { classifyAttempt, retryDelayMs } from './retry.js';
  * - `Succeeded` on a status `claim.successStatuses` lists (`2xx` by default);
  * - `Retrying` after a retryable failure (retry.ts: no answer, 3xx, 408, 429, 5xx not listed) while
  *   `claim.attempt < claim.retry.maxAttempts`, with `nextAttemptAt` = the attempt's end
- *   (`startedAt + durationMs`, epoch ms UTC) + a full-jitter backoff, or the receiver's
+ *   (`startedAt + durationMs`, epoch ms UTC) + the policy's delay (its steps or exponential
+ *   backoff, with jitter), or the receiver's
  *   `Retry-After` capped at `retry.maxDelayMs` (see {@link retryDelayMs});
  * - `Failed` otherwise (a 410 among them: its cron job is paused by the store, outcome-rules.ts). A destination the SSRF guard refused (`result.refused`) fails at once and
  *   is never retried: the guard would refuse it again.

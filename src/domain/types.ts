@@ -24,16 +24,24 @@ export interface ApiKey {
 }
 
 /**
- * Retry settings of a job. Delays in ms. Stored with the job, defaults filled in at
- * creation: 5 attempts, 1,000 ms, 3,600,000 ms.
+ * Retry settings of a job. Delays in ms. Stored with the job, defaults filled in at creation
+ * (DEFAULT_RETRY_POLICY of retry-policy.ts, or the configuration's). Two rules of delay
+ * (src/dispatch/retry.ts): explicit steps (`delaysMs`) with a ±20 % jitter, or, when `delaysMs` is
+ * null, exponential backoff with full jitter from `initialDelayMs` up to `maxDelayMs`.
  */
 export interface RetryPolicy {
   /** Attempts in all, the first included (1–20). */
   maxAttempts: number;
-  /** Upper bound of the first retry's delay (full jitter). */
+  /** Upper bound of the first retry's delay (full jitter); used only when `delaysMs` is null. */
   initialDelayMs: number;
-  /** Cap of any delay, `Retry-After` included. */
+  /** Cap of an exponential delay and of a `Retry-After`; explicit steps are not capped by it. */
   maxDelayMs: number;
+  /**
+   * The delay before retry n is `delaysMs[n − 1]` (the last step repeated when `maxAttempts`
+   * needs more), each with its jitter; 1–19 steps of 100–86,400,000 ms. Null (or absent, as in
+   * policies written before steps existed): the exponential rule.
+   */
+  delaysMs?: number[] | null;
 }
 
 /** How a job's calls are made: its retry policy and the timeout of one attempt (ms). */
@@ -215,6 +223,8 @@ export interface Execution {
   startedAt: number | null;
   /** When it reached `Succeeded`, `Failed` or `Skipped`, or null. */
   finishedAt: number | null;
+  /** Epoch ms (UTC) when its next attempt is due while it is `Retrying`; null in every other status. */
+  nextAttemptAt: number | null;
   /** First attempt's start minus `scheduledFor` (ms), or null before it. */
   lateMs: number | null;
   /** The occurrences a catch-up execution stands for (misfire `once`), or null for one that stands for itself. */

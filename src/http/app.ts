@@ -62,8 +62,10 @@ export interface AppDeps {
    */
   liveNodes?: () => Promise<NodeRecord[]>;
   /**
-   * Delivery settings of new jobs for the fields they do not give (the timeout from
-   * `PUNCTUAL_REQUEST_TIMEOUT_MS`). Default: 5 attempts, 1,000 ms, 3,600,000 ms; 30,000 ms.
+   * Delivery settings of new jobs for the fields they do not give (the retry policy from
+   * `PUNCTUAL_RETRY_DELAYS` / `PUNCTUAL_RETRY_MAX_ATTEMPTS`, the timeout from
+   * `PUNCTUAL_REQUEST_TIMEOUT_MS`). Default: DEFAULT_DELIVERY (8 attempts after steps of
+   * 5 s … 10 h; 30,000 ms).
    */
   defaults?: DeliverySettings;
   /**

@@ -113,7 +113,7 @@ const WEBHOOKS = {
         '2XX': { description: 'Success: the execution is `Succeeded`. The first KiB of the body is kept as `responseBody`.' },
         '408': { description: 'Retried, as are 429 (honouring `Retry-After` up to `maxDelayMs`), any 5xx, 3xx, timeouts and connection errors.' },
         '4XX': { description: 'Any other 4xx fails the execution at once (the receiver said no).' },
-        '5XX': { description: 'Retried with exponential backoff and full jitter, until `retry.maxAttempts` attempts in all.' },
+        '5XX': { description: 'Retried after the steps of `retry.delaysMs` (each ±20 %; by default 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h), or with exponential backoff and full jitter when it is null, until `retry.maxAttempts` attempts in all.' },
       },
     },
   },

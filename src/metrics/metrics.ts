@@ -9,15 +9,18 @@
  *    `dispatch:secret-failed`) and its
  *    `callsInFlight` and `hungCallsInFlight` getters ({@link ServerMetrics.watchDispatcher});
  *  - due work: `Store.dueCount`, asked at each scrape ({@link ServerMetrics.watchDueWork});
+ *  - executions waiting for a retry: `Store.executionRetryingCount`, asked at each scrape
+ *    ({@link ServerMetrics.watchRetrying});
  *  - HTTP: `observeRequest`, called by the HTTP layer's `onResponse` hook (src/http/metrics.ts);
  *  - store: `observeStoreOperation`, called by the timing decorator (store-timing.ts);
  *  - process: prom-client's default metrics (process-metrics.ts), shared by the process.
  */
 import { Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { JOB_TYPES } from '../domain/enums.js';
 import type { DeliveredEvent, DispatcherEvents } from '../dispatch/events.js';
 import type { SecretDecryptError, SecretFailureReason } from '../secrets/errors.js';
 import type { AutoPause, AutoPauseKind } from '../store/outcome-rules.js';
-import type { DueCounts } from '../store/store.js';
+import type { DueCounts, RetryingCounts } from '../store/store.js';
 import { attemptLabels } from './attempts.js';
 import { processRegistry } from './process-metrics.js';
 
@@ -51,6 +54,11 @@ export interface WatchedDispatcher {
 /** What {@link ServerMetrics.watchDueWork} asks of the store. */
 export interface DueWorkSource {
   dueCount(p: { now: number; limit: number }): Promise<DueCounts>;
+}
+
+/** What {@link ServerMetrics.watchRetrying} asks of the store. */
+export interface RetryingSource {
+  executionRetryingCount(p: { limit: number }): Promise<RetryingCounts>;
 }
 
 /** Options of {@link ServerMetrics}. */
@@ -280,6 +288,30 @@ export class ServerMetrics {
         try {
           const counts = await store.dueCount({ now: now(), limit: DUE_COUNT_LIMIT });
           for (const source of DUE_SOURCES) gauge.set({ source }, counts[source]);
+        } catch {
+          gauge.reset();
+        }
+      },
+    });
+  }
+
+  /**
+   * Registers `punctual_executions_retrying{job_type}`: executions in status `Retrying`, each
+   * waiting for its next attempt (its `nextAttemptAt`, due or not), by job type (`schedule`,
+   * `cron`), each counted up to {@link DUE_COUNT_LIMIT}, asked of `store` at each scrape. The
+   * store's view, the same on every node. When the store cannot answer, the series are absent
+   * from that scrape.
+   */
+  watchRetrying(store: RetryingSource): void {
+    const gauge: Gauge<'job_type'> = new Gauge({
+      name: 'punctual_executions_retrying',
+      help: `Executions waiting for a retry (status Retrying), by job type, each counted up to ${DUE_COUNT_LIMIT}.`,
+      labelNames: ['job_type'] as const,
+      registers: [this.registry],
+      async collect() {
+        try {
+          const counts = await store.executionRetryingCount({ limit: DUE_COUNT_LIMIT });
+          for (const jobType of JOB_TYPES) gauge.set({ job_type: jobType }, counts[jobType]);
         } catch {
           gauge.reset();
         }

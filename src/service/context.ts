@@ -24,9 +24,10 @@ export interface JobServiceContext {
   clock: Clock;
   wake: (dueAtMs: number) => void;
   /**
-   * Delivery settings a new job takes for the fields it does not give: the timeout
-   * comes from `PUNCTUAL_REQUEST_TIMEOUT_MS`. Absent: `DEFAULT_DELIVERY` of `delivery.ts`
-   * (5 attempts, 1,000 ms, 3,600,000 ms; 30,000 ms).
+   * Delivery settings a new job takes for the fields it does not give: the retry policy comes
+   * from `PUNCTUAL_RETRY_DELAYS` and `PUNCTUAL_RETRY_MAX_ATTEMPTS`, the timeout from
+   * `PUNCTUAL_REQUEST_TIMEOUT_MS`. Absent: `DEFAULT_DELIVERY` of `delivery.ts` (8 attempts after
+   * steps of 5 s … 10 h, DEFAULT_RETRY_POLICY; 30,000 ms).
    */
   defaults?: DeliverySettings;
   /** Size limits of the fields. Absent: `DEFAULT_LIMITS` of `limits.ts`. */

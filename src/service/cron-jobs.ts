@@ -16,7 +16,7 @@ import { parseIsoInstant } from '../domain/time.js';
 import type { CronJob, CronJobStatus, JsonObject, MisfirePolicy, OverlapPolicy } from '../domain/types.js';
 import type { CronJobPage, CronUpdateParams } from '../store/store.js';
 import type { JobServiceContext } from './context.js';
-import { checkDelivery, checkRetryDelays, deliveryDefaults, mergeRetry, type RetryInput } from './delivery.js';
+import { checkDelivery, checkRetryDelays, createRetry, createRetryBase, deliveryDefaults, mergeRetry, type RetryInput } from './delivery.js';
 import { listParams, type JobListInput } from './job-lists.js';
 import { checkCronOutcomeFields, checkPausedReasonStatus, type CronOutcomeInput } from './outcome-fields.js';
 import { changesShape, checkRequestFields, checkRequestShape, DEFAULT_METHOD, patchedShape, type RequestInput } from './request.js';
@@ -87,7 +87,7 @@ export async function createCronJob(ctx: JobServiceContext, input: CronCreateInp
   const defaults = deliveryDefaults(ctx);
   const checks = new Checks(ruleContext(ctx)).required('/expression', input.expression).required('/endpoint', input.endpoint);
   checkFields(checks, input);
-  checkDelivery(checks, input, defaults.retry);
+  checkDelivery(checks, input, createRetryBase(defaults.retry, input.retry));
   if (checks.problems.length === 0) {
     checkRequestShape(checks, { method: input.method ?? DEFAULT_METHOD, body: input.body ?? null, data: input.data ?? null }, input);
   }
@@ -105,7 +105,7 @@ export async function createCronJob(ctx: JobServiceContext, input: CronCreateInp
     endpoint: input.endpoint,
     data: input.data ?? null,
     nextInvocation: next,
-    retry: mergeRetry(defaults.retry, input.retry),
+    retry: createRetry(defaults.retry, input.retry),
     timeoutMs: input.timeoutMs ?? defaults.timeoutMs,
     misfire: input.misfire ?? DEFAULT_MISFIRE,
     overlap: input.overlap ?? DEFAULT_OVERLAP,

@@ -7,7 +7,7 @@ import { parseIsoInstant } from '../domain/time.js';
 import type { JsonObject, RetryPolicy, Schedule, ScheduleStatus } from '../domain/types.js';
 import type { ScheduleCreateParams, SchedulePage } from '../store/store.js';
 import type { JobServiceContext } from './context.js';
-import { checkDelivery, checkRetryDelays, deliveryDefaults, mergeRetry, type RetryInput } from './delivery.js';
+import { checkDelivery, checkRetryDelays, createRetry, createRetryBase, deliveryDefaults, mergeRetry, type RetryInput } from './delivery.js';
 import { listParams, type ScheduleListInput } from './job-lists.js';
 import { checkSuccessStatuses, type SuccessInput } from './outcome-fields.js';
 import { changesShape, checkRequestFields, checkRequestShape, DEFAULT_METHOD, patchedShape, type RequestInput } from './request.js';
@@ -61,7 +61,7 @@ export async function createSchedule(ctx: JobServiceContext, input: ScheduleCrea
 export function scheduleCreateParams(ctx: JobServiceContext, input: ScheduleCreateInput): ScheduleCreateParams {
   const defaults = deliveryDefaults(ctx);
   const now = ctx.clock.now();
-  const scheduledAt = check(input, true, defaults.retry, ruleContext(ctx), now);
+  const scheduledAt = check(input, true, createRetryBase(defaults.retry, input.retry), ruleContext(ctx), now);
   const id = newId();
   return {
     id,
@@ -70,7 +70,7 @@ export function scheduleCreateParams(ctx: JobServiceContext, input: ScheduleCrea
     endpoint: input.endpoint,
     data: input.data ?? {},
     tags: input.tags ?? [],
-    retry: mergeRetry(defaults.retry, input.retry),
+    retry: createRetry(defaults.retry, input.retry),
     timeoutMs: input.timeoutMs ?? defaults.timeoutMs,
     successStatuses: input.successStatuses ?? [...DEFAULT_SUCCESS_STATUSES],
     method: input.method ?? DEFAULT_METHOD,

@@ -5,14 +5,21 @@
  */
 import type { ClaimedExecution, CronJob, JobRequest, JsonObject } from '../domain/types.js';
 import { aheadOf, leaseExpiry, type ClaimClock } from './claim-rules.js';
-import { columnList, REQUEST_COLUMNS, requestFromRow, successStatusesFromRow, type RequestRow, type RowCodec } from './rows.js';
+import {
+  columnList,
+  REQUEST_COLUMNS,
+  requestFromRow,
+  RETRY_COLUMNS,
+  retryFromRow,
+  successStatusesFromRow,
+  type RequestRow,
+  type RetryRow,
+  type RowCodec,
+} from './rows.js';
 import { MISSED_COLUMN_NAMES, missedFromRow, type MissedRow } from './rows-executions.js';
 
-/** Delivery columns of a job row (or of {@link executionWithJobSql}'s row). */
-export interface DeliveryRow {
-  retry_max_attempts: number;
-  retry_initial_delay_ms: number;
-  retry_max_delay_ms: number;
+/** Delivery columns of a job row (or of {@link executionWithJobSql}'s row): `RETRY_COLUMNS` and the timeout. */
+export interface DeliveryRow extends RetryRow {
   timeout_ms: number;
   /** JSON as the driver gives it (`successStatuses`). */
   success_statuses: unknown;
@@ -30,9 +37,7 @@ export function executionWithJobSql(from: string): string {
        ${columnList(MISSED_COLUMN_NAMES, 'e')},
        coalesce(s.endpoint, c.endpoint) AS endpoint,
        coalesce(s.data, c.data) AS data,
-       coalesce(s.retry_max_attempts, c.retry_max_attempts) AS retry_max_attempts,
-       coalesce(s.retry_initial_delay_ms, c.retry_initial_delay_ms) AS retry_initial_delay_ms,
-       coalesce(s.retry_max_delay_ms, c.retry_max_delay_ms) AS retry_max_delay_ms,
+       ${RETRY_COLUMNS.map((col) => `coalesce(s.${col}, c.${col}) AS ${col}`).join(',\n       ')},
        coalesce(s.timeout_ms, c.timeout_ms) AS timeout_ms,
        coalesce(s.success_statuses, c.success_statuses) AS success_statuses,
        ${REQUEST_COLUMNS.map((col) => `coalesce(s.${col}, c.${col}) AS ${col}`).join(', ')},
@@ -54,7 +59,7 @@ export interface CallRow extends DeliveryRow, RequestRow {
 export function callOf(codec: RowCodec, r: CallRow): CallSettings {
   return {
     data: (codec.json(r.data) as JsonObject | null) ?? {},
-    retry: retryOf(r),
+    retry: retryFromRow(codec, r),
     timeoutMs: r.timeout_ms,
     successStatuses: successStatusesFromRow(codec, r.success_statuses),
     ...requestFromRow(codec, r),
@@ -65,16 +70,8 @@ export function callOf(codec: RowCodec, r: CallRow): CallSettings {
 export function callOfJob(job: CronJob): CallSettings {
   const { method, headers, body, auth, secrets } = job;
   const successStatuses = [...job.successStatuses];
-  return { data: job.data ?? {}, retry: { ...job.retry }, timeoutMs: job.timeoutMs, successStatuses, method, headers, body, auth, secrets };
-}
-
-/** The retry policy of a job row. */
-export function retryOf(r: DeliveryRow): ClaimedExecution['retry'] {
-  return {
-    maxAttempts: r.retry_max_attempts,
-    initialDelayMs: r.retry_initial_delay_ms,
-    maxDelayMs: r.retry_max_delay_ms,
-  };
+  const retry = { ...job.retry, delaysMs: job.retry.delaysMs ?? null };
+  return { data: job.data ?? {}, retry, timeoutMs: job.timeoutMs, successStatuses, method, headers, body, auth, secrets };
 }
 
 /**

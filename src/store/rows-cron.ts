@@ -11,8 +11,11 @@ import {
   REQUEST_COLUMNS,
   requestFromRow,
   requestToRow,
+  retryFromRow,
+  retryToRow,
   successStatusesFromRow,
   type RequestRow,
+  type RetryRow,
   type RowCodec,
 } from './rows.js';
 import type { CronCreateParams } from './store.js';
@@ -38,6 +41,7 @@ export const CRON_JOB_COLUMNS = [
   'overlap',
   'skipped_occurrences',
   ...REQUEST_COLUMNS,
+  'retry_delays_ms',
   'success_statuses',
   'pause_after_failures',
   'paused_reason',
@@ -55,7 +59,7 @@ export const CRON_JOB_UPDATE_COLUMNS = CRON_JOB_COLUMNS.filter(
 );
 
 /** A row of `cron_jobs` ({@link CRON_JOB_COLUMNS}); `data` as the driver gives JSON. */
-export interface CronJobRow extends RequestRow {
+export interface CronJobRow extends RequestRow, RetryRow {
   id: string;
   expression: string;
   name: string | null;
@@ -66,9 +70,6 @@ export interface CronJobRow extends RequestRow {
   invocations: number;
   next_invocation: number;
   created_at: number;
-  retry_max_attempts: number;
-  retry_initial_delay_ms: number;
-  retry_max_delay_ms: number;
   timeout_ms: number;
   misfire: MisfirePolicy;
   overlap: OverlapPolicy;
@@ -102,11 +103,7 @@ export function cronRecordFromRow(codec: RowCodec, r: CronJobRow): CronJobRecord
     data: (codec.json(r.data) as JsonObject | null) ?? null,
     createdAt: r.created_at,
     nextInvocation: r.next_invocation,
-    retry: {
-      maxAttempts: r.retry_max_attempts,
-      initialDelayMs: r.retry_initial_delay_ms,
-      maxDelayMs: r.retry_max_delay_ms,
-    },
+    retry: retryFromRow(codec, r),
     timeoutMs: r.timeout_ms,
     misfire: r.misfire,
     overlap: r.overlap,
@@ -163,9 +160,7 @@ export function cronJobToRow(j: CronJobRecord): Record<CronJobColumn, unknown> {
     invocations: j.invocations,
     next_invocation: j.nextInvocation,
     created_at: j.createdAt,
-    retry_max_attempts: j.retry.maxAttempts,
-    retry_initial_delay_ms: j.retry.initialDelayMs,
-    retry_max_delay_ms: j.retry.maxDelayMs,
+    ...retryToRow(j.retry),
     timeout_ms: j.timeoutMs,
     misfire: j.misfire,
     overlap: j.overlap,

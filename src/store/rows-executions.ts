@@ -12,7 +12,7 @@ export const MISSED_COLUMN_NAMES = ['missed_count', 'missed_first', 'missed_last
 const MISSED_COLUMNS = columnList(MISSED_COLUMN_NAMES);
 
 /** The columns of `executions` read as an {@link Execution}. */
-export const EXECUTION_COLUMNS = `id, job_type, job_id, scheduled_for, status, triggered, created_at, started_at, finished_at, due_at, ${MISSED_COLUMNS}`;
+export const EXECUTION_COLUMNS = `id, job_type, job_id, scheduled_for, status, triggered, created_at, started_at, finished_at, next_attempt_at, due_at, ${MISSED_COLUMNS}`;
 
 /** The {@link MISSED_COLUMNS} of a row; `missed_capped` as the driver gives booleans. */
 export interface MissedRow {
@@ -49,6 +49,8 @@ export interface ExecutionRow extends MissedRow {
   created_at: number;
   started_at: number | null;
   finished_at: number | null;
+  /** When a Pending or Retrying execution is due, else NULL. */
+  next_attempt_at: number | null;
   /** When a schedule's execution became due to the service (`Schedule.dueAt`); null: `scheduled_for`. */
   due_at: number | null;
 }
@@ -79,7 +81,6 @@ export const EXECUTION_RECORD_COLUMNS = [
 /** A whole row of `executions` ({@link EXECUTION_RECORD_COLUMNS}), internal columns included. */
 export interface ExecutionRecordRow extends ExecutionRow {
   attempt: number;
-  next_attempt_at: number | null;
   lease_owner: string | null;
   lease_expires_at: number | null;
   error: string | null;
@@ -119,7 +120,9 @@ export interface AttemptRow {
 
 /**
  * Row → execution with its attempts; `lateMs` is the first attempt's start minus the moment the
- * execution became due to the service (`due_at`, else `scheduledFor`; docs/interface.md, "Past instants").
+ * execution became due to the service (`due_at`, else `scheduledFor`; docs/interface.md, "Past instants");
+ * `nextAttemptAt` is `next_attempt_at` of a `Retrying` execution, null otherwise (a `Pending`
+ * one's is its occurrence, an internal detail).
  */
 export function executionFromRow(codec: RowCodec, r: ExecutionRow, attempts: Attempt[]): Execution {
   return {
@@ -132,6 +135,7 @@ export function executionFromRow(codec: RowCodec, r: ExecutionRow, attempts: Att
     createdAt: r.created_at,
     startedAt: r.started_at,
     finishedAt: r.finished_at,
+    nextAttemptAt: r.status === 'Retrying' ? r.next_attempt_at : null,
     lateMs: r.started_at === null ? null : r.started_at - (r.due_at ?? r.scheduled_for),
     missedOccurrences: missedFromRow(codec, r),
     attempts,

@@ -17,6 +17,7 @@ import type {
   HttpMethod,
   JobRequest,
   JsonObject,
+  RetryPolicy,
   Schedule,
   ScheduleStatus,
   SealedSecrets,
@@ -118,6 +119,46 @@ export function newSuccessStatuses(p: { successStatuses?: SuccessStatus[] }): Su
   return p.successStatuses ?? [...DEFAULT_SUCCESS_STATUSES];
 }
 
+// ---- The retry policy of a job (both job tables) -----------------------------------------------
+
+/**
+ * The columns of a job's retry policy in both job tables. `retry_delays_ms` (SQLite migration 9,
+ * PostgreSQL 8; last in the tables, after {@link REQUEST_COLUMNS}) holds the steps as a JSON array
+ * of ms, NULL for the exponential rule: the value of rows made before it, so they keep the
+ * exponential policy they were created with.
+ */
+export const RETRY_COLUMNS = ['retry_max_attempts', 'retry_initial_delay_ms', 'retry_max_delay_ms', 'retry_delays_ms'] as const;
+type RetryColumn = (typeof RETRY_COLUMNS)[number];
+
+/** The {@link RETRY_COLUMNS} of a row; `retry_delays_ms` as the driver gives JSON. */
+export interface RetryRow {
+  retry_max_attempts: number;
+  retry_initial_delay_ms: number;
+  retry_max_delay_ms: number;
+  retry_delays_ms: unknown;
+}
+
+/** Row → the retry policy of a job; NULL `retry_delays_ms` reads `delaysMs: null` (exponential). */
+export function retryFromRow(codec: RowCodec, r: RetryRow): RetryPolicy {
+  const delays = codec.json(r.retry_delays_ms) as number[] | null;
+  return {
+    maxAttempts: r.retry_max_attempts,
+    initialDelayMs: r.retry_initial_delay_ms,
+    maxDelayMs: r.retry_max_delay_ms,
+    delaysMs: Array.isArray(delays) ? delays : null,
+  };
+}
+
+/** A retry policy → the values of its columns (the steps as JSON text, NULL when absent or null). */
+export function retryToRow(p: RetryPolicy): Record<RetryColumn, unknown> {
+  return {
+    retry_max_attempts: p.maxAttempts,
+    retry_initial_delay_ms: p.initialDelayMs,
+    retry_max_delay_ms: p.maxDelayMs,
+    retry_delays_ms: jsonText(p.delaysMs ?? null),
+  };
+}
+
 // ---- API keys ---------------------------------------------------------------------------------
 
 /** The columns of `api_keys` read as an {@link ApiKey} (never the digest). */
@@ -164,12 +205,13 @@ export const SCHEDULE_COLUMNS = [
   'timeout_ms',
   'due_at',
   ...REQUEST_COLUMNS,
+  'retry_delays_ms',
   'success_statuses',
 ] as const;
 type ScheduleColumn = (typeof SCHEDULE_COLUMNS)[number];
 
 /** A row of `schedules` ({@link SCHEDULE_COLUMNS}); `data` and `tags` as the driver gives JSON. */
-export interface ScheduleRow extends RequestRow {
+export interface ScheduleRow extends RequestRow, RetryRow {
   id: string;
   name: string;
   scheduled_at: number;
@@ -178,9 +220,6 @@ export interface ScheduleRow extends RequestRow {
   data: unknown;
   tags: unknown;
   created_at: number;
-  retry_max_attempts: number;
-  retry_initial_delay_ms: number;
-  retry_max_delay_ms: number;
   timeout_ms: number;
   /** NULL: `scheduled_at` (a row written before due times were kept, or seeded by SQL). */
   due_at: number | null;
@@ -199,11 +238,7 @@ export function scheduleFromRow(codec: RowCodec, r: ScheduleRow): Schedule {
     data: (codec.json(r.data) as JsonObject | null) ?? {},
     tags: (codec.json(r.tags) as string[] | null) ?? [],
     createdAt: r.created_at,
-    retry: {
-      maxAttempts: r.retry_max_attempts,
-      initialDelayMs: r.retry_initial_delay_ms,
-      maxDelayMs: r.retry_max_delay_ms,
-    },
+    retry: retryFromRow(codec, r),
     timeoutMs: r.timeout_ms,
     dueAt: r.due_at ?? r.scheduled_at,
     ...requestFromRow(codec, r),
@@ -249,9 +284,7 @@ export function scheduleToRow(s: Schedule): Record<ScheduleColumn, unknown> {
     data: JSON.stringify(s.data ?? {}),
     tags: JSON.stringify(s.tags ?? []),
     created_at: s.createdAt,
-    retry_max_attempts: s.retry.maxAttempts,
-    retry_initial_delay_ms: s.retry.initialDelayMs,
-    retry_max_delay_ms: s.retry.maxDelayMs,
+    ...retryToRow(s.retry),
     timeout_ms: s.timeoutMs,
     due_at: s.dueAt,
     ...requestToRow(s),
@@ -271,10 +304,10 @@ export const SCHEDULE_PATCH_COLUMNS = SCHEDULE_COLUMNS.filter(
  * The nullable columns a patch may clear: each has a parameter `<column>_set`, 1 when the patch
  * writes the column (NULL included), 0 when it keeps it. The other columns are NULL when kept.
  */
-export const SCHEDULE_PATCH_CLEARABLE = ['body', 'auth', 'secrets'] as const;
+export const SCHEDULE_PATCH_CLEARABLE = ['body', 'auth', 'secrets', 'retry_delays_ms'] as const;
 
 /** The parameters of a schedule patch, in order: {@link SCHEDULE_PATCH_COLUMNS}, then the `_set` flags. */
-export const SCHEDULE_PATCH_PARAMS = [...SCHEDULE_PATCH_COLUMNS, 'body_set', 'auth_set', 'secrets_set'] as const;
+export const SCHEDULE_PATCH_PARAMS = [...SCHEDULE_PATCH_COLUMNS, 'body_set', 'auth_set', 'secrets_set', 'retry_delays_ms_set'] as const;
 
 /** A parameter of a schedule patch by name ({@link SCHEDULE_PATCH_PARAMS}). */
 export type SchedulePatchParam = (typeof SCHEDULE_PATCH_PARAMS)[number];
@@ -311,9 +344,10 @@ export function schedulePatchToRow(
     endpoint: p.endpoint ?? null,
     data: jsonText(p.data),
     tags: jsonText(p.tags),
-    retry_max_attempts: p.retry?.maxAttempts ?? null,
-    retry_initial_delay_ms: p.retry?.initialDelayMs ?? null,
-    retry_max_delay_ms: p.retry?.maxDelayMs ?? null,
+    // A patch writes a whole policy (the service merged it), its steps included (NULL: exponential).
+    ...(p.retry === undefined
+      ? { retry_max_attempts: null, retry_initial_delay_ms: null, retry_max_delay_ms: null, retry_delays_ms: null }
+      : retryToRow(p.retry)),
     timeout_ms: p.timeoutMs ?? null,
     // A new instant is due from the later of it and the patch; the others keep the stored moment.
     due_at: p.scheduledAt === undefined ? null : scheduleDueAt(p.scheduledAt, p.now),
@@ -326,5 +360,6 @@ export function schedulePatchToRow(
     body_set: p.body === undefined ? 0 : 1,
     auth_set: p.auth === undefined ? 0 : 1,
     secrets_set: p.secrets === undefined ? 0 : 1,
+    retry_delays_ms_set: p.retry === undefined ? 0 : 1,
   };
 }

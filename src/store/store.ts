@@ -215,6 +215,13 @@ export interface Store extends JobSecretsStore, BatchStore, IdempotencyStore, No
   /** The execution with its attempts, or null. */
   executionGet(p: { id: string }): Promise<Execution | null>;
   /**
+   * How many executions are `Retrying` (waiting for their next attempt, due or not), by job type,
+   * each count stopping at `p.limit` (≥ 1) so that the cost is bounded however many wait: a walk
+   * of the partial index of waiting executions (`executions_waiting`) per job type, at most `limit`
+   * matching entries read. For the gauge `punctual_executions_retrying` (docs/metrics.md). Reads only.
+   */
+  executionRetryingCount(p: { limit: number }): Promise<RetryingCounts>;
+  /**
    * A job's executions, newest first (by `scheduledFor`, then id), `limit` at a time.
    * `cursor` is the `nextCursor` of the previous page (opaque text); `nextCursor` is null on the
    * last page. A job without executions (or unknown) gives an empty page.
@@ -245,6 +252,12 @@ export interface Store extends JobSecretsStore, BatchStore, IdempotencyStore, No
   settingGetOrCreate(p: { key: string; create: () => string }): Promise<string>;
   /** The value of setting `key`, or null when it is absent. Reads only. */
   settingGet(p: { key: string }): Promise<string | null>;
+}
+
+/** `Retrying` executions by job type, each count capped (see {@link Store.executionRetryingCount}). */
+export interface RetryingCounts {
+  schedule: number;
+  cron: number;
 }
 
 /** Work due and not yet claimed, by claim source, each count capped (see {@link Store.dueCount}). */

@@ -33,7 +33,7 @@ describe('punctual schedules', () => {
       [
         'schedules', 'create', '--name', 'invoice', '--at', '2099-01-01T10:00:00+01:00',
         '--endpoint', `${receiver.url}/invoice`, '--data', '{"invoice":42}', '--tag', 'billing', '--tag', 'eu',
-        '--retry-max-attempts', '3', '--timeout-ms', '5000',
+        '--retry-max-attempts', '3', '--retry-delays', '2s,1m,500', '--timeout-ms', '5000',
       ],
       env,
     );
@@ -44,7 +44,7 @@ describe('punctual schedules', () => {
       endpoint: `${receiver.url}/invoice`,
       data: { invoice: 42 },
       tags: ['billing', 'eu'],
-      retry: { maxAttempts: 3 },
+      retry: { maxAttempts: 3, delaysMs: [2_000, 60_000, 500] },
       timeoutMs: 5000,
     });
     // --json is exactly the API's answer.
@@ -65,6 +65,11 @@ describe('punctual schedules', () => {
 
     const updated = await punctualJson<Schedule>(['schedules', 'update', created.id, '--name', 'invoice 42', '--no-tag'], env);
     expect(updated).toMatchObject({ id: created.id, name: 'invoice 42', tags: [], data: { invoice: 42 } });
+    const exponential = await punctualJson<Schedule>(['schedules', 'update', created.id, '--retry-delays', 'none'], env);
+    expect(exponential.retry).toMatchObject({ maxAttempts: 3, delaysMs: null });
+    const bad = await punctual(['schedules', 'update', created.id, '--retry-delays', '5 minutes'], env);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain('--retry-delays');
 
     const execution = await punctualJson<Execution>(['schedules', 'trigger', created.id], env);
     expect(execution).toMatchObject({ jobType: 'schedule', jobId: created.id, triggered: true });

@@ -78,7 +78,7 @@ describe('schedules', () => {
       status: 'Pending',
       data: { invoice: 42 },
       tags: ['billing', 'eu'],
-      retry: { maxAttempts: 2, initialDelayMs: 1_000, maxDelayMs: 3_600_000 },
+      retry: { maxAttempts: 2, initialDelayMs: 1_000, maxDelayMs: 43_200_000, delaysMs: [5_000, 300_000, 1_800_000, 7_200_000, 18_000_000, 36_000_000, 36_000_000] },
       timeoutMs: 5_000,
     });
     expect(await punctual.schedules.get(created.id)).toEqual(created);

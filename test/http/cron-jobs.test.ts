@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { newId } from '../../src/domain/ids.js';
+import { DEFAULT_RETRY_POLICY } from '../../src/domain/retry-policy.js';
 import { buildApp } from '../../src/http/app.js';
 import { createApiKey } from '../../src/service/api-keys.js';
 import { openStore } from '../../src/store/open.js';
@@ -75,7 +76,7 @@ describe('POST /cron', () => {
       data: null,
       createdAt: '2026-11-21T10:00:00.000Z',
       nextInvocation: '2026-11-21T10:15:00.000Z',
-      retry: { maxAttempts: 5, initialDelayMs: 1_000, maxDelayMs: 3_600_000 },
+      retry: DEFAULT_RETRY_POLICY,
       timeoutMs: 30_000,
       misfire: 'once',
       overlap: 'allow',
@@ -297,7 +298,7 @@ describe('delivery settings and policies of cron jobs', () => {
     const res = await create({ ...hourly, retry: { maxAttempts: 1 }, timeoutMs: 900_000, misfire: 'all', overlap: 'skip' });
     expect(res.statusCode).toBe(201);
     expect(res.json()).toMatchObject({
-      retry: { maxAttempts: 1, initialDelayMs: 1_000, maxDelayMs: 3_600_000 },
+      retry: { ...DEFAULT_RETRY_POLICY, maxAttempts: 1 },
       timeoutMs: 900_000,
       misfire: 'all',
       overlap: 'skip',
@@ -321,13 +322,20 @@ describe('delivery settings and policies of cron jobs', () => {
   it('merges a partial retry on PATCH and checks it against the stored delays', async () => {
     const job = (await create({ ...hourly, retry: { initialDelayMs: 500, maxDelayMs: 60_000 }, timeoutMs: 5_000 })).json();
     const r1 = await patch(job.id, { retry: { maxAttempts: 12 } });
-    expect(r1.json()).toEqual({ ...job, retry: { maxAttempts: 12, initialDelayMs: 500, maxDelayMs: 60_000 } });
+    expect(r1.json()).toEqual({ ...job, retry: { maxAttempts: 12, initialDelayMs: 500, maxDelayMs: 60_000, delaysMs: null } });
     const bad = await patch(job.id, { retry: { initialDelayMs: 120_000 }, name: 'x' });
     expect(bad.statusCode).toBe(400);
     expect(bad.json().errors.map((e: { path: string }) => e.path)).toEqual(['/retry/maxDelayMs']);
     expect(await get(job.id)).toEqual(r1.json());
     const r2 = await patch(job.id, { retry: { maxDelayMs: 1_000 }, timeoutMs: 1_000 });
-    expect(r2.json()).toEqual({ ...job, retry: { maxAttempts: 12, initialDelayMs: 500, maxDelayMs: 1_000 }, timeoutMs: 1_000 });
+    expect(r2.json()).toEqual({ ...job, retry: { maxAttempts: 12, initialDelayMs: 500, maxDelayMs: 1_000, delaysMs: null }, timeoutMs: 1_000 });
+    // Steps replace the exponential rule; a bad step is named by its index and changes nothing.
+    const r3 = await patch(job.id, { retry: { delaysMs: [5_000, 60_000] } });
+    expect(r3.json().retry).toEqual({ maxAttempts: 12, initialDelayMs: 500, maxDelayMs: 1_000, delaysMs: [5_000, 60_000] });
+    const r4 = await patch(job.id, { retry: { delaysMs: [5_000, 0] }, name: 'y' });
+    expect(r4.statusCode).toBe(400);
+    expect(r4.json().errors).toEqual([{ path: '/retry/delaysMs/1', message: 'must be at least 100' }]);
+    expect((await store.cronGet({ id: job.id }))?.retry.delaysMs).toEqual([5_000, 60_000]);
   });
 
   it.each([

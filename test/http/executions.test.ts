@@ -36,8 +36,8 @@ afterEach(async () => {
 });
 
 const EXECUTION_KEYS = [
-  'attempts', 'createdAt', 'finishedAt', 'id', 'jobId', 'jobType', 'lateMs', 'missedOccurrences', 'scheduledFor', 'startedAt', 'status',
-  'triggered',
+  'attempts', 'createdAt', 'finishedAt', 'id', 'jobId', 'jobType', 'lateMs', 'missedOccurrences', 'nextAttemptAt', 'scheduledFor',
+  'startedAt', 'status', 'triggered',
 ].sort();
 
 async function createSchedule(scheduledAt = '2026-11-22T09:00:00Z') {
@@ -92,6 +92,7 @@ describe('POST /cron/{id}/trigger and /schedules/{id}/trigger', () => {
       startedAt: null,
       finishedAt: null,
       lateMs: null,
+      nextAttemptAt: null, // Pending (triggered): due now, but not a retry
       missedOccurrences: null,
       attempts: [],
     });
@@ -224,6 +225,7 @@ describe('GET /executions/{id}', () => {
       startedAt: iso(T0 + 40),
       finishedAt: null,
       lateMs: 40,
+      nextAttemptAt: iso(T0 + 2_000),
       missedOccurrences: null,
       attempts: [
         {
@@ -237,6 +239,14 @@ describe('GET /executions/{id}', () => {
           spanId: '00f067aa0ba902b7',
         },
       ],
+    });
+    // The list shows it too; once the next attempt is claimed (Running), nextAttemptAt is null again.
+    const listed = (await app.inject({ method: 'GET', url: `/cron/${job.id}/executions`, headers })).json();
+    expect(listed.executions[0]).toMatchObject({ id: e.id, status: 'Retrying', nextAttemptAt: iso(T0 + 2_000) });
+    await store.claimDue({ now: T0 + 2_000, limit: 10, nodeId: 'n', leaseMs: 60_000, misfireThresholdMs: 60_000 });
+    expect((await app.inject({ method: 'GET', url: `/executions/${e.id}`, headers })).json()).toMatchObject({
+      status: 'Running',
+      nextAttemptAt: null,
     });
     expect(Object.keys(ran.attempts[0]).sort()).toEqual([
       'durationMs',

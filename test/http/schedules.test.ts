@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { newId } from '../../src/domain/ids.js';
+import { DEFAULT_RETRY_POLICY } from '../../src/domain/retry-policy.js';
 import { buildApp } from '../../src/http/app.js';
 import { createApiKey } from '../../src/service/api-keys.js';
 import { openStore } from '../../src/store/open.js';
@@ -62,7 +63,7 @@ describe('POST /schedules', () => {
       data: {},
       tags: [],
       createdAt: '2026-11-21T10:00:00.007Z',
-      retry: { maxAttempts: 5, initialDelayMs: 1_000, maxDelayMs: 3_600_000 },
+      retry: DEFAULT_RETRY_POLICY,
       timeoutMs: 30_000,
     });
     expect(woken).toEqual([Date.parse('2026-11-22T09:00:00Z')]);
@@ -210,7 +211,7 @@ describe('DELETE /schedules/{id}', () => {
 });
 
 describe('delivery settings (retry, timeoutMs)', () => {
-  const DEFAULT_RETRY = { maxAttempts: 5, initialDelayMs: 1_000, maxDelayMs: 3_600_000 };
+  const DEFAULT_RETRY = DEFAULT_RETRY_POLICY;
 
   it('fills the fields not given from the defaults, and GET shows them', async () => {
     const res = await create({ ...valid, retry: { maxAttempts: 3 }, timeoutMs: 1_000 });
@@ -263,6 +264,13 @@ describe('delivery settings (retry, timeoutMs)', () => {
     ['/retry', { retry: null }, 'must be a JSON object'],
     ['/retry', { retry: [] }, 'must be a JSON object'],
     ['/retry', { retry: 5 }, 'must be a JSON object'],
+    ['/retry/delaysMs', { retry: { delaysMs: [] } }, 'must NOT have fewer than 1 items'],
+    ['/retry/delaysMs', { retry: { delaysMs: Array.from({ length: 20 }, () => 1_000) } }, 'must NOT have more than 19 items'],
+    ['/retry/delaysMs', { retry: { delaysMs: '5s,5m' } }, 'must be an array or null'],
+    ['/retry/delaysMs/1', { retry: { delaysMs: [5_000, 99] } }, 'must be at least 100'],
+    ['/retry/delaysMs/0', { retry: { delaysMs: [86_400_001] } }, 'must be at most 86400000'],
+    ['/retry/delaysMs/2', { retry: { delaysMs: [1_000, 2_000, 2.5] } }, 'must be an integer'],
+    ['/retry/delaysMs/0', { retry: { delaysMs: ['5000'] } }, 'must be an integer'],
     ['/timeoutMs', { timeoutMs: 999 }, 'must be at least 1000'],
     ['/timeoutMs', { timeoutMs: 900_001 }, 'must be at most 900000'],
     ['/timeoutMs', { timeoutMs: '30000' }, 'must be an integer'],
@@ -272,6 +280,32 @@ describe('delivery settings (retry, timeoutMs)', () => {
     expect(res.statusCode).toBe(400);
     expect(res.json().errors).toEqual([{ path, message }]);
     expect(await store.scheduleList()).toEqual([]);
+  });
+
+  it('retry.delaysMs: steps given are stored and shown; null or a lone initialDelayMs/maxDelayMs is the exponential rule', async () => {
+    const steps = await create({ ...valid, retry: { delaysMs: [1_000, 60_000], maxAttempts: 4 } });
+    expect(steps.statusCode).toBe(201);
+    expect(steps.json().retry).toEqual({ ...DEFAULT_RETRY_POLICY, maxAttempts: 4, delaysMs: [1_000, 60_000] });
+    const got = (await app.inject({ method: 'GET', url: `/schedules/${steps.json().id}`, headers })).json();
+    expect(got.retry.delaysMs).toEqual([1_000, 60_000]);
+    // Bounds: 1 step of 100 ms, 19 steps of a day.
+    expect((await create({ ...valid, retry: { delaysMs: [100] } })).statusCode).toBe(201);
+    expect((await create({ ...valid, retry: { delaysMs: Array.from({ length: 19 }, () => 86_400_000) } })).statusCode).toBe(201);
+    const exponential = { maxAttempts: 8, initialDelayMs: 1_000, maxDelayMs: 3_600_000, delaysMs: null };
+    expect((await create({ ...valid, retry: { delaysMs: null } })).json().retry).toEqual(exponential);
+    expect((await create({ ...valid, retry: { maxDelayMs: 60_000 } })).json().retry).toEqual({ ...exponential, maxDelayMs: 60_000 });
+    // PATCH: delaysMs replaces the steps (or clears them); maxAttempts alone keeps the rule.
+    const id = steps.json().id as string;
+    const patch = async (retry: object) =>
+      (await app.inject({ method: 'PATCH', url: `/schedules/${id}`, headers, payload: { retry } })).json().retry;
+    expect(await patch({ maxAttempts: 6 })).toEqual({ ...DEFAULT_RETRY_POLICY, maxAttempts: 6, delaysMs: [1_000, 60_000] });
+    expect(await patch({ delaysMs: [2_000] })).toEqual({ ...DEFAULT_RETRY_POLICY, maxAttempts: 6, delaysMs: [2_000] });
+    expect(await patch({ delaysMs: null })).toEqual({ ...DEFAULT_RETRY_POLICY, maxAttempts: 6, delaysMs: null });
+    expect((await store.scheduleGet({ id }))?.retry.delaysMs).toBeNull();
+    const bad = await app.inject({ method: 'PATCH', url: `/schedules/${id}`, headers, payload: { retry: { delaysMs: [50] } } });
+    expect(bad.statusCode).toBe(400);
+    expect(bad.headers['content-type']).toMatch(/^application\/problem\+json/);
+    expect(bad.json().errors).toEqual([{ path: '/retry/delaysMs/0', message: 'must be at least 100' }]);
   });
 
   it('reports the order of the delays together with the other problems', async () => {
@@ -290,19 +324,19 @@ describe('delivery settings (retry, timeoutMs)', () => {
 
   it('PATCH merges a partial retry into the stored one and changes timeoutMs alone', async () => {
     const s = (await create({ ...valid, retry: { maxAttempts: 3, initialDelayMs: 2_000 } })).json();
-    expect(s.retry).toEqual({ maxAttempts: 3, initialDelayMs: 2_000, maxDelayMs: 3_600_000 });
+    expect(s.retry).toEqual({ maxAttempts: 3, initialDelayMs: 2_000, maxDelayMs: 3_600_000, delaysMs: null });
 
     const r1 = await app.inject({ method: 'PATCH', url: `/schedules/${s.id}`, headers, payload: { retry: { maxDelayMs: 10_000 } } });
     expect(r1.statusCode).toBe(200);
-    expect(r1.json()).toEqual({ ...s, retry: { maxAttempts: 3, initialDelayMs: 2_000, maxDelayMs: 10_000 } });
+    expect(r1.json()).toEqual({ ...s, retry: { maxAttempts: 3, initialDelayMs: 2_000, maxDelayMs: 10_000, delaysMs: null } });
 
     const r2 = await app.inject({ method: 'PATCH', url: `/schedules/${s.id}`, headers, payload: { timeoutMs: 60_000 } });
-    expect(r2.json()).toEqual({ ...s, retry: { maxAttempts: 3, initialDelayMs: 2_000, maxDelayMs: 10_000 }, timeoutMs: 60_000 });
+    expect(r2.json()).toEqual({ ...s, retry: { maxAttempts: 3, initialDelayMs: 2_000, maxDelayMs: 10_000, delaysMs: null }, timeoutMs: 60_000 });
 
     const r3 = await app.inject({ method: 'PATCH', url: `/schedules/${s.id}`, headers, payload: { retry: {} } });
     expect(r3.json()).toEqual(r2.json());
     expect(await store.scheduleGet({ id: s.id })).toMatchObject({
-      retry: { maxAttempts: 3, initialDelayMs: 2_000, maxDelayMs: 10_000 },
+      retry: { maxAttempts: 3, initialDelayMs: 2_000, maxDelayMs: 10_000, delaysMs: null },
       timeoutMs: 60_000,
     });
   });
@@ -328,7 +362,7 @@ describe('delivery settings (retry, timeoutMs)', () => {
       payload: { retry: { initialDelayMs: 20_000, maxDelayMs: 30_000 } },
     });
     expect(both.statusCode).toBe(200);
-    expect(both.json().retry).toEqual({ maxAttempts: 5, initialDelayMs: 20_000, maxDelayMs: 30_000 });
+    expect(both.json().retry).toEqual({ maxAttempts: 8, initialDelayMs: 20_000, maxDelayMs: 30_000, delaysMs: null });
   });
 
   it('PATCH with retry: 404 for an unknown id, 409 for a schedule no longer Pending', async () => {

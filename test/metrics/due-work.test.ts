@@ -65,6 +65,35 @@ describe('due work at scrape time', () => {
     expect(samplesOf(e, 'process_cpu_user_seconds_total')).toHaveLength(1);
   });
 
+  it('punctual_executions_retrying: the store’s Retrying executions at each scrape, absent when the store is down', async () => {
+    const metrics = new ServerMetrics({ version: 'test', role: 'all' });
+    metrics.watchRetrying(timedStore(inner, metrics.observeStoreOperation));
+    let e = parseExposition(await metrics.render());
+    expect(valueOf(e, 'punctual_executions_retrying', { job_type: 'schedule' })).toBe(0);
+    expect(valueOf(e, 'punctual_executions_retrying', { job_type: 'cron' })).toBe(0);
+    expect(e.types.get('punctual_executions_retrying')).toBe('gauge');
+    for (const at of [1_000, 2_000]) {
+      await inner.scheduleCreate({
+        id: newId(), name: 'n', scheduledAt: at, endpoint: 'https://example.com/', data: {}, tags: [],
+        retry: { maxAttempts: 3, initialDelayMs: 100, maxDelayMs: 1000, delaysMs: [86_400_000] }, timeoutMs: 1000, now: 0,
+      });
+    }
+    const { claimed } = await inner.claimDue({ now: 2_000, limit: 10, nodeId: 'n', leaseMs: 5_000, misfireThresholdMs: 60_000 });
+    await inner.executionsFinish({
+      nodeId: 'n',
+      outcomes: claimed.map((c) => ({
+        executionId: c.executionId, attempt: 1, status: 'Retrying' as const, nextAttemptAt: 2_000 + 86_400_000,
+        startedAt: 2_000, durationMs: 5, statusCode: 503, error: 'HTTP 503', responseBody: null,
+      })),
+    });
+    e = parseExposition(await metrics.render());
+    expect(valueOf(e, 'punctual_executions_retrying', { job_type: 'schedule' })).toBe(2); // waiting a day: not due, still counted
+    expect(valueOf(e, 'punctual_executions_retrying', { job_type: 'cron' })).toBe(0);
+    await inner.close();
+    e = parseExposition(await metrics.render());
+    expect(samplesOf(e, 'punctual_executions_retrying')).toEqual([]);
+  });
+
   it('keeps two servers’ series apart in one process (one registry each)', async () => {
     const a = new ServerMetrics({ version: 'test', role: 'all' });
     const b = new ServerMetrics({ version: 'test', role: 'api' });

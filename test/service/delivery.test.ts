@@ -6,7 +6,8 @@ import { InvalidInputError } from '../../src/domain/errors.js';
 import type { RetryPolicy } from '../../src/domain/types.js';
 import type { JobServiceContext } from '../../src/service/context.js';
 import { createCronJob, updateCronJob } from '../../src/service/cron-jobs.js';
-import { checkDelivery, DEFAULT_DELIVERY, mergeRetry, type DeliveryInput } from '../../src/service/delivery.js';
+import { DEFAULT_RETRY_DELAYS_MS, DEFAULT_RETRY_POLICY } from '../../src/domain/retry-policy.js';
+import { checkDelivery, createRetry, DEFAULT_DELIVERY, mergeRetry, type DeliveryInput } from '../../src/service/delivery.js';
 import { getExecution, listExecutions, triggerJob } from '../../src/service/executions.js';
 import { RULES, Checks } from '../../src/service/rules.js';
 import { createSchedule, updateSchedule } from '../../src/service/schedules.js';
@@ -64,9 +65,34 @@ describe('checkDelivery', () => {
   });
 });
 
+describe('checkDelivery: retry.delaysMs', () => {
+  it('accepts null and 1–19 steps of 100–86,400,000 ms', () => {
+    expect(problemsOf({ retry: { delaysMs: null } })).toEqual([]);
+    expect(problemsOf({ retry: { delaysMs: [100] } })).toEqual([]);
+    expect(problemsOf({ retry: { delaysMs: Array.from({ length: 19 }, () => 86_400_000) } })).toEqual([]);
+  });
+
+  it('names the array or the faulty step', () => {
+    expect(problemsOf({ retry: { delaysMs: [] } })).toEqual([{ path: '/retry/delaysMs', message: 'must NOT have fewer than 1 items' }]);
+    expect(problemsOf({ retry: { delaysMs: Array.from({ length: 20 }, () => 1_000) } })).toEqual([
+      { path: '/retry/delaysMs', message: 'must NOT have more than 19 items' },
+    ]);
+    expect(problemsOf({ retry: { delaysMs: '5s' } })).toEqual([
+      { path: '/retry/delaysMs', message: 'must be an array or null' },
+    ]);
+    expect(problemsOf({ retry: { delaysMs: [5_000, 99, 1.5, 86_400_001, null, '1'] } })).toEqual([
+      { path: '/retry/delaysMs/1', message: 'must be at least 100' },
+      { path: '/retry/delaysMs/2', message: 'must be an integer' },
+      { path: '/retry/delaysMs/3', message: 'must be at most 86400000' },
+      { path: '/retry/delaysMs/4', message: 'must be an integer' },
+      { path: '/retry/delaysMs/5', message: 'must be an integer' },
+    ]);
+  });
+});
+
 describe('mergeRetry', () => {
   it('puts the fields given over the base', () => {
-    const base = { maxAttempts: 5, initialDelayMs: 1_000, maxDelayMs: 3_600_000 };
+    const base = { maxAttempts: 5, initialDelayMs: 1_000, maxDelayMs: 3_600_000, delaysMs: null };
     expect(mergeRetry(base, undefined)).toBe(base);
     expect(mergeRetry(base, {})).toEqual(base);
     expect(mergeRetry(base, { maxDelayMs: 10_000 })).toEqual({ ...base, maxDelayMs: 10_000 });
@@ -74,7 +100,41 @@ describe('mergeRetry', () => {
       maxAttempts: 1,
       initialDelayMs: 100,
       maxDelayMs: 1_000,
+      delaysMs: null,
     });
+    // A policy stored before steps existed (no delaysMs) reads as exponential.
+    expect(mergeRetry({ maxAttempts: 5, initialDelayMs: 1_000, maxDelayMs: 3_600_000 }, { maxAttempts: 2 })).toEqual({ ...base, maxAttempts: 2 });
+  });
+
+  it('chooses the rule: delaysMs given wins; initialDelayMs or maxDelayMs alone mean exponential; else the base\'s', () => {
+    const steps = DEFAULT_RETRY_POLICY;
+    expect(mergeRetry(steps, { maxAttempts: 3 })).toEqual({ ...steps, maxAttempts: 3 });
+    expect(mergeRetry(steps, { maxDelayMs: 60_000 })).toEqual({ ...steps, maxDelayMs: 60_000, delaysMs: null });
+    expect(mergeRetry(steps, { initialDelayMs: 500 })).toEqual({ ...steps, initialDelayMs: 500, delaysMs: null });
+    expect(mergeRetry(steps, { delaysMs: null })).toEqual({ ...steps, delaysMs: null });
+    expect(mergeRetry(steps, { initialDelayMs: 500, delaysMs: [1_000] })).toEqual({ ...steps, initialDelayMs: 500, delaysMs: [1_000] });
+    const exponential = { maxAttempts: 5, initialDelayMs: 1_000, maxDelayMs: 3_600_000, delaysMs: null };
+    expect(mergeRetry(exponential, { delaysMs: [2_000, 4_000] })).toEqual({ ...exponential, delaysMs: [2_000, 4_000] });
+  });
+
+  it('at create, an exponential request takes the exponential defaults, not those of the steps', () => {
+    expect(createRetry(DEFAULT_RETRY_POLICY, undefined)).toEqual(DEFAULT_RETRY_POLICY);
+    expect(createRetry(DEFAULT_RETRY_POLICY, { maxAttempts: 3 })).toEqual({ ...DEFAULT_RETRY_POLICY, maxAttempts: 3 });
+    // As before steps existed: 1,000 ms, capped at 3,600,000 ms; the attempts are the service's default.
+    expect(createRetry(DEFAULT_RETRY_POLICY, { initialDelayMs: 500 })).toEqual({
+      maxAttempts: 8,
+      initialDelayMs: 500,
+      maxDelayMs: 3_600_000,
+      delaysMs: null,
+    });
+    expect(createRetry(DEFAULT_RETRY_POLICY, { delaysMs: null, maxAttempts: 5 })).toEqual({
+      maxAttempts: 5,
+      initialDelayMs: 1_000,
+      maxDelayMs: 3_600_000,
+      delaysMs: null,
+    });
+    expect(createRetry(DEFAULT_RETRY_POLICY, { delaysMs: [1_000, 2_000] })).toEqual({ ...DEFAULT_RETRY_POLICY, delaysMs: [1_000, 2_000] });
+    expect(DEFAULT_RETRY_POLICY.delaysMs).toEqual([...DEFAULT_RETRY_DELAYS_MS]);
   });
 });
 
@@ -131,7 +191,7 @@ describe('services with a real store', () => {
     expect(await createCronJob(ctx, cron)).toMatchObject({ ...DEFAULT_DELIVERY, misfire: 'once', overlap: 'allow' });
     const defaults = { retry: { maxAttempts: 3, initialDelayMs: 200, maxDelayMs: 5_000 }, timeoutMs: 2_000 };
     expect(await createSchedule({ ...ctx, defaults }, { ...schedule, retry: { maxAttempts: 1 } })).toMatchObject({
-      retry: { maxAttempts: 1, initialDelayMs: 200, maxDelayMs: 5_000 },
+      retry: { maxAttempts: 1, initialDelayMs: 200, maxDelayMs: 5_000, delaysMs: null },
       timeoutMs: 2_000,
     });
     // The context's maxDelayMs is what a lone initialDelayMs is compared with.
@@ -149,18 +209,32 @@ describe('services with a real store', () => {
 
   it('a patch merges retry into the stored policy (schedules and cron jobs)', async () => {
     const s = await createSchedule(ctx, { ...schedule, retry: { maxAttempts: 2 } });
+    expect(s.retry).toEqual({ ...DEFAULT_RETRY_POLICY, maxAttempts: 2 });
+    // initialDelayMs alone switches the stored steps to the exponential rule; the rest is kept.
     expect((await updateSchedule(ctx, s.id, { retry: { initialDelayMs: 400 } })).retry).toEqual({
       maxAttempts: 2,
       initialDelayMs: 400,
-      maxDelayMs: 3_600_000,
+      maxDelayMs: 43_200_000,
+      delaysMs: null,
     });
+    expect((await updateSchedule(ctx, s.id, { retry: { delaysMs: [700, 800] } })).retry).toEqual({
+      maxAttempts: 2,
+      initialDelayMs: 400,
+      maxDelayMs: 43_200_000,
+      delaysMs: [700, 800],
+    });
+    expect((await updateSchedule(ctx, s.id, { retry: { maxAttempts: 4 } })).retry.delaysMs).toEqual([700, 800]);
     const j = await createCronJob(ctx, { ...cron, retry: { maxDelayMs: 1_000 } });
+    expect(j.retry).toEqual({ maxAttempts: 8, initialDelayMs: 1_000, maxDelayMs: 1_000, delaysMs: null });
     await rejection(updateCronJob(ctx, j.id, { retry: { initialDelayMs: 1_001 } }));
     expect((await updateCronJob(ctx, j.id, { retry: { initialDelayMs: 1_000 }, overlap: 'skip' })).retry).toEqual({
-      maxAttempts: 5,
+      maxAttempts: 8,
       initialDelayMs: 1_000,
       maxDelayMs: 1_000,
+      delaysMs: null,
     });
+    expect((await updateCronJob(ctx, j.id, { retry: { delaysMs: [60_000] } })).retry.delaysMs).toEqual([60_000]);
+    expect((await updateCronJob(ctx, j.id, { retry: { delaysMs: null } })).retry.delaysMs).toBeNull();
   });
 
   it('executions: limit checked with the prefix given; unknown and non-UUID ids give empty pages and null', async () => {

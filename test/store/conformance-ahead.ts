@@ -12,7 +12,7 @@ import type { ClaimDueParams, Store } from '../../src/store/store.js';
 const T0 = Date.UTC(2030, 0, 1);
 const TIMEOUT = 1_000;
 const LEASE = 5_000;
-const RETRY = { maxAttempts: 5, initialDelayMs: 1000, maxDelayMs: 60_000 };
+const RETRY = { maxAttempts: 5, initialDelayMs: 1000, maxDelayMs: 60_000, delaysMs: null };
 
 /**
  * Registers the claim-ahead tests.

@@ -19,7 +19,7 @@ const params = (n: number, o: Partial<ScheduleCreateParams> = {}): ScheduleCreat
   endpoint: `https://example.com/hook/${n}`,
   data: { n },
   tags: [`t${n % 3}`],
-  retry: { maxAttempts: 5, initialDelayMs: 1000, maxDelayMs: 3_600_000 },
+  retry: { maxAttempts: 5, initialDelayMs: 1000, maxDelayMs: 3_600_000, delaysMs: null },
   timeoutMs: 1_000,
   method: n % 2 === 0 ? 'PUT' : 'POST',
   headers: { 'X-N': String(n) },

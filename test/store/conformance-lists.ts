@@ -12,7 +12,7 @@ import type { CronCreateParams, CronPageParams, SchedulePageParams, Store } from
 
 /** 2030-01-01T00:00:00.000Z, as conformance.ts. */
 const T0 = Date.UTC(2030, 0, 1);
-const RETRY = { maxAttempts: 5, initialDelayMs: 1000, maxDelayMs: 3_600_000 };
+const RETRY = { maxAttempts: 5, initialDelayMs: 1000, maxDelayMs: 3_600_000, delaysMs: null };
 
 /** A UUID whose lexical order is `n`'s. */
 function uuid(n: number): string {

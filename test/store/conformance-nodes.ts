@@ -33,7 +33,7 @@ export function describeNodes(current: () => Store): void {
         endpoint: 'https://example.com/hook',
         data: {},
         tags: [],
-        retry: { maxAttempts: 5, initialDelayMs: 1000, maxDelayMs: 60_000 },
+        retry: { maxAttempts: 5, initialDelayMs: 1000, maxDelayMs: 60_000, delaysMs: null },
         timeoutMs: CALL_TIMEOUT,
         now: T0 - 1_000,
       });

@@ -11,7 +11,7 @@ import { cronParams } from './conformance-lists.js';
 
 /** 2030-01-01T00:00:00.000Z, as conformance.ts. */
 const T0 = Date.UTC(2030, 0, 1);
-const RETRY = { maxAttempts: 5, initialDelayMs: 1000, maxDelayMs: 3_600_000 };
+const RETRY = { maxAttempts: 5, initialDelayMs: 1000, maxDelayMs: 3_600_000, delaysMs: null };
 
 /** A UUID whose lexical order is `n`'s: creation order and id order differ in these tests. */
 function uuid(n: number): string {

@@ -63,7 +63,7 @@ const HOURLY = '0 * * * *';
 const THRESHOLD = 60_000;
 
 /** Retry policy and call timeout of the tests' jobs. A lease runs to now + TIMEOUT + leaseMs. */
-const RETRY: RetryPolicy = { maxAttempts: 5, initialDelayMs: 1000, maxDelayMs: 3_600_000 };
+const RETRY: RetryPolicy = { maxAttempts: 5, initialDelayMs: 1000, maxDelayMs: 3_600_000, delaysMs: null };
 const TIMEOUT = 1_000;
 /** A schedule's request with every field, auth and sealed secrets included (stored, never interpreted). */
 const REQUEST = {
@@ -331,7 +331,7 @@ export function exerciseStore(name: string, factory: () => Promise<StoreUnderTes
           endpoint: 'https://example.com/r?q=1',
           data,
           tags: ['x', 'y'],
-          retry: { maxAttempts: 7, initialDelayMs: 250, maxDelayMs: 90_000 },
+          retry: { maxAttempts: 7, initialDelayMs: 250, maxDelayMs: 90_000, delaysMs: null },
           timeoutMs: 4_500,
           ...REQUEST,
           successStatuses: [302, '2xx'],
@@ -346,7 +346,7 @@ export function exerciseStore(name: string, factory: () => Promise<StoreUnderTes
           data,
           tags: ['x', 'y'],
           createdAt: T0,
-          retry: { maxAttempts: 7, initialDelayMs: 250, maxDelayMs: 90_000 },
+          retry: { maxAttempts: 7, initialDelayMs: 250, maxDelayMs: 90_000, delaysMs: null },
           timeoutMs: 4_500,
           dueAt: T0 + 123,
           ...REQUEST,
@@ -384,8 +384,8 @@ export function exerciseStore(name: string, factory: () => Promise<StoreUnderTes
         expect(await store.scheduleUpdate({ now: T0, id: s.id, data: { replaced: true } })).toEqual(expected);
         expected = { ...expected, tags: [] };
         expect(await store.scheduleUpdate({ now: T0, id: s.id, tags: [] })).toEqual(expected);
-        expected = { ...expected, retry: { maxAttempts: 1, initialDelayMs: 2000, maxDelayMs: 2000 } };
-        expect(await store.scheduleUpdate({ now: T0, id: s.id, retry: { maxAttempts: 1, initialDelayMs: 2000, maxDelayMs: 2000 } })).toEqual(expected);
+        expected = { ...expected, retry: { maxAttempts: 1, initialDelayMs: 2000, maxDelayMs: 2000, delaysMs: null } };
+        expect(await store.scheduleUpdate({ now: T0, id: s.id, retry: { maxAttempts: 1, initialDelayMs: 2000, maxDelayMs: 2000, delaysMs: null } })).toEqual(expected);
         expected = { ...expected, timeoutMs: 900_000 };
         expect(await store.scheduleUpdate({ now: T0, id: s.id, timeoutMs: 900_000 })).toEqual(expected);
         expect(await store.scheduleUpdate({ now: T0, id: s.id })).toEqual(expected);
@@ -427,7 +427,7 @@ export function exerciseStore(name: string, factory: () => Promise<StoreUnderTes
           endpoint: 'https://example.com/c',
           data: { k: [1, { v: 'w' }] },
           nextInvocation: T0 + 3_600_000,
-          retry: { maxAttempts: 20, initialDelayMs: 10, maxDelayMs: 20 },
+          retry: { maxAttempts: 20, initialDelayMs: 10, maxDelayMs: 20, delaysMs: null },
           timeoutMs: 1000,
           misfire: 'all',
           overlap: 'skip',
@@ -447,7 +447,7 @@ export function exerciseStore(name: string, factory: () => Promise<StoreUnderTes
           data: { k: [1, { v: 'w' }] },
           createdAt: T0,
           nextInvocation: T0 + 3_600_000,
-          retry: { maxAttempts: 20, initialDelayMs: 10, maxDelayMs: 20 },
+          retry: { maxAttempts: 20, initialDelayMs: 10, maxDelayMs: 20, delaysMs: null },
           timeoutMs: 1000,
           misfire: 'all',
           overlap: 'skip',
@@ -505,8 +505,8 @@ export function exerciseStore(name: string, factory: () => Promise<StoreUnderTes
         expect(
           await store.cronUpdate({ id: c.id, data: { again: 1 }, name: 'n', timezone: 'Asia/Tokyo', endpoint: 'http://e.example/' }),
         ).toEqual(expected);
-        expected = { ...expected, retry: { maxAttempts: 2, initialDelayMs: 5, maxDelayMs: 6 }, timeoutMs: 2500 };
-        expect(await store.cronUpdate({ id: c.id, retry: { maxAttempts: 2, initialDelayMs: 5, maxDelayMs: 6 }, timeoutMs: 2500 })).toEqual(expected);
+        expected = { ...expected, retry: { maxAttempts: 2, initialDelayMs: 5, maxDelayMs: 6, delaysMs: null }, timeoutMs: 2500 };
+        expect(await store.cronUpdate({ id: c.id, retry: { maxAttempts: 2, initialDelayMs: 5, maxDelayMs: 6, delaysMs: null }, timeoutMs: 2500 })).toEqual(expected);
         expected = { ...expected, misfire: 'all' };
         expect(await store.cronUpdate({ id: c.id, misfire: 'all' })).toEqual(expected);
         expected = { ...expected, overlap: 'skip' };
@@ -565,7 +565,7 @@ export function exerciseStore(name: string, factory: () => Promise<StoreUnderTes
     // ---- claimDue ----------------------------------------------------------------------------
     describe('claimDue', () => {
       it("claims a schedule due now, leases it for its timeout plus the margin, marks it Running", async () => {
-        const retry = { maxAttempts: 3, initialDelayMs: 10, maxDelayMs: 99 };
+        const retry = { maxAttempts: 3, initialDelayMs: 10, maxDelayMs: 99, delaysMs: null };
         const s = await newSchedule({ scheduledAt: T0, data: { hello: 'world' }, retry, timeoutMs: 2500 });
         const claimed = await claim(T0, { nodeId: 'n1', leaseMs: 15_000 });
         expect(claimed).toEqual([
@@ -597,6 +597,7 @@ export function exerciseStore(name: string, factory: () => Promise<StoreUnderTes
           createdAt: T0,
           startedAt: T0,
           finishedAt: null,
+          nextAttemptAt: null,
           lateMs: 0,
           missedOccurrences: null,
           attempts: [],
@@ -773,7 +774,7 @@ export function exerciseStore(name: string, factory: () => Promise<StoreUnderTes
       it("a re-leased or retried execution is sent with its job's current endpoint, data, retry and timeout", async () => {
         const c = await newCron({ nextInvocation: T0 });
         const [a] = await claim(T0, { leaseMs: 1000 });
-        const retry = { maxAttempts: 9, initialDelayMs: 3, maxDelayMs: 4 };
+        const retry = { maxAttempts: 9, initialDelayMs: 3, maxDelayMs: 4, delaysMs: null };
         await store.cronUpdate({ id: c.id, endpoint: 'https://fixed.example/', data: { v: 2 }, retry, timeoutMs: 7000 });
         const [b] = await claim(T0 + 2000, { nodeId: 'node-b', leaseMs: 10 });
         expect(b).toEqual({
@@ -895,12 +896,35 @@ export function exerciseStore(name: string, factory: () => Promise<StoreUnderTes
         await retryAt(a!, T0 + 5000);
         expect(await store.nextDueAt()).toBe(T0 + 5000);
         expect((await store.scheduleGet({ id: s.id }))?.status).toBe('Running');
-        expect(await store.executionGet({ id: a!.executionId })).toMatchObject({ status: 'Retrying', finishedAt: null });
+        expect(await store.executionGet({ id: a!.executionId })).toMatchObject({ status: 'Retrying', finishedAt: null, nextAttemptAt: T0 + 5000 });
         expect(await claim(T0 + 4999, { nodeId: 'node-b' })).toEqual([]);
         const [b] = await claim(T0 + 5000, { nodeId: 'node-b', leaseMs: 100 });
         expect(b).toEqual({ ...a, attempt: 2, leaseExpiresAt: T0 + 5000 + TIMEOUT + 100 });
-        expect(await store.executionGet({ id: a!.executionId })).toMatchObject({ status: 'Running' });
+        expect(await store.executionGet({ id: a!.executionId })).toMatchObject({ status: 'Running', nextAttemptAt: null });
         expect(await claim(T0 + 5000)).toEqual([]);
+      });
+
+      it('the steps of a retry policy are stored and carried by every claim; a Retrying execution a day away is claimed again then', async () => {
+        const STEPS: RetryPolicy = { maxAttempts: 8, initialDelayMs: 1000, maxDelayMs: 43_200_000, delaysMs: [5_000, 300_000, 36_000_000] };
+        const s = await newSchedule({ scheduledAt: T0, retry: STEPS });
+        expect((await store.scheduleGet({ id: s.id }))?.retry).toEqual(STEPS);
+        const c = await newCron({ nextInvocation: T0, retry: { ...STEPS, delaysMs: [60_000] } });
+        expect((await store.cronGet({ id: c.id }))?.retry).toEqual({ ...STEPS, delaysMs: [60_000] });
+        const first = await claim(T0);
+        expect(first.find((x) => x.jobId === s.id)?.retry).toEqual(STEPS);
+        expect(first.find((x) => x.jobId === c.id)?.retry).toEqual({ ...STEPS, delaysMs: [60_000] });
+        // Both wait, as rows, for their next attempts a day later (nothing held in memory).
+        const DAY = 86_400_000;
+        for (const x of first) await retryAt(x, T0 + DAY);
+        await store.cronUpdate({ id: c.id, status: 'Paused' }); // its next occurrences out of the way
+        expect(await store.executionGet({ id: first[0]!.executionId })).toMatchObject({ status: 'Retrying', nextAttemptAt: T0 + DAY });
+        expect(await store.nextDueAt()).toBe(T0 + DAY);
+        expect(await claim(T0 + DAY - 1, { nodeId: 'node-b' })).toEqual([]);
+        // The cron job's steps changed meanwhile: its retry is sent with the job's current policy.
+        await store.cronUpdate({ id: c.id, retry: { ...STEPS, delaysMs: null } });
+        const again = await claim(T0 + DAY, { nodeId: 'node-b' });
+        expect(again.find((x) => x.jobId === s.id)).toMatchObject({ attempt: 2, retry: STEPS });
+        expect(again.find((x) => x.jobId === c.id)).toMatchObject({ attempt: 2, retry: { ...STEPS, delaysMs: null } });
       });
 
       it('Retrying, Retrying, then Succeeded: the schedule follows, and every attempt is kept in order', async () => {
@@ -941,6 +965,7 @@ export function exerciseStore(name: string, factory: () => Promise<StoreUnderTes
           createdAt: T0,
           startedAt: T0 + 2,
           finishedAt: T0 + 3009,
+          nextAttemptAt: null,
           lateMs: 2,
           missedOccurrences: null,
           attempts: [
@@ -994,6 +1019,7 @@ export function exerciseStore(name: string, factory: () => Promise<StoreUnderTes
           lateMs: 5,
           missedOccurrences: null,
           finishedAt: T0 + 2013,
+          nextAttemptAt: null,
           attempts: [{ number: 2, startedAt: T0 + 2001 }],
         });
       });
@@ -1086,6 +1112,7 @@ export function exerciseStore(name: string, factory: () => Promise<StoreUnderTes
           createdAt: T0,
           startedAt: null,
           finishedAt: T0,
+          nextAttemptAt: null,
           lateMs: null,
           missedOccurrences: null,
           attempts: [],
@@ -1287,6 +1314,7 @@ export function exerciseStore(name: string, factory: () => Promise<StoreUnderTes
           createdAt: T0,
           startedAt: null,
           finishedAt: null,
+          nextAttemptAt: null,
           lateMs: null,
           missedOccurrences: null,
           attempts: [],
@@ -1541,6 +1569,7 @@ export function exerciseStore(name: string, factory: () => Promise<StoreUnderTes
         expect(await store.executionGet({ id: byJob.get(ko.id)!.executionId })).toMatchObject({
           status: 'Failed',
           finishedAt: T0 + 1 + 3 + 12,
+          nextAttemptAt: null,
           attempts: [{ number: 1, startedAt: T0 + 4, durationMs: 12, statusCode: null, error: 'timeout', responseBody: null }],
         });
       });
@@ -1787,6 +1816,23 @@ export function exerciseStore(name: string, factory: () => Promise<StoreUnderTes
         await finish(a!); // the lease holder's outcome: no longer Running
         expect(await store.dueCount({ now: T0 + TIMEOUT + 1000, limit: 100 })).toEqual({ ...NONE, waiting: 2 });
         expect((await store.scheduleGet({ id: s.id }))?.status).toBe('Succeeded');
+      });
+
+      it('executionRetryingCount counts Retrying executions by job type, due or not, up to limit', async () => {
+        expect(await store.executionRetryingCount({ limit: 100 })).toEqual({ schedule: 0, cron: 0 });
+        for (let i = 0; i < 3; i++) await newSchedule({ scheduledAt: T0 - i });
+        const c = await newCron({ nextInvocation: T0 });
+        const claimed = await claim(T0);
+        const schedules = claimed.filter((x) => x.jobType === 'schedule');
+        await retryAt(schedules[0]!, T0 + 86_400_000); // not due for a day: still waiting
+        await retryAt(schedules[1]!, T0 + 1);
+        await retryAt(claimed.find((x) => x.jobId === c.id)!, T0 + 86_400_000);
+        const later = await newSchedule({ scheduledAt: T0 + 3_600_000 });
+        await store.jobTrigger({ jobType: 'schedule', jobId: later.id, id: newId(), now: T0 }); // Pending, not a retry
+        expect(await store.executionRetryingCount({ limit: 100 })).toEqual({ schedule: 2, cron: 1 });
+        expect(await store.executionRetryingCount({ limit: 1 })).toEqual({ schedule: 1, cron: 1 });
+        await claim(T0 + 1); // the due retry runs again: Running, no longer waiting
+        expect(await store.executionRetryingCount({ limit: 100 })).toEqual({ schedule: 1, cron: 1 });
       });
 
       it('stops counting each source at limit', async () => {

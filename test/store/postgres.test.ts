@@ -17,16 +17,17 @@ import { candidatesSql, dueCountSql, DUE_CRON_SQL, NEXT_DUE_SQL, RELET_SQL, STAR
 import { finishSql } from '../../src/store/postgres/executions.js';
 import { connectionConfig, toStoreError } from '../../src/store/postgres/connection.js';
 import { PostgresStore, type PostgresStoreOptions } from '../../src/store/postgres/index.js';
-import { LATEST_VERSION, MIGRATIONS } from '../../src/store/postgres/migrations.js';
+import { LATEST_VERSION, migrate, MIGRATIONS } from '../../src/store/postgres/migrations.js';
 import { channelOf } from '../../src/store/postgres/notify.js';
 import type { ClaimDueParams, Store } from '../../src/store/store.js';
 import { MigratedSchemaPool } from '../support/migrated.js';
 import { adminQuery, createTestSchema, pgTestUrl, type TestSchema } from '../support/pg.js';
 import { exerciseStore, T0 } from './conformance.js';
+import { expectOldRetryKept, OLD_RETRY_SEED, oldRetryIds } from './migration-retry.js';
 
 const BASE = pgTestUrl();
 
-const RETRY = { maxAttempts: 5, initialDelayMs: 1000, maxDelayMs: 3_600_000 };
+const RETRY = { maxAttempts: 5, initialDelayMs: 1000, maxDelayMs: 3_600_000, delaysMs: null };
 
 /** A schedule due at `scheduledAt`. */
 function schedule(store: Store, scheduledAt: number, o: { data?: Record<string, unknown>; name?: string } = {}) {
@@ -151,6 +152,22 @@ describe.skipIf(!BASE)('PostgreSQL store', () => {
         const s = await open();
         await s.sql.rows('INSERT INTO schema_migrations (version, applied_at) VALUES ($1, 0)', [LATEST_VERSION + 1]);
         await expect(s.migrate()).rejects.toThrow(/newer than this version of Punctual knows/);
+      });
+
+      it('migration 8 (retry steps): jobs stored before keep their exponential policy, their waiting retries too', async () => {
+        const ids = oldRetryIds();
+        const u = new URL(BASE!);
+        u.searchParams.delete('schema');
+        const client = new pg.Client({ connectionString: u.toString() });
+        await client.connect();
+        try {
+          await client.query(`SET search_path TO "${schema.schema}"`);
+          await migrate(client, schema.schema, null, MIGRATIONS.filter((m) => m.version <= 7));
+          for (const sql of OLD_RETRY_SEED(ids)) await client.query(sql);
+        } finally {
+          await client.end();
+        }
+        await expectOldRetryKept(await open(), ids);
       });
 
       it('using a store before migrate says so', async () => {

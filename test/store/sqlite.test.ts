@@ -23,6 +23,7 @@ import { LATEST_VERSION, migrate, MIGRATIONS } from '../../src/store/sqlite/migr
 import { migratedSqlite } from '../support/migrated.js';
 import type { ClaimDueParams, Store } from '../../src/store/store.js';
 import { exerciseStore, T0 } from './conformance.js';
+import { expectOldRetryKept, OLD_RETRY_SEED, oldRetryIds } from './migration-retry.js';
 
 const CHILD = fileURLToPath(new URL('./sqlite-child.ts', import.meta.url));
 
@@ -51,7 +52,7 @@ function schedule(store: Store, scheduledAt = T0) {
     endpoint: 'https://example.com/',
     data: {},
     tags: [],
-    retry: { maxAttempts: 5, initialDelayMs: 1000, maxDelayMs: 3_600_000 },
+    retry: { maxAttempts: 5, initialDelayMs: 1000, maxDelayMs: 3_600_000, delaysMs: null },
     timeoutMs: 1000,
     now: T0,
   });
@@ -247,6 +248,17 @@ describe('SQLite store', () => {
       }
     });
 
+    it('migration 9 (retry steps): jobs stored before keep their exponential policy, their waiting retries too', async () => {
+      const ids = oldRetryIds();
+      const v8 = new Database(path);
+      migrate(v8, MIGRATIONS.filter((m) => m.version <= 8));
+      for (const sql of OLD_RETRY_SEED(ids)) v8.exec(sql);
+      v8.close();
+      const s = await open(); // migrates to the latest version
+      await expectOldRetryKept(s, ids);
+      await s.close();
+    });
+
     it('migration 2 upgrades a version-1 database: data intact, defaults filled, history kept', async () => {
       // A database at version 1, holding what the version-1 store wrote.
       const ids = { key: newId(), pending: newId(), done: newId(), running: newId(), cron: newId(), idle: newId() };
@@ -283,7 +295,7 @@ describe('SQLite store', () => {
       const s = await open(); // migrates to the latest version
       // Migration 5: jobs stored before keep their calls (POST, no headers, no body, no authentication).
       const request = { method: 'POST', headers: {}, body: null, auth: null, secrets: null };
-      const defaults = { retry: { maxAttempts: 5, initialDelayMs: 1000, maxDelayMs: 3_600_000 }, timeoutMs: 30_000, ...request, successStatuses: ['2xx'] };
+      const defaults = { retry: { maxAttempts: 5, initialDelayMs: 1000, maxDelayMs: 3_600_000, delaysMs: null }, timeoutMs: 30_000, ...request, successStatuses: ['2xx'] };
       expect(await s.apiKeyGet({ id: ids.key })).toEqual({ id: ids.key, name: 'k', status: 'Enabled', createdAt: T0, lastUsed: T0 + 9 });
       expect(await s.scheduleGet({ id: ids.pending })).toEqual({
         id: ids.pending,
@@ -331,6 +343,7 @@ describe('SQLite store', () => {
         createdAt: T0 + 1,
         startedAt: T0 + 3,
         finishedAt: T0 + 15,
+        nextAttemptAt: null,
         lateMs: 3,
         missedOccurrences: null,
         // Attempts recorded before methods and URLs were kept: POSTs to a URL not known.
@@ -527,7 +540,7 @@ describe('SQLite store', () => {
         endpoint: 'https://e.example/',
         data: null,
         nextInvocation: T0,
-        retry: { maxAttempts: 5, initialDelayMs: 1000, maxDelayMs: 3_600_000 },
+        retry: { maxAttempts: 5, initialDelayMs: 1000, maxDelayMs: 3_600_000, delaysMs: null },
         timeoutMs: 1000,
         misfire: 'once',
         overlap: 'allow',
@@ -583,7 +596,7 @@ describe('SQLite store', () => {
           endpoint: 'https://e.example/',
           data: null,
           nextInvocation: T0,
-          retry: { maxAttempts: 5, initialDelayMs: 1000, maxDelayMs: 3_600_000 },
+          retry: { maxAttempts: 5, initialDelayMs: 1000, maxDelayMs: 3_600_000, delaysMs: null },
           timeoutMs: 1000,
           misfire: 'once',
           overlap: 'allow',

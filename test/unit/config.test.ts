@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig, parseDuration, parseRole } from '../../src/config.js';
+import { ConfigError, loadConfig, parseDuration, parseRetryDelays, parseRole } from '../../src/config.js';
 import { DEFAULT_RATE_LIMIT } from '../../src/http/rate-limit.js';
 import { DEFAULT_LIMITS } from '../../src/service/limits.js';
+import { DEFAULT_RETRY_POLICY } from '../../src/domain/retry-policy.js';
 
 describe('loadConfig', () => {
   it('has the documented defaults', () => {
@@ -17,6 +18,7 @@ describe('loadConfig', () => {
       nodeTimeoutMs: 10_000,
       signingSecrets: null,
       encryptionKeys: null,
+      retry: DEFAULT_RETRY_POLICY,
       executionRetentionMs: 7 * 86_400_000,
       misfireThresholdMs: 60_000,
       maxInFlight: 512,
@@ -72,6 +74,42 @@ describe('loadConfig', () => {
     expect(() => loadConfig({ PUNCTUAL_NODE_TIMEOUT: '10' })).toThrow(/PUNCTUAL_NODE_TIMEOUT="10" must be a duration of at least 1s/);
     expect(() => loadConfig({ PUNCTUAL_NODE_TIMEOUT: '4s' })).toThrow(/PUNCTUAL_NODE_TIMEOUT \(4000 ms\) must be more than twice PUNCTUAL_NODE_HEARTBEAT_MS \(2000 ms\)/);
     expect(() => loadConfig({ PUNCTUAL_NODE_HEARTBEAT_MS: '50' })).toThrow(/PUNCTUAL_NODE_HEARTBEAT_MS/);
+  });
+
+  it('reads the default retry policy of new jobs: PUNCTUAL_RETRY_DELAYS (durations) and PUNCTUAL_RETRY_MAX_ATTEMPTS', () => {
+    expect(loadConfig({ PUNCTUAL_RETRY_DELAYS: '5s,5m,30m,2h,5h,10h,10h' }).retry).toEqual(DEFAULT_RETRY_POLICY);
+    // The attempts follow the steps unless given; the other fields are the default's.
+    expect(loadConfig({ PUNCTUAL_RETRY_DELAYS: ' 1s, 2s ,500ms' }).retry).toEqual({
+      ...DEFAULT_RETRY_POLICY,
+      maxAttempts: 4,
+      delaysMs: [1_000, 2_000, 500],
+    });
+    expect(loadConfig({ PUNCTUAL_RETRY_DELAYS: '1s', PUNCTUAL_RETRY_MAX_ATTEMPTS: '6' }).retry).toEqual({
+      ...DEFAULT_RETRY_POLICY,
+      maxAttempts: 6,
+      delaysMs: [1_000],
+    });
+    expect(loadConfig({ PUNCTUAL_RETRY_MAX_ATTEMPTS: '20' }).retry).toEqual({ ...DEFAULT_RETRY_POLICY, maxAttempts: 20 });
+    expect(parseRetryDelays('1d')).toEqual([86_400_000]);
+    for (const [name, value, words] of [
+      ['PUNCTUAL_RETRY_DELAYS', '5s,,5m', '"" must be a duration from 100ms to 24h'],
+      ['PUNCTUAL_RETRY_DELAYS', '99ms', '"99ms" must be a duration from 100ms to 24h'],
+      ['PUNCTUAL_RETRY_DELAYS', '25h', '"25h" must be a duration from 100ms to 24h'],
+      ['PUNCTUAL_RETRY_DELAYS', '5', '"5" must be a duration'],
+      ['PUNCTUAL_RETRY_DELAYS', Array.from({ length: 20 }, () => '1s').join(','), 'must list from 1 to 19 delays'],
+      ['PUNCTUAL_RETRY_MAX_ATTEMPTS', '0', 'must be a whole number from 1 to 20'],
+      ['PUNCTUAL_RETRY_MAX_ATTEMPTS', '21', 'must be a whole number from 1 to 20'],
+    ] as const) {
+      let message = '';
+      try {
+        loadConfig({ [name]: value });
+      } catch (err) {
+        expect(err).toBeInstanceOf(ConfigError);
+        message = (err as Error).message;
+      }
+      expect(message).toContain(name);
+      expect(message).toContain(words);
+    }
   });
 
   it('reads retention as a duration and signing secrets as a space-separated list', () => {

@@ -36,8 +36,10 @@ export function DeliveryFacts({ retry, timeoutMs }: { retry: RetryPolicy; timeou
       <div>
         <dt>Retries</dt>
         <dd>
-          {retry.maxAttempts} attempt{retry.maxAttempts === 1 ? '' : 's'} in all; delays from {formatDuration(retry.initialDelayMs)}{' '}
-          (doubling, jittered) up to {formatDuration(retry.maxDelayMs)}
+          {retry.maxAttempts} attempt{retry.maxAttempts === 1 ? '' : 's'} in all;{' '}
+          {retry.delaysMs
+            ? `retries after ${retry.delaysMs.map((d) => formatDuration(d)).join(', ')} (each ±20 %, the last repeated)`
+            : `delays from ${formatDuration(retry.initialDelayMs)} (doubling, jittered) up to ${formatDuration(retry.maxDelayMs)}`}
         </dd>
       </div>
       <div>

@@ -3,22 +3,31 @@ import type { RetryPolicy } from '../api';
 import { Field, fieldId, type FormErrors } from '../components/ui';
 import { REQUEST_LABELS } from './request-draft';
 
-/** The delivery fields as typed (strings; blank means "the default" at create, "unchanged" never). */
+/**
+ * The delivery fields as typed (strings; blank means "the default" at create, "unchanged" never).
+ * `delaysMs` is the retry steps in ms separated by commas; blank at create is the default, blank
+ * when editing (`editing`) is the exponential rule (`delaysMs: null`). The steps are always sent
+ * when editing, so that the other retry fields, sent too, never switch the job's rule.
+ */
 export interface DeliveryDraft {
   maxAttempts: string;
+  delaysMs: string;
   initialDelayMs: string;
   maxDelayMs: string;
   timeoutMs: string;
+  editing: boolean;
 }
 
-export const EMPTY_DELIVERY: DeliveryDraft = { maxAttempts: '', initialDelayMs: '', maxDelayMs: '', timeoutMs: '' };
+export const EMPTY_DELIVERY: DeliveryDraft = { maxAttempts: '', delaysMs: '', initialDelayMs: '', maxDelayMs: '', timeoutMs: '', editing: false };
 
 export function deliveryDraft(retry: RetryPolicy, timeoutMs: number): DeliveryDraft {
   return {
     maxAttempts: String(retry.maxAttempts),
+    delaysMs: retry.delaysMs ? retry.delaysMs.join(', ') : '',
     initialDelayMs: String(retry.initialDelayMs),
     maxDelayMs: String(retry.maxDelayMs),
     timeoutMs: String(timeoutMs),
+    editing: true,
   };
 }
 
@@ -29,6 +38,7 @@ export const COMMON_LABELS: Record<string, string> = {
   data: 'Data (JSON)',
   retry: 'Retries',
   'retry.maxAttempts': 'Attempts in all',
+  'retry.delaysMs': 'Retry steps',
   'retry.initialDelayMs': 'First retry delay',
   'retry.maxDelayMs': 'Longest retry delay',
   timeoutMs: 'Timeout per attempt',
@@ -58,6 +68,14 @@ export function parseDelivery(d: DeliveryDraft): {
   if (maxAttempts !== undefined) retry.maxAttempts = maxAttempts;
   if (initialDelayMs !== undefined) retry.initialDelayMs = initialDelayMs;
   if (maxDelayMs !== undefined) retry.maxDelayMs = maxDelayMs;
+  const steps = d.delaysMs.trim();
+  if (steps === '') {
+    if (d.editing) retry.delaysMs = null;
+  } else if (/^\d+(\s*,\s*\d+)*$/.test(steps)) {
+    retry.delaysMs = steps.split(',').map((x) => Number(x.trim()));
+  } else {
+    errors['retry.delaysMs'] = 'Enter whole numbers of ms separated by commas, such as 5000, 300000.';
+  }
   const timeoutMs = num('timeoutMs', d.timeoutMs);
   return { retry: Object.keys(retry).length ? retry : undefined, timeoutMs, errors };
 }
@@ -87,7 +105,7 @@ export function DeliveryFields({
   errors: FormErrors;
   creating: boolean;
 }) {
-  const input = (key: keyof DeliveryDraft, errorKey: string, label: string, hint: string) => (
+  const input = (key: Exclude<keyof DeliveryDraft, 'editing'>, errorKey: string, label: string, hint: string) => (
     <Field name={errorKey} label={label} hint={hint} error={errors.fields[errorKey]}>
       {(attrs) => (
         <input
@@ -106,7 +124,8 @@ export function DeliveryFields({
     <fieldset class="fieldset" id={fieldId('retry')} tabIndex={-1} aria-describedby={errors.fields.retry ? 'retry-error' : undefined}>
       <legend>Delivery</legend>
       <p class="hint">
-        Failed calls (no answer, a timeout, 3xx, 408, 429 or 5xx) are retried with growing, jittered delays.
+        Failed calls (no answer, a timeout, 3xx, 408, 429 or 5xx) are retried after the steps given (each ±20 %), or, without
+        steps, with exponential delays.
         {creating && ' Leave a field blank for the service’s default.'}
       </p>
       {errors.fields.retry && (
@@ -116,10 +135,16 @@ export function DeliveryFields({
         </p>
       )}
       <div class="grid-2">
-        {input('maxAttempts', 'retry.maxAttempts', 'Attempts in all', '1 to 20 (default 5).')}
+        {input('maxAttempts', 'retry.maxAttempts', 'Attempts in all', '1 to 20 (default 8).')}
+        {input(
+          'delaysMs',
+          'retry.delaysMs',
+          'Retry steps (ms)',
+          'Delays before retries 1, 2, … separated by commas; the last repeats (default 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h). Blank when editing: exponential.',
+        )}
         {input('timeoutMs', 'timeoutMs', 'Timeout per attempt (ms)', '1,000 to 900,000 (default 30,000).')}
-        {input('initialDelayMs', 'retry.initialDelayMs', 'First retry delay (ms)', 'Upper bound, doubled each retry (default 1,000).')}
-        {input('maxDelayMs', 'retry.maxDelayMs', 'Longest retry delay (ms)', 'Cap of every delay (default 3,600,000).')}
+        {input('initialDelayMs', 'retry.initialDelayMs', 'First retry delay (ms)', 'Exponential only: upper bound, doubled each retry (default 1,000).')}
+        {input('maxDelayMs', 'retry.maxDelayMs', 'Longest retry delay (ms)', 'Cap of Retry-After and of exponential delays.')}
       </div>
     </fieldset>
   );
@@ -156,7 +181,7 @@ export function changed<T extends object>(next: T, current: Record<string, unkno
     const cur = current[k];
     const same =
       k === 'retry' && typeof v === 'object' && v !== null && typeof cur === 'object' && cur !== null
-        ? Object.entries(v).every(([field, value]) => (cur as Record<string, unknown>)[field] === value)
+        ? Object.entries(v).every(([field, value]) => JSON.stringify((cur as Record<string, unknown>)[field] ?? null) === JSON.stringify(value))
         : JSON.stringify(cur) === JSON.stringify(v);
     if (!same) out[k] = v as T[keyof T & string];
   }

@@ -6,7 +6,8 @@ import { Type } from 'typebox';
 import { HTTP_METHODS } from '../../domain/enums.js';
 import { MAX_HEADER_VALUE_BYTES, MAX_JOB_HEADERS } from '../../domain/headers.js';
 import type { DeliverySettings, HttpMethod, JobRequest, RetryPolicy } from '../../domain/types.js';
-import { RETRY_LIMITS, TIMEOUT_MS_LIMITS } from '../../service/delivery.js';
+import { DEFAULT_RETRY_DELAYS_MS, STEPS_MAX_DELAY_MS } from '../../domain/retry-policy.js';
+import { RETRY_DELAYS_LIMITS, RETRY_LIMITS, TIMEOUT_MS_LIMITS, type RetryNumberField } from '../../service/delivery.js';
 import { DEFAULT_LIMITS } from '../../service/limits.js';
 import { CHECK_KEYWORD, RETRY_DELAYS_KEYWORD } from '../ajv.js';
 import { Nullable, RuleString, StringEnum } from './common.js';
@@ -15,11 +16,15 @@ import { secretInputFields, secretsToWire, secretWireFields, type SecretsWire } 
 const RETRY_DESCRIPTION = {
   maxAttempts: `Attempts in all, the first included (${RETRY_LIMITS.maxAttempts.min}–${RETRY_LIMITS.maxAttempts.max}).`,
   initialDelayMs:
-    `Upper bound of the delay before the first retry, in ms (${RETRY_LIMITS.initialDelayMs.min}–${RETRY_LIMITS.initialDelayMs.max}); ` +
-    'it doubles for each further retry, and each delay is drawn at random below its bound (full jitter).',
+    `Exponential rule (when \`delaysMs\` is null): upper bound of the delay before the first retry, in ms (${RETRY_LIMITS.initialDelayMs.min}–${RETRY_LIMITS.initialDelayMs.max}); ` +
+    'it doubles for each further retry, and each delay is drawn at random below its bound (full jitter). Unused while `delaysMs` is set.',
   maxDelayMs:
-    `Cap of every delay, \`Retry-After\` included, in ms (${RETRY_LIMITS.maxDelayMs.min}–${RETRY_LIMITS.maxDelayMs.max}); ` +
-    'at least `initialDelayMs`.',
+    `Cap of the exponential delays and of a receiver's \`Retry-After\`, in ms (${RETRY_LIMITS.maxDelayMs.min}–${RETRY_LIMITS.maxDelayMs.max}); ` +
+    'at least `initialDelayMs`. Steps of `delaysMs` are not capped by it.',
+  delaysMs:
+    `Explicit steps: the delay before retry n is \`delaysMs[n-1]\` in ms, the last step repeated when \`maxAttempts\` needs more, ` +
+    `each multiplied by a random factor in [0.8, 1.2) (jitter). ${RETRY_DELAYS_LIMITS.steps.min}–${RETRY_DELAYS_LIMITS.steps.max} steps of ` +
+    `${RETRY_DELAYS_LIMITS.stepMs.min}–${RETRY_DELAYS_LIMITS.stepMs.max} ms. Null: the exponential rule of \`initialDelayMs\` and \`maxDelayMs\`.`,
 } as const;
 
 const TIMEOUT_DESCRIPTION = `Timeout of one attempt, in ms (${TIMEOUT_MS_LIMITS.min}–${TIMEOUT_MS_LIMITS.max}).`;
@@ -30,19 +35,21 @@ export const RetryPolicySchema = Type.Object(
     maxAttempts: Type.Integer({ description: RETRY_DESCRIPTION.maxAttempts }),
     initialDelayMs: Type.Integer({ description: RETRY_DESCRIPTION.initialDelayMs }),
     maxDelayMs: Type.Integer({ description: RETRY_DESCRIPTION.maxDelayMs }),
+    delaysMs: Nullable(Type.Array(Type.Integer(), { description: RETRY_DESCRIPTION.delaysMs })),
   },
   {
     additionalProperties: false,
     title: 'RetryPolicy',
     description:
-      'How failed attempts are retried: after a connection error, a timeout, a 3xx, 408, 429 or a 5xx that `successStatuses` does not list.',
+      'How failed attempts are retried: after a connection error, a timeout, a 3xx, 408, 429 or a 5xx that `successStatuses` does not list. ' +
+      'The delays follow the steps of `delaysMs`, or the exponential rule when it is null.',
   },
 );
 
 /** `timeoutMs` in a response. */
 export const TimeoutMsSchema = Type.Integer({ description: TIMEOUT_DESCRIPTION });
 
-const bounded = (field: keyof RetryPolicy, defaultValue: string) =>
+const bounded = (field: RetryNumberField, defaultValue: string) =>
   Type.Optional(
     Type.Integer({
       minimum: RETRY_LIMITS[field].min,
@@ -57,16 +64,32 @@ const bounded = (field: keyof RetryPolicy, defaultValue: string) =>
  */
 export const RetryInputSchema = Type.Object(
   {
-    maxAttempts: bounded('maxAttempts', 'Default 5.'),
-    initialDelayMs: bounded('initialDelayMs', 'Default 1000.'),
-    maxDelayMs: bounded('maxDelayMs', 'Default 3600000.'),
+    maxAttempts: bounded('maxAttempts', `Default ${DEFAULT_RETRY_DELAYS_MS.length + 1} (\`PUNCTUAL_RETRY_MAX_ATTEMPTS\`).`),
+    initialDelayMs: bounded('initialDelayMs', 'Giving it without `delaysMs` chooses the exponential rule. Default 1000.'),
+    maxDelayMs: bounded(
+      'maxDelayMs',
+      `Giving it without \`delaysMs\` chooses the exponential rule. Default ${STEPS_MAX_DELAY_MS} with steps, 3600000 with the exponential rule.`,
+    ),
+    delaysMs: Type.Optional(
+      Nullable(
+        Type.Array(Type.Integer({ minimum: RETRY_DELAYS_LIMITS.stepMs.min, maximum: RETRY_DELAYS_LIMITS.stepMs.max }), {
+          minItems: RETRY_DELAYS_LIMITS.steps.min,
+          maxItems: RETRY_DELAYS_LIMITS.steps.max,
+          description:
+            `${RETRY_DESCRIPTION.delaysMs} Default ${JSON.stringify(DEFAULT_RETRY_DELAYS_MS)} (\`PUNCTUAL_RETRY_DELAYS\`), ` +
+            'unless `initialDelayMs` or `maxDelayMs` is given (then null).',
+        }),
+      ),
+    ),
   },
   {
     additionalProperties: false,
     [RETRY_DELAYS_KEYWORD]: true,
     title: 'RetryPolicyInput',
     description:
-      'Retry policy (any of its fields). At creation the missing fields take the defaults; in a PATCH they keep the job\'s values.',
+      'Retry policy (any of its fields). At creation the missing fields take the defaults; in a PATCH they keep the job\'s values. ' +
+      'The rule of delay: `delaysMs` given (steps, or null for exponential); else exponential when `initialDelayMs` or `maxDelayMs` is given; ' +
+      'else the default\'s (at creation) or the job\'s (in a PATCH).',
   },
 );
 
@@ -118,14 +141,19 @@ export const deliveryWireFields = { retry: RetryPolicySchema, timeoutMs: Timeout
 
 /** The wire form of a job's delivery settings and request fields (its secrets by name and public part only). */
 export function deliveryToWire(d: DeliverySettings & JobRequest): {
-  retry: RetryPolicy;
+  retry: RetryPolicy & { delaysMs: number[] | null };
   timeoutMs: number;
   method: HttpMethod;
   headers: Record<string, string>;
   body: string | null;
 } & SecretsWire {
   return {
-    retry: { maxAttempts: d.retry.maxAttempts, initialDelayMs: d.retry.initialDelayMs, maxDelayMs: d.retry.maxDelayMs },
+    retry: {
+      maxAttempts: d.retry.maxAttempts,
+      initialDelayMs: d.retry.initialDelayMs,
+      maxDelayMs: d.retry.maxDelayMs,
+      delaysMs: d.retry.delaysMs ? [...d.retry.delaysMs] : null,
+    },
     timeoutMs: d.timeoutMs,
     method: d.method,
     headers: { ...d.headers },

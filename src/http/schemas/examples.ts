@@ -9,7 +9,16 @@ import type { CronCreateBody, CronJobWire, CronPatchBody } from './cron-jobs.js'
 import type { AttemptWire, ExecutionWire } from './executions.js';
 import type { ScheduleCreateBody, SchedulePatchBody, ScheduleWire } from './schedules.js';
 
-const RETRY = { maxAttempts: 5, initialDelayMs: 1000, maxDelayMs: 3600000 };
+/** The default policy: 8 attempts, steps of 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h. */
+const RETRY = {
+  maxAttempts: 8,
+  initialDelayMs: 1000,
+  maxDelayMs: 43200000,
+  delaysMs: [5000, 300000, 1800000, 7200000, 18000000, 36000000, 36000000],
+};
+
+/** An exponential policy (`delaysMs` null): a job that asked for `initialDelayMs` / `maxDelayMs`. */
+const EXPONENTIAL_RETRY = { maxAttempts: 5, initialDelayMs: 1000, maxDelayMs: 3600000, delaysMs: null };
 
 export const SCHEDULE_EXAMPLE: ScheduleWire = {
   id: '019aa5c2-5e00-7c3a-8d2b-3f6e1a9b4c70',
@@ -44,7 +53,7 @@ export const SCHEDULE_CREATE_EXAMPLE: ScheduleCreateBody = {
 
 export const SCHEDULE_PATCH_EXAMPLE: SchedulePatchBody = {
   scheduledAt: '2026-11-22T09:00:00Z',
-  retry: { maxAttempts: 3 },
+  retry: { maxAttempts: 4, delaysMs: [10000, 60000, 600000] },
 };
 
 export const CRON_JOB_EXAMPLE: CronJobWire = {
@@ -58,7 +67,7 @@ export const CRON_JOB_EXAMPLE: CronJobWire = {
   data: null,
   createdAt: '2026-11-03T16:12:45.120Z',
   nextInvocation: '2026-11-23T08:00:00.000Z',
-  retry: RETRY,
+  retry: EXPONENTIAL_RETRY,
   timeoutMs: 30000,
   method: 'PUT',
   headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
@@ -88,6 +97,7 @@ export const CRON_CREATE_EXAMPLE: CronCreateBody = {
   auth: { type: 'oauth2', tokenUrl: 'https://auth.example.com/oauth/token', clientId: 'punctual', clientSecret: 's3cr3t', scope: 'newsletter:send' },
   successStatuses: ['2xx', 304],
   pauseAfterFailures: 10,
+  retry: { maxAttempts: 5, initialDelayMs: 1000, maxDelayMs: 3600000 },
 };
 
 export const CRON_PATCH_EXAMPLE: CronPatchBody = { status: 'Paused', pausedReason: 'digest template being rewritten' };
@@ -116,6 +126,7 @@ export const EXECUTION_EXAMPLE: ExecutionWire = {
   startedAt: '2026-11-21T10:00:00.012Z',
   finishedAt: '2026-11-21T10:00:00.196Z',
   lateMs: 12,
+  nextAttemptAt: null,
   missedOccurrences: null,
   attempts: [ATTEMPT_EXAMPLE],
 };

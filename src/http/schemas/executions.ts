@@ -81,6 +81,12 @@ export const ExecutionSchema = Type.Object(
     startedAt: Nullable(Timestamp('When its first attempt started (ISO 8601, UTC); null before.')),
     finishedAt: Nullable(Timestamp('When it became Succeeded, Failed or Skipped (ISO 8601, UTC); null before.')),
     lateMs: Nullable(Type.Integer({ description: 'Start of the first attempt minus `scheduledFor`, in ms; null before it.' })),
+    nextAttemptAt: Nullable(
+      Timestamp(
+        'When the next attempt is due (ISO 8601, UTC) while the execution is Retrying (its delay and jitter, or the ' +
+          'receiver\'s `Retry-After`, as the retry policy says); null in every other status.',
+      ),
+    ),
     missedOccurrences: Nullable(MissedOccurrencesSchema),
     attempts: Type.Array(AttemptSchema, { description: 'Its attempts, oldest first.' }),
   },
@@ -145,6 +151,7 @@ export function executionToWire(e: Execution): ExecutionWire {
     startedAt: toIsoOrNull(e.startedAt),
     finishedAt: toIsoOrNull(e.finishedAt),
     lateMs: e.lateMs,
+    nextAttemptAt: e.status === 'Retrying' ? toIsoOrNull(e.nextAttemptAt) : null,
     missedOccurrences: e.missedOccurrences && {
       count: e.missedOccurrences.count,
       first: toIso(e.missedOccurrences.first),

@@ -3,7 +3,7 @@
  * costs); their plans are checked with EXPLAIN in test/store/postgres.test.ts.
  */
 import { executionWithJobSql } from '../claim-common.js';
-import { columnList, REQUEST_COLUMNS } from '../rows.js';
+import { columnList, REQUEST_COLUMNS, RETRY_COLUMNS } from '../rows.js';
 import { MISSED_COLUMN_NAMES } from '../rows-executions.js';
 import { DB_NOW_MS, lockKeySql } from './connection.js';
 import { JOB_COLUMNS } from './cron-jobs.js';
@@ -90,8 +90,7 @@ s AS (
   UPDATE schedules x SET status = 'Running' FROM u
    WHERE x.id = ANY($1::text[]) AND x.id = u.sid AND x.status = u.pending
   RETURNING x.id, u.eid, x.endpoint, x.data, x.scheduled_at, coalesce(x.due_at, x.scheduled_at) AS due_at,
-            x.retry_max_attempts, x.retry_initial_delay_ms, x.retry_max_delay_ms, x.timeout_ms, x.success_statuses,
-            ${columnList(REQUEST_COLUMNS, 'x')}),
+            ${columnList(RETRY_COLUMNS, 'x')}, x.timeout_ms, x.success_statuses, ${columnList(REQUEST_COLUMNS, 'x')}),
 ins AS (
   INSERT INTO executions (id, job_type, job_id, scheduled_for, due_at, triggered, status, attempt, created_at,
                           started_at, lease_owner, lease_expires_at)
@@ -125,8 +124,7 @@ UPDATE executions x SET status = 'Running', attempt = x.attempt + 1, started_at 
        next_attempt_at = NULL, lease_owner = $3::text, lease_expires_at = $2::bigint + e.timeout_ms + $4::bigint
   FROM e WHERE x.id = ANY($1::text[]) AND x.id = e.id AND e.job_exists
 RETURNING x.id, x.attempt, x.lease_expires_at, e.job_type, e.job_id, e.scheduled_for, e.due_at, e.endpoint, e.data,
-          e.retry_max_attempts, e.retry_initial_delay_ms, e.retry_max_delay_ms, e.timeout_ms, e.success_statuses,
-          ${columnList(MISSED_COLUMN_NAMES, 'e')},
+          ${columnList(RETRY_COLUMNS, 'e')}, e.timeout_ms, e.success_statuses, ${columnList(MISSED_COLUMN_NAMES, 'e')},
           ${columnList(REQUEST_COLUMNS, 'e')}`;
 
 /**

@@ -166,6 +166,19 @@ export const executions = {
     return { paused: r?.paused ?? [] };
   },
 
+  /** Retrying executions, counted up to `limit` (Store.executionRetryingCount; through executions_waiting). */
+  async retryingCount(sql: Sql, limit: number): Promise<{ schedule: number; cron: number }> {
+    const count = (jobType: string) =>
+      `(SELECT count(*) FROM (SELECT 1 FROM executions
+          WHERE status IN ('Pending', 'Retrying') AND status = 'Retrying' AND job_type = '${jobType}' LIMIT $1) AS x)`;
+    const [r] = await sql.rows<{ schedule: number; cron: number }>(
+      `SELECT ${count('schedule')} AS schedule, ${count('cron')} AS cron`,
+      [Math.max(1, Math.floor(limit))],
+      'punctual_execution_retrying_count',
+    );
+    return { schedule: Number(r!.schedule), cron: Number(r!.cron) };
+  },
+
   /** The execution with its attempts (oldest first), or null. */
   async get(sql: Sql, id: string): Promise<Execution | null> {
     const [r] = await sql.rows<execRows.ExecutionRow>(`SELECT ${execRows.EXECUTION_COLUMNS} FROM executions WHERE id = $1`, [id], 'punctual_execution_get');

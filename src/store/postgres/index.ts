@@ -276,6 +276,9 @@ export class PostgresStore implements S.Store {
   async executionGet(p: { id: string }): Promise<D.Execution | null> {
     return this.run(() => executions.get(this.db.sql, p.id));
   }
+  async executionRetryingCount(p: { limit: number }): Promise<S.RetryingCounts> {
+    return this.run(() => executions.retryingCount(this.db.sql, p.limit));
+  }
   async executionList(p: S.ExecutionListParams): Promise<S.ExecutionPage> {
     return this.run(() => executions.list(this.db.sql, p));
   }

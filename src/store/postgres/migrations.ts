@@ -292,6 +292,14 @@ CREATE INDEX schedules_with_secrets ON schedules (id) WHERE secrets IS NOT NULL;
 CREATE INDEX cron_jobs_with_secrets ON cron_jobs (id) WHERE secrets IS NOT NULL;
 `,
   },
+  // The steps of a retry policy, as SQLite's migration 9: JSON array of ms, NULL (every existing row) for the exponential rule.
+  {
+    version: 8,
+    sql: `
+ALTER TABLE schedules ADD COLUMN retry_delays_ms json;
+ALTER TABLE cron_jobs ADD COLUMN retry_delays_ms json;
+`,
+  },
   // What counts as success and the auto-pause of cron jobs, as SQLite's migration 10.
   {
     version: 9,

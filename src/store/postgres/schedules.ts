@@ -65,6 +65,8 @@ const PATCH_CASTS: Partial<Record<rowMap.SchedulePatchParam, string>> = {
   body_set: 'int',
   auth_set: 'int',
   secrets_set: 'int',
+  retry_delays_ms: 'json',
+  retry_delays_ms_set: 'int',
 };
 
 /** A patch parameter as `$n` (its place in SCHEDULE_PATCH_PARAMS), with its cast. */

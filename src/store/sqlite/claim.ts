@@ -82,7 +82,7 @@ import {
   type OccurrenceStatus,
 } from '../claim-rules.js';
 import { callOf, callOfJob, executionWithJobSql, missedOf, startedSchedule, type CallRow, type StartedScheduleRow } from '../claim-common.js';
-import { columnList, REQUEST_COLUMNS } from '../rows.js';
+import { columnList, REQUEST_COLUMNS, RETRY_COLUMNS } from '../rows.js';
 import { missedToRow, type MissedRow } from '../rows-executions.js';
 import type { ClaimDueParams, DueCounts } from '../store.js';
 import { CANDIDATES_SQL, DUE_COUNT_SQL, IN_PROGRESS_SQL, NEXT_DUE_SQL } from './claim-sql.js';
@@ -167,8 +167,8 @@ export class ClaimQueries {
     this.dueCounts = db.prepare<[{ now: number; limit: number }], DueCounts>(DUE_COUNT_SQL);
     this.startSchedule = db.prepare<[string], StartedScheduleRow>(
       `UPDATE schedules SET status = 'Running' WHERE id = ? AND status = 'Pending'
-       RETURNING endpoint, data, scheduled_at, coalesce(due_at, scheduled_at) AS due_at, retry_max_attempts, retry_initial_delay_ms,
-         retry_max_delay_ms, timeout_ms, success_statuses, ${columnList(REQUEST_COLUMNS)}`,
+       RETURNING endpoint, data, scheduled_at, coalesce(due_at, scheduled_at) AS due_at, ${columnList(RETRY_COLUMNS)},
+         timeout_ms, success_statuses, ${columnList(REQUEST_COLUMNS)}`,
     );
     this.insertExecution = db.prepare<[NewExecution], { id: string }>(
       `INSERT INTO executions (id, job_type, job_id, scheduled_for, due_at, triggered, status, attempt, created_at,

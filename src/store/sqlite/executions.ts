@@ -44,6 +44,7 @@ export class ExecutionQueries {
   private readonly settleCron;
   private readonly finishTx;
   private readonly byId;
+  private readonly retrying;
   private readonly attemptsOfOne;
   private readonly attemptsOf;
   private readonly listFirst;
@@ -120,6 +121,14 @@ export class ExecutionQueries {
     });
 
     this.byId = db.prepare<[string], execRows.ExecutionRow>(`SELECT ${execRows.EXECUTION_COLUMNS} FROM executions WHERE id = ?`);
+    // INDEXED BY: the partial index of waiting executions, whose predicate the IN repeats.
+    this.retrying = db.prepare<[{ limit: number }], { schedule: number; cron: number }>(
+      `SELECT
+         (SELECT count(*) FROM (SELECT 1 FROM executions INDEXED BY executions_waiting
+            WHERE status IN ('Pending', 'Retrying') AND status = 'Retrying' AND job_type = 'schedule' LIMIT :limit)) AS schedule,
+         (SELECT count(*) FROM (SELECT 1 FROM executions INDEXED BY executions_waiting
+            WHERE status IN ('Pending', 'Retrying') AND status = 'Retrying' AND job_type = 'cron' LIMIT :limit)) AS cron`,
+    );
     this.attemptsOfOne = db.prepare<[string], execRows.AttemptRow>(
       `SELECT ${ATTEMPT_LIST} FROM execution_attempts WHERE execution_id = ? ORDER BY number`,
     );
@@ -181,6 +190,12 @@ export class ExecutionQueries {
   get(id: string): Execution | null {
     const r = this.byId.get(id);
     return r ? execRows.executionFromRow(SQLITE_CODEC, r, this.attemptsOfOne.all(id).map(execRows.attemptFromRow)) : null;
+  }
+
+  /** Retrying executions, counted up to `limit` (Store.executionRetryingCount). */
+  retryingCount(limit: number): { schedule: number; cron: number } {
+    const { schedule, cron } = this.retrying.get({ limit: Math.max(1, Math.floor(limit)) })!;
+    return { schedule, cron };
   }
 
   /** One page of a job's executions, newest first (see {@link LIST_FIRST_SQL}). */

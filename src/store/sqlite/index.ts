@@ -210,6 +210,9 @@ export class SqliteStore implements S.Store {
   async executionGet(p: { id: string }): Promise<D.Execution | null> {
     return this.run((q) => q.executions.get(p.id));
   }
+  async executionRetryingCount(p: { limit: number }): Promise<S.RetryingCounts> {
+    return this.run((q) => q.executions.retryingCount(p.limit));
+  }
   async executionList(p: S.ExecutionListParams): Promise<S.ExecutionPage> {
     return this.run((q) => q.executions.list(p));
   }

@@ -375,6 +375,19 @@ CREATE INDEX cron_jobs_with_secrets ON cron_jobs (id) WHERE secrets IS NOT NULL;
 `,
   },
   /*
+   * The steps of a retry policy (docs/calls.md, "Outcomes and retries"): a JSON array of delays in
+   * ms, NULL for the exponential rule of retry_initial_delay_ms and retry_max_delay_ms. Rows made
+   * before this migration read NULL, so every existing job keeps the exponential policy it was
+   * created with; new jobs store the steps of the default policy (src/store/rows.ts, RETRY_COLUMNS).
+   */
+  {
+    version: 9,
+    sql: `
+ALTER TABLE schedules ADD COLUMN retry_delays_ms TEXT;
+ALTER TABLE cron_jobs ADD COLUMN retry_delays_ms TEXT;
+`,
+  },
+  /*
    * What counts as success, and the auto-pause of cron jobs (docs/calls.md, "What counts as
    * success"; docs/cron.md, "Auto-pause"; src/store/outcome-rules.ts): each job's
    * `success_statuses` (JSON text, existing jobs `["2xx"]`: what they did before); for cron jobs
