@@ -12,8 +12,9 @@
  * - a job (`jobId`): `executions_by_job` (job_type, job_id, scheduled_for, id), one branch per kind
  *   (both kinds when `jobType` is not given); statuses, if any, are checked on the rows of that
  *   job (so such a page costs at most that job's executions between the bounds);
- * - statuses without a job: `executions_by_status_time` (status, job_type, scheduled_for, id), one
- *   branch per status and kind;
+ * - statuses without a job: `executions_by_type_status_time` (job_type, status, scheduled_for, id),
+ *   one branch per kind and status (the index is not led by `status`, so that the claim's searches
+ *   of one status keep their partial indexes);
  * - otherwise: `executions_by_type_time` (job_type, scheduled_for, id), one branch per kind.
  * `from` and `to` (on `scheduled_for`) and the cursor bound the range of every branch.
  */
@@ -105,7 +106,7 @@ export function searchKeysSql(
       if (statuses.length > 0) where.push(`status IN (${statuses.map((s) => p(s, 'text')).join(', ')})`);
       branch(where, kind);
     } else if (statuses.length > 0) {
-      for (const s of statuses) branch([`status = ${p(s, 'text')}`, `job_type = ${p(kind, 'text')}`], kind);
+      for (const s of statuses) branch([`job_type = ${p(kind, 'text')}`, `status = ${p(s, 'text')}`], kind);
     } else {
       branch([`job_type = ${p(kind, 'text')}`], kind);
     }

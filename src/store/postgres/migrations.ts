@@ -299,8 +299,10 @@ CREATE INDEX cron_jobs_with_secrets ON cron_jobs (id) WHERE secrets IS NOT NULL;
    *                               policy counts `attempt - retry_base`)
    *   executions_by_type_time     every execution of a kind by (scheduled_for, id): the list
    *                               without a status or job filter, read backwards
-   *   executions_by_status_time   by status, kind, then (scheduled_for, id): the list filtered by
-   *                               status (one backward range per status and kind, merged)
+   *   executions_by_type_status_time  by kind, status, then (scheduled_for, id): the list filtered
+   *                               by status (one backward range per kind and status, merged). Not
+   *                               led by `status`: the claim's searches of one status (Running
+   *                               leases, waiting, finished) must keep their partial indexes
    * Both hold `id`, so the list's scan reads the index only, then the page's rows by primary key
    * (store/execution-search.ts; plans checked in test/store/postgres.test.ts).
    */
@@ -309,7 +311,7 @@ CREATE INDEX cron_jobs_with_secrets ON cron_jobs (id) WHERE secrets IS NOT NULL;
     sql: `
 ALTER TABLE executions ADD COLUMN retry_base integer NOT NULL DEFAULT 0;
 CREATE INDEX executions_by_type_time ON executions (job_type, scheduled_for, id);
-CREATE INDEX executions_by_status_time ON executions (status, job_type, scheduled_for, id);
+CREATE INDEX executions_by_type_status_time ON executions (job_type, status, scheduled_for, id);
 `,
   },
 ];
