@@ -103,7 +103,9 @@ export function searchKeysSql(
   for (const kind of kinds) {
     if (f.jobId !== null) {
       const where = [`job_type = ${p(kind, 'text')}`, `job_id = ${p(f.jobId, 'text')}`];
-      if (statuses.length > 0) where.push(`status IN (${statuses.map((s) => p(s, 'text')).join(', ')})`);
+      // Checked on the job's rows: `status || ''` is no index term, so the planner keeps
+      // executions_by_job instead of walking every execution of a status of this kind.
+      if (statuses.length > 0) where.push(`(status || '') IN (${statuses.map((s) => p(s, 'text')).join(', ')})`);
       branch(where, kind);
     } else if (statuses.length > 0) {
       for (const s of statuses) branch([`job_type = ${p(kind, 'text')}`, `status = ${p(s, 'text')}`], kind);
@@ -118,23 +120,23 @@ export function searchKeysSql(
 }
 
 /**
- * The statement of a page of `Store.executionSearch`: the page's rows (`columns` of
- * `executions`), newest first, `limit + 1` of them at most (one more than the page tells whether
- * another follows; see `rows-executions.ts` `executionPage`).
+ * The statement of a page of `Store.executionSearch`: the keys of the page's executions, newest
+ * first, `limit + 1` of them at most (one more than the page tells whether another follows; see
+ * `rows-executions.ts` `executionPage`). The rows are then read by primary key (a second
+ * statement of a handful of ids, so that no planner ever prefers a scan of the table to join them)
+ * and put back in the keys' order with {@link inKeyOrder}.
  * @throws InvalidInputError (path `/query/cursor`) for a cursor not made by this service
  */
-export function searchPageSql(p: ExecutionSearchParams, columns: string, ph: Placeholder): { bound: BoundSql; limit: number } {
+export function searchPageSql(p: ExecutionSearchParams, ph: Placeholder): { keys: BoundSql; limit: number } {
   const limit = Math.max(1, Math.floor(p.limit));
   const cursor = p.cursor === null ? null : startOf(p.cursor);
-  const keys = searchKeysSql(p, cursor, limit + 1, ph);
-  return {
-    limit,
-    bound: {
-      sql: `SELECT ${columns} FROM executions WHERE id IN (SELECT id FROM (${keys.sql}) k)
- ORDER BY scheduled_for DESC, id DESC`,
-      params: keys.params,
-    },
-  };
+  return { limit, keys: searchKeysSql(p, cursor, limit + 1, ph) };
+}
+
+/** `rows` (read by id, in any order) in the order of `ids`; an id without a row (pruned meanwhile) is left out. */
+export function inKeyOrder<R extends { id: string }>(ids: readonly string[], rows: readonly R[]): R[] {
+  const byId = new Map(rows.map((r) => [r.id, r]));
+  return ids.flatMap((id) => byId.get(id) ?? []);
 }
 
 /** The statement selecting the ids a bulk replay reopens (Failed, within the filter, job still there, newest first). */

@@ -5,6 +5,7 @@
  */
 import type { Execution, JobType } from '../../domain/types.js';
 import {
+  inKeyOrder,
   replaySelectionSql,
   replaySetSql,
   searchPageSql,
@@ -29,8 +30,12 @@ export type ReplayResult = Execution | 'not_found' | 'not_failed' | 'job_deleted
 export const executionSearch = {
   /** One page of executions across jobs, newest first (see `store/execution-search.ts`). */
   async search(sql: Sql, p: ExecutionSearchParams): Promise<{ executions: Execution[]; nextCursor: string | null }> {
-    const { bound, limit } = searchPageSql(p, execRows.EXECUTION_COLUMNS, PG_PLACEHOLDER);
-    const rows = await sql.rows<execRows.ExecutionRow>(bound.sql, bound.params);
+    const { keys, limit } = searchPageSql(p, PG_PLACEHOLDER);
+    const all = (await sql.rows<{ id: string }>(keys.sql, keys.params)).map((k) => k.id);
+    const rows =
+      all.length === 0
+        ? []
+        : inKeyOrder(all, await sql.rows<execRows.ExecutionRow>(`SELECT ${execRows.EXECUTION_COLUMNS} FROM executions WHERE id = ANY($1::text[])`, [all]));
     const ids = rows.slice(0, limit).map((r) => r.id);
     const attempts = ids.length === 0 ? [] : await sql.rows<execRows.AttemptRow>(ATTEMPTS_OF_SQL, [ids]);
     return execRows.executionPage(PASS_THROUGH, rows, limit, () => attempts);

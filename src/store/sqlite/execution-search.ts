@@ -6,6 +6,7 @@
 import type { Statement } from 'better-sqlite3';
 import type { Execution, JobType } from '../../domain/types.js';
 import {
+  inKeyOrder,
   replaySelectionSql,
   replaySetSql,
   searchPageSql,
@@ -31,6 +32,7 @@ export type ReplayResult = Execution | 'not_found' | 'not_failed' | 'job_deleted
 export class ExecutionSearchQueries {
   private readonly statements = new Map<string, Statement<unknown[], unknown>>();
   private readonly attemptsOf;
+  private readonly rowsOf;
   private readonly state;
   private readonly scheduleExists;
   private readonly cronExists;
@@ -45,6 +47,9 @@ export class ExecutionSearchQueries {
     private readonly executions: ExecutionQueries,
   ) {
     this.attemptsOf = db.prepare<[{ ids: string }], execRows.AttemptRow>(ATTEMPTS_OF_SQL);
+    this.rowsOf = db.prepare<[string], execRows.ExecutionRow>(
+      `SELECT ${execRows.EXECUTION_COLUMNS} FROM executions WHERE id IN (SELECT value FROM json_each(?))`,
+    );
     this.state = db.prepare<[string], { status: string; job_type: JobType; job_id: string }>(
       'SELECT status, job_type, job_id FROM executions WHERE id = ?',
     );
@@ -80,8 +85,9 @@ export class ExecutionSearchQueries {
 
   /** One page of executions across jobs, newest first (see `store/execution-search.ts`). */
   search(p: ExecutionSearchParams): { executions: Execution[]; nextCursor: string | null } {
-    const { bound, limit } = searchPageSql(p, execRows.EXECUTION_COLUMNS, SQLITE_PLACEHOLDER);
-    const rows = this.prepared(bound.sql).all(...bound.params) as execRows.ExecutionRow[];
+    const { keys, limit } = searchPageSql(p, SQLITE_PLACEHOLDER);
+    const ids = (this.prepared(keys.sql).all(...keys.params) as Array<{ id: string }>).map((k) => k.id);
+    const rows = ids.length === 0 ? [] : inKeyOrder(ids, this.rowsOf.all(JSON.stringify(ids)));
     return execRows.executionPage(SQLITE_CODEC, rows, limit, (ids) => this.attemptsOf.all({ ids: JSON.stringify(ids) }));
   }
 
