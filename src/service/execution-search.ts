@@ -115,15 +115,15 @@ export async function replayExecution(ctx: JobServiceContext, id: string): Promi
  * must have at least one field: an empty one (every failure of the service) is refused, so that a
  * replay of everything is asked for explicitly (e.g. `from` an old instant). Wakes the dispatcher
  * when something was replayed.
- * @param pathPrefix prefixed to the field paths of errors (`/body` for a JSON body)
+ * @param pathPrefix prefixed to the field paths of errors (none for a JSON body, whose fields are `/jobId`, …)
  * @returns how many were replayed; {@link REPLAY_MAX} means more may remain (call again)
- * @throws InvalidInputError for a faulty field, or an empty filter (path `pathPrefix`, or `/` for none)
+ * @throws InvalidInputError for a faulty field, or an empty filter (path `pathPrefix`: the empty pointer, the whole body)
  */
 export async function replayExecutions(ctx: JobServiceContext, input: ExecutionFilterInput, pathPrefix = ''): Promise<number> {
   const checks = new Checks();
   const f = checkFilter(checks, input, pathPrefix);
   if (input.jobType === undefined && input.jobId === undefined && input.from === undefined && input.to === undefined) {
-    checks.add(pathPrefix || '/', 'must give at least one of jobId, jobType, from, to (a replay of every failure is asked for with from)');
+    checks.add(pathPrefix, 'must give at least one of jobId, jobType, from, to (a replay of every failure is asked for with from)');
   }
   checks.throwIfAny();
   if (!f.possible) return 0;

@@ -96,7 +96,7 @@ export const executionSearchRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async
       },
     },
     async (req, reply) => {
-      const count = await replayExecutions(ctx, req.body, '/body');
+      const count = await replayExecutions(ctx, req.body);
       if (count > 0) metrics?.countReplayed?.(count);
       return reply.code(202).send({ count });
     },
