@@ -766,7 +766,7 @@ export interface components {
              */
             lastInvocation: string | null;
             /**
-             * @description Status of the latest execution, or null. Read-only. Pending (made by a trigger, not yet started); Running (an attempt in flight); Retrying (waiting for its next attempt); Succeeded (a 2xx answer); Failed (attempts exhausted, or a 4xx other than 408 and 429); Skipped (did not run: overlap or misfire policy).
+             * @description Status of the latest execution, or null. Read-only. Pending (made by a trigger, not yet started); Running (an attempt in flight); Retrying (waiting for its next attempt, a replayed one included); Succeeded (a 2xx answer); Failed (attempts exhausted, or a 4xx other than 408 and 429); Skipped (did not run: overlap or misfire policy).
              * @enum {string|null}
              */
             lastStatus: "Pending" | "Running" | "Retrying" | "Succeeded" | "Failed" | "Skipped" | null;
@@ -1057,7 +1057,7 @@ export interface components {
              */
             scheduledFor: string;
             /**
-             * @description Pending (made by a trigger, not yet started); Running (an attempt in flight); Retrying (waiting for its next attempt); Succeeded (a 2xx answer); Failed (attempts exhausted, or a 4xx other than 408 and 429); Skipped (did not run: overlap or misfire policy).
+             * @description Pending (made by a trigger, not yet started); Running (an attempt in flight); Retrying (waiting for its next attempt, a replayed one included); Succeeded (a 2xx answer); Failed (attempts exhausted, or a 4xx other than 408 and 429); Skipped (did not run: overlap or misfire policy).
              * @enum {string}
              */
             status: "Pending" | "Running" | "Retrying" | "Succeeded" | "Failed" | "Skipped";

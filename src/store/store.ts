@@ -14,8 +14,8 @@ import type {
   ScheduleStatus,
 } from '../domain/types.js';
 import type { ClaimDueResult } from './claim-rules.js';
-import type { ExecutionSearchParams, ExecutionsReplayParams } from './execution-search.js';
 import type { BatchStore } from './store-batch.js';
+import type { ExecutionSearchStore } from './store-executions.js';
 import type { IdempotencyStore } from './store-idempotency.js';
 import type { NodesStore } from './store-nodes.js';
 import type { CronJobPage, ExecutionListParams, ExecutionPage, JobTriggerParams, SchedulePage } from './store-pages.js';
@@ -32,7 +32,7 @@ export type { CronJobPage, ExecutionListParams, ExecutionPage, JobTriggerParams,
  * all. Instants are epoch milliseconds (UTC). Methods throw `StoreUnavailableError` when the
  * database cannot be reached or written; they never throw for "not found" unless documented.
  */
-export interface Store extends JobSecretsStore, BatchStore, IdempotencyStore, NodesStore {
+export interface Store extends JobSecretsStore, BatchStore, IdempotencyStore, NodesStore, ExecutionSearchStore {
   /** Applies pending numbered migrations. Idempotent. */
   migrate(): Promise<void>;
   /**
@@ -217,31 +217,6 @@ export interface Store extends JobSecretsStore, BatchStore, IdempotencyStore, No
    * @throws InvalidInputError (path `/query/cursor`) for a cursor this store did not make
    */
   executionList(p: ExecutionListParams): Promise<ExecutionPage>;
-  /**
-   * Executions across jobs, newest first (by `scheduledFor`, then id), `limit` (1–1,000) at a
-   * time, filtered by any of `statuses`, `jobType`, `jobId` and the range `from` (inclusive) –
-   * `to` (exclusive) of `scheduledFor` (epoch ms). Index-backed: a page reads a bounded number of
-   * index entries whatever the number of executions (store/execution-search.ts says which index
-   * each filter walks). `cursor` and `nextCursor` as for {@link executionList}.
-   * @throws InvalidInputError (path `/query/cursor`) for a cursor this store did not make
-   */
-  executionSearch(p: ExecutionSearchParams): Promise<ExecutionPage>;
-  /**
-   * Replays a `Failed` execution (docs/interface.md, "Replay"): it becomes `Retrying`, due at
-   * `p.now` (epoch ms), with a fresh attempt budget from its job's current retry policy
-   * (`retry_base` = the attempts made so far); its next attempt is number `attempt + 1` of the
-   * same execution (the same `webhook-id`). A schedule's execution puts the schedule back to
-   * `Running`. One transaction.
-   * @returns the execution as replayed; `'not_found'`; `'not_failed'` when it is not `Failed`
-   *   (nothing changes); `'job_deleted'` when its job no longer exists (nothing changes)
-   */
-  executionReplay(p: { id: string; now: number }): Promise<Execution | 'not_found' | 'not_failed' | 'job_deleted'>;
-  /**
-   * Replays, as {@link executionReplay} does, the `Failed` executions within the filter whose
-   * job still exists, newest first, at most `p.limit` of them, in one transaction.
-   * @returns how many were replayed
-   */
-  executionsReplay(p: ExecutionsReplayParams): Promise<number>;
   /**
    * Runs a job now, outside its schedule: makes a `Pending` execution due at `now`
    * (`triggered: true`, `scheduledFor = now`). A schedule must be `Pending`, and becomes `Running`

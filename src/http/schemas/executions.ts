@@ -7,7 +7,7 @@ import { Id, Nullable, RuleString, SizedList, StringEnum, Timestamp } from './co
 
 /** Describes the statuses, for `status` and for a cron job's `lastStatus`. */
 export const EXECUTION_STATUS_DESCRIPTION =
-  'Pending (made by a trigger, not yet started); Running (an attempt in flight); Retrying (waiting for its next attempt); ' +
+  'Pending (made by a trigger, not yet started); Running (an attempt in flight); Retrying (waiting for its next attempt, a replayed one included); ' +
   'Succeeded (a 2xx answer); Failed (attempts exhausted, or a 4xx other than 408 and 429); Skipped (did not run: overlap or misfire policy).';
 
 /** One attempt on the wire. */
