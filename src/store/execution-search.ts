@@ -20,7 +20,7 @@
  */
 import { EXECUTION_STATUSES, JOB_TYPES } from '../domain/enums.js';
 import type { ExecutionStatus, JobType } from '../domain/types.js';
-import { startOf } from './paging.js';
+import { encodeCursor, startOf } from './paging.js';
 
 /** Filters of the executions list; null or empty: not filtered. Instants in epoch ms (UTC). */
 export interface ExecutionFilter {
@@ -131,6 +131,26 @@ export function searchPageSql(p: ExecutionSearchParams, ph: Placeholder): { keys
   const limit = Math.max(1, Math.floor(p.limit));
   const cursor = p.cursor === null ? null : startOf(p.cursor);
   return { limit, keys: searchKeysSql(p, cursor, limit + 1, ph) };
+}
+
+/** A key the statement of {@link searchPageSql} answers: `scheduled_for` (epoch ms) and `id`. */
+export interface SearchKey {
+  scheduled_for: number | string;
+  id: string;
+}
+
+/**
+ * The ids of a page from its keys (at most `limit + 1` of them), and its `nextCursor`: after the
+ * page's last key when a key follows, else null. Taken from the keys, not from the rows read
+ * after them, so that a row pruned between the two statements never ends the list early.
+ */
+export function pageOfKeys(keys: readonly SearchKey[], limit: number): { ids: string[]; nextCursor: string | null } {
+  const page = keys.slice(0, limit);
+  const last = page[page.length - 1];
+  return {
+    ids: page.map((k) => k.id),
+    nextCursor: keys.length > limit && last ? encodeCursor({ at: Number(last.scheduled_for), id: last.id }) : null,
+  };
 }
 
 /** `rows` (read by id, in any order) in the order of `ids`; an id without a row (pruned meanwhile) is left out. */

@@ -6,12 +6,14 @@
 import type { Execution, JobType } from '../../domain/types.js';
 import {
   inKeyOrder,
+  pageOfKeys,
   replaySelectionSql,
   replaySetSql,
   searchPageSql,
   type ExecutionSearchParams,
   type ExecutionsReplayParams,
   type Placeholder,
+  type SearchKey,
 } from '../execution-search.js';
 import { PASS_THROUGH } from '../rows.js';
 import * as execRows from '../rows-executions.js';
@@ -31,14 +33,11 @@ export const executionSearch = {
   /** One page of executions across jobs, newest first (see `store/execution-search.ts`). */
   async search(sql: Sql, p: ExecutionSearchParams): Promise<{ executions: Execution[]; nextCursor: string | null }> {
     const { keys, limit } = searchPageSql(p, PG_PLACEHOLDER);
-    const all = (await sql.rows<{ id: string }>(keys.sql, keys.params)).map((k) => k.id);
-    const rows =
-      all.length === 0
-        ? []
-        : inKeyOrder(all, await sql.rows<execRows.ExecutionRow>(`SELECT ${execRows.EXECUTION_COLUMNS} FROM executions WHERE id = ANY($1::text[])`, [all]));
-    const ids = rows.slice(0, limit).map((r) => r.id);
-    const attempts = ids.length === 0 ? [] : await sql.rows<execRows.AttemptRow>(ATTEMPTS_OF_SQL, [ids]);
-    return execRows.executionPage(PASS_THROUGH, rows, limit, () => attempts);
+    const { ids, nextCursor } = pageOfKeys(await sql.rows<SearchKey>(keys.sql, keys.params), limit);
+    if (ids.length === 0) return { executions: [], nextCursor };
+    const rows = inKeyOrder(ids, await sql.rows<execRows.ExecutionRow>(`SELECT ${execRows.EXECUTION_COLUMNS} FROM executions WHERE id = ANY($1::text[])`, [ids]));
+    const attempts = await sql.rows<execRows.AttemptRow>(ATTEMPTS_OF_SQL, [ids]);
+    return { executions: execRows.executionPage(PASS_THROUGH, rows, rows.length, () => attempts).executions, nextCursor };
   },
 
   /**

@@ -7,12 +7,14 @@ import type { Statement } from 'better-sqlite3';
 import type { Execution, JobType } from '../../domain/types.js';
 import {
   inKeyOrder,
+  pageOfKeys,
   replaySelectionSql,
   replaySetSql,
   searchPageSql,
   type ExecutionSearchParams,
   type ExecutionsReplayParams,
   type Placeholder,
+  type SearchKey,
 } from '../execution-search.js';
 import * as execRows from '../rows-executions.js';
 import type { Db } from './connection.js';
@@ -86,9 +88,10 @@ export class ExecutionSearchQueries {
   /** One page of executions across jobs, newest first (see `store/execution-search.ts`). */
   search(p: ExecutionSearchParams): { executions: Execution[]; nextCursor: string | null } {
     const { keys, limit } = searchPageSql(p, SQLITE_PLACEHOLDER);
-    const ids = (this.prepared(keys.sql).all(...keys.params) as Array<{ id: string }>).map((k) => k.id);
+    const { ids, nextCursor } = pageOfKeys(this.prepared(keys.sql).all(...keys.params) as SearchKey[], limit);
     const rows = ids.length === 0 ? [] : inKeyOrder(ids, this.rowsOf.all(JSON.stringify(ids)));
-    return execRows.executionPage(SQLITE_CODEC, rows, limit, (ids) => this.attemptsOf.all({ ids: JSON.stringify(ids) }));
+    const page = execRows.executionPage(SQLITE_CODEC, rows, rows.length, (ids) => this.attemptsOf.all({ ids: JSON.stringify(ids) }));
+    return { executions: page.executions, nextCursor };
   }
 
   /** See `Store.executionReplay`. One IMMEDIATE transaction. */
