@@ -2116,7 +2116,10 @@ export interface operations {
     replayExecutions: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description A key of your choice (1–255 printable ASCII characters, e.g. a UUID) that makes a retry safe: the first answer is kept 24 h for this API key, method and path, and the same key with the same body replays it (same status and body, with `Idempotent-Replayed: true`) instead of doing the work again. The same key with another body is a 422; while the first request is still running, a 409. 5xx answers are not kept. See docs/interface.md, "Idempotency-Key". */
+                "idempotency-key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -2154,8 +2157,10 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthenticated"];
             403: components["responses"]["Forbidden"];
+            409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["UnprocessableContent"];
             429: components["responses"]["TooManyRequests"];
             503: components["responses"]["ServiceUnavailable"];
         };
@@ -2194,7 +2199,10 @@ export interface operations {
     replayExecution: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description A key of your choice (1–255 printable ASCII characters, e.g. a UUID) that makes a retry safe: the first answer is kept 24 h for this API key, method and path, and the same key with the same body replays it (same status and body, with `Idempotent-Replayed: true`) instead of doing the work again. The same key with another body is a 422; while the first request is still running, a 409. 5xx answers are not kept. See docs/interface.md, "Idempotency-Key". */
+                "idempotency-key"?: string;
+            };
             path: {
                 /**
                  * @description Identifier of the resource (a UUID; any other string names no resource).
@@ -2220,6 +2228,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
+            422: components["responses"]["UnprocessableContent"];
             429: components["responses"]["TooManyRequests"];
             503: components["responses"]["ServiceUnavailable"];
         };

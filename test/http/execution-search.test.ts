@@ -192,6 +192,26 @@ describe('POST /executions/replay', () => {
     expect(replayed).toEqual([2, 1]);
   });
 
+  it('takes an Idempotency-Key: a retried request answers the same count, and replays nothing more', async () => {
+    const { id, executions } = await cronWith(2);
+    await failAll();
+    const withKey = { ...headers, 'content-type': 'application/json', 'idempotency-key': 'replay-1' };
+    const first = await app.inject({ method: 'POST', url: '/executions/replay', headers: withKey, payload: { jobId: id } });
+    expect(first.json()).toEqual({ count: 2 });
+    // Failed again meanwhile: a retry of the same request still answers what the first one did.
+    clock.t = T0 + 60_000;
+    await failAll();
+    const again = await app.inject({ method: 'POST', url: '/executions/replay', headers: withKey, payload: { jobId: id } });
+    expect([again.statusCode, again.headers['idempotent-replayed'], again.json()]).toEqual([202, 'true', { count: 2 }]);
+    expect((await get('?status=Failed')).json().size).toBe(2);
+    const one = { ...headers, 'idempotency-key': 'replay-one' };
+    const single = await app.inject({ method: 'POST', url: `/executions/${executions[0]!.id}/replay`, headers: one });
+    expect(single.statusCode).toBe(202);
+    const retried = await app.inject({ method: 'POST', url: `/executions/${executions[0]!.id}/replay`, headers: one });
+    expect([retried.statusCode, retried.headers['idempotent-replayed'], retried.body]).toEqual([202, 'true', single.body]);
+    expect(replayed).toEqual([2, 1]);
+  });
+
   it.each([
     [{}, ''],
     [{ jobType: 'job' }, '/jobType'],

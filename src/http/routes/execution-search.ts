@@ -51,6 +51,7 @@ export const executionSearchRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async
   app.post(
     '/executions/:id/replay',
     {
+      config: { idempotent: true },
       schema: {
         operationId: 'replayExecution',
         tags: ['Executions'],
@@ -77,6 +78,7 @@ export const executionSearchRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async
   app.post(
     '/executions/replay',
     {
+      config: { idempotent: true },
       schema: {
         operationId: 'replayExecutions',
         tags: ['Executions'],
