@@ -602,7 +602,9 @@ describe.skipIf(!HAS_CHROMIUM)('console in Chromium', () => {
     await eventually(() => groups.count()).toBe(2);
     const cron = groups.filter({ hasText: 'Broken sync' });
     const schedule = groups.filter({ hasText: 'Broken invoice' });
-    expect(await cron.getByTestId('failure').count()).toBe(2);
+    // The groups take their jobs' names once those are read.
+    await eventually(() => cron.getByTestId('failure').count()).toBe(2);
+    await eventually(() => schedule.getByTestId('failure').count()).toBe(1);
     expect(await cron.getByTestId('failure').first().locator('td[data-label="Last status code"]').textContent()).toBe('500');
     expect(await schedule.getByTestId('failure').first().locator('td[data-label="Last status code"]').textContent()).toBe('404');
     expect(await schedule.getByTestId('failure').first().locator('td[data-label="Last error"]').textContent()).toMatch(/404/);
