@@ -41,6 +41,8 @@ export interface Sizes {
   startupRuns: number;
   /** Startup: Pending schedules in the large store. */
   startupJobs: number;
+  /** Executions: executions in the large store (the environment's PUNCTUAL_BENCH_EXECUTIONS wins). */
+  executionsLarge: number;
 }
 
 export const DEFAULT_SIZES: Sizes = {
@@ -59,6 +61,7 @@ export const DEFAULT_SIZES: Sizes = {
   scaleSeconds: 30,
   startupRuns: 5,
   startupJobs: 1_000_000,
+  executionsLarge: 10_000_000,
 };
 
 /** `--quick`: every scenario in about a minute, for checking the bench itself (figures not comparable). */
@@ -72,6 +75,7 @@ export const QUICK_SIZES: Sizes = {
   scaleSeconds: 3,
   startupRuns: 2,
   startupJobs: 20_000,
+  executionsLarge: 20_000,
 };
 
 export interface BenchContext {

@@ -5,6 +5,7 @@ import type { MachineInfo } from './machine.js';
 import type { PeersResults } from './peers/run-peers.js';
 import type { BurstResult } from './scenarios/burst.js';
 import type { IngestScenarioResult } from './scenarios/ingest.js';
+import { executionsRows, type ExecutionsResult } from './scenarios/executions.js';
 import { PAGING_CASES, type PagingResult } from './scenarios/paging.js';
 import type { ScaleResult } from './scenarios/scale.js';
 import type { StartupResult } from './scenarios/startup.js';
@@ -31,6 +32,7 @@ export interface BenchResults {
   ingest?: IngestScenarioResult;
   scale?: ScaleResult;
   paging?: PagingResult;
+  executions?: ExecutionsResult;
   startup?: StartupResult;
   /** `--peers`: the side-by-side table's figures. */
   peers?: PeersResults;
@@ -167,6 +169,7 @@ export function rows(r: BenchResults): Row[] {
     );
   }
   if (r.paging) out.push(...pagingRows(r.paging));
+  if (r.executions) out.push(...executionsRows(r.executions));
   if (r.startup) out.push(...startupRows(r.startup));
   for (const f of r.failures) out.push({ scenario: f.scenario, figure: 'FAILED', value: f.error.split('\n')[0]!.slice(0, 80), goal: '', met: 'NO' });
   return out;

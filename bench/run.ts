@@ -7,6 +7,8 @@
  *   npm run bench                                   # every scenario, full sizes (several minutes)
  *   npm run bench -- --scenario burst               # one scenario
  *   npm run bench -- --scenario startup             # start times, empty and 1,000,000-job store
+ *   npm run bench -- --scenario executions          # GET /executions, 100 vs 10,000,000 executions
+ *   PUNCTUAL_BENCH_EXECUTIONS=100000 npm run bench -- --scenario executions   # the same, 100,000
  *   npm run bench -- --quick                        # small sizes: checks the bench, not the service
  *   npm run bench -- --burst-count 20000 --steady-seconds 10 --runner tsx
  *   npm run bench -- --store postgres --nodes 3     # three nodes on one PostgreSQL database
@@ -21,6 +23,7 @@ import { waitForQuiet } from './proc.js';
 import { ReceiverProcess } from './receiver-client.js';
 import { table, writeResults, type BenchResults } from './report.js';
 import { burst } from './scenarios/burst.js';
+import { executions } from './scenarios/executions.js';
 import { ingest } from './scenarios/ingest.js';
 import { paging } from './scenarios/paging.js';
 import { scale } from './scenarios/scale.js';
@@ -30,7 +33,7 @@ import { build, describeRunner, distBuiltAt, ROOT, type Runner } from './service
 import { STORES } from './stores/index.js';
 import { DEFAULT_SERVER_URL } from './stores/postgres.js';
 
-const SCENARIOS = ['ingest', 'burst', 'steady', 'scale', 'paging', 'startup'] as const;
+const SCENARIOS = ['ingest', 'burst', 'steady', 'scale', 'paging', 'executions', 'startup'] as const;
 type Scenario = (typeof SCENARIOS)[number];
 
 /** Command-line name → key of {@link Sizes}. */
@@ -50,10 +53,11 @@ const SIZE_FLAGS: Record<string, keyof Sizes> = {
   'scale-seconds': 'scaleSeconds',
   'startup-runs': 'startupRuns',
   'startup-jobs': 'startupJobs',
+  'executions-large': 'executionsLarge',
 };
 
 const USAGE = `usage: npm run bench -- [options]
-  --scenario burst|steady|ingest|scale|paging|startup|all   (default all; may be repeated)
+  --scenario burst|steady|ingest|scale|paging|executions|startup|all   (default all; may be repeated)
   --store sqlite|postgres                    store under test (default sqlite); postgres: a fresh database
                                              per scenario on --database-url's server, dropped after
   --database-url <url>                       with --store postgres: the server (default
@@ -206,6 +210,7 @@ async function main(): Promise<void> {
         else if (scenario === 'steady') results.steady = await steady(ctx);
         else if (scenario === 'ingest') results.ingest = await ingest(ctx);
         else if (scenario === 'paging') results.paging = await paging(ctx);
+        else if (scenario === 'executions') results.executions = await executions(ctx);
         else if (scenario === 'startup') results.startup = await startup(ctx);
         else results.scale = await scale(ctx);
       } catch (err) {

@@ -25,7 +25,7 @@ import { existsSync } from 'node:fs';
 import pg from 'pg';
 import { v7 as uuidv7 } from 'uuid';
 import { punctual, type Runner } from '../service.js';
-import type { BenchDatabase, BenchStore, BenchStoreOptions } from './store.js';
+import { EXECUTION_SEED, type BenchDatabase, type BenchStore, type BenchStoreOptions } from './store.js';
 
 /** The local server with trust authentication (the test and CI set-up's server). */
 export const DEFAULT_SERVER_URL = 'postgres://postgres@127.0.0.1:5432/postgres';
@@ -186,6 +186,20 @@ export const postgresStore: BenchStore = {
           await c.query('CHECKPOINT').catch((err: { code?: string }) => {
             if (err.code !== '42501') throw err;
           });
+        });
+        return performance.now() - t0;
+      },
+      async seedExecutions(count, { offset }) {
+        const t0 = performance.now();
+        await withClient(databaseUrl, async (c) => {
+          await c.query('SET synchronous_commit = off');
+          // One statement: generate_series makes the rows in the server.
+          await c.query(
+            `INSERT INTO executions (${EXECUTION_SEED.columns})
+             SELECT ${EXECUTION_SEED.seedSelect('g', Date.now())} FROM generate_series($1::bigint, $2::bigint) AS g`,
+            [offset, offset + count - 1],
+          );
+          await c.query('VACUUM (ANALYZE) executions');
         });
         return performance.now() - t0;
       },

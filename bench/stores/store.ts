@@ -19,6 +19,13 @@ export interface BenchDatabase {
    * @returns how long the seeding took, in ms
    */
   seedPending(count: number, opts: { firstAt: number; stepMs: number; endpoint: string }): Promise<number>;
+  /**
+   * Writes executions `offset` … `offset + count − 1` straight into the store (no HTTP), each by
+   * one INSERT … SELECT over a generated series (see {@link EXECUTION_SEED}). Setup only, as
+   * {@link seedPending}; the tables are analysed after it (PostgreSQL).
+   * @returns how long the seeding took, in ms
+   */
+  seedExecutions(count: number, opts: { offset: number }): Promise<number>;
   /** Size of the store on disk in bytes, when it has a meaning (null otherwise). */
   sizeBytes(): Promise<number | null>;
   /**
@@ -58,3 +65,30 @@ export interface BenchStore {
    */
   describe(opts: BenchStoreOptions): Promise<Record<string, string | number>>;
 }
+
+/**
+ * The executions the bench seeds (the executions scenario), the same in both stores: execution
+ * `n` (from 0) is scheduled for `firstAt + n × stepMs`, of one of four jobs (`jobIds[n % 4]`; jobs
+ * 0 and 2 are cron jobs, 1 and 3 schedules), Failed when `n % 3 = 0` else Succeeded, with one
+ * attempt's worth of columns (no attempt rows: the page reads them by key either way) and
+ * `finished_at` = the seeding's instant, so the pruner leaves them for the retention (7 days).
+ * {@link seedSelect} is valid in both dialects.
+ */
+export const EXECUTION_SEED = {
+  firstAt: Date.UTC(2026, 0, 1),
+  stepMs: 100,
+  jobIds: [
+    '00000000-0000-7000-8000-000000000000',
+    '00000000-0000-7000-8000-000000000001',
+    '00000000-0000-7000-8000-000000000002',
+    '00000000-0000-7000-8000-000000000003',
+  ],
+  columns: 'id, job_type, job_id, scheduled_for, status, attempt, created_at, finished_at',
+  /** The SELECT list of execution `n` (an integer column of the series), finished at `now` (an integer literal). */
+  seedSelect(n: string, now: number): string {
+    const sf = `${this.firstAt} + ${n} * ${this.stepMs}`;
+    const job = `CASE ${n} % 4 ${this.jobIds.map((id, k) => `WHEN ${k} THEN '${id}'`).join(' ')} END`;
+    return `'bench-e-' || ${n}, CASE WHEN ${n} % 2 = 0 THEN 'cron' ELSE 'schedule' END, ${job}, ${sf},
+            CASE WHEN ${n} % 3 = 0 THEN 'Failed' ELSE 'Succeeded' END, 1, ${sf}, ${Math.floor(now)}`;
+  },
+};

@@ -283,3 +283,33 @@ export const newSigningSecret = async (jobType: JobType, id: string): Promise<st
 /** Runs a job now (POST …/trigger); answers the new execution. */
 export const triggerJob = (jobType: JobType, id: string): Promise<Execution> =>
   jobType === 'schedule' ? request('post', '/schedules/{id}/trigger', { id }) : request('post', '/cron/{id}/trigger', { id });
+
+/** Filters of the executions list across jobs (GET /executions); instants ISO 8601. */
+export interface ExecutionFilter {
+  status?: ExecutionStatus[];
+  jobType?: JobType;
+  jobId?: string;
+  from?: string;
+  to?: string;
+}
+
+/** A page of executions across jobs, newest first (`limit` 1–1,000). */
+export async function searchExecutions(f: ExecutionFilter, opts: { limit?: number; cursor?: string | null } = {}): Promise<Page<Execution>> {
+  const query = new URLSearchParams();
+  for (const s of f.status ?? []) query.append('status', s);
+  if (f.jobType) query.set('jobType', f.jobType);
+  if (f.jobId) query.set('jobId', f.jobId);
+  if (f.from) query.set('from', f.from);
+  if (f.to) query.set('to', f.to);
+  if (opts.limit) query.set('limit', String(opts.limit));
+  if (opts.cursor) query.set('cursor', opts.cursor);
+  const answer = await request('get', '/executions', { query });
+  return { items: answer.executions, nextCursor: answer.nextCursor };
+}
+
+/** Replays a Failed execution (POST /executions/{id}/replay); answers it, Retrying and due now. */
+export const replayExecution = (id: string): Promise<Execution> => request('post', '/executions/{id}/replay', { id });
+
+/** Replays the Failed executions matching the filter (at least one field); answers how many. */
+export const replayExecutions = async (f: Omit<ExecutionFilter, 'status'>): Promise<number> =>
+  (await request('post', '/executions/replay', { body: f })).count;

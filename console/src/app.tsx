@@ -12,6 +12,7 @@ import { CronDetailPage } from './pages/cron-detail';
 import { CronFormPage } from './pages/cron-form';
 import { CronHelperPage } from './pages/cron-helper';
 import { CronListPage } from './pages/cron-list';
+import { FailuresPage } from './pages/failures';
 import { OverviewPage } from './pages/overview';
 import { ScheduleDetailPage } from './pages/schedule-detail';
 import { ScheduleFormPage } from './pages/schedule-form';
@@ -23,6 +24,7 @@ const NAV: Array<{ href: string; label: string; section: string }> = [
   { href: '/', label: 'Overview', section: '' },
   { href: '/schedules', label: 'Schedules', section: 'schedules' },
   { href: '/cron', label: 'Cron jobs', section: 'cron' },
+  { href: '/failures', label: 'Failures', section: 'failures' },
   { href: '/cron-helper', label: 'Cron helper', section: 'cron-helper' },
 ];
 
@@ -38,6 +40,7 @@ function route(path: string): ComponentChildren {
   if ((p = match('/cron/:id/edit', path))) return <CronFormPage id={p.id} />;
   if ((p = match('/cron/:id', path))) return <CronDetailPage id={p.id!} />;
   if (path === '/cron-helper') return <CronHelperPage />;
+  if (path === '/failures') return <FailuresPage />;
   return <NotFound />;
 }
 

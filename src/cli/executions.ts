@@ -1,11 +1,13 @@
 /**
- * `punctual executions list <job-id> | get <id>`, and the execution output shared with
- * `schedules executions|trigger` and `cron executions|trigger`.
+ * `punctual executions list [job-id] | get <id> | replay [id]`, and the execution output shared
+ * with `schedules executions|trigger` and `cron executions|trigger`. The list across jobs and the
+ * replays are `execution-filters.ts`.
  */
-import { Option, type Command } from 'commander';
-import type { Execution, ExecutionPage, ExecutionPageQuery, PunctualClient } from '../client/index.js';
-import type { JobType } from '../domain/enums.js';
+import { InvalidArgumentError, Option, type Command } from 'commander';
+import type { Execution, ExecutionListQuery, ExecutionPage, ExecutionPageQuery, PunctualClient } from '../client/index.js';
+import { EXECUTION_STATUSES, type JobType } from '../domain/enums.js';
 import { action, clientFrom, withApiOptions, type ApiOptions } from './connect.js';
+import { filterQuery, registerReplayCommand, withFilterOptions, type FilterOptions } from './execution-filters.js';
 import { NotFound } from './exit.js';
 import { integer } from './options.js';
 import { detailTable, listTable, out, printJson } from './output.js';
@@ -63,11 +65,11 @@ export function withPageOptions(cmd: Command, what: string, limits: string): Com
  * `--json`, the page as the API answered it (with `--all`: every execution in one page whose
  * `nextCursor` is null).
  */
-export async function printExecutions(
-  page: (query: ExecutionPageQuery) => Promise<ExecutionPage>,
+export async function printExecutions<Q extends ExecutionPageQuery | ExecutionListQuery>(
+  page: (query: Q) => Promise<ExecutionPage>,
   opts: PageOptions,
 ): Promise<void> {
-  const query: ExecutionPageQuery = { ...(opts.limit === undefined ? {} : { limit: opts.limit }) };
+  const query = { ...(opts.limit === undefined ? {} : { limit: opts.limit }) } as Q;
   let result: ExecutionPage;
   if (opts.all) {
     const executions: Execution[] = [];
@@ -98,23 +100,38 @@ async function findJob(client: PunctualClient, id: string): Promise<JobType> {
 export function registerExecutionCommands(program: Command): void {
   const executions = program.command('executions').description('the executions of schedules and cron jobs, with their attempts');
 
-  withPageOptions(
-    withApiOptions(
-      executions
-        .command('list')
-        .argument('<job-id>', 'id of a schedule or a cron job')
-        .description('list the executions of a schedule or cron job, newest first'),
+  withFilterOptions(
+    withPageOptions(
+      withApiOptions(
+        executions
+          .command('list')
+          .argument('[job-id]', "id of a schedule or a cron job: that job's executions only (as --job)")
+          .description(
+            'list executions, newest first: of one job (its id), or across jobs filtered by --status, --job, --type, ' +
+              '--since or --from/--to',
+          ),
+      ),
+      'executions',
+      '1–1000, default 100; with a job id and no filter flag: 1–100, default 20',
     ),
-    'executions',
-    '1–100, default 20',
-  ).action(
-    action(async (jobId: string, opts: PageOptions) => {
-      const client = clientFrom(opts);
-      const kind = await findJob(client, jobId);
-      const jobs = kind === 'schedule' ? client.schedules : client.cron;
-      await printExecutions((query) => jobs.executions(jobId, query), opts);
-    }),
-  );
+    'only executions',
+  )
+    .addOption(new Option('--status <status>', 'only executions in this status (repeatable: any of them), e.g. failed').argParser(statusList))
+    .action(
+      action(async (jobId: string | undefined, opts: PageOptions & FilterOptions & { status?: string[] }) => {
+        const client = clientFrom(opts);
+        const filtered = opts.status !== undefined || opts.job !== undefined || opts.type !== undefined || opts.since !== undefined ||
+          opts.from !== undefined || opts.to !== undefined;
+        if (jobId !== undefined && !filtered) {
+          const kind = await findJob(client, jobId);
+          const jobs = kind === 'schedule' ? client.schedules : client.cron;
+          return printExecutions((query) => jobs.executions(jobId, query), opts);
+        }
+        const filter = await filterQuery({ ...opts, job: opts.job ?? jobId });
+        const query: ExecutionListQuery = { ...filter, ...(opts.status ? { status: opts.status as ExecutionListQuery['status'] } : {}) };
+        await printExecutions<ExecutionListQuery>((q) => client.executions.list({ ...query, ...q }), opts);
+      }),
+    );
 
   withApiOptions(
     executions
@@ -131,4 +148,13 @@ export function registerExecutionCommands(program: Command): void {
       printExecution(execution, opts);
     }),
   );
+
+  registerReplayCommand(executions);
+}
+
+/** Collects `--status` values (repeatable), each matched to an execution status whatever its case (`failed` → `Failed`). */
+function statusList(value: string, previous: string[] | undefined): string[] {
+  const status = EXECUTION_STATUSES.find((s) => s.toLowerCase() === value.trim().toLowerCase());
+  if (!status) throw new InvalidArgumentError(`Allowed choices are ${EXECUTION_STATUSES.map((s) => s.toLowerCase()).join(', ')}.`);
+  return [...(previous ?? []), status];
 }

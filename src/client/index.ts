@@ -69,6 +69,12 @@ export type Execution = ResponseOf<'/schedules/{id}/trigger', 'post', 202>;
 export type ExecutionPageQuery = QueryOf<'/schedules/{id}/executions', 'get'>;
 /** One page of executions, newest first: `{ size, executions, nextCursor }`. */
 export type ExecutionPage = ResponseOf<'/schedules/{id}/executions', 'get', 200>;
+/** Query of `executions.list`: `status` (any of), `jobType`, `jobId`, `from`, `to`, `limit` (1–1,000, default 100), `cursor`. */
+export type ExecutionListQuery = QueryOf<'/executions', 'get'>;
+/** Body of `executions.replayMany`: which Failed executions (`jobType`, `jobId`, `from`, `to`; at least one). */
+export type ExecutionsReplayFilter = BodyOf<'/executions/replay', 'post'>;
+/** Answer of `executions.replayMany`: `{ count }`. */
+export type ExecutionsReplayed = ResponseOf<'/executions/replay', 'post', 202>;
 
 /** An API key as listed and read (never with its token). */
 export type ApiKey = NonNullable<ResponseOf<'/api-keys/{id}', 'get', 200>>;
@@ -257,6 +263,12 @@ export function createPunctualClient(options: PunctualClientOptions) {
   const executions = {
     /** GET /executions/{id}: the execution with its attempts, or null (unknown or pruned). */
     get: (executionId: string) => unwrap<Execution | null>(raw.GET('/executions/{id}', id(executionId))),
+    /** GET /executions: one page of executions across jobs, newest first, filtered. */
+    list: (query: ExecutionListQuery = {}) => unwrap<ExecutionPage>(raw.GET('/executions', { params: { query } })),
+    /** POST /executions/{id}/replay: reopens a Failed execution (409 otherwise); the execution, Retrying and due now. */
+    replay: (executionId: string) => unwrap<Execution>(raw.POST('/executions/{id}/replay', id(executionId))),
+    /** POST /executions/replay: replays the Failed executions matching the filter (at most 10,000); how many. */
+    replayMany: (body: ExecutionsReplayFilter) => unwrap<ExecutionsReplayed>(raw.POST('/executions/replay', { body })),
   };
 
   const apiKeys = {

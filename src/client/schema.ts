@@ -188,6 +188,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/executions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List executions across jobs
+         * @description Newest first (by `scheduledFor`, then id), `limit` at a time; pass `nextCursor` as `cursor` for the next page (null on the last one). Filters combine: `status` (repeatable: any of them), `jobType`, `jobId`, `from` (inclusive) and `to` (exclusive) on `scheduledFor`. A page costs the same however many executions are stored (index-backed; with `jobId` and `status` together, statuses are checked among that job's executions).
+         */
+        get: operations["listExecutions"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/executions/replay": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Replay the failed executions matching a filter
+         * @description Replays, in one transaction, the `Failed` executions matching every field of the filter (`jobType`, `jobId`, `from` inclusive and `to` exclusive on `scheduledFor`) whose job still exists, newest first, at most 10,000 at once, and answers how many (202). Each as POST /executions/{id}/replay: The execution becomes `Retrying`, due now, with a fresh attempt budget from its job's current retry policy: its attempt numbers continue (the next attempt is N+1 of the same execution) and its calls keep the same `webhook-id` (the execution's id). A schedule's execution puts the schedule back to `Running` until the new outcome. The filter must have at least one field (400 otherwise).
+         */
+        post: operations["replayExecutions"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/executions/{id}": {
         parameters: {
             query?: never;
@@ -202,6 +242,26 @@ export interface paths {
         get: operations["getExecution"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/executions/{id}/replay": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Replay a failed execution
+         * @description Reopens a `Failed` execution and answers it (202); follow it with GET /executions/{id}. The execution becomes `Retrying`, due now, with a fresh attempt budget from its job's current retry policy: its attempt numbers continue (the next attempt is N+1 of the same execution) and its calls keep the same `webhook-id` (the execution's id). A schedule's execution puts the schedule back to `Running` until the new outcome. 409 when it is not `Failed` or its job was deleted; 404 for an unknown id. Takes no body.
+         */
+        post: operations["replayExecution"];
         delete?: never;
         options?: never;
         head?: never;
@@ -720,7 +780,7 @@ export interface components {
              */
             lastInvocation: string | null;
             /**
-             * @description Status of the latest execution, or null. Read-only. Pending (made by a trigger, not yet started); Running (an attempt in flight); Retrying (waiting for its next attempt); Succeeded (an answer the job lists in `successStatuses`, 2xx by default); Failed (attempts exhausted, or another 4xx than 408 and 429, 410 included, not listed); Skipped (did not run: overlap or misfire policy).
+             * @description Status of the latest execution, or null. Read-only. Pending (made by a trigger, not yet started); Running (an attempt in flight); Retrying (waiting for its next attempt, a replayed one included); Succeeded (an answer the job lists in `successStatuses`, 2xx by default); Failed (attempts exhausted, or another 4xx than 408 and 429, 410 included, not listed); Skipped (did not run: overlap or misfire policy).
              * @enum {string|null}
              */
             lastStatus: "Pending" | "Running" | "Retrying" | "Succeeded" | "Failed" | "Skipped" | null;
@@ -1043,7 +1103,7 @@ export interface components {
              */
             scheduledFor: string;
             /**
-             * @description Pending (made by a trigger, not yet started); Running (an attempt in flight); Retrying (waiting for its next attempt); Succeeded (an answer the job lists in `successStatuses`, 2xx by default); Failed (attempts exhausted, or another 4xx than 408 and 429, 410 included, not listed); Skipped (did not run: overlap or misfire policy).
+             * @description Pending (made by a trigger, not yet started); Running (an attempt in flight); Retrying (waiting for its next attempt, a replayed one included); Succeeded (an answer the job lists in `successStatuses`, 2xx by default); Failed (attempts exhausted, or another 4xx than 408 and 429, 410 included, not listed); Skipped (did not run: overlap or misfire policy).
              * @enum {string}
              */
             status: "Pending" | "Running" | "Retrying" | "Succeeded" | "Failed" | "Skipped";
@@ -2091,6 +2151,98 @@ export interface operations {
             503: components["responses"]["ServiceUnavailable"];
         };
     };
+    listExecutions: {
+        parameters: {
+            query?: {
+                /** @description Only executions in this status; repeat it (`?status=Failed&status=Retrying`) for any of several. */
+                status?: ("Pending" | "Running" | "Retrying" | "Succeeded" | "Failed" | "Skipped")[];
+                /** @description Only executions of this kind of job: `schedule` or `cron`. */
+                jobType?: "schedule" | "cron";
+                /** @description Only the executions of this job (its id; an id that is not a UUID matches nothing). */
+                jobId?: string;
+                /** @description Only executions whose `scheduledFor` is at or after this instant (ISO 8601 with `Z` or an offset; inclusive). */
+                from?: string;
+                /** @description Only executions whose `scheduledFor` is before this instant (ISO 8601 with `Z` or an offset; exclusive). */
+                to?: string;
+                /** @description Executions per page, 1 to 1,000 (default 100). */
+                limit?: number;
+                /** @description The `nextCursor` of the previous page (opaque); absent for the first page. A page continues strictly after the previous one, so jobs created or deleted meanwhile never make one appear twice. A cursor this service did not make is a 400. */
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of executions, newest first. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ExecutionPage"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    replayExecutions: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description A key of your choice (1–255 printable ASCII characters, e.g. a UUID) that makes a retry safe: the first answer is kept 24 h for this API key, method and path, and the same key with the same body replays it (same status and body, with `Idempotent-Replayed: true`) instead of doing the work again. The same key with another body is a 422; while the first request is still running, a 409. 5xx answers are not kept. See docs/interface.md, "Idempotency-Key". */
+                "idempotency-key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        /** @description Which Failed executions to replay: every field given must match. At least one field (an empty filter is refused; to replay every failure, give `from`). */
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description Only executions of this kind of job: `schedule` or `cron`.
+                     * @enum {string}
+                     */
+                    jobType?: "schedule" | "cron";
+                    /** @description Only the executions of this job (its id; an id that is not a UUID matches nothing). */
+                    jobId?: string;
+                    /** @description Only executions whose `scheduledFor` is at or after this instant (ISO 8601 with `Z` or an offset; inclusive). */
+                    from?: string;
+                    /** @description Only executions whose `scheduledFor` is before this instant (ISO 8601 with `Z` or an offset; exclusive). */
+                    to?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description How many executions were replayed. */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description How many executions were replayed; 10,000 (the most at once) means more may remain: call again. */
+                        count: number;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["UnprocessableContent"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
     getExecution: {
         parameters: {
             query?: never;
@@ -2118,6 +2270,43 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthenticated"];
             403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    replayExecution: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description A key of your choice (1–255 printable ASCII characters, e.g. a UUID) that makes a retry safe: the first answer is kept 24 h for this API key, method and path, and the same key with the same body replays it (same status and body, with `Idempotent-Replayed: true`) instead of doing the work again. The same key with another body is a 422; while the first request is still running, a 409. 5xx answers are not kept. See docs/interface.md, "Idempotency-Key". */
+                "idempotency-key"?: string;
+            };
+            path: {
+                /**
+                 * @description Identifier of the resource (a UUID; any other string names no resource).
+                 * @example 019aa5c2-5e00-7c3a-8d2b-3f6e1a9b4c70
+                 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The execution, `Retrying` and due now. */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Execution"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            422: components["responses"]["UnprocessableContent"];
             429: components["responses"]["TooManyRequests"];
             503: components["responses"]["ServiceUnavailable"];
         };

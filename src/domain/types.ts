@@ -251,6 +251,11 @@ export interface ClaimedExecution extends JobRequest {
   /** 1 for the first attempt. */
   attempt: number;
   /**
+   * Attempts made before the current attempt budget began (a replay starts a fresh budget,
+   * docs/interface.md, "Replay"): the retry policy counts `attempt - retryBase`. Absent: 0.
+   */
+  retryBase?: number;
+  /**
    * Epoch ms (UTC, the store's time) before which this attempt must not start: present only when
    * the claim took it before it was due (`ClaimDueParams.aheadMs`); absent, it may start at once.
    */

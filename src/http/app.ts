@@ -24,6 +24,7 @@ import { createRequestLimiter, DEFAULT_RATE_LIMIT, type RateLimitSettings } from
 import { apiKeyRoutes } from './routes/api-keys.js';
 import { cronJobRoutes } from './routes/cron-jobs.js';
 import type { RouteDeps } from './routes/deps.js';
+import { executionSearchRoutes } from './routes/execution-search.js';
 import { executionRoutes } from './routes/executions.js';
 import { consoleRoutes } from './console.js';
 import { openApiRoutes, registerOpenApiGenerator } from './openapi.js';
@@ -195,7 +196,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       }
     },
   };
-  const routeDeps: RouteDeps = { ctx, recorder };
+  const routeDeps: RouteDeps = { ctx, recorder, ...(deps.metrics ? { metrics: deps.metrics } : {}) };
   const limiter = createRequestLimiter({ ...DEFAULT_RATE_LIMIT, ...deps.rateLimit });
   await app.register(async (api) => {
     api.addHook('onRequest', authHook(store, clock, recorder, limiter));
@@ -206,6 +207,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     await api.register(scheduleBatchRoutes, routeDeps);
     await api.register(cronJobRoutes, routeDeps);
     await api.register(executionRoutes, routeDeps);
+    await api.register(executionSearchRoutes, routeDeps);
     if (deps.metrics && !deps.metricsOnOwnPort) await api.register(metricsRoute, { metrics: deps.metrics, authenticated: true });
   });
 

@@ -45,6 +45,8 @@ export interface MetricsExposition {
   render(): Promise<string>;
   /** Records one answered request. Never throws. */
   observeRequest(r: RequestObservation): void;
+  /** Counts `n` executions replayed through the API (`punctual_executions_replayed_total`). Never throws. */
+  countReplayed?(n: number): void;
 }
 
 /**

@@ -82,6 +82,7 @@ export class ServerMetrics {
   private readonly httpDuration: Histogram<'method' | 'route' | 'status_code'>;
   private readonly storeDuration: Histogram<'operation' | 'result'>;
   private readonly secretFailures: Counter<'reason'>;
+  private readonly replayed: Counter;
 
   constructor(opts: ServerMetricsOptions) {
     processRegistry(); // the process's collectors (event-loop lag, GC) start with the first server
@@ -114,6 +115,11 @@ export class ServerMetrics {
     });
     // Both reasons exist from the start (at 0), so an alert on increase() sees the first failure.
     for (const reason of SECRET_FAILURE_REASONS) this.secretFailures.inc({ reason }, 0);
+    this.replayed = new Counter({
+      name: 'punctual_executions_replayed_total',
+      help: 'Failed executions replayed through the API (POST /executions/{id}/replay and POST /executions/replay) on this node.',
+      registers,
+    });
   }
 
   /** Every series of this server, then the process's, in the Prometheus text format 0.0.4. */
@@ -125,6 +131,11 @@ export class ServerMetrics {
   observeRequest(r: { method: string; route: string; statusCode: number; seconds: number }): void {
     this.httpDuration.observe({ method: r.method, route: r.route, status_code: String(r.statusCode) }, Math.max(0, r.seconds));
   }
+
+  /** Counts `n` executions replayed through the API (`punctual_executions_replayed_total`). */
+  readonly countReplayed = (n: number): void => {
+    if (n > 0) this.replayed.inc(n);
+  };
 
   /** Records one store operation (`punctual_store_operation_duration_seconds`); see store-timing.ts. */
   readonly observeStoreOperation = (operation: string, seconds: number, ok: boolean): void => {

@@ -33,7 +33,7 @@ export interface DeliveryRow extends RetryRow {
  * execution stands for (the `missed_*` columns, see {@link missedOf}). Add a WHERE clause.
  */
 export function executionWithJobSql(from: string): string {
-  return `SELECT e.id, e.job_type, e.job_id, e.scheduled_for, coalesce(e.due_at, e.scheduled_for) AS due_at,
+  return `SELECT e.id, e.job_type, e.job_id, e.scheduled_for, coalesce(e.due_at, e.scheduled_for) AS due_at, e.retry_base,
        ${columnList(MISSED_COLUMN_NAMES, 'e')},
        coalesce(s.endpoint, c.endpoint) AS endpoint,
        coalesce(s.data, c.data) AS data,
@@ -64,6 +64,14 @@ export function callOf(codec: RowCodec, r: CallRow): CallSettings {
     successStatuses: successStatusesFromRow(codec, r.success_statuses),
     ...requestFromRow(codec, r),
   };
+}
+
+/**
+ * The `retryBase` of a claimed item from its execution's `retry_base` (see
+ * `ClaimedExecution.retryBase`): the property to spread, empty for 0 (a budget never replayed).
+ */
+export function retryBaseOf(r: { retry_base: number }): Pick<ClaimedExecution, 'retryBase'> {
+  return r.retry_base > 0 ? { retryBase: r.retry_base } : {};
 }
 
 /** The call settings of a cron job read by a claim; null `data` is `{}`. */

@@ -76,6 +76,7 @@ export const EXECUTION_RECORD_COLUMNS = [
   'missed_first',
   'missed_last',
   'missed_capped',
+  'retry_base',
 ] as const;
 
 /** A whole row of `executions` ({@link EXECUTION_RECORD_COLUMNS}), internal columns included. */
@@ -84,6 +85,7 @@ export interface ExecutionRecordRow extends ExecutionRow {
   lease_owner: string | null;
   lease_expires_at: number | null;
   error: string | null;
+  retry_base: number;
 }
 
 /** The columns of `execution_attempts`, in the order of the table. */
@@ -153,6 +155,7 @@ export function executionRecordFromRow(codec: RowCodec, r: ExecutionRecordRow): 
     leaseExpiresAt: r.lease_expires_at,
     error: r.error,
     dueAt: r.due_at,
+    retryBase: r.retry_base,
   };
 }
 
@@ -178,6 +181,7 @@ export function executionToRow(
     error: e.error,
     due_at: e.dueAt,
     ...missedToRow(codec, e.missedOccurrences),
+    retry_base: e.retryBase,
   };
 }
 

@@ -53,6 +53,8 @@ export interface ExecutionRecord {
   dueAt: number | null;
   /** The occurrences a catch-up execution stands for (misfire `once`), else null. */
   missedOccurrences: MissedOccurrences | null;
+  /** Attempts made before the current attempt budget began: 0, or the attempts made when it was last replayed. */
+  retryBase: number;
   attempts: Attempt[];
 }
 

@@ -5,7 +5,7 @@
  * Needs /usr/bin/chromium (`apt-get install -y chromium`); without it the browser tests are
  * skipped with one line saying so. Builds the console first when dist/console is missing or older
  * than its sources. Writes (with UPDATE_SCREENSHOTS=1) the screenshots of docs/screenshots/ (desktop overview, a detail page
- * with its history, the cron helper, the phone view).
+ * with its history, the cron helper, the failures page, the phone view).
  *
  * Browser-side code is passed to `page.evaluate` as strings: the test project has no DOM types.
  */
@@ -580,6 +580,65 @@ describe.skipIf(!HAS_CHROMIUM)('console in Chromium', () => {
     await page.getByRole('button', { name: 'Save changes' }).click();
     await eventually(() => page.locator('#f-auth-password-error').textContent()).toContain('Enter the secret again');
     expect(((await server.api('GET', `/cron/${job.id}`)).body as { auth: { username: string } }).auth.username).toBe('reports');
+  });
+
+  it('lists the last day’s failures by job, and replays one execution, all of a job, and one from a job’s history', async () => {
+    const api = async (method: string, path: string, body?: unknown) => {
+      const res = await server.api(method, path, body);
+      expect(res.status, `${method} ${path}`).toBeLessThan(300);
+      return res.body as { id: string; status: string };
+    };
+    const failed = (jobId: string, n: number) =>
+      eventually(async () => ((await server.api('GET', `/executions?status=Failed&jobId=${jobId}`)).body as { size: number }).size, 15_000).toBe(n);
+    receiver.respond('/broken-s', [{ status: 404 }, { status: 200 }]);
+    receiver.respond('/broken-c', [{ status: 500 }, { status: 500 }, { status: 200 }]);
+    receiver.respond('/broken-d', [{ status: 404 }, { status: 200 }]);
+    const soon = () => new Date(Date.now() + 200).toISOString();
+    const retry = { maxAttempts: 1 };
+    const s = await api('POST', '/schedules', { name: 'Broken invoice', scheduledAt: soon(), endpoint: `${receiver.url}/broken-s`, retry });
+    const c = await api('POST', '/cron', { name: 'Broken sync', expression: '0 0 1 1 *', endpoint: `${receiver.url}/broken-c`, retry });
+    await api('POST', `/cron/${c.id}/trigger`);
+    await api('POST', `/cron/${c.id}/trigger`);
+    await failed(s.id, 1);
+    await failed(c.id, 2);
+
+    await nav('Failures').click();
+    await eventually(() => heading().textContent()).toBe('Failures');
+    const groups = page.getByTestId('failure-group');
+    await eventually(() => groups.count()).toBe(2);
+    const cron = groups.filter({ hasText: 'Broken sync' });
+    const schedule = groups.filter({ hasText: 'Broken invoice' });
+    // The groups take their jobs' names once those are read.
+    await eventually(() => cron.getByTestId('failure').count()).toBe(2);
+    await eventually(() => schedule.getByTestId('failure').count()).toBe(1);
+    expect(await cron.getByTestId('failure').first().locator('td[data-label="Last status code"]').textContent()).toBe('500');
+    expect(await schedule.getByTestId('failure').first().locator('td[data-label="Last status code"]').textContent()).toBe('404');
+    expect(await schedule.getByTestId('failure').first().locator('td[data-label="Last error"]').textContent()).toMatch(/404/);
+    await shot('console-failures.png');
+
+    // One execution: called again, attempt 2 of the same execution (the same webhook-id); its schedule then Succeeded.
+    await schedule.getByRole('button', { name: /^Replay the execution/ }).click();
+    await eventually(() => groups.count(), 15_000).toBe(1);
+    await eventually(async () => (await api('GET', `/schedules/${s.id}`)).status, 15_000).toBe('Succeeded');
+    const calls = receiver.arrivals.filter((a) => a.path === '/broken-s');
+    expect(calls.map((a) => a.headers['punctual-attempt'])).toEqual(['1', '2']);
+    expect(new Set(calls.map((a) => a.headers['webhook-id'])).size).toBe(1);
+
+    // All of a job at once.
+    await cron.getByRole('button', { name: /^Replay all of this job/ }).click();
+    await eventually(() => page.getByText('No failures in the last 24 hours.').count(), 15_000).toBe(1);
+    await eventually(async () => ((await server.api('GET', `/executions?status=Succeeded&jobId=${c.id}`)).body as { size: number }).size, 15_000).toBe(2);
+
+    // From a job's own history.
+    const d = await api('POST', '/schedules', { name: 'Broken report', scheduledAt: soon(), endpoint: `${receiver.url}/broken-d`, retry });
+    await failed(d.id, 1);
+    await page.goto(url(`/schedules/${d.id}`));
+    const execution = page.locator('.execution').first();
+    await eventually(() => execution.getAttribute('data-status')).toBe('Failed');
+    await execution.getByRole('button', { name: /^Replay the execution/ }).click();
+    await eventually(() => execution.getAttribute('data-status'), 15_000).toBe('Succeeded');
+    expect(await execution.locator('table.attempts tbody tr').count()).toBe(2);
+    expect(pageErrors).toEqual([]);
   });
 
   it('labels every form control and keeps the pages free of script and CSP errors', async () => {

@@ -249,6 +249,7 @@ describe('the OpenAPI document', () => {
       'GET /cron limit',
       'GET /cron/preview count',
       'GET /cron/{id}/executions limit',
+      'GET /executions limit',
       'GET /schedules limit',
       'GET /schedules/{id}/executions limit',
     ]);

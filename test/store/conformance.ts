@@ -23,6 +23,7 @@ import type {
   RetryPolicy,
 } from '../../src/domain/types.js';
 import type { ClaimDueParams, Store } from '../../src/store/store.js';
+import { describeExecutionSearch } from './conformance-executions.js';
 import { describeLists } from './conformance-lists.js';
 import { describeBatch, describeGroupCommit } from './conformance-batch.js';
 import { describeIdempotency } from './conformance-idempotency.js';
@@ -196,6 +197,8 @@ export function exerciseStore(name: string, factory: () => Promise<StoreUnderTes
 
     // ---- paged, filtered lists (keyset pages, bounded scans): conformance-lists.ts ----------------
     describeLists(() => store);
+    // ---- executions across jobs and replay: conformance-executions.ts ---------------------------
+    describeExecutionSearch(() => store);
     // ---- job secrets (secretsPage, secretsReplace): conformance-secrets.ts -------------------------
     describeSecrets(() => store);
 

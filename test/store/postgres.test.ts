@@ -24,6 +24,9 @@ import { MigratedSchemaPool } from '../support/migrated.js';
 import { adminQuery, createTestSchema, pgTestUrl, type TestSchema } from '../support/pg.js';
 import { exerciseStore, T0 } from './conformance.js';
 import { expectOldRetryKept, OLD_RETRY_SEED, oldRetryIds } from './migration-retry.js';
+import { SEARCH_PLAN_CASES } from './execution-search-plans.js';
+import { searchPageSql } from '../../src/store/execution-search.js';
+import { PG_PLACEHOLDER } from '../../src/store/postgres/execution-search.js';
 
 const BASE = pgTestUrl();
 
@@ -277,6 +280,26 @@ describe.skipIf(!BASE)('PostgreSQL store', () => {
         const nextPlan = await plan(NEXT_DUE_SQL, []);
         for (const index of ['schedules_pending_due', 'executions_waiting', 'executions_running_lease']) {
           expect(nextPlan).toMatch(new RegExp(`Index Only Scan using ${index}`));
+        }
+      });
+
+      it('the executions list across jobs: every branch a backward index-only search stopped by its limit', async () => {
+        const s = await open();
+        await s.sql.rows(
+          `INSERT INTO executions (id, job_type, job_id, scheduled_for, status, attempt, created_at, finished_at)
+           SELECT 'e-' || g, CASE WHEN g % 3 = 0 THEN 'cron' ELSE 'schedule' END, CASE WHEN g % 2 = 0 THEN 'j-5' ELSE 'j-' || g END, g,
+                  (ARRAY['Succeeded', 'Failed', 'Succeeded', 'Skipped'])[1 + g % 4], 1, 0, g
+             FROM generate_series(1, 20000) AS g`,
+        );
+        await s.sql.rows('ANALYZE');
+        for (const c of SEARCH_PLAN_CASES) {
+          const { keys } = searchPageSql(c.params, PG_PLACEHOLDER);
+          const text = (await s.sql.rows<{ 'QUERY PLAN': string }>(`EXPLAIN (COSTS OFF) ${keys.sql}`, keys.params))
+            .map((r) => r['QUERY PLAN'])
+            .join('\n');
+          const scans = text.match(new RegExp(`Limit\\s+->  Index (Only )?Scan Backward using ${c.index} on executions`, 'g')) ?? [];
+          expect(scans, `${c.name}\n${text}`).toHaveLength(c.branches);
+          expect(text, c.name).not.toMatch(/Seq Scan on executions/);
         }
       });
 

@@ -20,10 +20,12 @@ import { CRON_PAGE_SQL } from '../../src/store/sqlite/cron-jobs.js';
 import { SCHEDULE_PAGE_SQL } from '../../src/store/sqlite/schedules.js';
 import { SqliteStore } from '../../src/store/sqlite/index.js';
 import { LATEST_VERSION, migrate, MIGRATIONS } from '../../src/store/sqlite/migrations.js';
+import { searchPageSql } from '../../src/store/execution-search.js';
 import { migratedSqlite } from '../support/migrated.js';
 import type { ClaimDueParams, Store } from '../../src/store/store.js';
 import { exerciseStore, T0 } from './conformance.js';
 import { expectOldRetryKept, OLD_RETRY_SEED, oldRetryIds } from './migration-retry.js';
+import { SEARCH_PLAN_CASES } from './execution-search-plans.js';
 
 const CHILD = fileURLToPath(new URL('./sqlite-child.ts', import.meta.url));
 
@@ -500,6 +502,27 @@ describe('SQLite store', () => {
       expect(prune).toMatch(/SEARCH c USING INDEX sqlite_autoindex_cron_jobs_1 \(id=\?\)/);
       expect(prune).not.toMatch(/TEMP B-TREE/);
       expect(prune).not.toMatch(FULL_SCAN);
+    });
+
+    it('the executions list across jobs: every branch a search of its index, no sort inside a branch', async () => {
+      (await open()).close();
+      const db = new Database(path, { readonly: true });
+      try {
+        for (const c of SEARCH_PLAN_CASES) {
+          const { keys } = searchPageSql(c.params, () => '?');
+          const p = (db.prepare(`EXPLAIN QUERY PLAN ${keys.sql}`).all(...keys.params) as { detail: string }[]).map((r) => r.detail);
+          const searches = p.filter((d) => /^SEARCH executions USING/.test(d));
+          expect(searches, c.name).toHaveLength(c.branches);
+          for (const d of searches) expect(d, c.name).toMatch(new RegExp(`USING (COVERING )?INDEX ${c.index} \\(`));
+          expect(p.join('\n'), c.name).not.toMatch(FULL_SCAN);
+          // Only what a branch gives (≤ limit + 1 keys) and their merge are sorted, never inside a branch.
+          p.forEach((d, i) => {
+            if (/TEMP B-TREE/.test(d)) expect(p[i - 1], c.name).toMatch(/^(SCAN b\d+|SCAN u|USE TEMP B-TREE FOR ORDER BY)$/);
+          });
+        }
+      } finally {
+        db.close();
+      }
     });
   });
 

@@ -82,6 +82,19 @@ describe('attemptOutcome', () => {
     expect(attemptOutcome(claim(1), result({ statusCode: 404, ok: false }), half)).toMatchObject({ status: 'Failed', nextAttemptAt: null });
   });
 
+  it('counts a replayed execution\'s attempts within its fresh budget (attempt − retryBase), for the decision and the backoff', () => {
+    // Replayed after 3 attempts: attempt 5 is the 2nd of the new budget of 3 (ceiling 2 s; random 0.5 → 1 s).
+    const replayed = { ...claim(5), retryBase: 3 };
+    expect(attemptOutcome(replayed, result({ statusCode: 503, ok: false }), half)).toMatchObject({
+      attempt: 5,
+      status: 'Retrying',
+      nextAttemptAt: T0 + 50 + 1_000,
+    });
+    expect(attemptOutcome({ ...claim(6), retryBase: 3 }, result({ statusCode: 503, ok: false }), half)).toMatchObject({ status: 'Failed' });
+    // Without the base the same attempt would be past the budget.
+    expect(attemptOutcome(claim(5), result({ statusCode: 503, ok: false }), half)).toMatchObject({ status: 'Failed' });
+  });
+
   it('never retries a destination the SSRF guard refused, whatever its status', () => {
     const o = attemptOutcome(claim(1), result({ statusCode: null, ok: false, refused: true, error: 'refused' }), half);
     expect(o).toMatchObject({ status: 'Failed', nextAttemptAt: null, error: 'refused' });

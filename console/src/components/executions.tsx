@@ -1,8 +1,8 @@
 /** A job's execution history with each attempt (GET /schedules|cron/{id}/executions, cursor paging). */
 import { useEffect, useRef, useState } from 'preact/hooks';
-import { listExecutions, type Execution, type JobType } from '../api';
+import { listExecutions, replayExecution, type Execution, type JobType } from '../api';
 import { formatDuration, formatInstant, formatInstantMs } from '../format';
-import { Alert, errorText, Instant, StatusBadge } from './ui';
+import { Alert, announce, errorText, Instant, StatusBadge } from './ui';
 
 const PAGE_SIZE = 20;
 
@@ -129,7 +129,10 @@ export function ExecutionHistory({ jobType, jobId, pollMs = 2_000 }: { jobType: 
                     </span>
                   </span>
                 </summary>
-                <ExecutionBody execution={e} />
+                <ExecutionBody
+                  execution={e}
+                  onReplayed={(r) => setItems((prev) => (prev ?? []).map((x) => (x.id === r.id ? r : x)))}
+                />
               </details>
             </li>
           ))}
@@ -144,9 +147,44 @@ export function ExecutionHistory({ jobType, jobId, pollMs = 2_000 }: { jobType: 
   );
 }
 
-function ExecutionBody({ execution: e }: { execution: Execution }) {
+/**
+ * "Replay" for a Failed execution (POST /executions/{id}/replay): it is called again, attempt N+1
+ * with the same webhook-id and a fresh attempt budget. `onReplayed` gets the execution as replayed.
+ */
+export function ReplayButton({ execution, onReplayed }: { execution: Execution; onReplayed?: (e: Execution) => void }) {
+  const [busy, setBusy] = useState(false);
+  const replay = async () => {
+    setBusy(true);
+    try {
+      const e = await replayExecution(execution.id);
+      announce(`Execution replayed: attempt ${e.attempts.length + 1} is due now.`);
+      onReplayed?.(e);
+    } catch (err) {
+      announce(`Could not replay the execution: ${errorText(err)}`, 'error');
+    } finally {
+      setBusy(false);
+    }
+  };
+  return (
+    <button type="button" class="button" onClick={replay} disabled={busy}>
+      {busy ? 'Replaying…' : 'Replay'}
+      <span class="visually-hidden">
+        {' '}
+        the execution scheduled for {formatInstant(execution.scheduledFor)}
+      </span>
+    </button>
+  );
+}
+
+function ExecutionBody({ execution: e, onReplayed }: { execution: Execution; onReplayed?: (e: Execution) => void }) {
   return (
     <div class="execution-body">
+      {e.status === 'Failed' && (
+        <p class="actions">
+          <ReplayButton execution={e} onReplayed={onReplayed} />{' '}
+          <span class="muted">Calls it again: the same webhook-id, attempt {e.attempts.length + 1}, a fresh attempt budget.</span>
+        </p>
+      )}
       <dl class="facts facts-compact">
         <div>
           <dt>Execution id (webhook-id)</dt>

@@ -7,7 +7,7 @@ import { Id, Nullable, RuleString, SizedList, StringEnum, Timestamp } from './co
 
 /** Describes the statuses, for `status` and for a cron job's `lastStatus`. */
 export const EXECUTION_STATUS_DESCRIPTION =
-  'Pending (made by a trigger, not yet started); Running (an attempt in flight); Retrying (waiting for its next attempt); ' +
+  'Pending (made by a trigger, not yet started); Running (an attempt in flight); Retrying (waiting for its next attempt, a replayed one included); ' +
   'Succeeded (an answer the job lists in `successStatuses`, 2xx by default); Failed (attempts exhausted, or another 4xx than 408 and 429, ' +
   '410 included, not listed); Skipped (did not run: overlap or misfire policy).';
 

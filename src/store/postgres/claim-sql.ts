@@ -110,7 +110,7 @@ SELECT s.*, s.eid IN (SELECT id FROM ins) AS inserted FROM s`;
  * `greatest(now, next_attempt_at)` (`attemptStart`, claim-rules.ts; NULL for a lease: now).
  */
 export const RELET_SQL = `WITH k AS MATERIALIZED (
-  SELECT id, job_type, job_id, scheduled_for, due_at, status, next_attempt_at, lease_expires_at, ${columnList(MISSED_COLUMN_NAMES)}
+  SELECT id, job_type, job_id, scheduled_for, due_at, status, next_attempt_at, lease_expires_at, retry_base, ${columnList(MISSED_COLUMN_NAMES)}
     FROM executions WHERE id = ANY($1::text[])),
 e AS (
   ${executionWithJobSql('k AS e')}
@@ -123,7 +123,7 @@ failed AS (
 UPDATE executions x SET status = 'Running', attempt = x.attempt + 1, started_at = coalesce(x.started_at, greatest($2::bigint, x.next_attempt_at)),
        next_attempt_at = NULL, lease_owner = $3::text, lease_expires_at = $2::bigint + e.timeout_ms + $4::bigint
   FROM e WHERE x.id = ANY($1::text[]) AND x.id = e.id AND e.job_exists
-RETURNING x.id, x.attempt, x.lease_expires_at, e.job_type, e.job_id, e.scheduled_for, e.due_at, e.endpoint, e.data,
+RETURNING x.id, x.attempt, e.retry_base, x.lease_expires_at, e.job_type, e.job_id, e.scheduled_for, e.due_at, e.endpoint, e.data,
           ${columnList(RETRY_COLUMNS, 'e')}, e.timeout_ms, e.success_statuses, ${columnList(MISSED_COLUMN_NAMES, 'e')},
           ${columnList(REQUEST_COLUMNS, 'e')}`;
 

@@ -94,7 +94,7 @@ import {
   type ClaimResult,
 } from '../claim-rules.js';
 import type { ClaimDueParams, DueCounts } from '../store.js';
-import { callOf, callOfJob, missedOf, startedSchedule, type CallRow, type StartedScheduleRow } from '../claim-common.js';
+import { callOf, callOfJob, missedOf, retryBaseOf, startedSchedule, type CallRow, type StartedScheduleRow } from '../claim-common.js';
 import { PASS_THROUGH } from '../rows.js';
 import { missedToRow, type MissedRow } from '../rows-executions.js';
 import {
@@ -132,6 +132,7 @@ interface ReletRow extends CallRow, MissedRow {
   due_at: number;
   endpoint: string;
   attempt: number;
+  retry_base: number;
   lease_expires_at: number;
 }
 
@@ -238,6 +239,7 @@ export class ClaimQueries {
           scheduledFor: e.scheduled_for,
           dueAt: e.due_at,
           attempt: e.attempt,
+          ...retryBaseOf(e),
           ...aheadOf(c, dueOf.get(e.id) ?? c.now),
           endpoint: e.endpoint,
           ...callOf(PASS_THROUGH, e),

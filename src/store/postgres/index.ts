@@ -4,6 +4,7 @@ import type { FinishResult } from '../outcome-rules.js';
 import { warnPaused, type ClaimDueResult } from '../claim-rules.js';
 import { GROUP_MAX_ROWS, GroupCommit } from '../group-commit.js';
 import type * as S from '../store.js';
+import type { ExecutionSearchParams, ExecutionsReplayParams } from '../execution-search.js';
 import type * as I from '../store-idempotency.js';
 import type { NodeRecord, NodesAtParams, NodesReaped } from '../store-nodes.js';
 import type { JobSecretsEntry, SecretsPageParams, SecretsReplaceParams } from '../store-secrets.js';
@@ -20,6 +21,7 @@ import {
   type Sql,
 } from './connection.js';
 import { cronJobs } from './cron-jobs.js';
+import { executionSearch } from './execution-search.js';
 import { executions } from './executions.js';
 import { idempotency } from './idempotency.js';
 import { migrate } from './migrations.js';
@@ -281,6 +283,21 @@ export class PostgresStore implements S.Store {
   }
   async executionList(p: S.ExecutionListParams): Promise<S.ExecutionPage> {
     return this.run(() => executions.list(this.db.sql, p));
+  }
+  async executionSearch(p: ExecutionSearchParams): Promise<S.ExecutionPage> {
+    return this.run(() => executionSearch.search(this.db.sql, p));
+  }
+  async executionReplay(p: { id: string; now: number }): Promise<D.Execution | 'not_found' | 'not_failed' | 'job_deleted'> {
+    return this.run(async () => {
+      const n = await this.notifyContext();
+      return this.db.tx((sql) => executionSearch.replay(sql, n, p.id, p.now));
+    });
+  }
+  async executionsReplay(p: ExecutionsReplayParams): Promise<number> {
+    return this.run(async () => {
+      const n = await this.notifyContext();
+      return this.db.tx((sql) => executionSearch.replayMany(sql, n, p));
+    });
   }
   async jobTrigger(p: S.JobTriggerParams): Promise<D.Execution | 'not_found' | 'not_pending'> {
     return this.run(async () => {

@@ -318,6 +318,28 @@ ALTER TABLE cron_jobs ADD COLUMN consecutive_failures integer NOT NULL DEFAULT 0
 ALTER TABLE execution_attempts ADD COLUMN trace_id text, ADD COLUMN span_id text;
 `,
   },
+  /*
+   * As SQLite's migration 11. Executions across jobs and replay (docs/interface.md, "Executions across jobs"):
+   *   retry_base                  attempts made before the current attempt budget began (0; a
+   *                               replay sets it to the attempts made so far, so the job's retry
+   *                               policy counts `attempt - retry_base`)
+   *   executions_by_type_time     every execution of a kind by (scheduled_for, id): the list
+   *                               without a status or job filter, read backwards
+   *   executions_by_type_status_time  by kind, status, then (scheduled_for, id): the list filtered
+   *                               by status (one backward range per kind and status, merged). Not
+   *                               led by `status`: the claim's searches of one status (Running
+   *                               leases, waiting, finished) must keep their partial indexes
+   * Both hold `id`, so the list's scan reads the index only, then the page's rows by primary key
+   * (store/execution-search.ts; plans checked in test/store/postgres.test.ts).
+   */
+  {
+    version: 10,
+    sql: `
+ALTER TABLE executions ADD COLUMN retry_base integer NOT NULL DEFAULT 0;
+CREATE INDEX executions_by_type_time ON executions (job_type, scheduled_for, id);
+CREATE INDEX executions_by_type_status_time ON executions (job_type, status, scheduled_for, id);
+`,
+  },
 ];
 
 /** Highest schema version this code knows. */

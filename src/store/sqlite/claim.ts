@@ -81,7 +81,7 @@ import {
   type ExecutionKey,
   type OccurrenceStatus,
 } from '../claim-rules.js';
-import { callOf, callOfJob, executionWithJobSql, missedOf, startedSchedule, type CallRow, type StartedScheduleRow } from '../claim-common.js';
+import { callOf, callOfJob, executionWithJobSql, missedOf, retryBaseOf, startedSchedule, type CallRow, type StartedScheduleRow } from '../claim-common.js';
 import { columnList, REQUEST_COLUMNS, RETRY_COLUMNS } from '../rows.js';
 import { missedToRow, type MissedRow } from '../rows-executions.js';
 import type { ClaimDueParams, DueCounts } from '../store.js';
@@ -105,6 +105,7 @@ interface ExistingRow extends CallRow, MissedRow {
   job_id: string;
   scheduled_for: number;
   due_at: number;
+  retry_base: number;
   endpoint: string | null;
   job_exists: number;
 }
@@ -324,6 +325,7 @@ export class ClaimQueries {
       scheduledFor: e.scheduled_for,
       dueAt: e.due_at,
       attempt,
+      ...retryBaseOf(e),
       ...aheadOf(c, due),
       endpoint: e.endpoint,
       ...callOf(SQLITE_CODEC, e),

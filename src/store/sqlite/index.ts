@@ -4,6 +4,7 @@ import { warnPaused, type ClaimDueResult } from '../claim-rules.js';
 import { GROUP_MAX_ROWS, GroupCommit } from '../group-commit.js';
 import type { FinishResult } from '../outcome-rules.js';
 import type * as S from '../store.js';
+import type { ExecutionSearchParams, ExecutionsReplayParams } from '../execution-search.js';
 import type * as I from '../store-idempotency.js';
 import type { NodeRecord, NodesAtParams, NodesReaped } from '../store-nodes.js';
 import type { JobSecretsEntry, SecretsPageParams, SecretsReplaceParams } from '../store-secrets.js';
@@ -18,6 +19,7 @@ import {
   type Db,
 } from './connection.js';
 import { CronJobQueries } from './cron-jobs.js';
+import { ExecutionSearchQueries } from './execution-search.js';
 import { ExecutionQueries } from './executions.js';
 import { IdempotencyQueries } from './idempotency.js';
 import { migrate } from './migrations.js';
@@ -38,6 +40,7 @@ interface Queries {
   cron: CronJobQueries;
   claim: ClaimQueries;
   executions: ExecutionQueries;
+  search: ExecutionSearchQueries;
   settings: SettingQueries;
   secrets: SecretsQueries;
   idempotency: IdempotencyQueries;
@@ -216,6 +219,15 @@ export class SqliteStore implements S.Store {
   async executionList(p: S.ExecutionListParams): Promise<S.ExecutionPage> {
     return this.run((q) => q.executions.list(p));
   }
+  async executionSearch(p: ExecutionSearchParams): Promise<S.ExecutionPage> {
+    return this.run((q) => q.search.search(p));
+  }
+  async executionReplay(p: { id: string; now: number }): Promise<D.Execution | 'not_found' | 'not_failed' | 'job_deleted'> {
+    return this.run((q) => q.search.replay(p.id, p.now));
+  }
+  async executionsReplay(p: ExecutionsReplayParams): Promise<number> {
+    return this.run((q) => q.search.replayMany(p));
+  }
   async jobTrigger(p: S.JobTriggerParams): Promise<D.Execution | 'not_found' | 'not_pending'> {
     return this.run((q) => q.executions.trigger(p));
   }
@@ -295,12 +307,14 @@ export class SqliteStore implements S.Store {
 
 function prepare(db: Db): Queries {
   try {
+    const executions = new ExecutionQueries(db);
     return {
       apiKeys: new ApiKeyQueries(db),
       schedules: new ScheduleQueries(db),
       cron: new CronJobQueries(db),
       claim: new ClaimQueries(db),
-      executions: new ExecutionQueries(db),
+      executions,
+      search: new ExecutionSearchQueries(db, executions),
       settings: new SettingQueries(db),
       secrets: new SecretsQueries(db),
       idempotency: new IdempotencyQueries(db),

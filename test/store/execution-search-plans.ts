@@ -1,0 +1,37 @@
+/**
+ * The filter combinations of `Store.executionSearch` whose plans test/store/sqlite.test.ts and
+ * test/store/postgres.test.ts check (EXPLAIN QUERY PLAN / EXPLAIN): for each, the index every
+ * branch of the statement must search (store/execution-search.ts) and how many branches it has.
+ */
+import type { ExecutionSearchParams } from '../../src/store/execution-search.js';
+import { encodeCursor } from '../../src/store/paging.js';
+
+const BASE: ExecutionSearchParams = { statuses: [], jobType: null, jobId: null, from: null, to: null, limit: 100, cursor: null };
+
+/** One filter combination: its params, the index of its branches, and how many branches. */
+export interface PlanCase {
+  name: string;
+  params: ExecutionSearchParams;
+  index: 'executions_by_type_time' | 'executions_by_type_status_time' | 'executions_by_job';
+  branches: number;
+}
+
+export const SEARCH_PLAN_CASES: PlanCase[] = [
+  { name: 'no filter', params: BASE, index: 'executions_by_type_time', branches: 2 },
+  { name: 'a cursor', params: { ...BASE, cursor: encodeCursor({ at: 5_000, id: 'e-1' }) }, index: 'executions_by_type_time', branches: 2 },
+  { name: 'status', params: { ...BASE, statuses: ['Failed'] }, index: 'executions_by_type_status_time', branches: 2 },
+  { name: 'two statuses', params: { ...BASE, statuses: ['Failed', 'Retrying'] }, index: 'executions_by_type_status_time', branches: 4 },
+  { name: 'jobType', params: { ...BASE, jobType: 'cron' }, index: 'executions_by_type_time', branches: 1 },
+  { name: 'jobType + jobId', params: { ...BASE, jobType: 'schedule', jobId: 'j-5' }, index: 'executions_by_job', branches: 1 },
+  { name: 'jobId', params: { ...BASE, jobId: 'j-5' }, index: 'executions_by_job', branches: 2 },
+  { name: 'from/to', params: { ...BASE, from: 1_000, to: 19_000 }, index: 'executions_by_type_time', branches: 2 },
+  {
+    name: 'status + from/to',
+    params: { ...BASE, statuses: ['Failed'], from: 1_000, to: 19_000, cursor: encodeCursor({ at: 18_000, id: 'e-1' }) },
+    index: 'executions_by_type_status_time',
+    branches: 2,
+  },
+  { name: 'status + jobType', params: { ...BASE, statuses: ['Failed'], jobType: 'cron' }, index: 'executions_by_type_status_time', branches: 1 },
+  // Not here: `jobId` with `status`, whose statuses are checked on the job's rows (a page costs at
+  // most the job's executions; the planner may then read them another way).
+];
