@@ -4,6 +4,7 @@ import { columnList, PASS_THROUGH } from '../rows.js';
 import * as execRows from '../rows-executions.js';
 import { lockKeySql, type Sql } from './connection.js';
 import { notifySql } from './notify.js';
+import { finishedOutboxSql } from '../notification-rules.js';
 import type { NotifyContext } from './schedules.js';
 
 const ATTEMPT_LIST = columnList(execRows.ATTEMPT_COLUMNS);
@@ -45,6 +46,8 @@ export const PRUNABLE_SQL = `SELECT e.id FROM executions e
  *      1's own start replaces the claim instant.
  *   a  appends the attempt of each execution f changed;
  *   s  gives a finished schedule its execution's status (a deleted schedule has no row: nothing);
+ *   n  writes the notifications the finished executions cause (../notification-rules.ts: a join
+ *      with notification_channels, so nothing is read but an empty table when there is no channel);
  *   and the earliest Retrying instant is announced (notify.ts).
  * The row lock each UPDATE takes is re-checked on the newest row version (READ COMMITTED), so a
  * takeover that commits meanwhile makes the outcome a no-op, as the contract says.
@@ -72,7 +75,7 @@ f AS (
     lease_expires_at = NULL
   FROM o
   WHERE e.id = o.execution_id AND e.lease_owner = o.node AND e.status = o.running AND e.attempt = o.attempt
-  RETURNING e.id, e.attempt, e.job_type, e.job_id, e.status, e.next_attempt_at),
+  RETURNING e.id, e.attempt, e.job_type, e.job_id, e.status, e.next_attempt_at, e.finished_at, e.scheduled_for),
 a AS (
   INSERT INTO execution_attempts (execution_id, number, started_at, duration_ms, status_code, error, response_body, method, url)
   SELECT o.execution_id, o.attempt, o.started_at, o.duration_ms, o.status_code, o.error, o.response_body, o.method, o.url
@@ -80,7 +83,9 @@ a AS (
   ON CONFLICT (execution_id, number) DO NOTHING),
 s AS (
   UPDATE schedules x SET status = f.status FROM f
-   WHERE f.job_type = 'schedule' AND f.status <> 'Retrying' AND x.id = f.job_id AND x.status = 'Running')
+   WHERE f.job_type = 'schedule' AND f.status <> 'Retrying' AND x.id = f.job_id AND x.status = 'Running'),
+n AS (
+${finishedOutboxSql('f')})
 SELECT (SELECT count(*) FROM f) AS finished,
        ${notifySql(`(SELECT min(f.next_attempt_at) FROM f WHERE f.status = 'Retrying')`, '$13', clock)} AS notified`;
 }

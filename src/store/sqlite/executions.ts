@@ -3,6 +3,7 @@ import { decodeCursor } from '../paging.js';
 import { columnList } from '../rows.js';
 import * as execRows from '../rows-executions.js';
 import type { Db } from './connection.js';
+import { finishedOutboxStatement } from './notifications.js';
 import { SQLITE_CODEC } from './json.js';
 
 const ATTEMPT_LIST = columnList(execRows.ATTEMPT_COLUMNS);
@@ -40,6 +41,7 @@ export class ExecutionQueries {
   private readonly insertAttempt;
   private readonly settleSchedule;
   private readonly finishTx;
+  private readonly outbox;
   private readonly byId;
   private readonly attemptsOfOne;
   private readonly attemptsOf;
@@ -66,7 +68,7 @@ export class ExecutionQueries {
     // Positional parameters: this runs once per outcome on the hot path.
     this.finishOne = db.prepare<
       [string, number | null, number | null, number, number, number, string, string, number],
-      { job_type: JobType; job_id: string }
+      { job_type: JobType; job_id: string; scheduled_for: number }
     >(
       `UPDATE executions SET
          status = ?,
@@ -76,8 +78,10 @@ export class ExecutionQueries {
          lease_owner = NULL,
          lease_expires_at = NULL
        WHERE id = ? AND lease_owner = ? AND status = 'Running' AND attempt = ?
-       RETURNING job_type, job_id`,
+       RETURNING job_type, job_id, scheduled_for`,
     );
+    // The notifications an outcome causes, in its transaction (../notification-rules.ts).
+    this.outbox = finishedOutboxStatement(db);
     this.insertAttempt = db.prepare<[execRows.AttemptRow]>(
       `INSERT INTO execution_attempts (${ATTEMPT_LIST})
        VALUES (${execRows.ATTEMPT_COLUMNS.map((c) => `:${c}`).join(', ')}) ON CONFLICT (execution_id, number) DO NOTHING`,
@@ -190,7 +194,9 @@ export class ExecutionQueries {
     this.insertAttempt.run(
       execRows.attemptToRow(executionId, { number: attempt, startedAt, durationMs, statusCode, error, responseBody, method, url }),
     );
-    if (!retrying && e.job_type === 'schedule') this.settleSchedule.run(o.status, e.job_id);
+    if (retrying) return;
+    if (e.job_type === 'schedule') this.settleSchedule.run(o.status, e.job_id);
+    this.outbox.run({ id: executionId, job_type: e.job_type, job_id: e.job_id, status: o.status, finished_at: finishedAt, scheduled_for: e.scheduled_for });
   }
 
   private triggerIn(p: { jobType: JobType; jobId: string; id: string; now: number }): Execution | 'not_found' | 'not_pending' {
