@@ -25,6 +25,7 @@ import { apiKeyRoutes } from './routes/api-keys.js';
 import { cronJobRoutes } from './routes/cron-jobs.js';
 import type { RouteDeps } from './routes/deps.js';
 import { executionRoutes } from './routes/executions.js';
+import { notificationChannelRoutes, type ChannelRouteDeps } from './routes/notification-channels.js';
 import { consoleRoutes } from './console.js';
 import { openApiRoutes, registerOpenApiGenerator } from './openapi.js';
 import { healthRoutes } from './routes/health.js';
@@ -99,6 +100,11 @@ export interface AppDeps {
    * (`KeyRing.ephemeral()`), for tests; `startServer` always passes the configured one or null.
    */
   keyRing?: KeyRing | null;
+  /**
+   * Sends the test message of `POST /notification-channels/{id}/test` (the server's notification
+   * sender, src/dispatch/notification-sender.ts). Absent: that route does not exist.
+   */
+  testChannel?: ChannelRouteDeps['testChannel'];
 }
 
 /** The app with its `LastUsedRecorder`, exposed for tests (flush instead of sleeping). */
@@ -198,6 +204,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     await api.register(scheduleBatchRoutes, routeDeps);
     await api.register(cronJobRoutes, routeDeps);
     await api.register(executionRoutes, routeDeps);
+    await api.register(notificationChannelRoutes, { ...routeDeps, ...(deps.testChannel && { testChannel: deps.testChannel }) });
     if (deps.metrics && !deps.metricsOnOwnPort) await api.register(metricsRoute, { metrics: deps.metrics, authenticated: true });
   });
 
