@@ -97,6 +97,11 @@ export interface Config {
    */
   notifyMaxPerMinute: number;
   /**
+   * Timeout of one notification message in ms (`PUNCTUAL_NOTIFY_TIMEOUT_MS`, default 10,000,
+   * 1,000–60,000). A claim of notifications is leased for twice this plus 5 s.
+   */
+  notifyTimeoutMs: number;
+  /**
    * The URL people reach this service at (`PUNCTUAL_PUBLIC_URL`, an absolute http(s) URL, kept
    * without its trailing slash), for links to the console in Slack notifications; null when unset.
    */
@@ -164,6 +169,7 @@ export function loadConfig(processEnv: NodeJS.ProcessEnv = process.env): Config 
   const misfireThresholdMs = int('PUNCTUAL_MISFIRE_THRESHOLD_MS', 60_000, 1_000, 86_400_000);
   const maxInFlight = int('PUNCTUAL_MAX_IN_FLIGHT', 512, 1, 100_000);
   const notifyMaxPerMinute = int('PUNCTUAL_NOTIFY_MAX_PER_MINUTE', 10, 1, 10_000);
+  const notifyTimeoutMs = int('PUNCTUAL_NOTIFY_TIMEOUT_MS', 10_000, 1_000, 60_000);
   const publicUrlRaw = env.PUNCTUAL_PUBLIC_URL?.trim();
   let publicUrl: string | null = null;
   if (publicUrlRaw) {
@@ -274,6 +280,7 @@ export function loadConfig(processEnv: NodeJS.ProcessEnv = process.env): Config 
     misfireThresholdMs,
     maxInFlight,
     notifyMaxPerMinute,
+    notifyTimeoutMs,
     publicUrl,
     role,
     metricsPort,

@@ -184,6 +184,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     signer: notifySigner!,
     policy: config.endpointPolicy,
     userAgent: `Punctual/${VERSION}`,
+    timeoutMs: config.notifyTimeoutMs,
     now: () => clock.now(),
   });
   const notifier = dispatcher

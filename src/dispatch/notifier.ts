@@ -41,7 +41,7 @@ export interface NotifierOptions {
   publicUrl?: string | null;
   /** Pause between passes that found less than a full batch (ms; default 1,000). */
   pollMs?: number;
-  /** Notifications claimed per pass (default 100). */
+  /** Notifications claimed per pass (default 500): a digest carries at most this many. */
   batch?: number;
   /** Attempts of one message before it is dropped (default 8). */
   maxAttempts?: number;
@@ -82,7 +82,7 @@ export class Notifier {
 
   constructor(private readonly opts: NotifierOptions) {
     this.max = opts.maxPerMinute ?? 10;
-    this.batch = opts.batch ?? 100;
+    this.batch = opts.batch ?? 500;
     this.maxAttempts = opts.maxAttempts ?? 8;
   }
 
@@ -109,7 +109,8 @@ export class Notifier {
   async pass(): Promise<number> {
     const { store, nodeId } = this.opts;
     const now = this.opts.now();
-    const leaseMs = this.opts.sender.timeoutMs + 20_000;
+    // The sends of a pass run side by side, each within the timeout: twice it plus 5 s covers the pass.
+    const leaseMs = 2 * this.opts.sender.timeoutMs + 5_000;
     const rows = await store.notificationsClaim({ nodeId, now, limit: this.batch, leaseMs });
     if (rows.length === 0) return 0;
     const channels = new Map((await store.channelList()).map((c) => [c.id, c]));
