@@ -102,7 +102,7 @@ export interface AppDeps {
   keyRing?: KeyRing | null;
   /**
    * Sends the test message of `POST /notification-channels/{id}/test` (the server's notification
-   * sender, src/dispatch/notification-sender.ts). Absent: that route does not exist.
+   * sender, src/dispatch/notification-sender.ts). Absent: that route answers 404.
    */
   testChannel?: ChannelRouteDeps['testChannel'];
 }

@@ -3,6 +3,7 @@
  * POST /notification-channels/{id}/test (docs/interface.md, docs/when-calls-fail.md).
  */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { NotFoundError } from '../../domain/errors.js';
 import type { NotificationChannel } from '../../domain/notifications.js';
 import {
   channelToTest,
@@ -32,7 +33,7 @@ import { createSchema, deleteRoute, getByIdSchema, operationHead, readSchema, up
 export interface ChannelRouteDeps extends RouteDeps {
   /**
    * Sends the test message to a channel at once and says how the receiver took it (the server's
-   * notification sender). Absent: no `POST /notification-channels/{id}/test` route.
+   * notification sender; `startServer` always gives it). Absent: the test route answers 404.
    */
   testChannel?: (channel: NotificationChannel) => Promise<ChannelTestWire>;
 }
@@ -130,8 +131,7 @@ export const notificationChannelRoutes: FastifyPluginAsyncTypebox<ChannelRouteDe
     (id) => deleteChannel(store, id),
   );
 
-  if (testChannel) {
-    app.post(
+  app.post(
       '/notification-channels/:id/test',
       {
         schema: {
@@ -148,7 +148,10 @@ export const notificationChannelRoutes: FastifyPluginAsyncTypebox<ChannelRouteDe
           response: { 200: jsonResponse('How the receiver took the message.', ChannelTestSchema), ...problemResponses(400, 404, ...AUTHENTICATED) },
         },
       },
-      async (req) => testChannel(await channelToTest(store, req.params.id)),
-    );
-  }
+    async (req) => {
+      const channel = await channelToTest(store, req.params.id);
+      if (!testChannel) throw new NotFoundError('This server has no notification sender.');
+      return testChannel(channel);
+    },
+  );
 };
