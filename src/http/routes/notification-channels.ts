@@ -132,22 +132,22 @@ export const notificationChannelRoutes: FastifyPluginAsyncTypebox<ChannelRouteDe
   );
 
   app.post(
-      '/notification-channels/:id/test',
-      {
-        schema: {
-          ...operationHead({
-            operationId: 'testNotificationChannel',
-            tags: TAGS,
-            summary: 'Send a test message',
-            description:
-              'Sends a test message (type `notifications.test`) to the channel at once, and answers 200 with how the receiver took it: ' +
-              'its status code, the duration and, unless it answered 2xx, why it failed. Not retried.',
-          }),
-          params: IdParams,
-          querystring: NoQuery,
-          response: { 200: jsonResponse('How the receiver took the message.', ChannelTestSchema), ...problemResponses(400, 404, ...AUTHENTICATED) },
-        },
+    '/notification-channels/:id/test',
+    {
+      schema: {
+        ...operationHead({
+          operationId: 'testNotificationChannel',
+          tags: TAGS,
+          summary: 'Send a test message',
+          description:
+            'Sends a test message (type `notifications.test`) to the channel at once, and answers 200 with how the receiver took it: ' +
+            'its status code, the duration and, unless it answered 2xx, why it failed. Not retried.',
+        }),
+        params: IdParams,
+        querystring: NoQuery,
+        response: { 200: jsonResponse('How the receiver took the message.', ChannelTestSchema), ...problemResponses(400, 404, ...AUTHENTICATED) },
       },
+    },
     async (req) => {
       const channel = await channelToTest(store, req.params.id);
       if (!testChannel) throw new NotFoundError('This server has no notification sender.');
