@@ -8,7 +8,7 @@ import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generateSigningSecret } from '../../src/dispatch/signing.js';
 import { startReceiver, type Arrival, type Receiver } from '../support/receiver.js';
-import { startTestServer, type TestServer } from '../support/server.js';
+import { startTestServer, TEST_TOKEN, type TestServer } from '../support/server.js';
 import { STORES } from '../support/stores.js';
 
 const PUBLIC_URL = 'https://punctual.example.com';
@@ -160,6 +160,12 @@ describe.each(STORES)('notification channels (real HTTP, $name)', (store) => {
     // The other job failed before `ok` succeeded; the outbox is sent oldest first: it would have come by now.
     expect(at('/n/failed').map((a) => verified(a).data.job.id)).toEqual([failing]);
     expect(other).not.toBe(failing);
+
+    const metrics = await (await fetch(`${server.url}/metrics`, { headers: { authorization: `Bearer ${TEST_TOKEN}` } })).text();
+    const sent = /^punctual_notifications_sent_total\{channel_type="webhook"\} (\d+)$/m.exec(metrics);
+    expect(Number(sent?.[1])).toBeGreaterThanOrEqual(2);
+    expect(metrics).toMatch(/^punctual_notifications_failed_total\{channel_type="slack"\} 0$/m);
+    expect(metrics).toMatch(/^punctual_notifications_grouped_total\{channel_type="webhook"\} 0$/m);
   });
 
   it('job.recovered: a cron job that failed, then succeeded; and a Slack-format message with a console link', async () => {
