@@ -380,7 +380,8 @@ CREATE INDEX cron_jobs_with_secrets ON cron_jobs (id) WHERE secrets IS NOT NULL;
    * (`listToColumn`); a null `job_ids` means every job. The outbox is written in the transaction of
    * the outcome that causes a notification and emptied by the notifier: `due_at` is when a row may
    * be claimed (its occurrence, a retry's instant, or the end of its channel's minute once grouped
-   * into the digest), `lease_*` who holds it (as for executions). Not copied by `migrate-store`.
+   * into the digest), `lease_*` who holds it (as for executions). `migrate-store` copies the
+   * channels, not the outbox.
    */
   {
     version: 12,
