@@ -62,6 +62,7 @@ export class NotificationQueries {
   private readonly removeTx;
   private readonly paused;
   private readonly claimStmt;
+  private readonly anyDue;
   private readonly doneOne;
   private readonly laterOne;
   private readonly settleTx;
@@ -91,6 +92,12 @@ export class NotificationQueries {
                        WHERE due_at <= :now AND (lease_expires_at IS NULL OR lease_expires_at <= :now)
                        ORDER BY due_at, seq LIMIT :limit)
        RETURNING ${rules.OUTBOX_COLUMNS}`,
+    );
+    // A read first: the claim is a write, and would take the file's write lock every pass of the
+    // notifier even with nothing to send (readers never wait in WAL mode).
+    this.anyDue = db.prepare<[{ now: number }], { one: number }>(
+      `SELECT 1 AS one FROM notification_outbox
+        WHERE due_at <= :now AND (lease_expires_at IS NULL OR lease_expires_at <= :now) LIMIT 1`,
     );
     this.doneOne = db.prepare<[number, string]>('DELETE FROM notification_outbox WHERE seq = ? AND lease_owner = ?');
     this.laterOne = db.prepare<[number, number, number, number, string]>(
@@ -151,6 +158,7 @@ export class NotificationQueries {
 
   claim(p: { nodeId: string; now: number; limit: number; leaseMs: number }): OutboxNotification[] {
     const now = Math.floor(p.now);
+    if (this.anyDue.get({ now }) === undefined) return [];
     const rows = this.claimStmt.all({ node: p.nodeId, now, until: now + Math.ceil(p.leaseMs), limit: Math.max(1, Math.floor(p.limit)) });
     return rows.map(rules.outboxFromRow).sort((a, b) => a.seq - b.seq);
   }
