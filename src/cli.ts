@@ -6,7 +6,7 @@
  *   `migrate`, `migrate-store --from <url> --to <url>`, `signing-secret`; `backup <file>` (cli/backup.ts);
  * - through the API, with `PUNCTUAL_URL` / `PUNCTUAL_TOKEN` (or `--url` / `--token`),
  *   tables by default and `--json` for scripts: `schedules …` (cli/schedules.ts), `cron …`
- *   (cli/cron.ts), `executions …` (cli/executions.ts);
+ *   (cli/cron.ts), `executions …` (cli/executions.ts), `channels …` (cli/channels.ts);
  * - `keys …` (cli/keys.ts): through the API when a URL is set, otherwise on the store directly;
  * - `secrets rekey` (cli/secrets.ts): on the store directly, with the key ring `serve` would use.
  *
@@ -15,6 +15,7 @@
  */
 import { Command } from 'commander';
 import { registerBackupCommand } from './cli/backup.js';
+import { registerChannelCommands } from './cli/channels.js';
 import { registerCronCommands } from './cli/cron.js';
 import { registerExecutionCommands } from './cli/executions.js';
 import { describeError, EXIT, exitCodeOf } from './cli/exit.js';
@@ -49,6 +50,7 @@ registerScheduleCommands(program);
 registerScheduleImport(program);
 registerCronCommands(program);
 registerExecutionCommands(program);
+registerChannelCommands(program);
 
 // Errors thrown while the arguments are parsed (a `--data` that is not JSON: exit code 2) or
 // that escaped an action.

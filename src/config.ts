@@ -101,6 +101,22 @@ export interface Config {
    * a node with a skewed clock does not fire early. Never set it in production.
    */
   testClockOffsetMs: number;
+  /**
+   * Messages each notification channel receives per minute at most (`PUNCTUAL_NOTIFY_MAX_PER_MINUTE`,
+   * default 10, 1–10,000); past that, events are grouped into one digest a minute
+   * (docs/when-calls-fail.md).
+   */
+  notifyMaxPerMinute: number;
+  /**
+   * Timeout of one notification message in ms (`PUNCTUAL_NOTIFY_TIMEOUT_MS`, default 10,000,
+   * 1,000–60,000). A claim of notifications is leased for twice this plus 5 s.
+   */
+  notifyTimeoutMs: number;
+  /**
+   * The URL people reach this service at (`PUNCTUAL_PUBLIC_URL`, an absolute http(s) URL, kept
+   * without its trailing slash), for links to the console in Slack notifications; null when unset.
+   */
+  publicUrl: string | null;
 }
 
 const UNIT_MS: Record<string, number> = { ms: 1, s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000 };
@@ -183,6 +199,14 @@ export function loadConfig(processEnv: NodeJS.ProcessEnv = process.env): Config 
   }
   const misfireThresholdMs = int('PUNCTUAL_MISFIRE_THRESHOLD_MS', 60_000, 1_000, 86_400_000);
   const maxInFlight = int('PUNCTUAL_MAX_IN_FLIGHT', 512, 1, 100_000);
+  const notifyMaxPerMinute = int('PUNCTUAL_NOTIFY_MAX_PER_MINUTE', 10, 1, 10_000);
+  const notifyTimeoutMs = int('PUNCTUAL_NOTIFY_TIMEOUT_MS', 10_000, 1_000, 60_000);
+  const publicUrlRaw = env.PUNCTUAL_PUBLIC_URL?.trim();
+  let publicUrl: string | null = null;
+  if (publicUrlRaw) {
+    if (/^https?:\/\/[^/]/i.test(publicUrlRaw) && URL.canParse(publicUrlRaw)) publicUrl = publicUrlRaw.replace(/\/+$/, '');
+    else problems.push(`PUNCTUAL_PUBLIC_URL=${JSON.stringify(publicUrlRaw)} must be an absolute http or https URL`);
+  }
   const metricsPortRaw = env.PUNCTUAL_METRICS_PORT?.trim();
   const metricsPort = metricsPortRaw ? int('PUNCTUAL_METRICS_PORT', 0, 0, 65535) : null;
   if (metricsPort !== null && metricsPort !== 0 && metricsPort === port) {
@@ -302,6 +326,9 @@ export function loadConfig(processEnv: NodeJS.ProcessEnv = process.env): Config 
     executionRetentionMs,
     misfireThresholdMs,
     maxInFlight,
+    notifyMaxPerMinute,
+    notifyTimeoutMs,
+    publicUrl,
     role,
     metricsPort,
     testClockOffsetMs,

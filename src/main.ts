@@ -4,6 +4,8 @@ import type { Config, Role } from './config.js';
 import { Dispatcher } from './dispatch/dispatcher.js';
 import { NodeLiveness } from './dispatch/liveness.js';
 import { CLAIM_AHEAD_MS } from './dispatch/held-calls.js';
+import { NotificationSender } from './dispatch/notification-sender.js';
+import { Notifier } from './dispatch/notifier.js';
 import { Pruner } from './dispatch/pruner.js';
 import { resolveSigningSecrets, WebhookSigner } from './dispatch/signing.js';
 import { offsetClock, systemClock, type Clock } from './domain/clock.js';
@@ -14,6 +16,7 @@ import { drainConnections } from './http/drain.js';
 import { buildMetricsApp } from './http/metrics.js';
 import { errorHandler, notFoundHandler } from './http/problem.js';
 import { healthRoutes } from './http/routes/health.js';
+import { NOTIFICATION_WIRE } from './http/schemas/notification-channels.js';
 import { createLogger } from './logger.js';
 import { ServerMetrics } from './metrics/metrics.js';
 import { ensureBootstrapKey } from './service/api-keys.js';
@@ -34,6 +37,8 @@ export interface RunningServer {
   app: FastifyInstance;
   /** The dispatcher, or null on an `api` node. */
   dispatcher: Dispatcher | null;
+  /** The notifier (the outbox of notifications, dispatch/notifier.ts), or null on an `api` node. */
+  notifier: Notifier | null;
   store: Store;
   role: Role;
   /** Base URL the HTTP server listens on, e.g. `http://127.0.0.1:8080`. */
@@ -112,6 +117,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
   const stores = await buildServeStore(config.databaseUrl, { logger, dispatches, observe: metrics.observeStoreOperation });
   const { store } = stores;
   let signer: WebhookSigner | null = null;
+  let notifySigner: WebhookSigner | null = null;
   let keyRing: KeyRing | null = null;
   try {
     await store.migrate();
@@ -129,6 +135,8 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     // Through the main store: the dispatch side's store thread (SQLite) may still be loading, and
     // nothing before `listen` waits for it.
     if (dispatches) signer = new WebhookSigner(await resolveSigningSecrets(store, config.signingSecrets));
+    // Notifications are signed alike on every role (an `api` node sends the test messages).
+    notifySigner = signer ?? new WebhookSigner(await resolveSigningSecrets(store, config.signingSecrets));
   } catch (err) {
     await stores.close();
     throw err;
@@ -181,6 +189,28 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
   if (dispatcher) metrics.watchDispatcher(dispatcher);
   if (dispatcher) tracing?.traceDispatcher(dispatcher);
   const storeNow = () => (dispatcher ? dispatcher.now() : clock.now());
+  // Notifications (dispatch/notifier.ts): sent where dispatching runs, from the outbox of the main
+  // store; test messages from any node that serves the API.
+  const sender = new NotificationSender({
+    signer: notifySigner!,
+    policy: config.endpointPolicy,
+    userAgent: `Punctual/${VERSION}`,
+    timeoutMs: config.notifyTimeoutMs,
+    now: () => clock.now(),
+  });
+  const notifier = dispatcher
+    ? new Notifier({
+        store,
+        sender,
+        wire: NOTIFICATION_WIRE,
+        nodeId,
+        now: storeNow,
+        logger: logger.child({ component: 'notify' }),
+        maxPerMinute: config.notifyMaxPerMinute,
+        publicUrl: config.publicUrl,
+      })
+    : null;
+  if (notifier) metrics.watchNotifier(notifier);
   metrics.watchDueWork(store, storeNow);
   metrics.watchRetrying(store);
   const liveNodes = () => store.nodesLive({ now: storeNow(), timeoutMs: config.nodeTimeoutMs });
@@ -229,6 +259,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
           metricsOnOwnPort: config.metricsPort !== null,
           keyRing,
           ...(tracing && { traceRequests: (root: FastifyInstance) => tracing.traceRequests(root) }),
+          testChannel: (channel) => sender.test(channel),
         });
   const metricsApp = config.metricsPort === null ? null : await buildMetricsApp({ metrics, logger });
   // At the stop, connections with no request in flight (kept alive, or opened and never used) are
@@ -247,6 +278,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
   }
   await liveness.start();
   dispatcher?.start();
+  notifier?.start();
   pruner?.start();
   idempotencyPruner?.start();
   const host = config.host.includes(':') ? `[${config.host}]` : config.host;
@@ -270,6 +302,8 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
         const { unfinished } = await dispatcher.stop(config.shutdownGraceMs);
         if (unfinished > 0) logger.warn({ unfinished }, 'calls still in flight at shutdown; they will be attempted again');
       }
+      await notifier?.stop(); // unsent notifications stay in the outbox
+      await sender.close();
       await liveness.stop(); // after the leases were handed back: nothing of this node is left to reap
       metricsDrain?.start();
       await metricsApp?.close(); // last: scrapes keep working while the node drains
@@ -279,7 +313,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     })();
     return closing;
   };
-  return { app, dispatcher, store, role, url, metrics, metricsUrl, keyRing, close };
+  return { app, dispatcher, notifier, store, role, url, metrics, metricsUrl, keyRing, close };
 }
 
 /**

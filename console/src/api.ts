@@ -252,6 +252,23 @@ export async function previewCron(expression: string, timezone: string | null, c
   return (await request('get', '/cron/preview', { query })).occurrences;
 }
 
+// ---- Notification channels ------------------------------------------------------------------------
+
+/** Where Punctual announces failures (docs/when-calls-fail.md). */
+export type NotificationChannel = Schemas['NotificationChannel'];
+/** Body of POST /notification-channels. */
+export type NotificationChannelInput = Schemas['NotificationChannelCreate'];
+/** How a receiver took a test message: `statusCode` null when none answered; `error` null on a 2xx. */
+export type NotificationChannelTest = Schemas['NotificationChannelTest'];
+export { CHANNEL_TYPES, NOTIFICATION_EVENTS } from '../../src/domain/notifications';
+
+/** Every channel, oldest first. */
+export const listChannels = async (): Promise<NotificationChannel[]> => (await request('get', '/notification-channels')).notificationChannels;
+export const createChannel = (body: NotificationChannelInput) => request('post', '/notification-channels', { body });
+export const deleteChannel = (id: string) => request('delete', '/notification-channels/{id}', { id });
+/** Sends a test message to the channel now (POST …/test). */
+export const testChannel = (id: string) => request('post', '/notification-channels/{id}/test', { id });
+
 // ---- Executions ---------------------------------------------------------------------------------
 
 /** A page of a job's executions, newest first (`limit` 1–100). */

@@ -8,6 +8,7 @@ import { useEffect, useRef, useState } from 'preact/hooks';
 import { onUnauthorized, session } from './api';
 import { announce, StatusArea } from './components/ui';
 import { LOCAL_ZONE } from './format';
+import { ChannelsPage } from './pages/channels';
 import { CronDetailPage } from './pages/cron-detail';
 import { CronFormPage } from './pages/cron-form';
 import { CronHelperPage } from './pages/cron-helper';
@@ -26,6 +27,7 @@ const NAV: Array<{ href: string; label: string; section: string }> = [
   { href: '/cron', label: 'Cron jobs', section: 'cron' },
   { href: '/failures', label: 'Failures', section: 'failures' },
   { href: '/cron-helper', label: 'Cron helper', section: 'cron-helper' },
+  { href: '/channels', label: 'Channels', section: 'channels' },
 ];
 
 function route(path: string): ComponentChildren {
@@ -41,6 +43,7 @@ function route(path: string): ComponentChildren {
   if ((p = match('/cron/:id', path))) return <CronDetailPage id={p.id!} />;
   if (path === '/cron-helper') return <CronHelperPage />;
   if (path === '/failures') return <FailuresPage />;
+  if (path === '/channels') return <ChannelsPage />;
   return <NotFound />;
 }
 

@@ -87,6 +87,17 @@ export type ApiKeyUpdate = BodyOf<'/api-keys/{id}', 'patch'>;
 /** `{ size, apiKeys }`. */
 export type ApiKeyList = ResponseOf<'/api-keys', 'get', 200>;
 
+/** A notification channel (docs/when-calls-fail.md). */
+export type NotificationChannel = ResponseOf<'/notification-channels', 'post', 201>;
+/** Body of `notificationChannels.create` (POST /notification-channels). */
+export type NotificationChannelCreate = BodyOf<'/notification-channels', 'post'>;
+/** Body of `notificationChannels.update` (PATCH /notification-channels/{id}). */
+export type NotificationChannelUpdate = BodyOf<'/notification-channels/{id}', 'patch'>;
+/** `{ size, notificationChannels }`. */
+export type NotificationChannelList = ResponseOf<'/notification-channels', 'get', 200>;
+/** `{ statusCode, durationMs, error }`: how the receiver took a test message. */
+export type NotificationChannelTest = ResponseOf<'/notification-channels/{id}/test', 'post', 200>;
+
 /** The answer of GET /healthz. */
 export type Liveness = ResponseOf<'/healthz', 'get', 200>;
 /** The answer of GET /readyz while the node is ready. */
@@ -284,11 +295,28 @@ export function createPunctualClient(options: PunctualClientOptions) {
     delete: (keyId: string) => unwrap<void>(raw.DELETE('/api-keys/{id}', id(keyId))),
   };
 
+  const notificationChannels = {
+    /** POST /notification-channels. */
+    create: (body: NotificationChannelCreate) => unwrap<NotificationChannel>(raw.POST('/notification-channels', { body })),
+    /** GET /notification-channels: every channel, oldest first. */
+    list: () => unwrap<NotificationChannelList>(raw.GET('/notification-channels')),
+    /** GET /notification-channels/{id}: the channel, or null. */
+    get: (channelId: string) => unwrap<NotificationChannel | null>(raw.GET('/notification-channels/{id}', id(channelId))),
+    /** PATCH /notification-channels/{id}. */
+    update: (channelId: string, body: NotificationChannelUpdate) =>
+      unwrap<NotificationChannel>(raw.PATCH('/notification-channels/{id}', { ...id(channelId), body })),
+    /** DELETE /notification-channels/{id} (its notifications not yet sent too). */
+    delete: (channelId: string) => unwrap<void>(raw.DELETE('/notification-channels/{id}', id(channelId))),
+    /** POST /notification-channels/{id}/test: sends a test message at once; how the receiver took it. */
+    test: (channelId: string) => unwrap<NotificationChannelTest>(raw.POST('/notification-channels/{id}/test', id(channelId))),
+  };
+
   return {
     schedules,
     cron,
     executions,
     apiKeys,
+    notificationChannels,
     /** GET /healthz: answers while the process serves (liveness; needs no key). */
     liveness: () => unwrap<Liveness>(raw.GET('/healthz')),
     /** GET /readyz: answers while the node takes work and its store answers; a 503 PunctualProblem otherwise. */

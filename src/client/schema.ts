@@ -308,6 +308,78 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/notification-channels": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List notification channels
+         * @description Every channel, oldest first.
+         */
+        get: operations["listNotificationChannels"];
+        put?: never;
+        /**
+         * Create a notification channel
+         * @description Creates a channel: the events given are sent to `url` from now on, as a signed JSON webhook or a Slack message (docs/when-calls-fail.md). The URL is checked by the SSRF guard as job endpoints are.
+         */
+        post: operations["createNotificationChannel"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/notification-channels/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Retrieve a notification channel
+         * @description The channel; `null` (with 200) when no channel has this id.
+         */
+        get: operations["getNotificationChannel"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a notification channel
+         * @description Deletes the channel and its notifications not yet sent.
+         */
+        delete: operations["deleteNotificationChannel"];
+        options?: never;
+        head?: never;
+        /**
+         * Update a notification channel
+         * @description Absent fields keep their values; `jobIds: null` sends the events of every job. Applies to outcomes from now on.
+         */
+        patch: operations["updateNotificationChannel"];
+        trace?: never;
+    };
+    "/notification-channels/{id}/test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send a test message
+         * @description Sends a test message (type `notifications.test`) to the channel at once, and answers 200 with how the receiver took it: its status code, the duration and, unless it answered 2xx, why it failed. Not retried.
+         */
+        post: operations["testNotificationChannel"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/readyz": {
         parameters: {
             query?: never;
@@ -1175,6 +1247,95 @@ export interface components {
             path: string;
             /** @description What is wrong with it. */
             message: string;
+        };
+        /**
+         * NotificationChannel
+         * @description Where Punctual sends notifications, and which.
+         */
+        NotificationChannel: {
+            /**
+             * Format: uuid
+             * @description Identifier in UUID format, assigned by the service.
+             */
+            id: string;
+            /** @description Name given at creation. */
+            name: string;
+            /**
+             * @description `webhook`: a JSON POST signed with Standard Webhooks; `slack`: a Slack incoming-webhook message (`text` and `blocks`), which Mattermost and Discord (`…/slack`) accept too.
+             * @enum {string}
+             */
+            type: "webhook" | "slack";
+            /** @description Where notifications are POSTed. */
+            url: string;
+            /** @description The events sent to this channel. */
+            events: ("execution.failed" | "execution.succeeded" | "job.recovered" | "cron.auto_paused")[];
+            /** @description Only events of these jobs; null: every job. */
+            jobIds: string[] | null;
+            /**
+             * Format: date-time
+             * @description When the channel was created (ISO 8601, UTC).
+             */
+            createdAt: string;
+        };
+        /**
+         * NotificationChannelCreate
+         * @description A new notification channel.
+         */
+        NotificationChannelCreate: {
+            /** @description Name of the channel (not blank; at most 256 characters by default). */
+            name: string;
+            /**
+             * @description `webhook`: a JSON POST signed with Standard Webhooks; `slack`: a Slack incoming-webhook message (`text` and `blocks`), which Mattermost and Discord (`…/slack`) accept too.
+             * @enum {string}
+             */
+            type: "webhook" | "slack";
+            /** @description Where notifications are POSTed: an absolute http or https URL, under the same SSRF guard as job endpoints (`PUNCTUAL_ALLOW_PRIVATE_ENDPOINTS`, `PUNCTUAL_ALLOWED_NETWORKS`). */
+            url: string;
+            /** @description The events sent to this channel: at least one (a repeated event counts once). */
+            events: ("execution.failed" | "execution.succeeded" | "job.recovered" | "cron.auto_paused")[];
+            /** @description Only events of these jobs (at most 100); null or absent: every job. */
+            jobIds?: string[] | null;
+        };
+        /**
+         * NotificationChannelList
+         * @description Every notification channel.
+         */
+        NotificationChannelList: {
+            /** @description Length of `notificationChannels`. */
+            size: number;
+            /** @description Every channel, oldest first. */
+            notificationChannels: components["schemas"]["NotificationChannel"][];
+        };
+        /**
+         * NotificationChannelPatch
+         * @description Partial update of a notification channel.
+         */
+        NotificationChannelPatch: {
+            /** @description Name of the channel (not blank; at most 256 characters by default). */
+            name?: string;
+            /**
+             * @description `webhook`: a JSON POST signed with Standard Webhooks; `slack`: a Slack incoming-webhook message (`text` and `blocks`), which Mattermost and Discord (`…/slack`) accept too.
+             * @enum {string}
+             */
+            type?: "webhook" | "slack";
+            /** @description Where notifications are POSTed: an absolute http or https URL, under the same SSRF guard as job endpoints (`PUNCTUAL_ALLOW_PRIVATE_ENDPOINTS`, `PUNCTUAL_ALLOWED_NETWORKS`). */
+            url?: string;
+            /** @description The events sent to this channel: at least one (a repeated event counts once). */
+            events?: ("execution.failed" | "execution.succeeded" | "job.recovered" | "cron.auto_paused")[];
+            /** @description Only events of these jobs (at most 100); null or absent: every job. */
+            jobIds?: string[] | null;
+        };
+        /**
+         * NotificationChannelTest
+         * @description How the receiver took the test message.
+         */
+        NotificationChannelTest: {
+            /** @description The status the receiver answered; null when none answered. */
+            statusCode: number | null;
+            /** @description Milliseconds from the request to the end of the answer (or the failure). */
+            durationMs: number;
+            /** @description Null on a 2xx; otherwise why the message was not accepted (`HTTP 404`, `timed out`, …). */
+            error: string | null;
         };
         /**
          * ProblemDetails
@@ -2364,6 +2525,195 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthenticated"];
             403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listNotificationChannels: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Every channel. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotificationChannelList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    createNotificationChannel: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description A new notification channel. */
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["NotificationChannelCreate"];
+            };
+        };
+        responses: {
+            /** @description The new channel. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotificationChannel"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getNotificationChannel: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Identifier of the resource (a UUID; any other string names no resource).
+                 * @example 019aa5c2-5e00-7c3a-8d2b-3f6e1a9b4c70
+                 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The channel, or null when no channel has this id. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotificationChannel"] | null;
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    deleteNotificationChannel: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Identifier of the resource (a UUID; any other string names no resource).
+                 * @example 019aa5c2-5e00-7c3a-8d2b-3f6e1a9b4c70
+                 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted; no body. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    updateNotificationChannel: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Identifier of the resource (a UUID; any other string names no resource).
+                 * @example 019aa5c2-5e00-7c3a-8d2b-3f6e1a9b4c70
+                 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        /** @description Partial update of a notification channel. */
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["NotificationChannelPatch"];
+            };
+        };
+        responses: {
+            /** @description The channel as updated. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotificationChannel"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    testNotificationChannel: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Identifier of the resource (a UUID; any other string names no resource).
+                 * @example 019aa5c2-5e00-7c3a-8d2b-3f6e1a9b4c70
+                 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description How the receiver took the message. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotificationChannelTest"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             503: components["responses"]["ServiceUnavailable"];
         };

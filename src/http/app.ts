@@ -26,6 +26,7 @@ import { cronJobRoutes } from './routes/cron-jobs.js';
 import type { RouteDeps } from './routes/deps.js';
 import { executionSearchRoutes } from './routes/execution-search.js';
 import { executionRoutes } from './routes/executions.js';
+import { notificationChannelRoutes, type ChannelRouteDeps } from './routes/notification-channels.js';
 import { consoleRoutes } from './console.js';
 import { openApiRoutes, registerOpenApiGenerator } from './openapi.js';
 import { healthRoutes } from './routes/health.js';
@@ -107,6 +108,11 @@ export interface AppDeps {
    * instance before any route is registered. Absent: requests are not traced.
    */
   traceRequests?: (app: FastifyInstance) => void;
+  /**
+   * Sends the test message of `POST /notification-channels/{id}/test` (the server's notification
+   * sender, src/dispatch/notification-sender.ts). Absent: that route answers 404.
+   */
+  testChannel?: ChannelRouteDeps['testChannel'];
 }
 
 /** The app with its `LastUsedRecorder`, exposed for tests (flush instead of sleeping). */
@@ -208,6 +214,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     await api.register(cronJobRoutes, routeDeps);
     await api.register(executionRoutes, routeDeps);
     await api.register(executionSearchRoutes, routeDeps);
+    await api.register(notificationChannelRoutes, { ...routeDeps, ...(deps.testChannel && { testChannel: deps.testChannel }) });
     if (deps.metrics && !deps.metricsOnOwnPort) await api.register(metricsRoute, { metrics: deps.metrics, authenticated: true });
   });
 

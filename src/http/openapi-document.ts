@@ -44,6 +44,13 @@ import {
   type RuleName,
 } from '../service/rules.js';
 import * as EXAMPLES from './schemas/examples.js';
+import {
+  ChannelCreateBody,
+  ChannelListSchema,
+  ChannelPatchBody,
+  ChannelSchema,
+  ChannelTestSchema,
+} from './schemas/notification-channels.js';
 import { PROBLEM_RESPONSE_KEY } from './schemas/operations.js';
 import { ScheduleCreateBody, ScheduleListSchema, SchedulePatchBody, ScheduleSchema } from './schemas/schedules.js';
 
@@ -73,6 +80,11 @@ export const NAMED_SCHEMAS: Readonly<Record<string, TSchema>> = {
   Execution: ExecutionSchema,
   ExecutionPage: ExecutionPageSchema,
   FieldProblem: FieldProblemSchema,
+  NotificationChannel: ChannelSchema,
+  NotificationChannelCreate: ChannelCreateBody,
+  NotificationChannelList: ChannelListSchema,
+  NotificationChannelPatch: ChannelPatchBody,
+  NotificationChannelTest: ChannelTestSchema,
   ProblemDetails: ProblemSchema,
   RetryPolicy: RetryPolicySchema,
   RetryPolicyInput: RetryInputSchema,

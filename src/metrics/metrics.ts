@@ -18,6 +18,8 @@
 import { Counter, Gauge, Histogram, Registry } from 'prom-client';
 import { JOB_TYPES } from '../domain/enums.js';
 import type { DeliveredEvent, DispatcherEvents } from '../dispatch/events.js';
+import type { NotifierEvents } from '../dispatch/notifier.js';
+import type { EventEmitter } from 'node:events';
 import type { SecretDecryptError, SecretFailureReason } from '../secrets/errors.js';
 import type { AutoPause, AutoPauseKind } from '../store/outcome-rules.js';
 import type { DueCounts, RetryingCounts } from '../store/store.js';
@@ -42,6 +44,11 @@ export const DUE_COUNT_LIMIT = 10_000;
 const DUE_SOURCES: readonly (keyof DueCounts)[] = ['schedule', 'cron', 'waiting', 'lease'];
 
 const SECRET_FAILURE_REASONS: readonly SecretFailureReason[] = ['key_missing', 'tampered'];
+
+/** What {@link ServerMetrics.watchNotifier} reads of the notifier (src/dispatch/notifier.ts). */
+export interface WatchedNotifier {
+  events: Pick<EventEmitter<NotifierEvents>, 'on' | 'off'>;
+}
 
 /** What {@link ServerMetrics.watchDispatcher} reads of the dispatcher. */
 export interface WatchedDispatcher {
@@ -257,6 +264,44 @@ export class ServerMetrics {
       dispatcher.events.off('dispatch:error', failed);
       dispatcher.events.off('dispatch:skipped', dropped);
       dispatcher.events.off('dispatch:auto-paused', paused);
+    };
+  }
+
+  /**
+   * Registers the notification series (docs/metrics.md) and follows the notifier's events:
+   * `punctual_notifications_sent_total` (messages delivered), `punctual_notifications_failed_total`
+   * (messages dropped after their last attempt) and `punctual_notifications_grouped_total`
+   * (notifications grouped into a digest instead of sent alone), each by `channel_type`. Call once,
+   * for a node that dispatches.
+   * @returns a function that stops following the events
+   */
+  watchNotifier(notifier: WatchedNotifier): () => void {
+    const registers = [this.registry];
+    const labelNames = ['channel_type'] as const;
+    const sent = new Counter({ name: 'punctual_notifications_sent_total', help: 'Notification messages (events, digests) this node delivered, by channel type.', labelNames, registers });
+    const failed = new Counter({
+      name: 'punctual_notifications_failed_total',
+      help: 'Notification messages this node dropped after their last attempt, by channel type.',
+      labelNames,
+      registers,
+    });
+    const grouped = new Counter({
+      name: 'punctual_notifications_grouped_total',
+      help: 'Notifications this node grouped into a digest (past PUNCTUAL_NOTIFY_MAX_PER_MINUTE), by channel type.',
+      labelNames,
+      registers,
+    });
+    for (const channel_type of ['webhook', 'slack']) for (const c of [sent, failed, grouped]) c.inc({ channel_type }, 0);
+    const onSent = (e: { channelType: string }) => sent.inc({ channel_type: e.channelType });
+    const onFailed = (e: { channelType: string }) => failed.inc({ channel_type: e.channelType });
+    const onGrouped = (e: { channelType: string; notifications: number }) => grouped.inc({ channel_type: e.channelType }, e.notifications);
+    notifier.events.on('notify:sent', onSent);
+    notifier.events.on('notify:failed', onFailed);
+    notifier.events.on('notify:grouped', onGrouped);
+    return () => {
+      notifier.events.off('notify:sent', onSent);
+      notifier.events.off('notify:failed', onFailed);
+      notifier.events.off('notify:grouped', onGrouped);
     };
   }
 

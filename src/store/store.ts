@@ -20,6 +20,7 @@ import type { BatchStore } from './store-batch.js';
 import type { ExecutionSearchStore } from './store-executions.js';
 import type { IdempotencyStore } from './store-idempotency.js';
 import type { NodesStore } from './store-nodes.js';
+import type { NotificationsStore } from './store-notifications.js';
 import type { CronJobPage, ExecutionListParams, ExecutionPage, JobTriggerParams, SchedulePage } from './store-pages.js';
 import type { JobSecretsStore } from './store-secrets.js';
 
@@ -34,7 +35,7 @@ export type { CronJobPage, ExecutionListParams, ExecutionPage, JobTriggerParams,
  * all. Instants are epoch milliseconds (UTC). Methods throw `StoreUnavailableError` when the
  * database cannot be reached or written; they never throw for "not found" unless documented.
  */
-export interface Store extends JobSecretsStore, BatchStore, IdempotencyStore, NodesStore, ExecutionSearchStore {
+export interface Store extends JobSecretsStore, BatchStore, IdempotencyStore, NodesStore, ExecutionSearchStore, NotificationsStore {
   /** Applies pending numbered migrations. Idempotent. */
   migrate(): Promise<void>;
   /**

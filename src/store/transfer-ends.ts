@@ -33,6 +33,7 @@ import {
   type AttemptRow,
   type ExecutionRecordRow,
 } from './rows-executions.js';
+import { CHANNEL_COLUMNS, channelFromRow, listToColumn, type ChannelRow } from './notification-rules.js';
 import { TRANSFER_KINDS } from './transfer-records.js';
 import type { ExecutionRecord, TransferCounts, TransferKind, TransferRecords, TransferSource, TransferTarget } from './transfer-records.js';
 
@@ -59,6 +60,8 @@ const TABLES: Record<TransferKind, { table: string; listed: boolean; key: string
   schedules: { table: 'schedules', listed: true, key: 'id' },
   cronJobs: { table: 'cron_jobs', listed: true, key: 'id' },
   executions: { table: 'executions', listed: false, key: 'id' },
+  // By id: UUID v7, so oldest first too (PostgreSQL's table has no `seq`).
+  notificationChannels: { table: 'notification_channels', listed: false, key: 'id' },
 };
 
 /** Row → record, by kind (executions get their attempts afterwards). */
@@ -68,6 +71,7 @@ const FROM_ROW: { [K in TransferKind]: (codec: RowCodec, r: Row) => TransferReco
   schedules: (c, r) => scheduleFromRow(c, r as unknown as ScheduleRow),
   cronJobs: (c, r) => cronRecordFromRow(c, r as unknown as CronJobRow),
   executions: (c, r) => executionRecordFromRow(c, r as unknown as ExecutionRecordRow),
+  notificationChannels: (_c, r) => channelFromRow(r as unknown as ChannelRow),
 };
 
 /** Columns written for each kind and the values of a record's row (a cron job's newest execution is derived at commit). */
@@ -77,6 +81,18 @@ const TO_ROW: { [K in TransferKind]: { columns: readonly string[]; row: (codec: 
   schedules: { columns: SCHEDULE_COLUMNS, row: (_c, r) => scheduleToRow(r) },
   cronJobs: { columns: CRON_JOB_COLUMNS, row: (_c, r) => cronJobToRow(r) },
   executions: { columns: EXECUTION_RECORD_COLUMNS, row: (c, r) => executionToRow(c, r) },
+  notificationChannels: {
+    columns: CHANNEL_COLUMNS.split(', '),
+    row: (_c, r) => ({
+      id: r.id,
+      name: r.name,
+      type: r.type,
+      url: r.url,
+      events: listToColumn(r.events),
+      job_ids: r.jobIds === null ? null : listToColumn(r.jobIds),
+      created_at: r.createdAt,
+    }),
+  },
 };
 
 /**

@@ -1,3 +1,4 @@
+import type { NotificationChannel } from '../domain/notifications.js';
 import type { ApiKey, Attempt, CronJob, ExecutionStatus, JobType, MissedOccurrences, Schedule } from '../domain/types.js';
 
 // ---- Moving a whole store to another (`punctual migrate-store`, docs/multinode.md) -------------
@@ -65,13 +66,15 @@ export interface TransferRecords {
   schedules: ScheduleRecord;
   cronJobs: CronJobRecord;
   executions: ExecutionRecord;
+  /** Notification channels (docs/when-calls-fail.md); their outbox is not copied (notifications not yet sent). */
+  notificationChannels: NotificationChannel;
 }
 
 /** A kind of record a transfer copies. */
 export type TransferKind = keyof TransferRecords;
 
 /** Every kind, in the order a transfer writes them. */
-export const TRANSFER_KINDS: readonly TransferKind[] = ['apiKeys', 'settings', 'schedules', 'cronJobs', 'executions'];
+export const TRANSFER_KINDS: readonly TransferKind[] = ['apiKeys', 'settings', 'schedules', 'cronJobs', 'executions', 'notificationChannels'];
 
 /** Rows of each kind in a store (executions: executions, not attempts). */
 export type TransferCounts = Record<TransferKind, number>;

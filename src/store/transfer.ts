@@ -2,7 +2,8 @@
  * `punctual migrate-store --from <url> --to <url>`: copies a whole store into
  * another, empty one — typically the embedded SQLite file into PostgreSQL, when one node is no
  * longer enough. API keys (their digests: tokens keep working), settings (the generated signing
- * secret: receivers keep verifying), schedules, cron jobs, and executions with their attempts
+ * secret: receivers keep verifying), schedules, cron jobs, notification channels (not their outbox of
+ * notifications not yet sent), and executions with their attempts
  * (history, and work in progress: a `Retrying` execution retries on time, a `Running` one whose
  * node is gone is attempted again once its lease expires, as the same execution and so with the
  * same `webhook-id`).
@@ -50,7 +51,7 @@ export class TargetNotEmptyError extends Error {
 export function describeCounts(c: TransferCounts): string {
   return (
     `${c.apiKeys} API keys, ${c.settings} settings, ${c.schedules} schedules, ` +
-    `${c.cronJobs} cron jobs, ${c.executions} executions`
+    `${c.cronJobs} cron jobs, ${c.executions} executions, ${c.notificationChannels} notification channels`
   );
 }
 

@@ -468,6 +468,35 @@ describe.skipIf(!HAS_CHROMIUM)('console in Chromium', () => {
     expect((await server.api('GET', `/cron/${job.id}`)).body).toBeNull();
   });
 
+  it('adds a notification channel, showing the service’s errors, sends it a test message, then deletes it', async () => {
+    await nav('Channels').click();
+    await eventually(() => heading().textContent()).toBe('Notification channels');
+    await page.getByRole('button', { name: 'Add the channel' }).click();
+    await eventually(() => page.locator('#f-url-error').textContent()).toContain('absolute http or https URL');
+
+    await page.getByLabel('Name', { exact: true }).fill('On call');
+    await page.getByLabel('URL', { exact: true }).fill(`${receiver.url}/channel`);
+    await page.getByLabel(/A job succeeded again/).check();
+    await page.getByRole('button', { name: 'Add the channel' }).click();
+    const row = page.locator('tbody tr', { hasText: 'On call' });
+    await eventually(() => row.count()).toBe(1);
+    expect(await row.textContent()).toContain('execution.failed');
+    expect(await row.textContent()).toContain('job.recovered');
+    const [stored] = ((await server.api('GET', '/notification-channels')).body as { notificationChannels: { events: string[]; url: string }[] })
+      .notificationChannels;
+    expect(stored).toMatchObject({ events: ['execution.failed', 'job.recovered'], url: `${receiver.url}/channel` });
+
+    await row.getByRole('button', { name: 'Send a test' }).click();
+    await eventually(() => row.locator('.test-result').textContent()).toMatch(/^Delivered \(HTTP 200, \d+ ms\)\./);
+    const arrival = receiver.arrivals.find((a) => a.path === '/channel')!;
+    expect(JSON.parse(arrival.body)).toMatchObject({ type: 'notifications.test', data: { channel: { name: 'On call' } } });
+
+    await row.getByRole('button', { name: 'Delete' }).click();
+    await page.getByRole('dialog').getByRole('button', { name: 'Delete the channel' }).click();
+    await eventually(() => row.count()).toBe(0);
+    expect(((await server.api('GET', '/notification-channels')).body as { size: number }).size).toBe(0);
+  });
+
   it('sends a PUT with a header, a secret header and a bearer token set in the form, never showing a secret again', async () => {
     const API_KEY = 'k_live_console-secret-header-4f1c';
     const TOKEN = 'console-bearer-token-9d2e';
@@ -642,7 +671,7 @@ describe.skipIf(!HAS_CHROMIUM)('console in Chromium', () => {
   });
 
   it('labels every form control and keeps the pages free of script and CSP errors', async () => {
-    for (const path of ['/schedules/new', '/cron/new', '/cron-helper', '/schedules', '/cron']) {
+    for (const path of ['/schedules/new', '/cron/new', '/cron-helper', '/schedules', '/cron', '/channels']) {
       await page.goto(url(path));
       await page.locator('main h1').waitFor();
       const unlabelled = await page.evaluate(`[...document.querySelectorAll('input, select, textarea')]

@@ -118,6 +118,15 @@ describe.each(STORES)('migrate-store: SQLite → $name', (targetStore) => {
     const tick = (await api('POST', '/cron', { expression: '* * * * * *', endpoint: `${receiver.url}/tick`, name: 'tick' })).body as { id: string };
     const paused = (await api('POST', '/cron', { expression: '0 0 1 1 *', endpoint: `${receiver.url}/yearly` })).body as { id: string };
     expect((await api('PATCH', `/cron/${paused.id}`, { status: 'Paused' })).status).toBe(200);
+    const onCall = (
+      await api('POST', '/notification-channels', {
+        name: 'on call',
+        type: 'slack',
+        url: `${receiver.url}/slack`,
+        events: ['cron.auto_paused', 'job.recovered'],
+        jobIds: [paused.id],
+      })
+    ).body as { id: string };
     await receiver.waitFor((a) => a.filter((x) => x.path === '/flaky').length >= 2 && a.filter((x) => x.path === '/tick').length >= 2);
     await expect.poll(async () => ((await api('GET', `/schedules/${flaky.id}`)).body as { status: string }).status).toBe('Succeeded');
     // Due while no node runs: fires after the move, on the new store.
@@ -151,12 +160,13 @@ describe.each(STORES)('migrate-store: SQLite → $name', (targetStore) => {
     expect(before.cronJobs.find((j) => j.id === tick.id)?.skippedOccurrences).toBe(7);
     expect(before.executions.length).toBeGreaterThanOrEqual(3);
     expect(before.settings.map((s) => s.key)).toContain(SIGNING_SECRET_SETTING);
+    expect(before.notificationChannels.map((c) => c.id)).toEqual([onCall.id]);
 
     // 2. The move, with the command a user runs.
     const moved = await cli(['migrate-store', '--from', src.url, '--to', dst.url]);
     expect(moved.stderr).toBe('');
     expect(moved.code).toBe(0);
-    expect(moved.stdout).toMatch(/copied 3 API keys, 1 settings, 3 schedules, 2 cron jobs, \d+ executions/);
+    expect(moved.stdout).toMatch(/copied 3 API keys, 1 settings, 3 schedules, 2 cron jobs, \d+ executions, 1 notification channels/);
     expect(await dump(dst.url)).toEqual(before);
     // A second run refuses: the target is not empty.
     const again = await cli(['migrate-store', '--from', src.url, '--to', dst.url]);

@@ -208,5 +208,31 @@ export function describeOutcomes(current: () => Store): void {
       expect(await finish([outcome(run!, 410, 'Failed')])).toEqual({ paused: [] });
       expect((await store().executionGet({ id: run!.executionId }))!.status).toBe('Failed');
     });
+
+    it('an auto-pause writes cron.auto_paused for the channels that want it, in the same finish write', async () => {
+      const c = await cron({ pauseAfterFailures: 1 });
+      const gone = await cron();
+      const wants = await store().channelCreate({
+        id: newId(), name: 'paused', type: 'webhook', url: 'https://example.com/n', events: ['cron.auto_paused'], jobIds: null, now: T0 - 500,
+      });
+      await store().channelCreate({
+        id: newId(), name: 'failed only', type: 'webhook', url: 'https://example.com/f', events: ['execution.failed'], jobIds: [gone.id], now: T0 - 500,
+      });
+      const [a] = await claimRuns(c.id);
+      const [b] = await claimRuns(gone.id);
+      const result = await finish([outcome(a!, 500, 'Failed'), outcome(b!, 410, 'Failed')]);
+      expect(result.paused.map((p) => p.jobId).sort()).toEqual([c.id, gone.id].sort());
+      const rows = await store().notificationsClaim({ nodeId: 'reader', now: clock + 60_000, limit: 100, leaseMs: 30_000 });
+      const paused = rows.filter((r) => r.eventType === 'cron.auto_paused');
+      expect(paused.map((r) => [r.channelId, r.jobId, r.reason]).sort()).toEqual(
+        [
+          [wants.id, c.id, 'paused after 1 consecutive failed executions'],
+          [wants.id, gone.id, GONE],
+        ].sort(),
+      );
+      expect(paused.every((r) => r.jobType === 'cron' && r.occurredAt === clock + 3)).toBe(true);
+      // The other channel wants only execution.failed (of the 410 job).
+      expect(rows.filter((r) => r.eventType === 'execution.failed').map((r) => r.jobId)).toEqual([gone.id]);
+    });
   });
 }

@@ -28,6 +28,7 @@ import { describeLists } from './conformance-lists.js';
 import { describeBatch, describeGroupCommit } from './conformance-batch.js';
 import { describeIdempotency } from './conformance-idempotency.js';
 import { describeNodes } from './conformance-nodes.js';
+import { describeNotifications } from './conformance-notifications.js';
 import { describeAhead } from './conformance-ahead.js';
 import { describeOutcomes } from './conformance-outcomes.js';
 import { describeSecrets } from './conformance-secrets.js';
@@ -209,6 +210,8 @@ export function exerciseStore(name: string, factory: () => Promise<StoreUnderTes
     describeIdempotency(() => store);
     // ---- node liveness (heartbeats, reaping, re-registration): conformance-nodes.ts ----------------
     describeNodes(() => store);
+    // ---- notification channels and outbox: conformance-notifications.ts ---------------------------
+    describeNotifications(() => store);
     // ---- claiming ahead (ClaimDueParams.aheadMs): conformance-ahead.ts ---------------------------
     describeAhead(() => store);
     // ---- successStatuses and the auto-pause of cron jobs: conformance-outcomes.ts -----------------

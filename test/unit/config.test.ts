@@ -22,6 +22,9 @@ describe('loadConfig', () => {
       executionRetentionMs: 7 * 86_400_000,
       misfireThresholdMs: 60_000,
       maxInFlight: 512,
+      notifyMaxPerMinute: 10,
+      notifyTimeoutMs: 10_000,
+      publicUrl: null,
       endpointPolicy: { allowPrivate: false, networks: [], hosts: new Set() },
       limits: DEFAULT_LIMITS,
       rateLimit: DEFAULT_RATE_LIMIT,
@@ -167,6 +170,14 @@ describe('loadConfig', () => {
     expect(() => loadConfig({ PUNCTUAL_METRICS_PORT: 'metrics' })).toThrow(/PUNCTUAL_METRICS_PORT="metrics"/);
     expect(() => loadConfig({ PORT: '9100', PUNCTUAL_METRICS_PORT: '9100' })).toThrow(/PUNCTUAL_METRICS_PORT="9100" must differ from PORT/);
     expect(() => loadConfig({ PUNCTUAL_METRICS_PORT: '8080' })).toThrow(/must differ from PORT/); // PORT's default
+  });
+
+  it('reads the notification settings and the public URL (kept without its trailing slash)', () => {
+    const c = loadConfig({ PUNCTUAL_NOTIFY_MAX_PER_MINUTE: '3', PUNCTUAL_NOTIFY_TIMEOUT_MS: '2000', PUNCTUAL_PUBLIC_URL: 'https://p.example.com/base/' });
+    expect(c).toMatchObject({ notifyMaxPerMinute: 3, notifyTimeoutMs: 2000, publicUrl: 'https://p.example.com/base' });
+    expect(() => loadConfig({ PUNCTUAL_NOTIFY_MAX_PER_MINUTE: '0' })).toThrow(/PUNCTUAL_NOTIFY_MAX_PER_MINUTE="0" must be a whole number from 1 to 10000/);
+    expect(() => loadConfig({ PUNCTUAL_NOTIFY_TIMEOUT_MS: '999' })).toThrow(/PUNCTUAL_NOTIFY_TIMEOUT_MS/);
+    expect(() => loadConfig({ PUNCTUAL_PUBLIC_URL: 'punctual.example.com' })).toThrow(/PUNCTUAL_PUBLIC_URL="punctual.example.com" must be an absolute http or https URL/);
   });
 
   it('treats empty values as unset', () => {

@@ -38,6 +38,10 @@ export const TAGS = [
   },
   { name: 'API keys', description: 'Bearer tokens for this API. Every key can do everything, managing keys included.' },
   {
+    name: 'Notification channels',
+    description: 'Where Punctual tells people that calls failed, succeeded again, or that a cron job was paused: signed webhooks or Slack messages.',
+  },
+  {
     name: 'Metrics',
     description: 'Prometheus metrics; here behind an API key, or on `PUNCTUAL_METRICS_PORT` without one (then not on this port).',
   },

@@ -5,6 +5,7 @@ import { columnList, PASS_THROUGH } from '../rows.js';
 import * as execRows from '../rows-executions.js';
 import { lockKeySql, type Sql } from './connection.js';
 import { notifySql } from './notify.js';
+import { finishedOutboxSql, pausedOutboxSql } from '../notification-rules.js';
 import type { NotifyContext } from './schedules.js';
 
 const ATTEMPT_LIST = columnList(execRows.ATTEMPT_COLUMNS);
@@ -51,8 +52,11 @@ export const PRUNABLE_SQL = `SELECT e.id FROM executions e
  *      the arrays), t per job its trailing failures (after its last Succeeded one), j locks the
  *      jobs (FOR UPDATE: the newest row version, as the rule must read it), d decides the new
  *      count and the pause, p writes them and RETURNS each job with the kind of its pause (NULL:
- *      none) and its reason. What must be written with a pause (an outbox row, say) is a CTE
- *      beside p, inserting from `p WHERE kind IS NOT NULL`;
+ *      none) and its reason;
+ *   n  writes the notifications the finished executions cause (../notification-rules.ts: a join
+ *      with notification_channels, so nothing is read but an empty table when there is no channel);
+ *   q  writes the `cron.auto_paused` notifications of the jobs p paused, at the end of the batch's
+ *      last attempt (the same join);
  *   and the earliest Retrying instant is announced (notify.ts); the jobs paused are answered as
  *   JSON (`paused`).
  * The row lock each UPDATE takes is re-checked on the newest row version (READ COMMITTED), so a
@@ -83,7 +87,7 @@ f AS (
     lease_expires_at = NULL
   FROM o
   WHERE e.id = o.execution_id AND e.lease_owner = o.node AND e.status = o.running AND e.attempt = o.attempt
-  RETURNING e.id, e.attempt, e.job_type, e.job_id, e.status, e.next_attempt_at),
+  RETURNING e.id, e.attempt, e.job_type, e.job_id, e.status, e.next_attempt_at, e.finished_at, e.scheduled_for),
 a AS (
   INSERT INTO execution_attempts (execution_id, number, started_at, duration_ms, status_code, error, response_body, method, url,
                                   trace_id, span_id)
@@ -94,7 +98,13 @@ a AS (
 s AS (
   UPDATE schedules x SET status = f.status FROM f
    WHERE f.job_type = 'schedule' AND f.status <> 'Retrying' AND x.id = f.job_id AND x.status = 'Running'),
-${CRON_PAUSE_CTES}
+${CRON_PAUSE_CTES},
+n AS (
+${finishedOutboxSql('f')}),
+q AS (
+${pausedOutboxSql(`(SELECT p.id AS job_id, p.paused_reason AS reason, CAST(NULL AS text) AS execution_id,
+                           (SELECT max(f.finished_at) FROM f) AS occurred_at
+                      FROM p WHERE p.kind IS NOT NULL)`)})
 SELECT (SELECT count(*) FROM f) AS finished,
        ${notifySql(`(SELECT min(f.next_attempt_at) FROM f WHERE f.status = 'Retrying')`, '$15', clock)} AS notified,
        (SELECT coalesce(json_agg(json_build_object('jobId', p.id, 'kind', p.kind, 'reason', p.paused_reason)), '[]'::json)

@@ -7,6 +7,8 @@ import type * as S from '../store.js';
 import type { ExecutionSearchParams, ExecutionsReplayParams } from '../execution-search.js';
 import type * as I from '../store-idempotency.js';
 import type { NodeRecord, NodesAtParams, NodesReaped } from '../store-nodes.js';
+import type * as N from '../store-notifications.js';
+import type { NotificationChannel, OutboxNotification } from '../../domain/notifications.js';
 import type { JobSecretsEntry, SecretsPageParams, SecretsReplaceParams } from '../store-secrets.js';
 import { apiKeys } from './api-keys.js';
 import { ClaimQueries } from './claim.js';
@@ -26,6 +28,7 @@ import { executions } from './executions.js';
 import { idempotency } from './idempotency.js';
 import { migrate } from './migrations.js';
 import { nodes } from './nodes.js';
+import { notifications } from './notifications.js';
 import { channelOf, WorkListener } from './notify.js';
 import { schedules, type NotifyContext } from './schedules.js';
 import { secrets } from './secrets.js';
@@ -332,6 +335,33 @@ export class PostgresStore implements S.Store {
   }
   async nodeLeave(p: { nodeId: string }): Promise<void> {
     await this.run(() => nodes.leave(this.db.sql, p.nodeId));
+  }
+
+  // ---- Notifications (store-notifications.ts) ----------------------------------------------
+  async channelCreate(p: N.ChannelCreateParams): Promise<NotificationChannel> {
+    return this.run(() => notifications.create(this.db.sql, p));
+  }
+  async channelGet(p: { id: string }): Promise<NotificationChannel | null> {
+    return this.run(() => notifications.get(this.db.sql, p.id));
+  }
+  async channelList(): Promise<NotificationChannel[]> {
+    return this.run(() => notifications.list(this.db.sql));
+  }
+  async channelUpdate(p: N.ChannelUpdateParams): Promise<NotificationChannel | null> {
+    return this.run(() => notifications.update(this.db.sql, p));
+  }
+  async channelDelete(p: { id: string }): Promise<boolean> {
+    return this.run(() => notifications.delete(this.db.sql, p.id));
+  }
+  async notificationsRecordPaused(p: { paused: N.PausedJob[]; now: number }): Promise<number> {
+    return this.run(() => notifications.recordPaused(this.db.sql, p.paused, p.now));
+  }
+  /** `p.now` is the caller's (the notifier passes its dispatcher's time, which follows the database's clock). */
+  async notificationsClaim(p: { nodeId: string; now: number; limit: number; leaseMs: number }): Promise<OutboxNotification[]> {
+    return this.run(() => notifications.claim(this.db.sql, p));
+  }
+  async notificationsSettle(p: { nodeId: string; done: number[]; later: N.OutboxLater[] }): Promise<void> {
+    await this.run(() => notifications.settle(this.db.sql, p.nodeId, p.done, p.later));
   }
 
   // ---- Job secrets (store-secrets.ts) -------------------------------------------------------

@@ -4,6 +4,7 @@ import { decodeCursor } from '../paging.js';
 import { columnList } from '../rows.js';
 import * as execRows from '../rows-executions.js';
 import type { Db } from './connection.js';
+import { finishedOutboxStatement, pausedItems, pausedOutboxStatement } from './notifications.js';
 import { SQLITE_CODEC } from './json.js';
 
 const ATTEMPT_LIST = columnList(execRows.ATTEMPT_COLUMNS);
@@ -43,6 +44,9 @@ export class ExecutionQueries {
   private readonly cronFailureState;
   private readonly settleCron;
   private readonly finishTx;
+  private readonly outbox;
+  private readonly anyChannel;
+  private readonly pausedOutbox;
   private readonly byId;
   private readonly retrying;
   private readonly attemptsOfOne;
@@ -70,7 +74,7 @@ export class ExecutionQueries {
     // Positional parameters: this runs once per outcome on the hot path.
     this.finishOne = db.prepare<
       [string, number | null, number | null, number, number, number, string, string, number],
-      { job_type: JobType; job_id: string }
+      { job_type: JobType; job_id: string; scheduled_for: number }
     >(
       `UPDATE executions SET
          status = ?,
@@ -80,8 +84,13 @@ export class ExecutionQueries {
          lease_owner = NULL,
          lease_expires_at = NULL
        WHERE id = ? AND lease_owner = ? AND status = 'Running' AND attempt = ?
-       RETURNING job_type, job_id`,
+       RETURNING job_type, job_id, scheduled_for`,
     );
+    // The notifications an outcome causes, in its transaction (../notification-rules.ts).
+    this.outbox = finishedOutboxStatement(db);
+    // Asked once per batch, inside its transaction (no channel can appear meanwhile): without a
+    // channel the batch skips the outbox statement (~5 µs an outcome) altogether.
+    this.anyChannel = db.prepare<[], { one: number }>('SELECT 1 AS one FROM notification_channels LIMIT 1');
     this.insertAttempt = db.prepare<[execRows.AttemptRow]>(
       `INSERT INTO execution_attempts (${ATTEMPT_LIST})
        VALUES (${execRows.ATTEMPT_COLUMNS.map((c) => `:${c}`).join(', ')}) ON CONFLICT (execution_id, number) DO NOTHING`,
@@ -108,14 +117,21 @@ export class ExecutionQueries {
          paused_reason = coalesce(:reason, paused_reason)
        WHERE id = :id`,
     );
+    this.pausedOutbox = pausedOutboxStatement(db);
     this.finishTx = db.transaction((nodeId: string, outcomes: readonly AttemptOutcome[]): FinishResult => {
+      const notify = this.anyChannel.get() !== undefined;
       const finishedCron = new Map<string, FinishedOutcome[]>();
-      for (const o of outcomes) this.finishOutcome(nodeId, o, finishedCron);
+      for (const o of outcomes) this.finishOutcome(nodeId, o, notify, finishedCron);
       const paused: AutoPause[] = [];
       for (const [jobId, finished] of finishedCron) {
         const pause = this.settleCronJob(jobId, finished);
-        // What must be written with a pause (an outbox row, say) goes here: same transaction.
         if (pause) paused.push(pause);
+      }
+      // cron.auto_paused notifications, in the transaction that paused the jobs, at the end of
+      // the batch's last attempt (its outcomes' own times, as PostgreSQL's finish statement).
+      if (notify && paused.length > 0) {
+        const now = Math.max(...outcomes.map((o) => execRows.outcomeTimes(o).finishedAt ?? 0));
+        this.pausedOutbox.run({ items: pausedItems(paused), now });
       }
       return { paused };
     });
@@ -237,7 +253,7 @@ export class ExecutionQueries {
     return pause && { jobId, kind: pause.kind, reason: pause.reason };
   }
 
-  private finishOutcome(nodeId: string, o: AttemptOutcome, finishedCron: Map<string, FinishedOutcome[]>): void {
+  private finishOutcome(nodeId: string, o: AttemptOutcome, notify: boolean, finishedCron: Map<string, FinishedOutcome[]>): void {
     // STRICT INTEGER columns: whole ms (outcomeTimes).
     const { startedAt, durationMs, retrying, finishedAt, nextAttemptAt } = execRows.outcomeTimes(o);
     const { executionId, attempt } = o;
@@ -247,8 +263,10 @@ export class ExecutionQueries {
     this.insertAttempt.run(
       execRows.attemptToRow(executionId, { number: attempt, startedAt, durationMs, statusCode, error, responseBody, method, url, traceId, spanId }),
     );
-    if (!retrying && e.job_type === 'schedule') this.settleSchedule.run(o.status, e.job_id);
-    if (e.job_type === 'cron' && o.status !== 'Retrying') {
+    if (retrying || o.status === 'Retrying') return;
+    if (e.job_type === 'schedule') this.settleSchedule.run(o.status, e.job_id);
+    if (notify) this.outbox.run({ id: executionId, job_type: e.job_type, job_id: e.job_id, status: o.status, finished_at: finishedAt, scheduled_for: e.scheduled_for });
+    if (e.job_type === 'cron') {
       const list = finishedCron.get(e.job_id) ?? [];
       list.push({ status: o.status, gone: isGone(o) });
       finishedCron.set(e.job_id, list);

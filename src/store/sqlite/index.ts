@@ -7,6 +7,8 @@ import type * as S from '../store.js';
 import type { ExecutionSearchParams, ExecutionsReplayParams } from '../execution-search.js';
 import type * as I from '../store-idempotency.js';
 import type { NodeRecord, NodesAtParams, NodesReaped } from '../store-nodes.js';
+import type * as N from '../store-notifications.js';
+import type { NotificationChannel, OutboxNotification } from '../../domain/notifications.js';
 import type { JobSecretsEntry, SecretsPageParams, SecretsReplaceParams } from '../store-secrets.js';
 import { ApiKeyQueries } from './api-keys.js';
 import { ClaimQueries } from './claim.js';
@@ -24,6 +26,7 @@ import { ExecutionQueries } from './executions.js';
 import { IdempotencyQueries } from './idempotency.js';
 import { migrate } from './migrations.js';
 import { NodeQueries } from './nodes.js';
+import { NotificationQueries } from './notifications.js';
 import { ScheduleQueries } from './schedules.js';
 import { SecretsQueries } from './secrets.js';
 import { SettingQueries } from './settings.js';
@@ -45,6 +48,7 @@ interface Queries {
   secrets: SecretsQueries;
   idempotency: IdempotencyQueries;
   nodes: NodeQueries;
+  notifications: NotificationQueries;
 }
 
 /**
@@ -252,6 +256,32 @@ export class SqliteStore implements S.Store {
     this.run((q) => q.nodes.leave(p.nodeId));
   }
 
+  // ---- Notifications (store-notifications.ts) ----------------------------------------------
+  async channelCreate(p: N.ChannelCreateParams): Promise<NotificationChannel> {
+    return this.run((q) => q.notifications.create(p));
+  }
+  async channelGet(p: { id: string }): Promise<NotificationChannel | null> {
+    return this.run((q) => q.notifications.get(p.id));
+  }
+  async channelList(): Promise<NotificationChannel[]> {
+    return this.run((q) => q.notifications.list());
+  }
+  async channelUpdate(p: N.ChannelUpdateParams): Promise<NotificationChannel | null> {
+    return this.run((q) => q.notifications.update(p));
+  }
+  async channelDelete(p: { id: string }): Promise<boolean> {
+    return this.run((q) => q.notifications.delete(p.id));
+  }
+  async notificationsRecordPaused(p: { paused: N.PausedJob[]; now: number }): Promise<number> {
+    return this.run((q) => q.notifications.recordPaused(p.paused, p.now));
+  }
+  async notificationsClaim(p: { nodeId: string; now: number; limit: number; leaseMs: number }): Promise<OutboxNotification[]> {
+    return this.run((q) => q.notifications.claim(p));
+  }
+  async notificationsSettle(p: { nodeId: string; done: number[]; later: N.OutboxLater[] }): Promise<void> {
+    this.run((q) => q.notifications.settle(p.nodeId, p.done, p.later));
+  }
+
   // ---- Job secrets (store-secrets.ts) -------------------------------------------------------
   async secretsPage(p: SecretsPageParams): Promise<JobSecretsEntry[]> {
     return this.run((q) => q.secrets.secretsPage(p));
@@ -319,6 +349,7 @@ function prepare(db: Db): Queries {
       secrets: new SecretsQueries(db),
       idempotency: new IdempotencyQueries(db),
       nodes: new NodeQueries(db),
+      notifications: new NotificationQueries(db),
     };
   } catch (err) {
     if (err instanceof Error && /no such table/.test(err.message)) {
