@@ -24,6 +24,8 @@ import type { NotificationsStore } from './store-notifications.js';
 import type { CronJobPage, ExecutionListParams, ExecutionPage, JobTriggerParams, SchedulePage } from './store-pages.js';
 import type { JobSecretsStore } from './store-secrets.js';
 
+import type { BacklogStore } from './store-backlog.js';
+export type { BacklogStore, DueCounts, RetryingCounts } from './store-backlog.js';
 export type { CronJobPage, ExecutionListParams, ExecutionPage, JobTriggerParams, SchedulePage } from './store-pages.js';
 
 /**
@@ -35,7 +37,7 @@ export type { CronJobPage, ExecutionListParams, ExecutionPage, JobTriggerParams,
  * all. Instants are epoch milliseconds (UTC). Methods throw `StoreUnavailableError` when the
  * database cannot be reached or written; they never throw for "not found" unless documented.
  */
-export interface Store extends JobSecretsStore, BatchStore, IdempotencyStore, NodesStore, ExecutionSearchStore, NotificationsStore {
+export interface Store extends JobSecretsStore, BatchStore, IdempotencyStore, NodesStore, ExecutionSearchStore, NotificationsStore, BacklogStore {
   /** Applies pending numbered migrations. Idempotent. */
   migrate(): Promise<void>;
   /**
@@ -201,28 +203,10 @@ export interface Store extends JobSecretsStore, BatchStore, IdempotencyStore, No
    * expiry), or null when nothing waits.
    */
   nextDueAt(): Promise<number | null>;
-  /**
-   * How much work is due at `p.now` (epoch ms, UTC) and not yet claimed, by the sources of
-   * `claimDue` (the due-but-unclaimed gauge, `punctual_due_unclaimed`): `schedule`, Pending schedules with
-   * `scheduledAt <= now`; `cron`, Active cron jobs with `nextInvocation <= now` (a job counts once,
-   * however many occurrences it missed); `waiting`, Pending or Retrying executions whose next
-   * attempt is due; `lease`, Running executions whose lease expired at or before `now`. Each count
-   * stops at `p.limit` (≥ 1), so the cost is bounded whatever the backlog: one range search of each
-   * source's partial index, reading at most `limit` entries. Reads only. A store with a clock of
-   * its own (`now()` not null) uses that clock instead of `p.now`, as `claimDue` does.
-   */
-  dueCount(p: { now: number; limit: number }): Promise<DueCounts>;
 
   // ---- Executions (every firing of a job, with its attempts) -------------------------------------
   /** The execution with its attempts, or null. */
   executionGet(p: { id: string }): Promise<Execution | null>;
-  /**
-   * How many executions are `Retrying` (waiting for their next attempt, due or not), by job type,
-   * each count stopping at `p.limit` (≥ 1) so that the cost is bounded however many wait: a walk
-   * of the partial index of waiting executions (`executions_waiting`) per job type, at most `limit`
-   * matching entries read. For the gauge `punctual_executions_retrying` (docs/metrics.md). Reads only.
-   */
-  executionRetryingCount(p: { limit: number }): Promise<RetryingCounts>;
   /**
    * A job's executions, newest first (by `scheduledFor`, then id), `limit` at a time.
    * `cursor` is the `nextCursor` of the previous page (opaque text); `nextCursor` is null on the
@@ -254,20 +238,6 @@ export interface Store extends JobSecretsStore, BatchStore, IdempotencyStore, No
   settingGetOrCreate(p: { key: string; create: () => string }): Promise<string>;
   /** The value of setting `key`, or null when it is absent. Reads only. */
   settingGet(p: { key: string }): Promise<string | null>;
-}
-
-/** `Retrying` executions by job type, each count capped (see {@link Store.executionRetryingCount}). */
-export interface RetryingCounts {
-  schedule: number;
-  cron: number;
-}
-
-/** Work due and not yet claimed, by claim source, each count capped (see {@link Store.dueCount}). */
-export interface DueCounts {
-  schedule: number;
-  cron: number;
-  waiting: number;
-  lease: number;
 }
 
 /** Params of {@link Store.apiKeyCreate}. `digest` is the SHA-256 (lowercase hex) of the token. */

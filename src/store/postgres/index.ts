@@ -12,16 +12,7 @@ import type { NotificationChannel, OutboxNotification } from '../../domain/notif
 import type { JobSecretsEntry, SecretsPageParams, SecretsReplaceParams } from '../store-secrets.js';
 import { apiKeys } from './api-keys.js';
 import { ClaimQueries } from './claim.js';
-import {
-  connectionConfig,
-  Database,
-  DB_NOW_MS,
-  DEFAULTS,
-  toStoreError,
-  type ConnectionTarget,
-  type PostgresStoreOptions,
-  type Sql,
-} from './connection.js';
+import { connectionConfig, Database, DB_NOW_MS, DEFAULTS, toStoreError, type ConnectionTarget, type PostgresStoreOptions, type Sql } from './connection.js';
 import { cronJobs } from './cron-jobs.js';
 import { executionSearch } from './execution-search.js';
 import { executions } from './executions.js';
@@ -30,20 +21,11 @@ import { migrate } from './migrations.js';
 import { nodes } from './nodes.js';
 import { notifications } from './notifications.js';
 import { channelOf, WorkListener } from './notify.js';
-import { schedules, type NotifyContext } from './schedules.js';
+import { CREATE_FLUSHES, schedules, type NotifyContext } from './schedules.js';
 import { secrets } from './secrets.js';
 import { settings } from './settings.js';
 
 export type { PostgresStoreOptions } from './connection.js';
-
-/**
- * Most groups of creates written at once (group-commit.ts `maxInFlight`), each on its own pool
- * connection. Measured with `npm run bench -- --scenario ingest --store postgres` (64 clients, the
- * 2-core machine of docs/benchmarks.md, one run each): 1 → 2,194 req/s, 2 → 2,599 req/s,
- * 4 → 2,157 req/s (one at a time before group commit: 1,220 req/s). Past 2 the groups get
- * smaller and the server, PostgreSQL and the clients already share the two cores.
- */
-const CREATE_FLUSHES = 2;
 
 /**
  * The store for several nodes: a `pg` pool on one PostgreSQL database. See

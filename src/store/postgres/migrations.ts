@@ -1,5 +1,6 @@
 import type pg from 'pg';
 import { lockKeySql } from './connection.js';
+import { FAILURE_MIGRATIONS } from './migrations-failures.js';
 
 /** One numbered schema change. Versions start at 1, increase by 1, and are never edited once released. */
 export interface Migration {
@@ -292,86 +293,7 @@ CREATE INDEX schedules_with_secrets ON schedules (id) WHERE secrets IS NOT NULL;
 CREATE INDEX cron_jobs_with_secrets ON cron_jobs (id) WHERE secrets IS NOT NULL;
 `,
   },
-  // The steps of a retry policy, as SQLite's migration 9: JSON array of ms, NULL (every existing row) for the exponential rule.
-  {
-    version: 8,
-    sql: `
-ALTER TABLE schedules ADD COLUMN retry_delays_ms json;
-ALTER TABLE cron_jobs ADD COLUMN retry_delays_ms json;
-`,
-  },
-  // What counts as success and the auto-pause of cron jobs, as SQLite's migration 10.
-  {
-    version: 9,
-    sql: `
-ALTER TABLE schedules ADD COLUMN success_statuses     json    NOT NULL DEFAULT '["2xx"]';
-ALTER TABLE cron_jobs ADD COLUMN success_statuses     json    NOT NULL DEFAULT '["2xx"]';
-ALTER TABLE cron_jobs ADD COLUMN pause_after_failures integer;
-ALTER TABLE cron_jobs ADD COLUMN paused_reason        text;
-ALTER TABLE cron_jobs ADD COLUMN consecutive_failures integer NOT NULL DEFAULT 0;
-`,
-  },
-  // The W3C Trace Context of each attempt, as SQLite's migration 13: NULL for attempts recorded before.
-  {
-    version: 12,
-    sql: `
-ALTER TABLE execution_attempts ADD COLUMN trace_id text, ADD COLUMN span_id text;
-`,
-  },
-  /*
-   * As SQLite's migration 11. Executions across jobs and replay (docs/interface.md, "Executions across jobs"):
-   *   retry_base                  attempts made before the current attempt budget began (0; a
-   *                               replay sets it to the attempts made so far, so the job's retry
-   *                               policy counts `attempt - retry_base`)
-   *   executions_by_type_time     every execution of a kind by (scheduled_for, id): the list
-   *                               without a status or job filter, read backwards
-   *   executions_by_type_status_time  by kind, status, then (scheduled_for, id): the list filtered
-   *                               by status (one backward range per kind and status, merged). Not
-   *                               led by `status`: the claim's searches of one status (Running
-   *                               leases, waiting, finished) must keep their partial indexes
-   * Both hold `id`, so the list's scan reads the index only, then the page's rows by primary key
-   * (store/execution-search.ts; plans checked in test/store/postgres.test.ts).
-   */
-  {
-    version: 10,
-    sql: `
-ALTER TABLE executions ADD COLUMN retry_base integer NOT NULL DEFAULT 0;
-CREATE INDEX executions_by_type_time ON executions (job_type, scheduled_for, id);
-CREATE INDEX executions_by_type_status_time ON executions (job_type, status, scheduled_for, id);
-`,
-  },
-  // Notification channels and the outbox of notifications, as SQLite's migration 12.
-  {
-    version: 11,
-    sql: `
-CREATE TABLE notification_channels (
-  id         text COLLATE "C" NOT NULL PRIMARY KEY,
-  name       text   NOT NULL,
-  type       text   NOT NULL CHECK (type IN ('webhook', 'slack')),
-  url        text   NOT NULL,
-  events     text   NOT NULL,
-  job_ids    text COLLATE "C",
-  created_at bigint NOT NULL
-);
-CREATE TABLE notification_outbox (
-  seq              bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
-  channel_id       text COLLATE "C" NOT NULL,
-  event_type       text    NOT NULL,
-  job_type         text    NOT NULL,
-  job_id           text COLLATE "C" NOT NULL,
-  execution_id     text COLLATE "C",
-  reason           text,
-  occurred_at      bigint  NOT NULL,
-  due_at           bigint  NOT NULL,
-  attempts         integer NOT NULL DEFAULT 0,
-  digest           integer NOT NULL DEFAULT 0,
-  lease_owner      text,
-  lease_expires_at bigint
-);
-CREATE INDEX notification_outbox_due ON notification_outbox (due_at, seq);
-CREATE INDEX notification_outbox_channel ON notification_outbox (channel_id);
-`,
-  },
+  ...FAILURE_MIGRATIONS,
 ];
 
 /** Highest schema version this code knows. */

@@ -7,6 +7,15 @@ import type { Sql } from './connection.js';
 import { notifySql } from './notify.js';
 import { foldNameSql, pageOf, pageSql, tablePageSql, type PageRow } from './paging.js';
 
+/**
+ * Most groups of creates written at once (group-commit.ts `maxInFlight`), each on its own pool
+ * connection. Measured with `npm run bench -- --scenario ingest --store postgres` (64 clients, the
+ * 2-core machine of docs/benchmarks.md, one run each): 1 → 2,194 req/s, 2 → 2,599 req/s,
+ * 4 → 2,157 req/s (one at a time before group commit: 1,220 req/s). Past 2 the groups get
+ * smaller and the server, PostgreSQL and the clients already share the two cores.
+ */
+export const CREATE_FLUSHES = 2;
+
 const COLUMNS = rowMap.columnList(rowMap.SCHEDULE_COLUMNS);
 const fromRow = (r: rowMap.ScheduleRow): Schedule => rowMap.scheduleFromRow(rowMap.PASS_THROUGH, r);
 
