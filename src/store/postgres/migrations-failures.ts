@@ -28,13 +28,6 @@ ALTER TABLE cron_jobs ADD COLUMN paused_reason        text;
 ALTER TABLE cron_jobs ADD COLUMN consecutive_failures integer NOT NULL DEFAULT 0;
 `,
   },
-  // The W3C Trace Context of each attempt, as SQLite's migration 13: NULL for attempts recorded before.
-  {
-    version: 12,
-    sql: `
-ALTER TABLE execution_attempts ADD COLUMN trace_id text, ADD COLUMN span_id text;
-`,
-  },
   /*
    * As SQLite's migration 11. Executions across jobs and replay (docs/interface.md, "Executions across jobs"):
    *   retry_base                  attempts made before the current attempt budget began (0; a
@@ -87,6 +80,13 @@ CREATE TABLE notification_outbox (
 );
 CREATE INDEX notification_outbox_due ON notification_outbox (due_at, seq);
 CREATE INDEX notification_outbox_channel ON notification_outbox (channel_id);
+`,
+  },
+  // The W3C Trace Context of each attempt, as SQLite's migration 13: NULL for attempts recorded before.
+  {
+    version: 12,
+    sql: `
+ALTER TABLE execution_attempts ADD COLUMN trace_id text, ADD COLUMN span_id text;
 `,
   },
 ];

@@ -40,17 +40,6 @@ ALTER TABLE cron_jobs ADD COLUMN consecutive_failures INTEGER NOT NULL DEFAULT 0
 `,
   },
   /*
-   * The W3C Trace Context of each attempt (docs/calls.md, "Trace Context"): the trace id (the
-   * execution's) and the span id sent in its `traceparent`. Attempts recorded before have none (NULL).
-   */
-  {
-    version: 13,
-    sql: `
-ALTER TABLE execution_attempts ADD COLUMN trace_id TEXT;
-ALTER TABLE execution_attempts ADD COLUMN span_id  TEXT;
-`,
-  },
-  /*
    * Executions across jobs and replay (docs/interface.md, "Executions across jobs"):
    *   retry_base                  attempts made before the current attempt budget began (0; a
    *                               replay sets it to the attempts made so far, so the job's retry
@@ -110,6 +99,17 @@ CREATE TABLE notification_outbox (
 ) STRICT;
 CREATE INDEX notification_outbox_due ON notification_outbox (due_at, seq);
 CREATE INDEX notification_outbox_channel ON notification_outbox (channel_id);
+`,
+  },
+  /*
+   * The W3C Trace Context of each attempt (docs/calls.md, "Trace Context"): the trace id (the
+   * execution's) and the span id sent in its `traceparent`. Attempts recorded before have none (NULL).
+   */
+  {
+    version: 13,
+    sql: `
+ALTER TABLE execution_attempts ADD COLUMN trace_id TEXT;
+ALTER TABLE execution_attempts ADD COLUMN span_id  TEXT;
 `,
   },
 ];
