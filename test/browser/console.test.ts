@@ -219,6 +219,7 @@ describe.skipIf(!HAS_CHROMIUM)('console in Chromium', () => {
     await page.getByLabel('Endpoint URL').fill(`${receiver.url}/report`);
     await page.getByLabel('Data (JSON)').fill('{"report": "nightly"}');
     await page.getByLabel('Attempts in all').fill('3');
+    await page.getByLabel('Retry steps (ms)').fill('5000, 60000');
     await page.getByLabel('Counts as success').fill('2xx, 302');
     await page.getByLabel('Pause after failures (optional)').fill('5');
     await eventually(() => page.getByTestId('cron-description').textContent()).toContain('At 03:00, Monday through Friday');
@@ -254,7 +255,7 @@ describe.skipIf(!HAS_CHROMIUM)('console in Chromium', () => {
       endpoint: `${receiver.url}/report`,
       data: { report: 'nightly' },
       status: 'Active',
-      retry: { maxAttempts: 3 },
+      retry: { maxAttempts: 3, delaysMs: [5000, 60000] },
       misfire: 'once',
       overlap: 'allow',
       successStatuses: ['2xx', 302],
@@ -262,6 +263,7 @@ describe.skipIf(!HAS_CHROMIUM)('console in Chromium', () => {
     });
     // Focus moved to the new page's heading.
     expect(await page.evaluate('document.activeElement.tagName')).toBe('H1');
+    expect(await page.locator('.facts').textContent()).toContain('retries after 5 s, 1 min');
 
     await page.getByLabel('Reason for pausing (optional)').fill('report template being rewritten');
     await page.getByRole('button', { name: 'Pause' }).click();
@@ -278,6 +280,7 @@ describe.skipIf(!HAS_CHROMIUM)('console in Chromium', () => {
     await eventually(() => heading().textContent()).toBe('Edit cron job');
     await eventually(() => page.getByLabel('Cron expression').inputValue()).toBe('0 3 * * MON-FRI');
     expect(await page.getByLabel('Attempts in all').inputValue()).toBe('3');
+    expect(await page.getByLabel('Retry steps (ms)').inputValue()).toBe('5000, 60000');
     await page.getByLabel('Name (optional)').fill('Nightly sales report');
     await page.getByRole('button', { name: 'Save changes' }).click();
     await eventually(() => heading().textContent()).toContain('Nightly sales report');
@@ -286,6 +289,7 @@ describe.skipIf(!HAS_CHROMIUM)('console in Chromium', () => {
       status: 'Paused',
       expression: '0 3 * * MON-FRI',
       nextInvocation: before.nextInvocation,
+      retry: { maxAttempts: 3, delaysMs: [5000, 60000] },
     });
 
     // The list shows it, and its filters work.
