@@ -5,7 +5,8 @@
  * Needs /usr/bin/chromium (`apt-get install -y chromium`); without it the browser tests are
  * skipped with one line saying so. Builds the console first when dist/console is missing or older
  * than its sources. Writes (with UPDATE_SCREENSHOTS=1) the screenshots of docs/screenshots/ (desktop overview, a detail page
- * with its history, the cron helper, the failures page, the phone view).
+ * with its history, a cron job paused with a reason, the cron helper, the notification channels, the failures page, the
+ * phone view).
  *
  * Browser-side code is passed to `page.evaluate` as strings: the test project has no DOM types.
  */
@@ -218,6 +219,7 @@ describe.skipIf(!HAS_CHROMIUM)('console in Chromium', () => {
     await page.getByLabel('Endpoint URL').fill(`${receiver.url}/report`);
     await page.getByLabel('Data (JSON)').fill('{"report": "nightly"}');
     await page.getByLabel('Attempts in all').fill('3');
+    await page.getByLabel('Retry steps (ms)').fill('5000, 60000');
     await page.getByLabel('Counts as success').fill('2xx, 302');
     await page.getByLabel('Pause after failures (optional)').fill('5');
     await eventually(() => page.getByTestId('cron-description').textContent()).toContain('At 03:00, Monday through Friday');
@@ -253,7 +255,7 @@ describe.skipIf(!HAS_CHROMIUM)('console in Chromium', () => {
       endpoint: `${receiver.url}/report`,
       data: { report: 'nightly' },
       status: 'Active',
-      retry: { maxAttempts: 3 },
+      retry: { maxAttempts: 3, delaysMs: [5000, 60000] },
       misfire: 'once',
       overlap: 'allow',
       successStatuses: ['2xx', 302],
@@ -261,6 +263,7 @@ describe.skipIf(!HAS_CHROMIUM)('console in Chromium', () => {
     });
     // Focus moved to the new page's heading.
     expect(await page.evaluate('document.activeElement.tagName')).toBe('H1');
+    expect(await page.locator('.facts').textContent()).toContain('retries after 5 s, 1 min');
 
     await page.getByLabel('Reason for pausing (optional)').fill('report template being rewritten');
     await page.getByRole('button', { name: 'Pause' }).click();
@@ -269,6 +272,7 @@ describe.skipIf(!HAS_CHROMIUM)('console in Chromium', () => {
     expect((await server.api('GET', `/cron/${id}`)).body).toMatchObject({ status: 'Paused', pausedReason: 'report template being rewritten' });
     expect(await page.locator('.facts').textContent()).toContain('report template being rewritten');
     expect(await page.getByRole('button', { name: 'Resume' }).isVisible()).toBe(true);
+    await shot('console-cron-paused.png');
 
     // Edit: the form comes filled in; only what changed is sent, so the paused job keeps its occurrence.
     const before = (await server.api('GET', `/cron/${id}`)).body as { nextInvocation: string };
@@ -276,6 +280,7 @@ describe.skipIf(!HAS_CHROMIUM)('console in Chromium', () => {
     await eventually(() => heading().textContent()).toBe('Edit cron job');
     await eventually(() => page.getByLabel('Cron expression').inputValue()).toBe('0 3 * * MON-FRI');
     expect(await page.getByLabel('Attempts in all').inputValue()).toBe('3');
+    expect(await page.getByLabel('Retry steps (ms)').inputValue()).toBe('5000, 60000');
     await page.getByLabel('Name (optional)').fill('Nightly sales report');
     await page.getByRole('button', { name: 'Save changes' }).click();
     await eventually(() => heading().textContent()).toContain('Nightly sales report');
@@ -284,6 +289,7 @@ describe.skipIf(!HAS_CHROMIUM)('console in Chromium', () => {
       status: 'Paused',
       expression: '0 3 * * MON-FRI',
       nextInvocation: before.nextInvocation,
+      retry: { maxAttempts: 3, delaysMs: [5000, 60000] },
     });
 
     // The list shows it, and its filters work.
@@ -292,6 +298,19 @@ describe.skipIf(!HAS_CHROMIUM)('console in Chromium', () => {
     await page.getByLabel('Status').selectOption('Active');
     await page.getByRole('button', { name: 'Apply' }).click();
     await eventually(() => page.locator('.empty').textContent()).toContain('No cron job matches');
+
+    // Resuming clears the reason; pausing without one says so. (Left paused: it must not run during the suite.)
+    await page.goto(url(`/cron/${id}`));
+    await eventually(() => heading().locator('.badge').textContent()).toBe('Paused');
+    await page.getByRole('button', { name: 'Resume' }).click();
+    await eventually(() => heading().locator('.badge').textContent()).toBe('Active');
+    expect((await server.api('GET', `/cron/${id}`)).body).toMatchObject({ status: 'Active', pausedReason: null });
+    expect(await page.locator('.facts').textContent()).not.toContain('report template being rewritten');
+    expect(await page.locator('.facts').textContent()).not.toContain('Paused because');
+    await page.getByRole('button', { name: 'Pause' }).click();
+    await eventually(() => heading().locator('.badge').textContent()).toBe('Paused');
+    expect((await server.api('GET', `/cron/${id}`)).body).toMatchObject({ status: 'Paused', pausedReason: null });
+    expect(await page.locator('.facts').textContent()).toContain('no reason given');
   });
 
   it('creates a schedule due in a second and shows its execution and each attempt on its detail page', async () => {
@@ -491,6 +510,24 @@ describe.skipIf(!HAS_CHROMIUM)('console in Chromium', () => {
     const arrival = receiver.arrivals.find((a) => a.path === '/channel')!;
     expect(JSON.parse(arrival.body)).toMatchObject({ type: 'notifications.test', data: { channel: { name: 'On call' } } });
 
+    // A second channel, whose receiver refuses: its test says so, in its own row.
+    receiver.respond('/slack-gone', { status: 404, body: 'no_service' });
+    const slack = (await server.api('POST', '/notification-channels', {
+      name: 'Platform team (Slack)',
+      type: 'slack',
+      url: `${receiver.url}/slack-gone`,
+      events: ['execution.failed', 'cron.auto_paused'],
+    })).body as { id: string };
+    await page.reload();
+    const slackRow = page.locator('tbody tr', { hasText: 'Platform team' });
+    await eventually(() => page.locator('tbody tr').count()).toBe(2);
+    await slackRow.getByRole('button', { name: 'Send a test' }).click();
+    await eventually(() => slackRow.locator('.test-result').textContent()).toMatch(/^Not delivered: the receiver answered HTTP 404 \(\d+ ms\)\./);
+    await row.getByRole('button', { name: 'Send a test' }).click();
+    await eventually(() => row.locator('.test-result').textContent()).toMatch(/^Delivered/);
+    await shot('console-channels.png');
+    expect((await server.api('DELETE', `/notification-channels/${slack.id}`)).status).toBe(204);
+
     await row.getByRole('button', { name: 'Delete' }).click();
     await page.getByRole('dialog').getByRole('button', { name: 'Delete the channel' }).click();
     await eventually(() => row.count()).toBe(0);
@@ -619,59 +656,77 @@ describe.skipIf(!HAS_CHROMIUM)('console in Chromium', () => {
     };
     const failed = (jobId: string, n: number) =>
       eventually(async () => ((await server.api('GET', `/executions?status=Failed&jobId=${jobId}`)).body as { size: number }).size, 15_000).toBe(n);
-    receiver.respond('/broken-s', [{ status: 404 }, { status: 200 }]);
-    receiver.respond('/broken-c', [{ status: 500 }, { status: 500 }, { status: 200 }]);
-    receiver.respond('/broken-d', [{ status: 404 }, { status: 200 }]);
-    const soon = () => new Date(Date.now() + 200).toISOString();
-    const retry = { maxAttempts: 1 };
-    const s = await api('POST', '/schedules', { name: 'Broken invoice', scheduledAt: soon(), endpoint: `${receiver.url}/broken-s`, retry });
-    const c = await api('POST', '/cron', { name: 'Broken sync', expression: '0 0 1 1 *', endpoint: `${receiver.url}/broken-c`, retry });
+    // Two schedules failed in the overview's case: "Sync CRM" (/fail, HTTP 500) and "Old webhook"
+    // (/refuse, HTTP 404). A cron job whose endpoint never answers adds two timed-out executions.
+    const { schedules } = (await server.api('GET', '/schedules')).body as { schedules: Array<{ id: string; name: string }> };
+    const crm = schedules.find((x) => x.name === 'Sync CRM')!;
+    const hook = schedules.find((x) => x.name === 'Old webhook')!;
+    await failed(crm.id, 1);
+    await failed(hook.id, 1);
+    receiver.respond('/warehouse/export', [{ hang: true }, { hang: true }, { status: 200 }]);
+    const c = await api('POST', '/cron', {
+      name: 'Export warehouse stock',
+      expression: '0 0 1 1 *',
+      endpoint: `${receiver.url}/warehouse/export`,
+      retry: { maxAttempts: 1 },
+      timeoutMs: 1_000,
+    });
     await api('POST', `/cron/${c.id}/trigger`);
     await api('POST', `/cron/${c.id}/trigger`);
-    await failed(s.id, 1);
     await failed(c.id, 2);
 
     await nav('Failures').click();
     await eventually(() => heading().textContent()).toBe('Failures');
     const groups = page.getByTestId('failure-group');
-    await eventually(() => groups.count()).toBe(2);
-    const cron = groups.filter({ hasText: 'Broken sync' });
-    const schedule = groups.filter({ hasText: 'Broken invoice' });
-    // The groups take their jobs' names once those are read.
+    await eventually(() => groups.count()).toBe(3);
+    // The groups take their jobs' names once those are read; the job with the newest failure first.
+    const cron = groups.filter({ hasText: 'Export warehouse stock' });
+    const schedule = groups.filter({ hasText: 'Sync CRM' });
+    const gone = groups.filter({ hasText: 'Old webhook' });
     await eventually(() => cron.getByTestId('failure').count()).toBe(2);
     await eventually(() => schedule.getByTestId('failure').count()).toBe(1);
-    expect(await cron.getByTestId('failure').first().locator('td[data-label="Last status code"]').textContent()).toBe('500');
-    expect(await schedule.getByTestId('failure').first().locator('td[data-label="Last status code"]').textContent()).toBe('404');
-    expect(await schedule.getByTestId('failure').first().locator('td[data-label="Last error"]').textContent()).toMatch(/404/);
+    await eventually(() => gone.getByTestId('failure').count()).toBe(1);
+    expect(await groups.first().locator('h2').textContent()).toBe('Export warehouse stock');
+    const cell = (group: typeof cron, label: string) => group.getByTestId('failure').first().locator(`td[data-label="${label}"]`).textContent();
+    expect(await cell(cron, 'Last status code')).toBe('no answer');
+    expect(await cell(cron, 'Last error')).toBe('timeout after 1000 ms');
+    expect(await cell(schedule, 'Last status code')).toBe('500');
+    expect(await cell(schedule, 'Last error')).toBe('HTTP 500');
+    expect(await cell(gone, 'Last status code')).toBe('404');
     await shot('console-failures.png');
 
     // One execution: called again, attempt 2 of the same execution (the same webhook-id); its schedule then Succeeded.
+    receiver.respond('/fail', { status: 200, body: 'synced' });
     await schedule.getByRole('button', { name: /^Replay the execution/ }).click();
-    await eventually(() => groups.count(), 15_000).toBe(1);
-    await eventually(async () => (await api('GET', `/schedules/${s.id}`)).status, 15_000).toBe('Succeeded');
-    const calls = receiver.arrivals.filter((a) => a.path === '/broken-s');
+    await eventually(() => page.getByRole('status').first().textContent()).toContain('Execution replayed: attempt 2 is due now.');
+    await eventually(() => groups.count(), 15_000).toBe(2);
+    await eventually(async () => (await api('GET', `/schedules/${crm.id}`)).status, 15_000).toBe('Succeeded');
+    const calls = receiver.arrivals.filter((a) => a.path === '/fail');
     expect(calls.map((a) => a.headers['punctual-attempt'])).toEqual(['1', '2']);
     expect(new Set(calls.map((a) => a.headers['webhook-id'])).size).toBe(1);
 
     // All of a job at once.
     await cron.getByRole('button', { name: /^Replay all of this job/ }).click();
-    await eventually(() => page.getByText('No failures in the last 24 hours.').count(), 15_000).toBe(1);
+    await eventually(() => page.getByRole('status').first().textContent()).toContain('2 executions replayed.');
+    await eventually(() => groups.count(), 15_000).toBe(1);
     await eventually(async () => ((await server.api('GET', `/executions?status=Succeeded&jobId=${c.id}`)).body as { size: number }).size, 15_000).toBe(2);
 
     // From a job's own history.
-    const d = await api('POST', '/schedules', { name: 'Broken report', scheduledAt: soon(), endpoint: `${receiver.url}/broken-d`, retry });
-    await failed(d.id, 1);
-    await page.goto(url(`/schedules/${d.id}`));
+    receiver.respond('/refuse', { status: 200, body: 'moved back' });
+    await page.goto(url(`/schedules/${hook.id}`));
     const execution = page.locator('.execution').first();
     await eventually(() => execution.getAttribute('data-status')).toBe('Failed');
     await execution.getByRole('button', { name: /^Replay the execution/ }).click();
     await eventually(() => execution.getAttribute('data-status'), 15_000).toBe('Succeeded');
     expect(await execution.locator('table.attempts tbody tr').count()).toBe(2);
+
+    await nav('Failures').click();
+    await eventually(() => page.getByText('No failures in the last 24 hours.').count(), 15_000).toBe(1);
     expect(pageErrors).toEqual([]);
   });
 
   it('labels every form control and keeps the pages free of script and CSP errors', async () => {
-    for (const path of ['/schedules/new', '/cron/new', '/cron-helper', '/schedules', '/cron', '/channels']) {
+    for (const path of ['/schedules/new', '/cron/new', '/cron-helper', '/schedules', '/cron', '/channels', '/failures']) {
       await page.goto(url(path));
       await page.locator('main h1').waitFor();
       const unlabelled = await page.evaluate(`[...document.querySelectorAll('input, select, textarea')]

@@ -230,7 +230,8 @@ export function ConfirmButton({
   onConfirm,
   class: cls = 'button button-danger',
 }: {
-  label: string;
+  /** The button's text (it may add visually hidden words naming what it acts on). */
+  label: ComponentChildren;
   title: string;
   body: ComponentChildren;
   confirmLabel: string;

@@ -30,8 +30,9 @@ const EVENT_TEXT: Record<EventName, string> = {
 
 /** The test result of a channel, as one sentence. */
 function testText(r: NotificationChannelTest): string {
-  const answered = r.statusCode === null ? 'no answer' : `HTTP ${r.statusCode}`;
-  return r.error === null ? `Delivered (${answered}, ${r.durationMs} ms).` : `Not delivered: ${r.error} (${answered}, ${r.durationMs} ms).`;
+  if (r.error === null) return `Delivered (HTTP ${r.statusCode ?? '?'}, ${r.durationMs} ms).`;
+  if (r.statusCode !== null && r.error === `HTTP ${r.statusCode}`) return `Not delivered: the receiver answered HTTP ${r.statusCode} (${r.durationMs} ms).`;
+  return `Not delivered: ${r.error} (${r.statusCode === null ? 'no answer' : `HTTP ${r.statusCode}`}, ${r.durationMs} ms).`;
 }
 
 export function ChannelsPage() {
@@ -117,10 +118,14 @@ export function ChannelsPage() {
                   </td>
                   <td data-label="Actions">
                     <button type="button" class="button" onClick={() => void test(c)}>
-                      Send a test
+                      Send a test<span class="visually-hidden"> message to {c.name}</span>
                     </button>{' '}
                     <ConfirmButton
-                      label="Delete"
+                      label={
+                        <>
+                          Delete<span class="visually-hidden"> the channel {c.name}</span>
+                        </>
+                      }
                       title={`Delete the channel ${c.name}?`}
                       body={<p>Its notifications not yet sent are deleted too.</p>}
                       confirmLabel="Delete the channel"
@@ -174,11 +179,11 @@ function ChannelForm({ onCreated }: { onCreated: () => Promise<void> }) {
   const toggle = (ev: EventName, on: boolean) => setEvents((list) => (on ? [...list, ev] : list.filter((x) => x !== ev)));
 
   return (
-    <form class="form" onSubmit={(e) => void submit(e)} noValidate>
-      <h2>Add a channel</h2>
+    <form class="card form" onSubmit={(e) => void submit(e)} noValidate aria-labelledby="add-channel-title">
+      <h2 id="add-channel-title">Add a channel</h2>
       <ErrorSummary errors={errors} labels={LABELS} />
       <Field name="name" label="Name" error={errors.fields.name}>
-        {(a) => <input {...a} value={name} onInput={(e) => setName(e.currentTarget.value)} required />}
+        {(a) => <input {...a} type="text" value={name} onInput={(e) => setName(e.currentTarget.value)} required />}
       </Field>
       <Field name="type" label="Type" hint="Slack also fits Mattermost and Discord (…/slack) webhooks." error={errors.fields.type}>
         {(a) => (
@@ -194,18 +199,30 @@ function ChannelForm({ onCreated }: { onCreated: () => Promise<void> }) {
       <Field name="url" label="URL" error={errors.fields.url}>
         {(a) => <input {...a} type="url" value={url} onInput={(e) => setUrl(e.currentTarget.value)} required />}
       </Field>
-      <fieldset id="f-events" tabIndex={-1} class={errors.fields.events ? 'field-invalid' : undefined}>
+      <fieldset
+        id="f-events"
+        tabIndex={-1}
+        class={`fieldset${errors.fields.events ? ' field-invalid' : ''}`}
+        aria-describedby={errors.fields.events ? 'f-events-error' : undefined}
+      >
         <legend>Events</legend>
-        {errors.fields.events && <p class="field-error">{errors.fields.events}</p>}
+        {errors.fields.events && (
+          <p class="field-error" id="f-events-error">
+            <span class="visually-hidden">Error: </span>
+            {errors.fields.events}
+          </p>
+        )}
         {NOTIFICATION_EVENTS.map((ev) => (
           <label key={ev} class="check">
-            <input type="checkbox" name="events" value={ev} checked={events.includes(ev)} onChange={(e) => toggle(ev, e.currentTarget.checked)} /> {EVENT_TEXT[ev]} (
-            <code>{ev}</code>)
+            <input type="checkbox" name="events" value={ev} checked={events.includes(ev)} onChange={(e) => toggle(ev, e.currentTarget.checked)} />
+            <span>
+              {EVENT_TEXT[ev]} <code>{ev}</code>
+            </span>
           </label>
         ))}
       </fieldset>
       <Field name="jobIds" label="Only these jobs" hint="Job ids separated by spaces or commas; empty: every job." error={errors.fields.jobIds}>
-        {(a) => <input {...a} value={jobIds} onInput={(e) => setJobIds(e.currentTarget.value)} />}
+        {(a) => <input {...a} type="text" class="mono" value={jobIds} onInput={(e) => setJobIds(e.currentTarget.value)} />}
       </Field>
       <div class="actions">
         <button type="submit" class="button button-primary" disabled={busy}>

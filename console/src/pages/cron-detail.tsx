@@ -82,11 +82,15 @@ export function CronDetailPage({ id }: { id: string }) {
               <>
                 <input
                   type="text"
+                  class="pause-reason"
                   aria-label="Reason for pausing (optional)"
                   placeholder="Reason (optional)"
                   maxLength={512}
                   value={pauseReason}
                   onInput={(e) => setPauseReason((e.currentTarget as HTMLInputElement).value)}
+                  onKeyDown={(e) => {
+                    if (e.key === 'Enter' && !busy) void setStatus('Paused');
+                  }}
                 />
                 <button type="button" class="button" disabled={busy} onClick={() => setStatus('Paused')}>
                   Pause

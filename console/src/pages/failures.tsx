@@ -116,12 +116,14 @@ export function FailuresPage() {
         return (
           <section key={key} class="card" aria-labelledby={headId} data-testid="failure-group">
             <div class="card-head">
-              <h2 id={headId}>
-                <Link href={`/${g.jobType === 'schedule' ? 'schedules' : 'cron'}/${g.jobId}`}>{title}</Link>
-              </h2>
-              <p class="muted">
-                {g.jobType === 'schedule' ? 'schedule' : 'cron job'} · {g.executions.length} failed
-              </p>
+              <div>
+                <h2 id={headId}>
+                  <Link href={`/${g.jobType === 'schedule' ? 'schedules' : 'cron'}/${g.jobId}`}>{title}</Link>
+                </h2>
+                <p class="muted">
+                  {g.jobType === 'schedule' ? 'Schedule' : 'Cron job'} · {g.executions.length} failed
+                </p>
+              </div>
               <button type="button" class="button" onClick={() => replayAll(g)}>
                 Replay all of this job<span class="visually-hidden"> ({title})</span>
               </button>
