@@ -1265,7 +1265,7 @@ export interface components {
              * @enum {string}
              */
             type: "webhook" | "slack";
-            /** @description Where notifications are POSTed. */
+            /** @description Where notifications are POSTed, masked: scheme, host, port and the first path segment, the rest as `…` (a Slack, Mattermost or Discord webhook URL is itself a secret). The full URL is write-only: a PATCH gives it again to change it. */
             url: string;
             /** @description The events sent to this channel. */
             events: ("execution.failed" | "execution.succeeded" | "job.recovered" | "cron.auto_paused")[];

@@ -42,7 +42,11 @@ export const ChannelSchema = Type.Object(
     id: Id,
     name: Type.String({ description: 'Name given at creation.' }),
     type: ChannelType,
-    url: Type.String({ description: 'Where notifications are POSTed.' }),
+    url: Type.String({
+      description:
+        'Where notifications are POSTed, masked: scheme, host, port and the first path segment, the rest as `…` ' +
+        '(a Slack, Mattermost or Discord webhook URL is itself a secret). The full URL is write-only: a PATCH gives it again to change it.',
+    }),
     events: Type.Array(Event, { description: 'The events sent to this channel.' }),
     jobIds: Nullable(Type.Array(Type.String(), { description: 'Only events of these jobs; null: every job.' })),
     createdAt: Timestamp('When the channel was created (ISO 8601, UTC).'),
@@ -85,9 +89,36 @@ export const ChannelTestSchema = Type.Object(
 );
 export type ChannelTestWire = Static<typeof ChannelTestSchema>;
 
-/** The wire form of a channel. */
+/**
+ * A channel URL as responses show it: scheme, host, port and the first path segment; anything
+ * after them (more path, a query, a fragment) becomes `…`, and user info is dropped. Incoming-webhook
+ * URLs carry their secret in the path (Slack's `/services/T…/B…/<token>`, Discord's
+ * `/api/webhooks/<id>/<token>`) or the query, so the full URL is write-only, as every other secret
+ * of the API. E.g. `https://hooks.slack.com/services/T1/B2/x` → `https://hooks.slack.com/services/…`.
+ */
+export function maskedChannelUrl(url: string): string {
+  let u: URL;
+  try {
+    u = new URL(url);
+  } catch {
+    return '…';
+  }
+  const [first = '', ...more] = u.pathname.split('/').slice(1);
+  const hidden = more.length > 0 || u.search !== '' || u.hash !== '';
+  return `${u.protocol}//${u.host}/${first}${hidden ? (first === '' ? '…' : '/…') : ''}`;
+}
+
+/** The wire form of a channel (its URL masked: {@link maskedChannelUrl}). */
 export function channelToWire(c: NotificationChannel): ChannelWire {
-  return { id: c.id, name: c.name, type: c.type, url: c.url, events: [...c.events], jobIds: c.jobIds && [...c.jobIds], createdAt: toIso(c.createdAt) };
+  return {
+    id: c.id,
+    name: c.name,
+    type: c.type,
+    url: maskedChannelUrl(c.url),
+    events: [...c.events],
+    jobIds: c.jobIds && [...c.jobIds],
+    createdAt: toIso(c.createdAt),
+  };
 }
 
 /**
