@@ -202,14 +202,26 @@ describe.each(STORES)('notification channels (real HTTP, $name)', (store) => {
     expect(r.data.execution).toMatchObject({ status: 'Succeeded' });
   });
 
-  it('cron.auto_paused: written by the store path an auto-pause uses, sent with its reason', async () => {
-    const created = await server.api('POST', '/cron', { name: 'paused', expression: '0 0 1 1 *', endpoint: `${receiver.url}/cron/paused` });
+  it('cron.auto_paused: a cron job that answers 410 Gone pauses itself, and the channel hears it with the reason', async () => {
+    receiver.respond('/cron/gone', { status: 410, body: 'gone for good' });
+    const created = await server.api('POST', '/cron', {
+      name: 'paused',
+      expression: '0 0 1 1 *',
+      endpoint: `${receiver.url}/cron/gone`,
+      retry: { maxAttempts: 3 },
+    });
     const cronId = (created.body as { id: string }).id;
     await channel({ url: `${receiver.url}/n/paused`, events: ['cron.auto_paused'] });
-    await server.store.notificationsRecordPaused({ paused: [{ jobId: cronId, reason: '410 Gone' }], now: Date.now() });
+    expect((await server.api('POST', `/cron/${cronId}/trigger`)).status).toBe(202);
     const [p] = await waitAt('/n/paused', 1);
     const m = verified(p!);
-    expect(m).toMatchObject({ type: 'cron.auto_paused', data: { reason: '410 Gone', execution: null, job: { id: cronId, name: 'paused' } } });
+    expect(m).toMatchObject({
+      type: 'cron.auto_paused',
+      data: { reason: 'endpoint answered 410 Gone', job: { id: cronId, name: 'paused', status: 'Paused', pausedReason: 'endpoint answered 410 Gone' } },
+    });
+    // One attempt (a 410 is not retried), and the job stays paused.
+    expect(at('/cron/gone')).toHaveLength(1);
+    expect((await server.api('GET', `/cron/${cronId}`)).body).toMatchObject({ status: 'Paused', consecutiveFailures: 1 });
   });
 
   it('POST /notification-channels/{id}/test sends a signed test message at once and answers with the receiver status', async () => {
