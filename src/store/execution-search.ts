@@ -12,10 +12,15 @@
  * - a job (`jobId`): `executions_by_job` (job_type, job_id, scheduled_for, id), one branch per kind
  *   (both kinds when `jobType` is not given); statuses, if any, are checked on the rows of that
  *   job (so such a page costs at most that job's executions between the bounds);
- * - statuses without a job: `executions_by_type_status_time` (job_type, status, scheduled_for, id),
- *   one branch per kind and status (the index is not led by `status`, so that the claim's searches
- *   of one status keep their partial indexes);
- * - otherwise: `executions_by_type_time` (job_type, scheduled_for, id), one branch per kind.
+ * - otherwise: one branch per kind and status (every status when the filter gives none):
+ *   `executions_by_type_status_time` (job_type, status, scheduled_for, id), partial on every
+ *   status but Running, so that an execution costs the hot path one index entry (written when it
+ *   leaves Running) instead of an entry per status change; the Running branch reads
+ *   `executions_running_lease` (Running executions only: as many as the calls in flight and the
+ *   leases held, whatever the history) and sorts them. Statuses are written as literals, so that
+ *   the partial indexes' predicates are seen to hold (SQLite proves a partial index usable only
+ *   from the same terms), and the Running branch compares `job_type || ''`, no index term, so
+ *   that no planner walks every execution of a kind instead.
  * `from` and `to` (on `scheduled_for`) and the cursor bound the range of every branch.
  */
 import { EXECUTION_STATUSES, JOB_TYPES } from '../domain/enums.js';
@@ -107,10 +112,11 @@ export function searchKeysSql(
       // executions_by_job instead of walking every execution of a status of this kind.
       if (statuses.length > 0) where.push(`(status || '') IN (${statuses.map((s) => p(s, 'text')).join(', ')})`);
       branch(where, kind);
-    } else if (statuses.length > 0) {
-      for (const s of statuses) branch([`job_type = ${p(kind, 'text')}`, `status = ${p(s, 'text')}`], kind);
     } else {
-      branch([`job_type = ${p(kind, 'text')}`], kind);
+      for (const s of statuses.length > 0 ? statuses : EXECUTION_STATUSES) {
+        if (s === 'Running') branch([`status = 'Running'`, `(job_type || '') = ${p(kind, 'text')}`], kind);
+        else branch([`job_type = ${p(kind, 'text')}`, `status = '${s}'`, `status <> 'Running'`], kind);
+      }
     }
   }
   const sql = `SELECT scheduled_for, id FROM (

@@ -299,6 +299,8 @@ describe.skipIf(!BASE)('PostgreSQL store', () => {
             .join('\n');
           const scans = text.match(new RegExp(`Limit\\s+->  Index (Only )?Scan Backward using ${c.index} on executions`, 'g')) ?? [];
           expect(scans, `${c.name}\n${text}`).toHaveLength(c.branches);
+          // Running executions (the calls in flight and held leases) through their partial index.
+          expect(text.match(/(Index|Index Only|Bitmap Index) Scan (Backward )?(using|on) executions_running_lease/g) ?? [], `${c.name}\n${text}`).toHaveLength(c.running);
           expect(text, c.name).not.toMatch(/Seq Scan on executions/);
         }
       });

@@ -514,10 +514,16 @@ describe('SQLite store', () => {
           const searches = p.filter((d) => /^SEARCH executions USING/.test(d));
           expect(searches, c.name).toHaveLength(c.branches);
           for (const d of searches) expect(d, c.name).toMatch(new RegExp(`USING (COVERING )?INDEX ${c.index} \\(`));
+          // Running executions (the calls in flight and held leases) through their partial index.
+          const running = p.filter((d) => /^SCAN executions USING INDEX executions_running_lease$/.test(d));
+          expect(running, c.name).toHaveLength(c.running);
           expect(p.join('\n'), c.name).not.toMatch(FULL_SCAN);
-          // Only what a branch gives (≤ limit + 1 keys) and their merge are sorted, never inside a branch.
+          // Only what a branch gives (≤ limit + 1 keys), the Running executions and the merge are
+          // sorted, never a range of the history.
           p.forEach((d, i) => {
-            if (/TEMP B-TREE/.test(d)) expect(p[i - 1], c.name).toMatch(/^(SCAN b\d+|SCAN u|USE TEMP B-TREE FOR ORDER BY)$/);
+            if (/TEMP B-TREE/.test(d)) {
+              expect(p[i - 1], c.name).toMatch(/^(SCAN b\d+|SCAN u|USE TEMP B-TREE FOR ORDER BY|SCAN executions USING INDEX executions_running_lease)$/);
+            }
           });
         }
       } finally {

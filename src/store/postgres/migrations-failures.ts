@@ -33,21 +33,23 @@ ALTER TABLE cron_jobs ADD COLUMN consecutive_failures integer NOT NULL DEFAULT 0
    *   retry_base                  attempts made before the current attempt budget began (0; a
    *                               replay sets it to the attempts made so far, so the job's retry
    *                               policy counts `attempt - retry_base`)
-   *   executions_by_type_time     every execution of a kind by (scheduled_for, id): the list
-   *                               without a status or job filter, read backwards
-   *   executions_by_type_status_time  by kind, status, then (scheduled_for, id): the list filtered
-   *                               by status (one backward range per kind and status, merged). Not
-   *                               led by `status`: the claim's searches of one status (Running
-   *                               leases, waiting, finished) must keep their partial indexes
-   * Both hold `id`, so the list's scan reads the index only, then the page's rows by primary key
+   *   executions_by_type_status_time  by kind, status, then (scheduled_for, id), for every status
+   *                               but Running: the list, one backward range per kind and status,
+   *                               merged. Partial, so that the hot path pays one index entry per
+   *                               execution, written when it leaves Running: a claim inserts its
+   *                               executions Running (nothing here) and the finish moves them to
+   *                               their outcome (one entry). Running executions, as many as the
+   *                               calls in flight and held leases, are read through
+   *                               executions_running_lease. Not led by `status`: the claim's
+   *                               searches of one status (waiting, finished) keep their partial indexes.
+   * It holds `id`, so the list's scan reads the index only, then the page's rows by primary key
    * (store/execution-search.ts; plans checked in test/store/postgres.test.ts).
    */
   {
     version: 10,
     sql: `
 ALTER TABLE executions ADD COLUMN retry_base integer NOT NULL DEFAULT 0;
-CREATE INDEX executions_by_type_time ON executions (job_type, scheduled_for, id);
-CREATE INDEX executions_by_type_status_time ON executions (job_type, status, scheduled_for, id);
+CREATE INDEX executions_by_type_status_time ON executions (job_type, status, scheduled_for, id) WHERE status <> 'Running';
 `,
   },
   // Notification channels and the outbox of notifications, as SQLite's migration 12.
