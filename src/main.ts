@@ -117,7 +117,6 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
   const stores = await buildServeStore(config.databaseUrl, { logger, dispatches, observe: metrics.observeStoreOperation });
   const { store } = stores;
   let signer: WebhookSigner | null = null;
-  let notifySigner: WebhookSigner | null = null;
   let keyRing: KeyRing | null = null;
   try {
     await store.migrate();
@@ -133,10 +132,9 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
       logger.info({}, 'bootstrap key is in place');
     }
     // Through the main store: the dispatch side's store thread (SQLite) may still be loading, and
-    // nothing before `listen` waits for it.
-    if (dispatches) signer = new WebhookSigner(await resolveSigningSecrets(store, config.signingSecrets));
-    // Notifications are signed alike on every role (an `api` node sends the test messages).
-    notifySigner = signer ?? new WebhookSigner(await resolveSigningSecrets(store, config.signingSecrets));
+    // nothing before `listen` waits for it. Every role signs: calls where dispatching runs, and
+    // notifications everywhere (an `api` node sends the test messages of channels).
+    signer = new WebhookSigner(await resolveSigningSecrets(store, config.signingSecrets));
   } catch (err) {
     await stores.close();
     throw err;
@@ -168,7 +166,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     onReleased: () => dispatcher?.wake(dispatcher.now()),
   });
   const dispatcher: Dispatcher | null =
-    signer === null
+    !dispatches
       ? null
       : new Dispatcher({
           store: dispatchStore,
@@ -192,7 +190,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
   // Notifications (dispatch/notifier.ts): sent where dispatching runs, from the outbox of the main
   // store; test messages from any node that serves the API.
   const sender = new NotificationSender({
-    signer: notifySigner!,
+    signer,
     policy: config.endpointPolicy,
     userAgent: `Punctual/${VERSION}`,
     timeoutMs: config.notifyTimeoutMs,

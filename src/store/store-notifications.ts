@@ -11,17 +11,11 @@
  */
 import type { ChannelType, NotificationChannel, NotificationEvent, OutboxNotification } from '../domain/notifications.js';
 
-/** Params of {@link NotificationsStore.channelCreate}. */
-export interface ChannelCreateParams {
-  id: string;
-  name: string;
-  type: ChannelType;
-  url: string;
-  /** Not empty; duplicates are kept once. */
-  events: NotificationEvent[];
-  jobIds: string[] | null;
-  now: number;
-}
+/**
+ * Params of {@link NotificationsStore.channelCreate}: the channel without its `createdAt`, which is
+ * `now` (epoch ms, UTC). `events` must not be empty; duplicates are kept once.
+ */
+export type ChannelCreateParams = Omit<NotificationChannel, 'createdAt'> & { now: number };
 
 /** Params of {@link NotificationsStore.channelUpdate}: absent fields keep their values; `jobIds: null` means every job. */
 export interface ChannelUpdateParams {
