@@ -244,11 +244,21 @@ export const createCronJob = (body: CronInput) => request('post', '/cron', { bod
 export const updateCronJob = (id: string, body: CronPatch) => request('patch', '/cron/{id}', { id, body });
 export const deleteCronJob = (id: string) => request('delete', '/cron/{id}', { id });
 
-/** The next `count` occurrences (ISO UTC) of `expression` in `timezone` (UTC when empty), after `from` (now). */
-export async function previewCron(expression: string, timezone: string | null, count = 5, from?: string): Promise<string[]> {
+/**
+ * The next `count` occurrences (ISO UTC) of `expression` in `timezone` (UTC when empty), after
+ * `from` (now); an `@every` expression counts from `startAt` (now).
+ */
+export async function previewCron(
+  expression: string,
+  timezone: string | null,
+  count = 5,
+  from?: string,
+  startAt?: string,
+): Promise<string[]> {
   const query = new URLSearchParams({ expression, count: String(count) });
   if (timezone) query.set('timezone', timezone);
   if (from) query.set('from', from);
+  if (startAt) query.set('startAt', startAt);
   return (await request('get', '/cron/preview', { query })).occurrences;
 }
 

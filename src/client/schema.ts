@@ -89,7 +89,7 @@ export interface paths {
         };
         /**
          * Preview occurrences of a cron expression
-         * @description The next `count` occurrences of `expression` in `timezone` strictly after `from`, computed by the code that advances real jobs (DST gaps and overlaps included). Stores nothing.
+         * @description The next `count` occurrences of `expression` in `timezone` strictly after `from`, computed by the code that advances real jobs (DST gaps and overlaps included). An `@every` expression counts from `startAt` (default now), as a job counts from its start. Stores nothing.
          */
         get: operations["previewCron"];
         put?: never;
@@ -771,7 +771,7 @@ export interface components {
              * @description Identifier in UUID format, assigned by the service.
              */
             id: string;
-            /** @description Cron expression: 5 fields (minute hour day-of-month month day-of-week), or 6 with leading seconds; @yearly @annually @monthly @weekly @daily @midnight @hourly; month and weekday names; lists, ranges, steps. At most 256 characters by default (`PUNCTUAL_MAX_EXPRESSION_LENGTH`). */
+            /** @description Cron expression: 5 fields (minute hour day-of-month month day-of-week), or 6 with leading seconds; @yearly @annually @monthly @weekly @daily @midnight @hourly; month and weekday names; lists, ranges, steps; in day of month L (last day), LW (last weekday), nW (nearest weekday); in day of week nL or FRIL (last Friday), MON#1 to MON#5 (n-th Monday). Or `@every <duration>` (units d h m s in that order, e.g. 1h30m; 1s to 366d): occurrences every interval of absolute time from the start. Every form: docs/cron.md. At most 256 characters by default (`PUNCTUAL_MAX_EXPRESSION_LENGTH`). */
             expression: string;
             /** @description Name of the job, or null. */
             name: string | null;
@@ -900,7 +900,7 @@ export interface components {
          *     }
          */
         CronJobCreate: {
-            /** @description Cron expression: 5 fields (minute hour day-of-month month day-of-week), or 6 with leading seconds; @yearly @annually @monthly @weekly @daily @midnight @hourly; month and weekday names; lists, ranges, steps. At most 256 characters by default (`PUNCTUAL_MAX_EXPRESSION_LENGTH`). */
+            /** @description Cron expression: 5 fields (minute hour day-of-month month day-of-week), or 6 with leading seconds; @yearly @annually @monthly @weekly @daily @midnight @hourly; month and weekday names; lists, ranges, steps; in day of month L (last day), LW (last weekday), nW (nearest weekday); in day of week nL or FRIL (last Friday), MON#1 to MON#5 (n-th Monday). Or `@every <duration>` (units d h m s in that order, e.g. 1h30m; 1s to 366d): occurrences every interval of absolute time from the start. Every form: docs/cron.md. At most 256 characters by default (`PUNCTUAL_MAX_EXPRESSION_LENGTH`). */
             expression: string;
             /** @description Absolute http or https URL called on execution, at most 2048 characters by default (`PUNCTUAL_MAX_ENDPOINT_LENGTH`). A host that is `localhost` or an IP address that is not public (loopback, private, link-local, …) is refused unless the operator allows it (`PUNCTUAL_ALLOW_PRIVATE_ENDPOINTS`, `PUNCTUAL_ALLOWED_NETWORKS`). */
             endpoint: string;
@@ -1015,7 +1015,7 @@ export interface components {
          *     }
          */
         CronJobPatch: {
-            /** @description Cron expression: 5 fields (minute hour day-of-month month day-of-week), or 6 with leading seconds; @yearly @annually @monthly @weekly @daily @midnight @hourly; month and weekday names; lists, ranges, steps. At most 256 characters by default (`PUNCTUAL_MAX_EXPRESSION_LENGTH`). */
+            /** @description Cron expression: 5 fields (minute hour day-of-month month day-of-week), or 6 with leading seconds; @yearly @annually @monthly @weekly @daily @midnight @hourly; month and weekday names; lists, ranges, steps; in day of month L (last day), LW (last weekday), nW (nearest weekday); in day of week nL or FRIL (last Friday), MON#1 to MON#5 (n-th Monday). Or `@every <duration>` (units d h m s in that order, e.g. 1h30m; 1s to 366d): occurrences every interval of absolute time from the start. Every form: docs/cron.md. At most 256 characters by default (`PUNCTUAL_MAX_EXPRESSION_LENGTH`). */
             expression?: string;
             /**
              * @description Paused stops the job (with an optional `pausedReason`); Active resumes it from the next occurrence after now, clears `pausedReason` and starts `consecutiveFailures` at 0.
@@ -2061,7 +2061,7 @@ export interface operations {
     previewCron: {
         parameters: {
             query: {
-                /** @description Cron expression: 5 fields (minute hour day-of-month month day-of-week), or 6 with leading seconds; @yearly @annually @monthly @weekly @daily @midnight @hourly; month and weekday names; lists, ranges, steps. At most 256 characters by default (`PUNCTUAL_MAX_EXPRESSION_LENGTH`). */
+                /** @description Cron expression: 5 fields (minute hour day-of-month month day-of-week), or 6 with leading seconds; @yearly @annually @monthly @weekly @daily @midnight @hourly; month and weekday names; lists, ranges, steps; in day of month L (last day), LW (last weekday), nW (nearest weekday); in day of week nL or FRIL (last Friday), MON#1 to MON#5 (n-th Monday). Or `@every <duration>` (units d h m s in that order, e.g. 1h30m; 1s to 366d): occurrences every interval of absolute time from the start. Every form: docs/cron.md. At most 256 characters by default (`PUNCTUAL_MAX_EXPRESSION_LENGTH`). */
                 expression: string;
                 /** @description IANA time zone; default UTC. */
                 timezone?: string;
@@ -2069,6 +2069,8 @@ export interface operations {
                 from?: string;
                 /** @description How many occurrences, 1 to 100 (default 5). */
                 count?: number;
+                /** @description For `@every`: the instant its intervals count from (ISO 8601 with `Z` or an offset). Default: now. */
+                startAt?: string;
             };
             header?: never;
             path?: never;

@@ -4,6 +4,7 @@
  * maps them to real instants segment by segment.
  */
 import { civilFromDays, DAY_MS, daysInMonth, type CivilDate } from './civil.js';
+import { calendarDayMask } from './days.js';
 import type { CronTables } from './parse.js';
 
 const scratch: CivilDate = { y: 0, m: 0, d: 0, dow: 0 };
@@ -11,11 +12,14 @@ const scratch: CivilDate = { y: 0, m: 0, d: 0, dow: 0 };
 /**
  * Smallest wall time `w` with `from ≤ w < limit` (whole seconds) whose fields all match, or null.
  * (Wall times before 1970 are negative numbers, hence null rather than a negative sentinel.)
- * Day of month and day of week combine by {@link CronTables.dayOr} (Vixie cron).
+ * Day of month and day of week combine by {@link CronTables.dayOr} (Vixie cron). Expressions
+ * with calendar words (`L`, `W`, `#`) take their days from a per-month mask (days.ts) in a loop
+ * of their own, so that the others keep this one, the hot path of every claim, unchanged.
  * Cost is proportional to the days scanned between `from` and the answer (months not allowed
  * are skipped whole), so callers bound `limit`.
  */
 export function nextWallMatch(t: CronTables, from: number, limit: number): number | null {
+  if (t.calendar !== null) return nextCalendarMatch(t, from, limit);
   const start = Math.ceil(from / 1000) * 1000;
   let day = Math.floor(start / DAY_MS);
   let secOfDay = (start - day * DAY_MS) / 1000;
@@ -55,6 +59,53 @@ export function nextWallMatch(t: CronTables, from: number, limit: number): numbe
       }
     }
     secOfDay = 0;
+  }
+}
+
+/** {@link nextWallMatch} for expressions with calendar words: days from calendarDayMask. */
+function nextCalendarMatch(t: CronTables, from: number, limit: number): number | null {
+  const cal = t.calendar!;
+  const start = Math.ceil(from / 1000) * 1000;
+  let day = Math.floor(start / DAY_MS);
+  let secOfDay = (start - day * DAY_MS) / 1000;
+  civilFromDays(day, scratch);
+  let { y, m, d, dow } = scratch;
+  for (;;) {
+    if (day * DAY_MS >= limit) return null;
+    const dim = daysInMonth(y, m);
+    // Days of this month still to come that match (bit d and above).
+    const days = (t.monthMask >>> m) & 1 ? calendarDayMask(t, cal, dim, (((dow - d + 1) % 7) + 7) % 7) >>> d : 0;
+    if (days !== 0) {
+      // The first matching day from d on; on it, the first matching time (from secOfDay on the
+      // first day scanned, midnight on later ones).
+      const skip = 31 - Math.clz32(days & -days);
+      if (skip > 0) {
+        day += skip;
+        d += skip;
+        dow = (dow + skip) % 7;
+        secOfDay = 0;
+      }
+      if (day * DAY_MS >= limit) return null;
+      const tod = timeOfDayMatch(t, secOfDay);
+      if (tod >= 0) {
+        const w = day * DAY_MS + tod * 1000;
+        return w < limit ? w : null;
+      }
+      // No time left on that day: go on from the next one.
+      day++;
+      dow = dow === 6 ? 0 : dow + 1;
+      secOfDay = 0;
+      if (++d <= dim) continue;
+    } else {
+      day += dim - d + 1;
+      dow = (dow + dim - d + 1) % 7;
+    }
+    d = 1;
+    secOfDay = 0;
+    if (++m > 12) {
+      m = 1;
+      y++;
+    }
   }
 }
 

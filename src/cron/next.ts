@@ -14,6 +14,7 @@
  *    the job runs once at `start`, the first instant after the gap.
  * Other jobs run at every real instant whose wall time matches, and nothing else.
  */
+import { nextEvery } from './every.js';
 import type { ParsedCron } from './parse.js';
 import { nextWallMatch } from './match.js';
 import { SegmentCursor, zoneRules } from './zone.js';
@@ -30,17 +31,30 @@ const MAX_AFTER_MS = 8.64e15 - HORIZON_MS - 86_400_000 * 366;
 /**
  * The first occurrence of `cron` strictly after `afterMs`, evaluated in IANA zone `zone`
  * (pass `'UTC'` for a job without a zone), with the DST rules of docs/cron.md.
+ *
+ * For `@every <duration>` ({@link ParsedCron.everyMs} set): the first `anchorMs + k·everyMs`
+ * (k ≥ 0 whole) strictly after `afterMs`, in absolute time (`zone` is still validated, DST does
+ * not apply); without `anchorMs` the anchor is `afterMs`, so the answer is `afterMs + everyMs`.
+ * For other expressions `anchorMs` is ignored.
  * @param afterMs epoch milliseconds (UTC); fractional or mid-second values are fine.
- * @returns epoch milliseconds (UTC, whole seconds in wall time), or null when there is none
- *   within {@link HORIZON_MS} (50 years).
- * @throws RangeError when `zone` is unknown to Intl (callers validate with validateTimeZone) or
- *   `afterMs` is not a finite instant within Date's range minus the horizon.
+ * @param anchorMs epoch milliseconds (UTC) an `@every` expression counts from (a job's start, or
+ *   its creation).
+ * @returns epoch milliseconds (UTC, whole seconds in wall time for field expressions), or null
+ *   when there is none within {@link HORIZON_MS} (50 years).
+ * @throws RangeError when `zone` is unknown to Intl (callers validate with validateTimeZone), or
+ *   `afterMs` (or `anchorMs`) is not a finite instant within Date's range minus the horizon.
  */
-export function nextOccurrence(cron: ParsedCron, zone: string, afterMs: number): number | null {
+export function nextOccurrence(cron: ParsedCron, zone: string, afterMs: number, anchorMs?: number): number | null {
   if (!Number.isFinite(afterMs) || Math.abs(afterMs) > MAX_AFTER_MS) {
     throw new RangeError(`afterMs out of range: ${afterMs}`);
   }
   const rules = zoneRules(zone);
+  if (cron.everyMs !== null) {
+    const anchor = anchorMs ?? afterMs;
+    if (!Number.isFinite(anchor) || Math.abs(anchor) > MAX_AFTER_MS) throw new RangeError(`anchorMs out of range: ${anchor}`);
+    const next = nextEvery(cron.everyMs, anchor, afterMs);
+    return next - afterMs > HORIZON_MS ? null : next;
+  }
   const t = cron.tables;
   const fixed = cron.fixedTime;
   const stop = afterMs + HORIZON_MS;
@@ -85,13 +99,16 @@ export function nextOccurrence(cron: ParsedCron, zone: string, afterMs: number):
  * {@link nextOccurrence} from the previous one (the same code that advances real jobs).
  * Stops early (shorter array) when an occurrence is beyond the horizon.
  * @param count number of occurrences wanted (0 or more; callers bound it, e.g. 1–100).
+ * @param anchorMs the anchor of an `@every` expression (see {@link nextOccurrence}); ignored by
+ *   others. Without it, the anchor is `afterMs`.
  * @throws RangeError as {@link nextOccurrence}.
  */
-export function nextOccurrences(cron: ParsedCron, zone: string, afterMs: number, count: number): number[] {
+export function nextOccurrences(cron: ParsedCron, zone: string, afterMs: number, count: number, anchorMs?: number): number[] {
   const out: number[] = [];
   let after = afterMs;
+  const anchor = anchorMs ?? afterMs;
   while (out.length < count) {
-    const next = nextOccurrence(cron, zone, after);
+    const next = nextOccurrence(cron, zone, after, anchor);
     if (next === null) break;
     out.push(next);
     after = next;

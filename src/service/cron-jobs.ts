@@ -75,6 +75,11 @@ export interface CronPreviewInput {
   from?: string;
   /** 1–100; default 5. */
   count?: number;
+  /**
+   * ISO 8601 instant an `@every` expression counts from (as a job's start or creation);
+   * default: now. Ignored by other expressions.
+   */
+  startAt?: string;
 }
 
 /**
@@ -223,6 +228,8 @@ export async function deleteCronJob(ctx: JobServiceContext, id: string): Promise
 /**
  * The next `count` occurrences of `expression` in `timezone` (UTC when null) strictly after
  * `from` (now when absent), as epoch ms (UTC), computed by the cron module that advances jobs.
+ * An `@every` expression counts from `startAt` (now when absent): its occurrences are
+ * `startAt + k·interval`, k ≥ 0.
  * @param pathPrefix prefixed to the field paths of errors (`/query` for a query string)
  * @throws InvalidInputError naming every faulty field
  */
@@ -236,13 +243,16 @@ export function previewCron(
     .required(`${pathPrefix}/expression`, input.expression)
     .rule(`${pathPrefix}/expression`, 'cron-expression', input.expression)
     .rule(`${pathPrefix}/timezone`, 'time-zone', input.timezone, true)
-    .rule(`${pathPrefix}/from`, 'instant', input.from);
+    .rule(`${pathPrefix}/from`, 'instant', input.from)
+    .rule(`${pathPrefix}/startAt`, 'instant', input.startAt);
   if (!Number.isInteger(count) || count < PREVIEW_COUNT_MIN || count > PREVIEW_COUNT_MAX) {
     checks.add(`${pathPrefix}/count`, wholeNumberMessage(PREVIEW_COUNT_MIN, PREVIEW_COUNT_MAX));
   }
   checks.throwIfAny();
-  const from = input.from === undefined ? ctx.clock.now() : parseIsoInstant(input.from)!;
-  return nextOccurrences(parseCronExpression(input.expression), input.timezone ?? DEFAULT_TIME_ZONE, from, count);
+  const now = ctx.clock.now();
+  const from = input.from === undefined ? now : parseIsoInstant(input.from)!;
+  const anchor = input.startAt === undefined ? now : parseIsoInstant(input.startAt)!;
+  return nextOccurrences(parseCronExpression(input.expression), input.timezone ?? DEFAULT_TIME_ZONE, from, count, anchor);
 }
 
 function checkFields(checks: Checks, input: CronPatch): void {

@@ -387,6 +387,17 @@ describe.skipIf(!HAS_CHROMIUM)('console in Chromium', () => {
     await page.getByLabel('Cron expression').fill('61 * * * *');
     await eventually(() => page.getByTestId('cron-description').locator('.field-error').count()).toBe(1);
 
+    // The calendar words and @every are read aloud and previewed by the service too.
+    await page.getByLabel('Cron expression').fill('0 17 * * FRI#L');
+    await eventually(() => page.getByTestId('cron-description').textContent()).toContain('on the last Friday of the month');
+    await eventually(() => page.getByTestId('occurrences').locator('li').count()).toBe(5);
+    await page.getByLabel('Cron expression').fill('@every 1h30m');
+    await eventually(() => page.getByTestId('cron-description').textContent()).toContain('Every 1 hour 30 minutes');
+    await eventually(async () => {
+      const t = await page.getByTestId('occurrences').locator('time').evaluateAll((els) => els.map((e) => Date.parse(e.getAttribute('datetime')!)));
+      return t.length === 5 && t.slice(1).every((x, i) => x - t[i]! === 5_400_000);
+    }).toBe(true);
+
     await page.getByLabel('Cron expression').fill('0 9 * * MON-FRI');
     await page.getByLabel('Time zone').fill('Europe/Berlin');
     await page.getByLabel('Occurrences to show').selectOption('10');

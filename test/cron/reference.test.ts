@@ -11,17 +11,21 @@ import { describe, expect, it } from 'vitest';
 import { InvalidInputError } from '../../src/domain/errors.js';
 import { nextOccurrence, parseCronExpression, type ParsedCron } from '../../src/cron/index.js';
 import {
+  dayMatches,
   findTransitions,
+  genEvery,
   genExpression,
   mayFireWithin,
   REFERENCE_LOOKBACK_MS,
   prng,
+  referenceEvery,
   referenceNext,
   wallCalls,
   wallOf,
   type GenExpr,
   type Rng,
   type Transition,
+  type WordFocus,
 } from './reference.js';
 
 const SEED = Number(process.env.CRON_REF_SEED ?? 20_260_308);
@@ -70,13 +74,44 @@ function describeWall(zone: string, ms: number | null | undefined): string {
   return `${iso(ms)} (${w.y}-${p(w.mo)}-${p(w.d)} ${p(w.h)}:${p(w.mi)}:${p(w.s)} local)`;
 }
 
-/** True when no allowed month has an allowed day (the AND rule); such expressions must be refused. */
+/** True when a day field holds a calendar word. */
+function hasWords(e: GenExpr): boolean {
+  const any = (w: GenExpr['domWords']): boolean => w.last || w.lastWeekday || w.nearest.size + w.lastDow.size + w.nth.size > 0;
+  return any(e.domWords) || any(e.dowWords);
+}
+
+/**
+ * True when no date matches the day fields; such expressions must be refused. Every combination
+ * of month length and weekday of the 1st occurs in 2000–2043 (Monday, February 1 of a leap year:
+ * 2044 is the first after 2016), so a walk over 2000–2044 decides.
+ */
 function impossible(e: GenExpr): boolean {
-  if (e.dayOr) return false;
-  const maxDays = [0, 31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
-  for (const m of e.mon) for (const d of e.dom) if (d <= maxDays[m]!) return false;
+  if (!hasWords(e)) {
+    if (e.dayOr) return false;
+    const maxDays = [0, 31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
+    for (const m of e.mon) for (const d of e.dom) if (d <= maxDays[m]!) return false;
+    return true;
+  }
+  for (let t = Date.UTC(2000, 0, 1); t < Date.UTC(2045, 0, 1); t += 86_400_000) {
+    const d = new Date(t);
+    const w = { ms: t, y: d.getUTCFullYear(), mo: d.getUTCMonth() + 1, d: d.getUTCDate(), h: 0, mi: 0, s: 0, dow: d.getUTCDay() };
+    if (dayMatches(e, w)) return false;
+  }
   return true;
 }
+
+/** Dates for calendar words to aim at: the wall date of `instant` and the next two. */
+function wordFocus(zone: string, instant: number): WordFocus[] {
+  const w = wallOf(zone, instant);
+  return [0, 1, 2].map((i) => {
+    const d = new Date(Date.UTC(w.y, w.mo - 1, w.d + i));
+    return { d: d.getUTCDate(), dow: d.getUTCDay(), dim: new Date(Date.UTC(d.getUTCFullYear(), d.getUTCMonth() + 1, 0)).getUTCDate() };
+  });
+}
+
+/** Share of cases whose day fields may hold calendar words, and of `@every` cases. */
+const WORD_SHARE = 0.4;
+const EVERY_SHARE = 0.04;
 
 interface Case {
   index: number;
@@ -84,6 +119,8 @@ interface Case {
   expr: GenExpr;
   afterMs: number;
   near: boolean;
+  /** An `@every` case: its interval and anchor (the expression's text is in `expr.text`). */
+  every?: { ms: number; anchor: number };
 }
 
 /** Builds case `index` of the seed: zone, expression and start, from its own PRNG stream. */
@@ -92,6 +129,15 @@ function makeCase(index: number, transitions: Map<string, Transition[]>, zones: 
   const zone = zones[Math.floor(rng() * zones.length)]!;
   const ts = transitions.get(zone)!;
   const near = ts.length > 0 && rng() < 0.55;
+  const words = rng() < WORD_SHARE;
+  if (rng() < EVERY_SHARE) {
+    // @every: the zone and DST do not matter; the anchor is before or after the start.
+    const { text, ms } = genEvery(rng);
+    const afterMs = Date.UTC(FROM_YEAR, 0, 1) + Math.floor(rng() * (Date.UTC(TO_YEAR, 0, 1) - Date.UTC(FROM_YEAR, 0, 1)));
+    const anchor = afterMs + Math.floor((rng() * 2000 - 1990) * ms) + (rng() < 0.3 ? 0 : Math.floor(rng() * 1000));
+    const expr = genExpression(rng, { seconds: false });
+    return { index, zone, near: false, afterMs, expr: { ...expr, text, fixed: false }, every: { ms, anchor } };
+  }
   if (!near) {
     let afterMs = Date.UTC(FROM_YEAR, 0, 1) + Math.floor(rng() * (Date.UTC(TO_YEAR, 0, 1) - Date.UTC(FROM_YEAR, 0, 1)));
     if (rng() < 0.2) afterMs -= afterMs % 60_000;
@@ -103,6 +149,7 @@ function makeCase(index: number, transitions: Map<string, Transition[]>, zones: 
       doms: [w.d, (w.d % 28) + 1],
       months: [w.mo],
       dows: [w.dow, (w.dow + 1) % 7],
+      words: words ? wordFocus(zone, afterMs) : undefined,
     });
     return { index, zone, near, afterMs, expr };
   }
@@ -121,6 +168,7 @@ function makeCase(index: number, transitions: Map<string, Transition[]>, zones: 
     doms: [before.d, after.d, (after.d % 28) + 1],
     months: [before.mo, after.mo],
     dows: [before.dow, after.dow, (after.dow + 1) % 7],
+    words: words ? wordFocus(zone, tr.at - 60_000) : undefined,
   });
   let afterMs: number;
   if (seconds) {
@@ -166,6 +214,8 @@ describe('nextOccurrence against the brute-force reference', () => {
     let capped = 0;
     let refused = 0;
     let unlikely = 0;
+    let every = 0;
+    let withWords = 0;
     const failures: string[] = [];
     const report = (c: Case, what: string): void => {
       if (failures.length < 15) {
@@ -181,15 +231,24 @@ describe('nextOccurrence against the brute-force reference', () => {
       try {
         parsed = parseCronExpression(c.expr.text);
       } catch (err) {
-        if (err instanceof InvalidInputError && impossible(c.expr)) {
+        if (err instanceof InvalidInputError && c.every === undefined && impossible(c.expr)) {
           refused++;
           continue;
         }
         report(c, `parse failed: ${String(err)}`);
         continue;
       }
-      if (impossible(c.expr)) report(c, 'accepted an expression that never fires');
       if (parsed.fixedTime !== c.expr.fixed) report(c, `fixedTime ${parsed.fixedTime}, expected ${c.expr.fixed}`);
+      if (c.every !== undefined) {
+        compared++;
+        every++;
+        if (parsed.everyMs !== c.every.ms) report(c, `everyMs ${parsed.everyMs}, expected ${c.every.ms}`);
+        const expected = referenceEvery(c.every.ms, c.every.anchor, c.afterMs);
+        const actual = nextOccurrence(parsed, c.zone, c.afterMs, c.every.anchor);
+        if (actual !== expected) report(c, `anchor ${iso(c.every.anchor)}: expected ${iso(expected)}, got ${iso(actual)}`);
+        continue;
+      }
+      if (parsed.everyMs !== null) report(c, `everyMs ${parsed.everyMs} for a field expression`);
 
       const cap = c.expr.seconds ? SECOND_CAP : MINUTE_CAP;
       if (!mayFireWithin(c.expr, c.zone, c.afterMs, Math.ceil(cap / (24 * HOUR)))) {
@@ -201,11 +260,13 @@ describe('nextOccurrence against the brute-force reference', () => {
       if (expected === undefined) {
         // The reference gave up: at least the implementation must not have found anything earlier.
         capped++;
+        if (impossible(c.expr)) report(c, 'accepted an expression that never fires');
         const walkEnd = Math.floor(c.afterMs / 1000) * 1000 + cap;
         if (actual !== null && actual < walkEnd) report(c, `reference found nothing before ${iso(walkEnd)}, got ${describeWall(c.zone, actual)}`);
         continue;
       }
       compared++;
+      if (hasWords(c.expr)) withWords++;
       if (c.near) near++;
       if (c.near && c.expr.fixed) fixedNear++;
       if (c.expr.seconds) seconds++;
@@ -215,12 +276,14 @@ describe('nextOccurrence against the brute-force reference', () => {
     const seconds_ = ((performance.now() - t0) / 1000).toFixed(1);
     console.info(
       `cron reference: seed ${SEED}, ${zones.length} zones: ${compared} compared (${near} near a transition, ${fixedNear} of them fixed-time; ` +
-        `${seconds} with seconds), ${capped} beyond the walk cap, ${refused} impossible expressions refused, ${unlikely} skipped by the date pre-check, ` +
+        `${seconds} with seconds, ${withWords} with calendar words, ${every} @every), ${capped} beyond the walk cap, ${refused} impossible expressions refused, ${unlikely} skipped by the date pre-check, ` +
         `${wallCalls} reference steps, ${seconds_} s`,
     );
     expect(failures, failures.join('\n')).toEqual([]);
     expect(compared).toBeGreaterThanOrEqual(TARGET);
     if (!EVERY_ZONE) expect(near).toBeGreaterThanOrEqual(TARGET * 0.4);
+    expect(withWords).toBeGreaterThanOrEqual(TARGET * 0.1);
+    expect(every).toBeGreaterThanOrEqual(TARGET * 0.02);
     // CPU-bound (18 s alone on a 2-core machine, twice that beside other files): a correctness
     // test, not a timing one, so its bound only catches a run that never ends.
   }, 240_000);

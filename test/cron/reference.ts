@@ -11,163 +11,17 @@
  *        walk); a wall time at or below it is a repeat and does not fire; when the wall time
  *        jumps past high-water + one step, the wall times in between were skipped, and if any of
  *        them (or the current one) matches, fire now, once.
+ *  - calendar words (`L`, `LW`, `nW`, `nL`, `n#k`) are decided per wall date by their plain
+ *    definitions (the last date of its month, the weekday of the month closest to day n, no
+ *    same weekday 7 days later, the week of the month `ceil(d / 7)`), from Date arithmetic;
+ *  - `@every` is walked one interval at a time from its anchor;
  *  - transitions (for choosing start times near them) come from a separate scan of
  *    `timeZoneName: 'longOffset'` strings.
  */
 
-/** Mulberry32: a tiny seeded PRNG so every case is reproducible from (seed, index). */
-export function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import type { GenExpr, Words } from './reference-gen.js';
 
-export type Rng = () => number;
-const int = (rng: Rng, lo: number, hi: number): number => lo + Math.floor(rng() * (hi - lo + 1));
-const pick = <T>(rng: Rng, xs: readonly T[]): T => xs[Math.floor(rng() * xs.length)]!;
-
-// ---------------------------------------------------------------------------------------------
-// Expressions with their value sets
-
-interface Spec {
-  min: number;
-  /** Largest value a number may have (7 for day of week: Sunday again). */
-  max: number;
-  /** Largest value `*` and `a/n` reach (6 for day of week). */
-  top: number;
-  names?: readonly string[];
-}
-const SEC: Spec = { min: 0, max: 59, top: 59 };
-const MIN: Spec = { min: 0, max: 59, top: 59 };
-const HOUR: Spec = { min: 0, max: 23, top: 23 };
-const DOM: Spec = { min: 1, max: 31, top: 31 };
-const MON: Spec = { min: 1, max: 12, top: 12, names: ['', 'JAN', 'FEB', 'MAR', 'APR', 'MAY', 'JUN', 'JUL', 'AUG', 'SEP', 'OCT', 'NOV', 'DEC'] };
-const DOW: Spec = { min: 0, max: 7, top: 6, names: ['SUN', 'MON', 'TUE', 'WED', 'THU', 'FRI', 'SAT', 'SUN'] };
-
-interface Field {
-  text: string;
-  values: Set<number>;
-}
-
-function render(rng: Rng, spec: Spec, v: number): string {
-  if (spec.names && rng() < 0.3 && (v !== 7 || spec !== DOW)) {
-    const n = spec.names[v]!;
-    return rng() < 0.3 ? n.toLowerCase() : n;
-  }
-  return String(v);
-}
-
-/** One list element of a field, with the values it stands for (7 → 0 for day of week). */
-function genItem(rng: Rng, spec: Spec, focus?: readonly number[]): Field {
-  const values = new Set<number>();
-  const add = (v: number): void => void values.add(spec === DOW && v === 7 ? 0 : v);
-  const value = (): number => (focus && rng() < 0.7 ? pick(rng, focus) : int(rng, spec.min, spec.max));
-  const kind = rng();
-  if (kind < 0.4) {
-    const v = value();
-    add(v);
-    return { text: render(rng, spec, v), values };
-  }
-  if (kind < 0.65) {
-    let a = value();
-    let b = value();
-    if (a > b) [a, b] = [b, a];
-    for (let v = a; v <= b; v++) add(v);
-    // SUN ends a range as 7 when the range starts after Sunday (MON-SUN); SUN-SUN is Sunday.
-    const bText = spec === DOW && b === 7 && a > 0 && rng() < 0.5 ? 'SUN' : render(rng, spec, b);
-    return { text: `${render(rng, spec, a)}-${bText}`, values };
-  }
-  if (kind < 0.85) {
-    let a = value();
-    let b = value();
-    if (a > b) [a, b] = [b, a];
-    const n = int(rng, 1, Math.max(1, Math.ceil((spec.max - spec.min + 1) / 3)));
-    for (let v = a; v <= b; v += n) add(v);
-    return { text: `${render(rng, spec, a)}-${render(rng, spec, b)}/${n}`, values };
-  }
-  // a/n: from a to the top of the field by n.
-  const a = Math.min(value(), spec.top);
-  const n = int(rng, 1, Math.max(1, Math.ceil((spec.max - spec.min + 1) / 3)));
-  for (let v = a; v <= spec.top; v += n) add(v);
-  return { text: `${render(rng, spec, a)}/${n}`, values };
-}
-
-/**
- * A field: `*` (probability pStar), `*\/n`, or a list of 1–3 items. `focus` biases values
- * (e.g. the hours around a transition).
- */
-function genField(rng: Rng, spec: Spec, pStar: number, focus?: readonly number[]): Field {
-  const r = rng();
-  if (r < pStar) {
-    const values = new Set<number>();
-    for (let v = spec.min; v <= spec.top; v++) values.add(v);
-    return { text: '*', values };
-  }
-  if (r < pStar + (1 - pStar) * 0.2) {
-    const n = rng() < 0.7 ? int(rng, 1, 4) : int(rng, 1, Math.ceil((spec.top - spec.min + 1) / 2));
-    const values = new Set<number>();
-    for (let v = spec.min; v <= spec.top; v += n) values.add(v);
-    return { text: `*/${n}`, values };
-  }
-  const items = Array.from({ length: rng() < 0.6 ? 1 : int(rng, 2, 3) }, () => genItem(rng, spec, focus));
-  const values = new Set<number>();
-  for (const it of items) for (const v of it.values) values.add(v);
-  return { text: items.map((i) => i.text).join(','), values };
-}
-
-/** A generated expression: text for the implementation, sets and flags for the reference. */
-export interface GenExpr {
-  text: string;
-  seconds: boolean;
-  sec: Set<number>;
-  min: Set<number>;
-  hour: Set<number>;
-  dom: Set<number>;
-  mon: Set<number>;
-  dow: Set<number>;
-  /** Neither minute nor hour text starts with `*` (Vixie's fixed-time job). */
-  fixed: boolean;
-  /** Both day fields restricted (neither starts with `*`): a day matches if either matches. */
-  dayOr: boolean;
-}
-
-export interface GenOptions {
-  seconds: boolean;
-  /** Values to favour in each field (e.g. the wall hours and dates around a transition). */
-  hours?: readonly number[];
-  minutes?: readonly number[];
-  doms?: readonly number[];
-  months?: readonly number[];
-  dows?: readonly number[];
-}
-
-/** A random expression that fires often enough for a bounded walk most of the time. */
-export function genExpression(rng: Rng, opts: GenOptions): GenExpr {
-  const sec = opts.seconds ? genField(rng, SEC, 0.3) : { text: '0', values: new Set([0]) };
-  const min = genField(rng, MIN, opts.seconds ? 0.15 : 0.3, opts.minutes);
-  const hour = genField(rng, HOUR, opts.hours ? 0.2 : 0.45, opts.hours);
-  const dom = genField(rng, DOM, 0.6, opts.doms);
-  const mon = genField(rng, MON, 0.8, opts.months);
-  const dow = genField(rng, DOW, 0.6, opts.dows);
-  const fields = [min, hour, dom, mon, dow].map((f) => f.text);
-  return {
-    text: (opts.seconds ? [sec.text, ...fields] : fields).join(pick(rng, [' ', ' ', '  ', '\t'])),
-    seconds: opts.seconds,
-    sec: sec.values,
-    min: min.values,
-    hour: hour.values,
-    dom: dom.values,
-    mon: mon.values,
-    dow: dow.values,
-    fixed: !min.text.startsWith('*') && !hour.text.startsWith('*'),
-    dayOr: !dom.text.startsWith('*') && !dow.text.startsWith('*'),
-  };
-}
+export { genEvery, genExpression, noWords, prng, type GenExpr, type GenOptions, type Rng, type WordFocus, type Words } from './reference-gen.js';
 
 // ---------------------------------------------------------------------------------------------
 // Wall time from Intl
@@ -241,11 +95,55 @@ function wallFromMs(ms: number): Wall {
   };
 }
 
+/** The wall date `days` days after `w`'s (time of day dropped). */
+function dateAfter(w: Wall, days: number): Wall {
+  return wallFromMs(Date.UTC(w.y, w.mo - 1, w.d + days));
+}
+
+/** Weekday Monday to Friday. */
+const isWeekday = (w: Wall): boolean => w.dow >= 1 && w.dow <= 5;
+
+/** The calendar words of a day field that hold on `w`'s date, by their plain definitions. */
+function wordsMatch(words: Words, w: Wall): boolean {
+  if (!words.last && !words.lastWeekday && words.nearest.size === 0 && words.lastDow.size === 0 && words.nth.size === 0) {
+    return false;
+  }
+  const lastOfMonth = dateAfter(w, 1).mo !== w.mo;
+  if (words.last && lastOfMonth) return true;
+  if (words.lastWeekday && isWeekday(w)) {
+    // No later weekday in the month.
+    let later = false;
+    for (let i = 1; i <= 3 && !later; i++) {
+      const n = dateAfter(w, i);
+      later = n.mo === w.mo && isWeekday(n);
+    }
+    if (!later) return true;
+  }
+  if (words.nearest.size > 0 && isWeekday(w)) {
+    // nW: the weekday of the month closest to day n (day n must exist in the month).
+    for (const n of words.nearest) {
+      const target = dateAfter(w, n - w.d);
+      if (target.mo !== w.mo) continue;
+      let best: number | undefined;
+      for (let dist = 0; best === undefined && dist <= 3; dist++) {
+        for (const cand of [n - dist, n + dist]) {
+          const c = dateAfter(w, cand - w.d);
+          if (best === undefined && c.mo === w.mo && isWeekday(c)) best = cand;
+        }
+      }
+      if (best === w.d) return true;
+    }
+  }
+  // The same weekday 7 days later is in another month: the last such weekday.
+  if (words.lastDow.has(w.dow) && dateAfter(w, 7).mo !== w.mo) return true;
+  return words.nth.has(`${w.dow}#${Math.ceil(w.d / 7)}`);
+}
+
 /** The day rules alone (month, day of month, day of week): no time fields. */
 export function dayMatches(e: GenExpr, w: Wall): boolean {
   if (!e.mon.has(w.mo)) return false;
-  const domOk = e.dom.has(w.d);
-  const dowOk = e.dow.has(w.dow);
+  const domOk = e.dom.has(w.d) || wordsMatch(e.domWords, w);
+  const dowOk = e.dow.has(w.dow) || wordsMatch(e.dowWords, w);
   return e.dayOr ? domOk || dowOk : domOk && dowOk;
 }
 
@@ -303,51 +201,13 @@ export function referenceNext(e: GenExpr, zone: string, afterMs: number, capMs: 
 }
 
 // ---------------------------------------------------------------------------------------------
-// Transitions, for start times near them
+// @every
 
-export interface Transition {
-  /** First instant (ms) with the new offset. */
-  at: number;
-  /** Offsets before and after, in minutes. */
-  before: number;
-  after: number;
+/** First `anchor + k·ms` (k ≥ 0) strictly after `afterMs`, one interval at a time. */
+export function referenceEvery(ms: number, anchor: number, afterMs: number): number {
+  let t = anchor;
+  while (t <= afterMs) t += ms;
+  return t;
 }
 
-const offsetFormats = new Map<string, Intl.DateTimeFormat>();
-
-/** UTC offset in minutes from the `longOffset` time zone name ("GMT+05:30", "GMT" for zero). */
-export function offsetMinutes(zone: string, instant: number): number {
-  let f = offsetFormats.get(zone);
-  if (!f) {
-    f = new Intl.DateTimeFormat('en-US', { timeZone: zone, timeZoneName: 'longOffset' });
-    offsetFormats.set(zone, f);
-  }
-  const text = f.format(instant);
-  const m = /, GMT(?:([+-])(\d{2}):(\d{2}))?$/.exec(text);
-  if (!m) throw new Error(`not a whole-minute offset: '${text}'`); // e.g. local mean time, GMT-04:56:02
-  if (m[1] === undefined) return 0;
-  return (m[1] === '-' ? -1 : 1) * (Number(m[2]) * 60 + Number(m[3]));
-}
-
-/** Offset transitions of `zone` in [fromYear, toYear), scanning every 12 h, refined to the minute. */
-export function findTransitions(zone: string, fromYear: number, toYear: number): Transition[] {
-  const out: Transition[] = [];
-  const stepMs = 12 * 3_600_000;
-  let t = Date.UTC(fromYear, 0, 1);
-  const end = Date.UTC(toYear, 0, 1);
-  let o = offsetMinutes(zone, t);
-  for (; t < end; t += stepMs) {
-    const o2 = offsetMinutes(zone, t + stepMs);
-    if (o2 === o) continue;
-    let lo = t;
-    let hi = t + stepMs;
-    while (hi - lo > 60_000) {
-      const mid = lo + Math.floor((hi - lo) / 120_000) * 60_000;
-      if (offsetMinutes(zone, mid) === o) lo = mid;
-      else hi = mid;
-    }
-    out.push({ at: hi, before: o, after: offsetMinutes(zone, hi) });
-    o = o2;
-  }
-  return out;
-}
+export { findTransitions, offsetMinutes, type Transition } from './reference-zones.js';

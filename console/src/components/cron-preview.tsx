@@ -5,26 +5,20 @@
 import * as cronstrue from 'cronstrue';
 import { useEffect, useState } from 'preact/hooks';
 import { ApiError, previewCron } from '../api';
+import { describeEvery, forCronstrue } from '../cron-reading';
 import { formatInstant, formatRelative } from '../format';
 
 /**
- * The reading of `expression` in English, or null when cronstrue cannot read it. Punctual's rules
- * (docs/cron.md) decide what runs; this is a reading aid. Nicknames are spelt out first.
+ * The reading of `expression` in English, or null when neither cronstrue nor our reading of
+ * `@every` can read it. Punctual's rules (docs/cron.md) decide what runs; this is a reading aid.
+ * Nicknames, `X#L` and steps larger than their range are rewritten first (cron-reading.ts).
  */
 export function describeCron(expression: string): string | null {
-  const nick: Record<string, string> = {
-    '@yearly': '0 0 1 1 *',
-    '@annually': '0 0 1 1 *',
-    '@monthly': '0 0 1 * *',
-    '@weekly': '0 0 * * 0',
-    '@daily': '0 0 * * *',
-    '@midnight': '0 0 * * *',
-    '@hourly': '0 * * * *',
-  };
   const expr = expression.trim();
   if (!expr) return null;
+  if (/^@every\b/i.test(expr)) return describeEvery(expr);
   try {
-    return cronstrue.toString(nick[expr.toLowerCase()] ?? expr, {
+    return cronstrue.toString(forCronstrue(expr), {
       use24HourTimeFormat: true,
       throwExceptionOnParseError: true,
       verbose: false,
@@ -40,8 +34,11 @@ interface PreviewState {
   loading: boolean;
 }
 
-/** The next `count` occurrences of `expression` in `timezone`, fetched `delayMs` after the last change. */
-export function useCronPreview(expression: string, timezone: string, count: number, delayMs = 300): PreviewState {
+/**
+ * The next `count` occurrences of `expression` in `timezone`, fetched `delayMs` after the last
+ * change; an `@every` expression counts from `startAt` (ISO 8601; the service's default: now).
+ */
+export function useCronPreview(expression: string, timezone: string, count: number, delayMs = 300, startAt?: string): PreviewState {
   const [state, setState] = useState<PreviewState>({ occurrences: null, error: null, loading: false });
   useEffect(() => {
     const expr = expression.trim();
@@ -53,7 +50,7 @@ export function useCronPreview(expression: string, timezone: string, count: numb
     setState((s) => ({ ...s, loading: true }));
     const timer = window.setTimeout(async () => {
       try {
-        const occurrences = await previewCron(expr, timezone.trim() || null, count);
+        const occurrences = await previewCron(expr, timezone.trim() || null, count, undefined, startAt);
         if (alive) setState({ occurrences, error: null, loading: false });
       } catch (err) {
         if (!alive) return;
@@ -68,7 +65,7 @@ export function useCronPreview(expression: string, timezone: string, count: numb
       alive = false;
       window.clearTimeout(timer);
     };
-  }, [expression, timezone, count]);
+  }, [expression, timezone, count, startAt]);
   return state;
 }
 
@@ -78,13 +75,16 @@ export function CronPreview({
   timezone,
   count = 5,
   headingLevel = 3,
+  startAt,
 }: {
   expression: string;
   timezone: string;
   count?: number;
   headingLevel?: 2 | 3;
+  /** Where an `@every` expression counts from (a job's start or creation); default now. */
+  startAt?: string;
 }) {
-  const { occurrences, error, loading } = useCronPreview(expression, timezone, count);
+  const { occurrences, error, loading } = useCronPreview(expression, timezone, count, 300, startAt);
   const description = describeCron(expression);
   const zone = timezone.trim() || 'UTC';
   const H = headingLevel === 2 ? 'h2' : 'h3';

@@ -200,7 +200,7 @@ export function CronDetailPage({ id }: { id: string }) {
           <ExecutionHistory jobType="cron" jobId={id} />
           <section class="card" aria-labelledby="upcoming-title">
             <h2 id="upcoming-title">Upcoming occurrences</h2>
-            <CronPreview expression={job.expression} timezone={job.timezone ?? ''} count={5} />
+            <CronPreview expression={job.expression} timezone={job.timezone ?? ''} count={5} startAt={job.createdAt} />
           </section>
         </>
       )}

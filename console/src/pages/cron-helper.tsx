@@ -13,6 +13,10 @@ const EXAMPLES: Array<[string, string]> = [
   ['0 */6 * * *', 'every 6 hours'],
   ['*/10 * * * * *', 'every 10 seconds (6 fields)'],
   ['@daily', 'every day at midnight'],
+  ['0 18 L * *', 'the last day of the month at 18:00'],
+  ['0 9 * * MON#1', 'the first Monday of the month at 09:00'],
+  ['0 17 * * FRIL', 'the last Friday of the month at 17:00'],
+  ['@every 1h30m', 'every 90 minutes (absolute time)'],
 ];
 
 let zoneList: string[] | null = null;

@@ -83,7 +83,8 @@ export const cronJobRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app, {
           summary: 'Preview occurrences of a cron expression',
           description:
             'The next `count` occurrences of `expression` in `timezone` strictly after `from`, computed by the code that advances ' +
-            'real jobs (DST gaps and overlaps included). Stores nothing.',
+            'real jobs (DST gaps and overlaps included). An `@every` expression counts from `startAt` (default now), as a job ' +
+            'counts from its start. Stores nothing.',
         },
         CronPreviewQuery,
         'The occurrences, earliest first (ISO 8601, UTC).',
@@ -91,10 +92,10 @@ export const cronJobRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app, {
       ),
     },
     async (req) => {
-      const { expression, timezone, from, count } = req.query;
+      const { expression, timezone, from, count, startAt } = req.query;
       const occurrences = previewCron(
         ctx,
-        { expression, timezone, from, count: queryNumber(count) },
+        { expression, timezone, from, count: queryNumber(count), startAt },
         '/query',
       );
       return { occurrences: occurrences.map(toIso) };

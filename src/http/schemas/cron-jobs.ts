@@ -14,7 +14,10 @@ import { LIST_NEXT_CURSOR_DESCRIPTION, ListCursorQuery, ListLimitQuery, ListName
 
 const EXPRESSION_DESCRIPTION =
   'Cron expression: 5 fields (minute hour day-of-month month day-of-week), or 6 with leading seconds; ' +
-  '@yearly @annually @monthly @weekly @daily @midnight @hourly; month and weekday names; lists, ranges, steps. ' +
+  '@yearly @annually @monthly @weekly @daily @midnight @hourly; month and weekday names; lists, ranges, steps; ' +
+  'in day of month L (last day), LW (last weekday), nW (nearest weekday); in day of week nL or FRIL (last Friday), ' +
+  'MON#1 to MON#5 (n-th Monday). Or `@every <duration>` (units d h m s in that order, e.g. 1h30m; 1s to 366d): ' +
+  'occurrences every interval of absolute time from the start. Every form: docs/cron.md. ' +
   'At most 256 characters by default (`PUNCTUAL_MAX_EXPRESSION_LENGTH`).';
 const TIMEZONE_DESCRIPTION = 'IANA time zone in which the expression is evaluated; null: UTC.';
 const MISFIRE_DESCRIPTION =
@@ -145,6 +148,9 @@ export const CronPreviewQuery = Type.Object(
       RuleString('instant', 'ISO 8601 instant with `Z` or an offset; occurrences strictly after it. Default: now.'),
     ),
     count: Type.Optional(RuleString('preview-count', 'How many occurrences, 1 to 100 (default 5).')),
+    startAt: Type.Optional(
+      RuleString('instant', 'For `@every`: the instant its intervals count from (ISO 8601 with `Z` or an offset). Default: now.'),
+    ),
   },
   { additionalProperties: false },
 );

@@ -1,0 +1,2 @@
+/** Raised inside the parser; parseCronExpression turns it into an InvalidInputError with the caller's path. */
+export class CronSyntaxError extends Error {}
