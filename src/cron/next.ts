@@ -31,12 +31,13 @@ const MAX_AFTER_MS = 8.64e15 - HORIZON_MS - 86_400_000 * 366;
  * The first occurrence of `cron` strictly after `afterMs`, evaluated in IANA zone `zone`
  * (pass `'UTC'` for a job without a zone), with the DST rules of docs/cron.md.
  * @param afterMs epoch milliseconds (UTC); fractional or mid-second values are fine.
+ * @param _anchorMs the anchor of `@every` expressions, epoch ms (UTC)
  * @returns epoch milliseconds (UTC, whole seconds in wall time), or null when there is none
  *   within {@link HORIZON_MS} (50 years).
  * @throws RangeError when `zone` is unknown to Intl (callers validate with validateTimeZone) or
  *   `afterMs` is not a finite instant within Date's range minus the horizon.
  */
-export function nextOccurrence(cron: ParsedCron, zone: string, afterMs: number): number | null {
+export function nextOccurrence(cron: ParsedCron, zone: string, afterMs: number, _anchorMs?: number): number | null {
   if (!Number.isFinite(afterMs) || Math.abs(afterMs) > MAX_AFTER_MS) {
     throw new RangeError(`afterMs out of range: ${afterMs}`);
   }
@@ -85,9 +86,10 @@ export function nextOccurrence(cron: ParsedCron, zone: string, afterMs: number):
  * {@link nextOccurrence} from the previous one (the same code that advances real jobs).
  * Stops early (shorter array) when an occurrence is beyond the horizon.
  * @param count number of occurrences wanted (0 or more; callers bound it, e.g. 1–100).
+ * @param _anchorMs the anchor of `@every` expressions, epoch ms (UTC)
  * @throws RangeError as {@link nextOccurrence}.
  */
-export function nextOccurrences(cron: ParsedCron, zone: string, afterMs: number, count: number): number[] {
+export function nextOccurrences(cron: ParsedCron, zone: string, afterMs: number, count: number, _anchorMs?: number): number[] {
   const out: number[] = [];
   let after = afterMs;
   while (out.length < count) {

@@ -163,6 +163,20 @@ export interface CronJob extends DeliverySettings, JobRequest {
    * resumed); `Skipped` ones change nothing. Only the outcome writes it (outcome-rules.ts).
    */
   consecutiveFailures: number;
+  /**
+   * Epoch ms (UTC) before which the job has no occurrence, or null (docs/cron.md, "Start, end and
+   * limits"); also the anchor of `@every` expressions (else `createdAt`).
+   */
+  startAt: number | null;
+  /** Epoch ms (UTC) at and after which the job has no occurrence, or null; after `startAt` when both are set. */
+  endAt: number | null;
+  /** The job is `Completed` once `invocations` reaches this (1–1,000,000,000), or null: no limit. */
+  maxInvocations: number | null;
+  /**
+   * Largest delay added to each occurrence, ms (0–3,600,000; 0: none): an occurrence runs at its
+   * instant plus a delay in [0, jitterMs) fixed per occurrence (src/store/cron-life.ts).
+   */
+  jitterMs: number;
 }
 
 /**
