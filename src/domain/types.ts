@@ -239,8 +239,16 @@ export interface Execution {
   finishedAt: number | null;
   /** Epoch ms (UTC) when its next attempt is due while it is `Retrying`; null in every other status. */
   nextAttemptAt: number | null;
-  /** First attempt's start minus `scheduledFor` (ms), or null before it. */
+  /**
+   * First attempt's start minus the instant it was due (ms): `scheduledFor` plus its jitter, or a
+   * schedule's `dueAt`; null before it.
+   */
   lateMs: number | null;
+  /**
+   * The jitter applied to a cron occurrence (ms, in [0, the job's `jitterMs`)): it was due at
+   * `scheduledFor` plus this. 0 for every other execution (no jitter, a trigger, a schedule).
+   */
+  jitterMs: number;
   /** The occurrences a catch-up execution stands for (misfire `once`), or null for one that stands for itself. */
   missedOccurrences: MissedOccurrences | null;
   /** Oldest first. */

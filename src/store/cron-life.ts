@@ -5,9 +5,6 @@
  */
 import { createHash } from 'node:crypto';
 
-/** Largest `jitterMs` of a cron job: one hour. */
-export const JITTER_MS_MAX = 3_600_000;
-
 /** 2^48: the first 6 bytes of the digest, as a whole number below this, are mapped to [0, jitterMs). */
 const SPAN = 2 ** 48;
 
