@@ -468,6 +468,10 @@ export function exerciseStore(name: string, factory: () => Promise<StoreUnderTes
           pauseAfterFailures: 3,
           pausedReason: null,
           consecutiveFailures: 0,
+          startAt: null,
+          endAt: null,
+          maxInvocations: null,
+          jitterMs: 0,
         });
         expect(await store.cronGet({ id })).toEqual(c);
       });
@@ -608,6 +612,7 @@ export function exerciseStore(name: string, factory: () => Promise<StoreUnderTes
           finishedAt: null,
           nextAttemptAt: null,
           lateMs: 0,
+          jitterMs: 0,
           missedOccurrences: null,
           attempts: [],
         });
@@ -976,6 +981,7 @@ export function exerciseStore(name: string, factory: () => Promise<StoreUnderTes
           finishedAt: T0 + 3009,
           nextAttemptAt: null,
           lateMs: 2,
+          jitterMs: 0,
           missedOccurrences: null,
           attempts: [
             { number: 1, startedAt: T0 + 2, durationMs: 10, statusCode: 503, error: 'HTTP 503', responseBody: 'busy', ...CALLED },
@@ -1026,6 +1032,7 @@ export function exerciseStore(name: string, factory: () => Promise<StoreUnderTes
           status: 'Succeeded',
           startedAt: T0 + 5,
           lateMs: 5,
+          jitterMs: 0,
           missedOccurrences: null,
           finishedAt: T0 + 2013,
           nextAttemptAt: null,
@@ -1123,6 +1130,7 @@ export function exerciseStore(name: string, factory: () => Promise<StoreUnderTes
           finishedAt: T0,
           nextAttemptAt: null,
           lateMs: null,
+          jitterMs: 0,
           missedOccurrences: null,
           attempts: [],
         });
@@ -1325,6 +1333,7 @@ export function exerciseStore(name: string, factory: () => Promise<StoreUnderTes
           finishedAt: null,
           nextAttemptAt: null,
           lateMs: null,
+          jitterMs: 0,
           missedOccurrences: null,
           attempts: [],
         });
