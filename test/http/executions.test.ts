@@ -92,6 +92,7 @@ describe('POST /cron/{id}/trigger and /schedules/{id}/trigger', () => {
       startedAt: null,
       finishedAt: null,
       lateMs: null,
+      jitterMs: 0,
       nextAttemptAt: null, // Pending (triggered): due now, but not a retry
       missedOccurrences: null,
       attempts: [],
