@@ -36,7 +36,7 @@ afterEach(async () => {
 });
 
 const EXECUTION_KEYS = [
-  'attempts', 'createdAt', 'finishedAt', 'id', 'jobId', 'jobType', 'lateMs', 'missedOccurrences', 'nextAttemptAt', 'scheduledFor',
+  'attempts', 'createdAt', 'finishedAt', 'id', 'jitterMs', 'jobId', 'jobType', 'lateMs', 'missedOccurrences', 'nextAttemptAt', 'scheduledFor',
   'startedAt', 'status', 'triggered',
 ].sort();
 
