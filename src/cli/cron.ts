@@ -65,6 +65,22 @@ interface FieldFlags extends ApiOptions, DeliveryFlags, SecretFlags {
   overlap?: string;
   /** A number, or false for `--no-pause-after-failures` (update: never). */
   pauseAfterFailures?: number | false;
+  /** ISO 8601 instants, or false for `--no-start` / `--no-end` (update: none). */
+  start?: string | false;
+  end?: string | false;
+  /** A number, or false for `--no-max-invocations` (update: no limit). */
+  maxInvocations?: number | false;
+  jitter?: number;
+}
+
+/** The fields of a job's life (docs/cron.md, "Start, end and limits", "Jitter") from the flags. */
+function lifeBody(opts: FieldFlags): Record<string, unknown> {
+  return defined({
+    startAt: orNull(opts.start),
+    endAt: orNull(opts.end),
+    maxInvocations: orNull(opts.maxInvocations),
+    jitterMs: opts.jitter,
+  });
 }
 
 function withFieldOptions(cmd: Command, required: boolean): Command {
@@ -80,6 +96,16 @@ function withFieldOptions(cmd: Command, required: boolean): Command {
       .addOption(new Option('--overlap <policy>', 'while the previous run is unfinished: allow (default), skip').choices(OVERLAP_POLICIES))
       .addOption(
         new Option('--pause-after-failures <n>', 'pause the job after this many consecutive failed executions (1–1000; default never)')
+          .argParser(integer),
+      )
+      .addOption(new Option('--start <instant>', 'no occurrence before this ISO 8601 instant, e.g. 2027-01-01T00:00:00Z (startAt)'))
+      .addOption(new Option('--end <instant>', 'no occurrence at or after this ISO 8601 instant; the job is then Completed (endAt)'))
+      .addOption(
+        new Option('--max-invocations <n>', 'the job is Completed after this many executions (1–1000000000; default no limit)')
+          .argParser(integer),
+      )
+      .addOption(
+        new Option('--jitter <ms>', 'delay each occurrence by up to this many ms, fixed per occurrence (0–3600000; default 0)')
           .argParser(integer),
       ),
   ), !required);
@@ -107,6 +133,7 @@ export function registerCronCommands(program: Command): void {
           overlap: opts.overlap,
           pauseAfterFailures: orNull(opts.pauseAfterFailures),
         }),
+        ...lifeBody(opts),
         ...deliveryBody(opts),
         ...secretsBody(opts),
       } as CronJobCreate;
@@ -158,6 +185,9 @@ export function registerCronCommands(program: Command): void {
     .addOption(new Option('--no-name', 'set the name to null'))
     .addOption(new Option('--no-data', 'set the data to null'))
     .addOption(new Option('--no-pause-after-failures', 'never pause the job for failures (pauseAfterFailures null)'))
+    .addOption(new Option('--no-start', 'remove the start (startAt null)'))
+    .addOption(new Option('--no-end', 'remove the end (endAt null)'))
+    .addOption(new Option('--no-max-invocations', 'remove the limit (maxInvocations null)'))
     .action(
       action(async (id: string, opts: FieldFlags) => {
         const body = {
@@ -171,6 +201,7 @@ export function registerCronCommands(program: Command): void {
             overlap: opts.overlap,
             pauseAfterFailures: orNull(opts.pauseAfterFailures),
           }),
+          ...lifeBody(opts),
           ...deliveryBody(opts),
           ...secretsBody(opts),
         } as CronJobUpdate;
@@ -182,7 +213,7 @@ export function registerCronCommands(program: Command): void {
 
   for (const [verb, description] of [
     ['pause', 'pause a cron job: it stops firing (PATCH status Paused)'],
-    ['resume', 'resume a paused cron job from its next occurrence after now (PATCH status Active)'],
+    ['resume', 'resume a paused or completed cron job from its next occurrence after now (PATCH status Active)'],
   ] as const) {
     const cmd = withApiOptions(cron.command(verb).argument('<id>', 'id of the cron job').description(description));
     if (verb === 'pause') cmd.addOption(new Option('--reason <text>', 'why the job is paused (pausedReason, at most 512 characters)'));

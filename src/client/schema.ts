@@ -762,7 +762,11 @@ export interface components {
          *       ],
          *       "pauseAfterFailures": 10,
          *       "pausedReason": null,
-         *       "consecutiveFailures": 0
+         *       "consecutiveFailures": 0,
+         *       "startAt": null,
+         *       "endAt": "2027-03-31T22:00:00.000Z",
+         *       "maxInvocations": null,
+         *       "jitterMs": 60000
          *     }
          */
         CronJob: {
@@ -780,10 +784,10 @@ export interface components {
             /** @description IANA time zone in which the expression is evaluated; null: UTC. */
             timezone: string | null;
             /**
-             * @description Active jobs run on their schedule; Paused ones never run.
+             * @description Active jobs run on their schedule; Paused ones never run; Completed ones have run their last occurrence (`endAt` reached, or `invocations` = `maxInvocations`) and run again only when a PATCH gives them occurrences with `status` Active.
              * @enum {string}
              */
-            status: "Active" | "Paused";
+            status: "Active" | "Paused" | "Completed";
             /** @description URL called on each execution. */
             endpoint: string;
             /** @description JSON object sent as the body of each call, or null (then `{}` is sent). */
@@ -797,9 +801,23 @@ export interface components {
             createdAt: string;
             /**
              * Format: date-time
-             * @description Next execution (ISO 8601, UTC). For a Paused job: the occurrence it would run next if resumed now.
+             * @description Next occurrence (ISO 8601, UTC; without its jitter). For a Paused job: the occurrence it would run next if resumed now. Null for a Completed job.
              */
-            nextInvocation: string;
+            nextInvocation: string | null;
+            /**
+             * Format: date-time
+             * @description No occurrence before this instant (ISO 8601 with `Z` or an offset), or null: none; also the anchor of `@every` expressions (else the creation instant).
+             */
+            startAt: string | null;
+            /**
+             * Format: date-time
+             * @description No occurrence at or after this instant (ISO 8601 with `Z` or an offset), or null: none; after `startAt` when both are given. Once it is reached the job is Completed.
+             */
+            endAt: string | null;
+            /** @description The job is Completed once `invocations` reaches this (1–1,000,000,000; every execution counts: Skipped ones and triggers included), or null: no limit. */
+            maxInvocations: number | null;
+            /** @description Largest delay added to each occurrence, in ms (0–3,600,000; 0: none): an occurrence runs at its instant plus a delay in [0, jitterMs) fixed per occurrence (the same on every node and after a restart), never early. `nextInvocation`, `scheduledFor` and `Punctual-Scheduled-For` stay the occurrence's instant; the execution shows the delay as `jitterMs`. */
+            jitterMs: number;
             retry: components["schemas"]["RetryPolicy"];
             /** @description Timeout of one attempt, in ms (1000–900000). */
             timeoutMs: number;
@@ -896,7 +914,9 @@ export interface components {
          *         "maxAttempts": 5,
          *         "initialDelayMs": 1000,
          *         "maxDelayMs": 3600000
-         *       }
+         *       },
+         *       "endAt": "2027-03-31T22:00:00.000Z",
+         *       "jitterMs": 60000
          *     }
          */
         CronJobCreate: {
@@ -925,6 +945,14 @@ export interface components {
              * @enum {string}
              */
             overlap?: "allow" | "skip";
+            /** @description No occurrence before this instant (ISO 8601 with `Z` or an offset), or null: none; also the anchor of `@every` expressions (else the creation instant). */
+            startAt?: string | null;
+            /** @description No occurrence at or after this instant (ISO 8601 with `Z` or an offset), or null: none; after `startAt` when both are given. Once it is reached the job is Completed. */
+            endAt?: string | null;
+            /** @description The job is Completed once `invocations` reaches this (1–1,000,000,000; every execution counts: Skipped ones and triggers included), or null: no limit. */
+            maxInvocations?: number | null;
+            /** @description Largest delay added to each occurrence, in ms (0–3,600,000; 0: none): an occurrence runs at its instant plus a delay in [0, jitterMs) fixed per occurrence (the same on every node and after a restart), never early. `nextInvocation`, `scheduledFor` and `Punctual-Scheduled-For` stay the occurrence's instant; the execution shows the delay as `jitterMs`. Default 0. */
+            jitterMs?: number;
             /**
              * @description HTTP method of the calls. GET and HEAD calls carry no body: with them `data` is empty and `body` null. Default POST.
              * @enum {string}
@@ -1018,10 +1046,10 @@ export interface components {
             /** @description Cron expression: 5 fields (minute hour day-of-month month day-of-week), or 6 with leading seconds; @yearly @annually @monthly @weekly @daily @midnight @hourly; month and weekday names; lists, ranges, steps; in day of month L (last day), LW (last weekday), nW (nearest weekday); in day of week nL or FRIL (last Friday), MON#1 to MON#5 (n-th Monday). Or `@every <duration>` (units d h m s in that order, e.g. 1h30m; 1s to 366d): occurrences every interval of absolute time from the start. Every form: docs/cron.md. At most 256 characters by default (`PUNCTUAL_MAX_EXPRESSION_LENGTH`). */
             expression?: string;
             /**
-             * @description Paused stops the job (with an optional `pausedReason`); Active resumes it from the next occurrence after now, clears `pausedReason` and starts `consecutiveFailures` at 0.
+             * @description Paused stops the job (with an optional `pausedReason`); Active resumes it from the next occurrence after now, clears `pausedReason` and starts `consecutiveFailures` at 0. A Completed job stays Completed unless the patch gives Active (400 when its `startAt`, `endAt` and `maxInvocations` leave no occurrence after now); Completed cannot be given.
              * @enum {string}
              */
-            status?: "Active" | "Paused";
+            status?: "Active" | "Paused" | "Completed";
             /** @description Absolute http or https URL called on execution, at most 2048 characters by default (`PUNCTUAL_MAX_ENDPOINT_LENGTH`). A host that is `localhost` or an IP address that is not public (loopback, private, link-local, …) is refused unless the operator allows it (`PUNCTUAL_ALLOW_PRIVATE_ENDPOINTS`, `PUNCTUAL_ALLOWED_NETWORKS`). */
             endpoint?: string;
             /** @description Name of the job (not blank; at most 256 characters by default), or null. */
@@ -1045,6 +1073,14 @@ export interface components {
              * @enum {string}
              */
             overlap?: "allow" | "skip";
+            /** @description No occurrence before this instant (ISO 8601 with `Z` or an offset), or null: none; also the anchor of `@every` expressions (else the creation instant). */
+            startAt?: string | null;
+            /** @description No occurrence at or after this instant (ISO 8601 with `Z` or an offset), or null: none; after `startAt` when both are given. Once it is reached the job is Completed. */
+            endAt?: string | null;
+            /** @description The job is Completed once `invocations` reaches this (1–1,000,000,000; every execution counts: Skipped ones and triggers included), or null: no limit. */
+            maxInvocations?: number | null;
+            /** @description Largest delay added to each occurrence, in ms (0–3,600,000; 0: none): an occurrence runs at its instant plus a delay in [0, jitterMs) fixed per occurrence (the same on every node and after a restart), never early. `nextInvocation`, `scheduledFor` and `Punctual-Scheduled-For` stay the occurrence's instant; the execution shows the delay as `jitterMs`. Default 0. */
+            jitterMs?: number;
             /**
              * @description HTTP method of the calls. GET and HEAD calls carry no body: with them `data` is empty and `body` null. Default POST.
              * @enum {string}
@@ -1138,6 +1174,7 @@ export interface components {
          *       "startedAt": "2026-11-21T10:00:00.012Z",
          *       "finishedAt": "2026-11-21T10:00:00.196Z",
          *       "lateMs": 12,
+         *       "jitterMs": 0,
          *       "nextAttemptAt": null,
          *       "missedOccurrences": null,
          *       "attempts": [
@@ -1196,8 +1233,10 @@ export interface components {
              * @description When it became Succeeded, Failed or Skipped (ISO 8601, UTC); null before.
              */
             finishedAt: string | null;
-            /** @description Start of the first attempt minus `scheduledFor`, in ms; null before it. */
+            /** @description Start of the first attempt minus the instant it was due (`scheduledFor`, plus `jitterMs` for a cron occurrence), in ms; null before it. */
             lateMs: number | null;
+            /** @description The jitter of a cron occurrence: it was due at `scheduledFor` plus this many ms, a delay fixed per occurrence in [0, the job's `jitterMs`). 0 for an occurrence of a job without jitter, a triggered run and a schedule's execution. */
+            jitterMs: number;
             /**
              * Format: date-time
              * @description When the next attempt is due (ISO 8601, UTC) while the execution is Retrying (its delay and jitter, or the receiver's `Retry-After`, as the retry policy says); null in every other status.
@@ -1995,7 +2034,7 @@ export interface operations {
                 /** @description The `nextCursor` of the previous page (opaque); absent for the first page. A page continues strictly after the previous one, so jobs created or deleted meanwhile never make one appear twice. A cursor this service did not make is a 400. */
                 cursor?: string;
                 /** @description Only cron jobs in this status. */
-                status?: "Active" | "Paused";
+                status?: "Active" | "Paused" | "Completed";
                 /** @description Only cron jobs whose name contains this text: the letters A–Z match in either case, every other character only itself (no wildcards). Checked row by row: a page looks at 5,000 cron jobs at most, so a page may hold fewer than `limit` (even none) while `nextCursor` goes on. */
                 name?: string;
             };

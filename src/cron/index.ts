@@ -6,4 +6,4 @@
 export { parseCronExpression, type ParsedCron } from './parse.js';
 export { validateTimeZone } from './zone.js';
 export { nextOccurrence, nextOccurrences, HORIZON_MS } from './next.js';
-export { cronJobNext } from './job-next.js';
+export { cronJobNext, lifeNext, windowNext, type JobLife, type JobTiming, type WindowNext } from './job-next.js';

@@ -19,8 +19,13 @@ export const SCHEDULE_STATUSES = ['Pending', 'Running', 'Succeeded', 'Failed'] a
 /** One of {@link SCHEDULE_STATUSES}. */
 export type ScheduleStatus = (typeof SCHEDULE_STATUSES)[number];
 
-/** Cron job states: `Active` jobs run on their schedule, `Paused` ones never run. */
-export const CRON_JOB_STATUSES = ['Active', 'Paused'] as const;
+/**
+ * Cron job states: `Active` jobs run on their schedule, `Paused` ones never run, `Completed` ones
+ * have run their last occurrence (their `endAt` reached, or `invocations` = `maxInvocations`) and
+ * never run again unless a PATCH gives them future occurrences with `status` `Active`
+ * (docs/cron.md, "Start, end and limits").
+ */
+export const CRON_JOB_STATUSES = ['Active', 'Paused', 'Completed'] as const;
 /** One of {@link CRON_JOB_STATUSES}. */
 export type CronJobStatus = (typeof CRON_JOB_STATUSES)[number];
 

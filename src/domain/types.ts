@@ -163,6 +163,20 @@ export interface CronJob extends DeliverySettings, JobRequest {
    * resumed); `Skipped` ones change nothing. Only the outcome writes it (outcome-rules.ts).
    */
   consecutiveFailures: number;
+  /**
+   * Epoch ms (UTC) before which the job has no occurrence, or null (docs/cron.md, "Start, end and
+   * limits"); also the anchor of `@every` expressions (else `createdAt`).
+   */
+  startAt: number | null;
+  /** Epoch ms (UTC) at and after which the job has no occurrence, or null; after `startAt` when both are set. */
+  endAt: number | null;
+  /** The job is `Completed` once `invocations` reaches this (1–1,000,000,000), or null: no limit. */
+  maxInvocations: number | null;
+  /**
+   * Largest delay added to each occurrence, ms (0–3,600,000; 0: none): an occurrence runs at its
+   * instant plus a delay in [0, jitterMs) fixed per occurrence (src/store/cron-life.ts).
+   */
+  jitterMs: number;
 }
 
 /**
@@ -225,8 +239,16 @@ export interface Execution {
   finishedAt: number | null;
   /** Epoch ms (UTC) when its next attempt is due while it is `Retrying`; null in every other status. */
   nextAttemptAt: number | null;
-  /** First attempt's start minus `scheduledFor` (ms), or null before it. */
+  /**
+   * First attempt's start minus the instant it was due (ms): `scheduledFor` plus its jitter, or a
+   * schedule's `dueAt`; null before it.
+   */
   lateMs: number | null;
+  /**
+   * The jitter applied to a cron occurrence (ms, in [0, the job's `jitterMs`)): it was due at
+   * `scheduledFor` plus this. 0 for every other execution (no jitter, a trigger, a schedule).
+   */
+  jitterMs: number;
   /** The occurrences a catch-up execution stands for (misfire `once`), or null for one that stands for itself. */
   missedOccurrences: MissedOccurrences | null;
   /** Oldest first. */

@@ -7,7 +7,7 @@
  * `Paused` to `Active` (so the occurrences missed while paused are not run). A `Paused` job is
  * shown with the occurrence it would run next if resumed now, computed when it is read.
  */
-import { cronJobNext, nextOccurrence, nextOccurrences, parseCronExpression } from '../cron/index.js';
+import { cronJobNext, lifeNext, nextOccurrence, nextOccurrences, parseCronExpression } from '../cron/index.js';
 import { CRON_JOB_STATUSES, MISFIRE_POLICIES, OVERLAP_POLICIES } from '../domain/enums.js';
 import { InvalidInputError, NotFoundError } from '../domain/errors.js';
 import { isUuid, newId } from '../domain/ids.js';
@@ -59,13 +59,24 @@ export interface CronCreateInput extends Omit<RequestInput, 'data'>, SecretsInpu
   timeoutMs?: number;
   misfire?: MisfirePolicy;
   overlap?: OverlapPolicy;
+  /** ISO 8601 instant (`Z` or an offset) before which the job has no occurrence, or null. */
+  startAt?: string | null;
+  /** ISO 8601 instant at and after which the job has no occurrence, or null; after `startAt`. */
+  endAt?: string | null;
+  /** 1–1,000,000,000, or null: no limit. */
+  maxInvocations?: number | null;
+  /** 0–3,600,000 ms; default 0. */
+  jitterMs?: number;
 }
 
 /**
  * Input of {@link updateCronJob}: absent fields keep their values, null sets a nullable field to
  * null; the fields of a partial `retry` replace those of the stored policy.
  */
-export type CronPatch = Omit<CronUpdateParams, 'id' | 'retry' | 'recomputeAfter' | 'auth' | 'secrets'> & { retry?: RetryInput } & SecretsInput;
+export type CronPatch = Omit<CronUpdateParams, 'id' | 'retry' | 'recomputeAfter' | 'auth' | 'secrets' | 'startAt' | 'endAt'> & {
+  retry?: RetryInput;
+} & SecretsInput &
+  Pick<CronCreateInput, 'startAt' | 'endAt'>;
 
 /** Input of {@link previewCron} (`GET /cron/preview`). */
 export interface CronPreviewInput {
@@ -84,9 +95,10 @@ export interface CronPreviewInput {
 
 /**
  * Stores a new `Active` job with `invocations` 0 and `nextInvocation` = its next occurrence after
- * now, and wakes the dispatcher for it.
+ * now within its window (not before `startAt`, before `endAt`), and wakes the dispatcher for it.
  * @throws InvalidInputError naming every faulty field (also when the expression has no occurrence
- *   after now)
+ *   after now: `/expression`; when the window leaves it none: `/endAt`; `endAt` not after
+ *   `startAt`: `/endAt`)
  */
 export async function createCronJob(ctx: JobServiceContext, input: CronCreateInput): Promise<CronJob> {
   const defaults = deliveryDefaults(ctx);
@@ -96,10 +108,16 @@ export async function createCronJob(ctx: JobServiceContext, input: CronCreateInp
   if (checks.problems.length === 0) {
     checkRequestShape(checks, { method: input.method ?? DEFAULT_METHOD, body: input.body ?? null, data: input.data ?? null }, input);
   }
+  checkWindow(checks, instantOrNull(input.startAt), instantOrNull(input.endAt));
   checks.throwIfAny();
   const now = ctx.clock.now();
-  const next = nextOccurrence(parseCronExpression(input.expression), input.timezone ?? DEFAULT_TIME_ZONE, now);
+  const life = { startAt: instantOrNull(input.startAt), endAt: instantOrNull(input.endAt), maxInvocations: input.maxInvocations ?? null, invocations: 0 };
+  const parsed = parseCronExpression(input.expression);
+  const zone = input.timezone ?? DEFAULT_TIME_ZONE;
+  const next = lifeNext(life, now, (ms) => nextOccurrence(parsed, zone, ms, life.startAt ?? now));
   if (next === null) throw InvalidInputError.field('/expression', NO_OCCURRENCE);
+  // A window with no occurrence left is refused rather than stored Completed: it is a mistake.
+  if (next === 'ended') throw InvalidInputError.field('/endAt', 'leaves the job no occurrence after now (with its expression and startAt)');
   const id = newId();
   const sealed = applySecrets(ctx, id, input, null, input.headers ?? {});
   const job = await ctx.store.cronCreate({
@@ -119,6 +137,8 @@ export async function createCronJob(ctx: JobServiceContext, input: CronCreateInp
     method: input.method ?? DEFAULT_METHOD,
     headers: input.headers ?? {},
     body: input.body ?? null,
+    ...life,
+    jitterMs: input.jitterMs ?? 0,
     ...sealed,
     now,
   });
@@ -165,6 +185,7 @@ export async function updateCronJob(ctx: JobServiceContext, id: string, patch: C
   const checks = new Checks(ruleContext(ctx));
   checkFields(checks, patch);
   checks.oneOf('/status', patch.status, CRON_JOB_STATUSES);
+  if (patch.status === 'Completed') checks.add('/status', 'Completed is set by the service: give Active or Paused');
   checkDelivery(checks, patch, null);
   checks.throwIfAny();
   if (!isUuid(id)) throw new NotFoundError('No cron job has this id.');
@@ -175,14 +196,21 @@ export async function updateCronJob(ctx: JobServiceContext, id: string, patch: C
   // is avoided on purpose: it would skip an occurrence that is due but not yet claimed.
   const before = await ctx.store.cronGet({ id });
   if (before === null) throw new NotFoundError('No cron job has this id.');
+  const startAt = patch.startAt === undefined ? undefined : instantOrNull(patch.startAt);
+  const endAt = patch.endAt === undefined ? undefined : instantOrNull(patch.endAt);
   const changes =
     (patch.expression !== undefined && patch.expression !== before.expression) ||
     (patch.timezone !== undefined && patch.timezone !== before.timezone) ||
-    (patch.status === 'Active' && before.status === 'Paused');
+    (patch.status === 'Active' && before.status !== 'Active') ||
+    (startAt !== undefined && startAt !== before.startAt) ||
+    (endAt !== undefined && endAt !== before.endAt) ||
+    (patch.maxInvocations !== undefined && patch.maxInvocations !== before.maxInvocations);
 
   const retry = patch.retry === undefined ? undefined : mergeRetry(before.retry, patch.retry);
   const after = changesShape(patch) ? checkRequestShape(new Checks(), patchedShape(before, patch), patch) : new Checks();
   checkPausedReasonStatus(after, patch, before.status);
+  checkWindow(after, startAt === undefined ? before.startAt : startAt, endAt === undefined ? before.endAt : endAt);
+  if (before.status === 'Completed' && patch.status === 'Paused') after.add('/status', 'a Completed job can only be made Active');
   if (retry !== undefined) checkRetryDelays(after, retry, patch.retry);
   after.throwIfAny();
   const sealed = applySecrets(ctx, id, patch, before, patch.headers ?? before.headers);
@@ -206,10 +234,15 @@ export async function updateCronJob(ctx: JobServiceContext, id: string, patch: C
     method: patch.method,
     headers: patch.headers,
     body: patch.body,
+    startAt,
+    endAt,
+    maxInvocations: patch.maxInvocations,
+    jitterMs: patch.jitterMs,
     ...sealed,
   };
   // The store computes the occurrence from the job as patched, in its transaction; a job without
-  // one after now fails with InvalidInputError at `/expression`.
+  // one after now fails with InvalidInputError at `/expression`, one whose window or limit leaves
+  // none becomes Completed (or fails at `/status` when the patch says Active): cron-patch.ts.
   if (changes) params.recomputeAfter = now;
   const job = await ctx.store.cronUpdate(params);
   if (job === null) throw new NotFoundError('No cron job has this id.');
@@ -255,6 +288,17 @@ export function previewCron(
   return nextOccurrences(parseCronExpression(input.expression), input.timezone ?? DEFAULT_TIME_ZONE, from, count, anchor);
 }
 
+/** Largest `maxInvocations` of a cron job. */
+export const MAX_INVOCATIONS_MAX = 1_000_000_000;
+
+/** Largest `jitterMs` of a cron job: one hour. */
+export const JITTER_MS_MAX = 3_600_000;
+
+/** A whole number in [min, max] at `path`, when given (null and absent pass). */
+function wholeIn(checks: Checks, path: string, v: number | null | undefined, min: number, max: number): void {
+  if (v !== undefined && v !== null && (!Number.isInteger(v) || v < min || v > max)) checks.add(path, wholeNumberMessage(min, max));
+}
+
 function checkFields(checks: Checks, input: CronPatch): void {
   checks
     .rule('/expression', 'cron-expression', input.expression)
@@ -263,15 +307,34 @@ function checkFields(checks: Checks, input: CronPatch): void {
     .rule('/endpoint', 'endpoint', input.endpoint)
     .object('/data', input.data, true)
     .oneOf('/misfire', input.misfire, MISFIRE_POLICIES)
-    .oneOf('/overlap', input.overlap, OVERLAP_POLICIES);
+    .oneOf('/overlap', input.overlap, OVERLAP_POLICIES)
+    .rule('/startAt', 'instant', input.startAt, true)
+    .rule('/endAt', 'instant', input.endAt, true);
+  wholeIn(checks, '/maxInvocations', input.maxInvocations, 1, MAX_INVOCATIONS_MAX);
+  wholeIn(checks, '/jitterMs', input.jitterMs, 0, JITTER_MS_MAX);
   checkRequestFields(checks, input);
   checkSecretsFields(checks, input);
   checkCronOutcomeFields(checks, input);
 }
 
-/** A `Paused` job shows the occurrence it would run next if resumed at `now`. */
+/**
+ * `endAt` after `startAt` when both are set (epoch ms, UTC; null: unset), else a problem at `/endAt`.
+ */
+function checkWindow(checks: Checks, startAt: number | null, endAt: number | null): void {
+  if (startAt !== null && endAt !== null && endAt <= startAt) checks.add('/endAt', 'must be after startAt');
+}
+
+/** An ISO 8601 instant already checked by the `instant` rule as epoch ms, null for null or absent. */
+function instantOrNull(iso: string | null | undefined): number | null {
+  return iso === undefined || iso === null ? null : parseIsoInstant(iso);
+}
+
+/**
+ * A `Paused` job shows the occurrence it would run next if resumed at `now`, within its window
+ * and limit (the stored one when none is left).
+ */
 function present(job: CronJob, now: number): CronJob {
   if (job.status !== 'Paused') return job;
-  const next = cronJobNext(job, now);
-  return next === null ? job : { ...job, nextInvocation: next };
+  const next = lifeNext(job, now, (ms) => cronJobNext(job, ms));
+  return typeof next === 'number' ? { ...job, nextInvocation: next } : job;
 }

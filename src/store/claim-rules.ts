@@ -45,6 +45,17 @@
  * - `invocations` grows by the executions inserted (Skipped included); `last_execution_id` moves
  *   to the newest execution by (scheduled_for, id), the order of the execution list, which a
  *   trigger made at a later instant may keep.
+ * - Start, end and limit (docs/cron.md, "Start, end and limits"): the engine is asked through
+ *   `windowNext` (src/cron/job-next.ts), so no occurrence is before `startAt` or at or after
+ *   `endAt`; a plan records at most `maxInvocations − invocations` occurrences (misfire `all`
+ *   included). A job whose window has ended (`next` is 'ended') or whose `invocations` reach
+ *   `maxInvocations` with this claim's executions is set Completed, next_invocation left at its
+ *   last occurrence (the wire shows null). A job already at its limit (a trigger counts) records
+ *   nothing and is Completed.
+ * - Jitter (`jitterMs` > 0; src/store/cron-life.ts): an occurrence that would run at once is
+ *   inserted Pending instead, due (next_attempt_at and due_at) at its instant plus its delay, and
+ *   the `waiting` source claims it then, as a triggered run; misfire and overlap were decided at
+ *   its instant. Lateness counts from due_at.
  * - A broken engine: a job whose next occurrence is null (none), not after `now` (the job would
  *   be due again at once, forever), not increasing during a misfire `all` walk, or whose engine
  *   throws (one broken job must not stop every claim), is set Paused with next_invocation left at
@@ -65,7 +76,9 @@
  * and each item claimed before it was due carries that instant (`notBefore`, {@link aheadOf}):
  * the caller must not start it earlier.
  */
-import type { ClaimedExecution, CronJob, MissedOccurrences, OverlapPolicy } from '../domain/types.js';
+import { windowNext } from '../cron/job-next.js';
+export * from './claim-occurrences.js';
+import type { ClaimedExecution, CronJob, MissedOccurrences } from '../domain/types.js';
 
 /** Most occurrences one claim creates for a cron job whose `misfire` is `all`. */
 export const MISFIRE_ALL_MAX = 1_000;
@@ -161,7 +174,7 @@ export function leaseExpiry(clock: ClaimClock, timeoutMs: number): number {
 
 /** What a claim does with one due cron job, before any write (see {@link planCron}). */
 export interface CronPlan {
-  /** Occurrences to record, epoch ms (UTC), oldest first (o1 first); never empty. */
+  /** Occurrences to record, epoch ms (UTC), oldest first (o1 first); empty only for a job already at its limit or past its end. */
   occurrences: number[];
   /** o1 is a misfire (more than the threshold late, or o2 also due). */
   misfire: boolean;
@@ -169,8 +182,15 @@ export interface CronPlan {
   skipAll: boolean;
   /** The job's next occurrence after those recorded (epoch ms, UTC), or null. */
   next: number | null;
-  /** `next` is after now: the job stays Active at `next`; else it is Paused at the last occurrence. */
+  /** `next` is after now: the job stays Active at `next`; else it is Paused (or Completed) at the last occurrence. */
   advances: boolean;
+  /** The window has no occurrence left after those recorded (`endAt`): the job is Completed. */
+  ended: boolean;
+  /**
+   * Executions the job may still make before `maxInvocations` (`maxInvocations − invocations`),
+   * or null without a limit: the job is Completed when the claim inserts this many.
+   */
+  left: number | null;
   /**
    * Misfire `once` with two or more occurrences missed: what o1's execution stands for (its
    * `missedOccurrences`); else null.
@@ -193,16 +213,23 @@ export interface CronPlan {
  */
 export function planCron(job: CronJob, now: number, misfireThresholdMs: number, engine: NextOccurrence): CronPlan {
   let error: unknown = undefined;
+  let ended = false;
   const after = (ms: number): number | null => {
     try {
-      const n = engine(job, ms);
-      return typeof n === 'number' && Number.isFinite(n) ? Math.ceil(n) : null;
+      const n = windowNext(job, ms, (t) => engine(job, t));
+      if (n === 'ended') ended = true;
+      return typeof n === 'number' ? n : null;
     } catch (err) {
       error ??= err; // one broken job must not stop every claim: it is paused
       return null;
     }
   };
+  const left = job.maxInvocations === null ? null : Math.max(0, job.maxInvocations - job.invocations);
   const o1 = job.nextInvocation;
+  if (left === 0 || (job.endAt !== null && o1 >= job.endAt)) {
+    // Nothing left to run (a trigger reached the limit, or the end moved): Completed, nothing recorded.
+    return { occurrences: [], misfire: false, skipAll: false, next: null, advances: false, ended: true, left, missed: null, skipped: 0 };
+  }
   const o2 = after(o1);
   const misfire = now - o1 > misfireThresholdMs || (o2 !== null && o2 <= now);
   const occurrences = [o1];
@@ -218,7 +245,8 @@ export function planCron(job: CronJob, now: number, misfireThresholdMs: number, 
     else if (m.count >= 2) missed = { count: m.count, first: o1, last: m.last, capped: m.capped };
   } else {
     let o = o2;
-    while (o !== null && o <= now && occurrences.length < MISFIRE_ALL_MAX) {
+    const most = Math.min(MISFIRE_ALL_MAX, left ?? MISFIRE_ALL_MAX);
+    while (o !== null && o <= now && occurrences.length < most) {
       if (o <= occurrences[occurrences.length - 1]!) {
         o = null; // a broken engine (not increasing): stop here, and pause
         break;
@@ -234,6 +262,8 @@ export function planCron(job: CronJob, now: number, misfireThresholdMs: number, 
     skipAll: misfire && job.misfire === 'skip',
     next,
     advances: next !== null && next > now,
+    ended: next === null && ended,
+    left,
     missed,
     skipped,
     ...(error !== undefined && { error }),
@@ -278,9 +308,9 @@ function countMissed(
   return { count, last: newest !== null && newest <= now && newest > last ? newest : last, capped, next: after(now) };
 }
 
-/** The entry of {@link ClaimResult.paused} for a plan that does not advance, else null. */
+/** The entry of {@link ClaimResult.paused} for a plan that does not advance (nor completes the job), else null. */
 export function pausedEntry(id: string, plan: CronPlan): ClaimResult['paused'][number] | null {
-  if (plan.advances) return null;
+  if (plan.advances || plan.ended || (plan.left !== null && plan.occurrences.length >= plan.left)) return null;
   return { id, next: plan.next, ...(plan.error !== undefined && { error: plan.error }) };
 }
 
@@ -301,80 +331,27 @@ export function warnPaused(
   }
 }
 
-/** Where the overlap rule stands while a job's occurrences are recorded, oldest first. */
-export interface OverlapState {
-  /** Misfire `skip`: everything is Skipped. */
-  readonly skipAll: boolean;
-  /** The job's `overlap` is `skip`. */
-  readonly overlapSkip: boolean;
-  /** Overlap `skip` and an execution of the job is in progress: the next occurrence is Skipped. */
-  readonly busy: boolean;
-}
-
 /**
- * The overlap state before a job's first occurrence is recorded.
- * @param inProgress whether the job has an execution Pending, Running or Retrying (an expired
- *   lease included); called only when the answer matters (overlap `skip`, no misfire `skip`), so
- *   a store asks its database only then
- */
-export function overlapStart(plan: CronPlan, overlap: OverlapPolicy, inProgress: () => boolean): OverlapState {
-  const overlapSkip = overlap === 'skip';
-  return { skipAll: plan.skipAll, overlapSkip, busy: !plan.skipAll && overlapSkip && inProgress() };
-}
-
-/**
- * The status of the next occurrence: Skipped under misfire `skip` or a busy overlap `skip`;
- * else Running while the claim has room, Pending (due at its occurrence) when it has none.
- * @param room items the claim may still return (its `limit` minus those claimed)
- */
-export function occurrenceStatus(s: OverlapState, room: number): OccurrenceStatus {
-  return s.skipAll || s.busy ? 'Skipped' : room > 0 ? 'Running' : 'Pending';
-}
-
-/** The overlap state after an occurrence was inserted with `status` (not called when it already existed). */
-export function afterInsert(s: OverlapState, status: OccurrenceStatus): OverlapState {
-  return status !== 'Skipped' && s.overlapSkip ? { ...s, busy: true } : s;
-}
-
-/**
- * The statuses of all of a plan's occurrences at once, for a store that writes them in one
- * statement: occurrences for which `exists` is true are left out (they insert nothing, use no
- * room), each Running one uses one unit of `room`.
- * @returns the occurrences to insert, oldest first, with their statuses
- */
-export function occurrenceStatuses(
-  plan: CronPlan,
-  overlap: OverlapPolicy,
-  inProgress: () => boolean,
-  room: number,
-  exists: (occurrence: number) => boolean,
-): { scheduledFor: number; status: OccurrenceStatus }[] {
-  let s = overlapStart(plan, overlap, inProgress);
-  const out: { scheduledFor: number; status: OccurrenceStatus }[] = [];
-  for (const o of plan.occurrences) {
-    if (exists(o)) continue;
-    const status = occurrenceStatus(s, room);
-    out.push({ scheduledFor: o, status });
-    s = afterInsert(s, status);
-    if (status === 'Running') room--;
-  }
-  return out;
-}
-
-/**
- * The job's row after the claim: Active at `plan.next` when the plan advances, else Paused at its
- * last occurrence (which still runs); `invocations` grows by the executions inserted, and
- * `skipped_occurrences` by `plan.skipped` when o1's (Skipped) execution was inserted.
+ * The job's row after the claim: Completed at its last occurrence when its window ended or the
+ * executions inserted reach its limit; else Active at `plan.next` when the plan advances, else
+ * Paused at its last occurrence (which still runs); `invocations` grows by the executions
+ * inserted, and `skipped_occurrences` by `plan.skipped` when o1's (Skipped) execution was inserted.
  * @param inserted executions actually inserted for the job (Skipped included)
+ * @param current the job's `nextInvocation` before the claim, kept when the plan records nothing
+ *   (a job already at its limit); not needed otherwise
  */
 export function cronAdvance(
   plan: CronPlan,
   inserted: number,
-): { nextInvocation: number; status: 'Active' | 'Paused'; invocationsAdded: number; skippedAdded: number } {
+  current = 0,
+): { nextInvocation: number; status: 'Active' | 'Paused' | 'Completed'; invocationsAdded: number; skippedAdded: number } {
   const skippedAdded = inserted > 0 ? plan.skipped : 0;
+  const last = plan.occurrences[plan.occurrences.length - 1] ?? current;
+  const completed = plan.ended || (plan.left !== null && inserted >= plan.left);
+  if (completed) return { nextInvocation: last, status: 'Completed', invocationsAdded: inserted, skippedAdded };
   return plan.advances && plan.next !== null
     ? { nextInvocation: plan.next, status: 'Active', invocationsAdded: inserted, skippedAdded }
-    : { nextInvocation: plan.occurrences[plan.occurrences.length - 1]!, status: 'Paused', invocationsAdded: inserted, skippedAdded };
+    : { nextInvocation: last, status: 'Paused', invocationsAdded: inserted, skippedAdded };
 }
 
 /** An execution as the newest-execution rule compares them. */

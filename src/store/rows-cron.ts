@@ -46,6 +46,10 @@ export const CRON_JOB_COLUMNS = [
   'pause_after_failures',
   'paused_reason',
   'consecutive_failures',
+  'start_at',
+  'end_at',
+  'max_invocations',
+  'jitter_ms',
 ] as const;
 type CronJobColumn = (typeof CRON_JOB_COLUMNS)[number];
 
@@ -79,6 +83,10 @@ export interface CronJobRow extends RequestRow, RetryRow {
   pause_after_failures: number | null;
   paused_reason: string | null;
   consecutive_failures: number;
+  start_at: number | null;
+  end_at: number | null;
+  max_invocations: number | null;
+  jitter_ms: number;
 }
 
 /** A row of `cron_jobs` joined with its newest execution (`last_execution_id`, LEFT JOIN). */
@@ -113,6 +121,10 @@ export function cronRecordFromRow(codec: RowCodec, r: CronJobRow): CronJobRecord
     pauseAfterFailures: r.pause_after_failures ?? null,
     pausedReason: r.paused_reason ?? null,
     consecutiveFailures: r.consecutive_failures ?? 0,
+    startAt: r.start_at ?? null,
+    endAt: r.end_at ?? null,
+    maxInvocations: r.max_invocations ?? null,
+    jitterMs: r.jitter_ms ?? 0,
   };
 }
 
@@ -144,6 +156,10 @@ export function newCronJob(p: CronCreateParams): CronJobRecord {
     pauseAfterFailures: p.pauseAfterFailures ?? null,
     pausedReason: null,
     consecutiveFailures: 0,
+    startAt: p.startAt ?? null,
+    endAt: p.endAt ?? null,
+    maxInvocations: p.maxInvocations ?? null,
+    jitterMs: p.jitterMs ?? 0,
   };
 }
 
@@ -170,5 +186,9 @@ export function cronJobToRow(j: CronJobRecord): Record<CronJobColumn, unknown> {
     pause_after_failures: j.pauseAfterFailures ?? null,
     paused_reason: j.pausedReason ?? null,
     consecutive_failures: j.consecutiveFailures ?? 0,
+    start_at: j.startAt ?? null,
+    end_at: j.endAt ?? null,
+    max_invocations: j.maxInvocations ?? null,
+    jitter_ms: j.jitterMs ?? 0,
   };
 }

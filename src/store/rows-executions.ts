@@ -51,7 +51,7 @@ export interface ExecutionRow extends MissedRow {
   finished_at: number | null;
   /** When a Pending or Retrying execution is due, else NULL. */
   next_attempt_at: number | null;
-  /** When a schedule's execution became due to the service (`Schedule.dueAt`); null: `scheduled_for`. */
+  /** When a schedule's execution became due to the service (`Schedule.dueAt`), or a cron occurrence with its jitter; null: `scheduled_for`. */
   due_at: number | null;
 }
 
@@ -124,7 +124,8 @@ export interface AttemptRow {
  * Row → execution with its attempts; `lateMs` is the first attempt's start minus the moment the
  * execution became due to the service (`due_at`, else `scheduledFor`; docs/interface.md, "Past instants");
  * `nextAttemptAt` is `next_attempt_at` of a `Retrying` execution, null otherwise (a `Pending`
- * one's is its occurrence, an internal detail).
+ * one's is its occurrence, an internal detail); `jitterMs` is a cron execution's `due_at` minus
+ * its occurrence (the jitter its claim gave it, claim-occurrences.ts), else 0.
  */
 export function executionFromRow(codec: RowCodec, r: ExecutionRow, attempts: Attempt[]): Execution {
   return {
@@ -139,6 +140,7 @@ export function executionFromRow(codec: RowCodec, r: ExecutionRow, attempts: Att
     finishedAt: r.finished_at,
     nextAttemptAt: r.status === 'Retrying' ? r.next_attempt_at : null,
     lateMs: r.started_at === null ? null : r.started_at - (r.due_at ?? r.scheduled_for),
+    jitterMs: r.job_type === 'cron' && r.due_at !== null ? Math.max(0, r.due_at - r.scheduled_for) : 0,
     missedOccurrences: missedFromRow(codec, r),
     attempts,
   };
@@ -146,7 +148,7 @@ export function executionFromRow(codec: RowCodec, r: ExecutionRow, attempts: Att
 
 /** Whole row → execution as stored, without its attempts yet (`attempts: []`). */
 export function executionRecordFromRow(codec: RowCodec, r: ExecutionRecordRow): ExecutionRecord {
-  const { lateMs: _derived, ...e } = executionFromRow(codec, r, []);
+  const { lateMs: _derived, jitterMs: _jitter, ...e } = executionFromRow(codec, r, []);
   return {
     ...e,
     attempt: r.attempt,

@@ -137,7 +137,8 @@ export interface Store extends JobSecretsStore, BatchStore, IdempotencyStore, No
    * so a concurrent claim cannot advance a stale occurrence.
    * @returns the updated job, or null when no job has that id.
    * @throws InvalidInputError (path `/expression`) when `recomputeAfter` is given and the patched
-   *   job has no occurrence after it; nothing changes then
+   *   job's expression has no occurrence after it; (path `/status`) when the patch gives `status`
+   *   Active and the job's window or limit leaves it none; nothing changes then
    */
   cronUpdate(p: CronUpdateParams): Promise<CronJob | null>;
   /** Returns false when no job had that id. */
@@ -334,6 +335,14 @@ export interface CronCreateParams extends JobRequestParams, SuccessParams {
   overlap: OverlapPolicy;
   /** Consecutive failed executions that pause the job (1–1,000); null or absent: never. */
   pauseAfterFailures?: number | null;
+  /** Epoch ms (UTC) before which the job has no occurrence; null or absent: none (docs/cron.md, "Start, end and limits"). */
+  startAt?: number | null;
+  /** Epoch ms (UTC) at and after which the job has no occurrence; null or absent: none. */
+  endAt?: number | null;
+  /** The job is Completed once `invocations` reaches this (1–1,000,000,000); null or absent: no limit. */
+  maxInvocations?: number | null;
+  /** Largest jitter of an occurrence, ms (0–3,600,000); absent: 0 (src/store/cron-life.ts). */
+  jitterMs?: number;
   now: number;
 }
 
@@ -353,9 +362,20 @@ export interface CronUpdateParams extends JobRequestParams, SuccessParams {
   pauseAfterFailures?: number | null;
   /** Kept when absent; cleared when the job is Active after the update (cron-patch.ts). */
   pausedReason?: string | null;
+  /** Epoch ms (UTC) before which the job has no occurrence; null or absent: none (docs/cron.md, "Start, end and limits"). */
+  startAt?: number | null;
+  /** Epoch ms (UTC) at and after which the job has no occurrence; null or absent: none. */
+  endAt?: number | null;
+  /** The job is Completed once `invocations` reaches this (1–1,000,000,000); null or absent: no limit. */
+  maxInvocations?: number | null;
+  /** Largest jitter of an occurrence, ms (0–3,600,000); absent: 0 (src/store/cron-life.ts). */
+  jitterMs?: number;
+
   /**
    * Epoch ms (UTC): when given, `nextInvocation` becomes the patched job's next occurrence strictly
-   * after this instant (in its time zone, UTC when null); when absent, `nextInvocation` is kept.
+   * after this instant (in its time zone, UTC when null) within its window and limit; when
+   * absent, `nextInvocation` is kept. A patched job left with no occurrence becomes Completed
+   * (an Active one) or stays Paused, unless the patch gives `status` Active (cron-patch.ts).
    */
   recomputeAfter?: number;
 }

@@ -142,6 +142,31 @@ describe('punctual schedules', () => {
     expect(paused.stdout).toMatch(/pausedReason\s+│ receiver down for maintenance/);
     expect(await punctualJson(['cron', 'resume', job.id], env)).toMatchObject({ status: 'Active', pausedReason: null });
     expect(await punctualJson(['cron', 'update', job.id, '--no-pause-after-failures'], env)).toMatchObject({ pauseAfterFailures: null });
+
+    // Start, end, limit and jitter (docs/cron.md): --start, --end, --max-invocations, --jitter; --no-* clears.
+    const life = await punctualJson<CronJob>(
+      [
+        'cron', 'create', '--expression', '0 * * * *', '--endpoint', `${receiver.url}/c`,
+        '--start', '2098-01-01T00:00:00Z', '--end', '2099-01-01T00:00:00+01:00', '--max-invocations', '10', '--jitter', '30000',
+      ],
+      env,
+    );
+    expect(life).toMatchObject({
+      startAt: '2098-01-01T00:00:00.000Z',
+      endAt: '2098-12-31T23:00:00.000Z',
+      maxInvocations: 10,
+      jitterMs: 30000,
+      nextInvocation: '2098-01-01T00:00:00.000Z',
+    });
+    expect(await punctualJson(['cron', 'update', life.id, '--no-end', '--no-max-invocations', '--jitter', '0'], env)).toMatchObject({
+      startAt: '2098-01-01T00:00:00.000Z',
+      endAt: null,
+      maxInvocations: null,
+      jitterMs: 0,
+    });
+    const refused = await punctual(['cron', 'update', life.id, '--end', '2097-01-01T00:00:00Z'], env);
+    expect(refused.code).not.toBe(0);
+    expect(refused.stderr).toContain('/endAt');
   });
 
   it('list --all follows nextCursor; one page says how to get the next', async () => {

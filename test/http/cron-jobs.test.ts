@@ -63,6 +63,7 @@ describe('POST /cron', () => {
         'retry', 'timeoutMs', 'misfire', 'overlap', 'lastInvocation', 'lastStatus', 'skippedOccurrences',
         'method', 'headers', 'body', 'secretHeaderNames', 'auth', 'signingSecretSet',
         'successStatuses', 'pauseAfterFailures', 'pausedReason', 'consecutiveFailures',
+        'startAt', 'endAt', 'maxInvocations', 'jitterMs',
       ].sort(),
     );
     expect(body).toMatchObject({ method: 'POST', headers: {}, body: null });

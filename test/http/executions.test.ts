@@ -36,7 +36,7 @@ afterEach(async () => {
 });
 
 const EXECUTION_KEYS = [
-  'attempts', 'createdAt', 'finishedAt', 'id', 'jobId', 'jobType', 'lateMs', 'missedOccurrences', 'nextAttemptAt', 'scheduledFor',
+  'attempts', 'createdAt', 'finishedAt', 'id', 'jitterMs', 'jobId', 'jobType', 'lateMs', 'missedOccurrences', 'nextAttemptAt', 'scheduledFor',
   'startedAt', 'status', 'triggered',
 ].sort();
 
@@ -92,6 +92,7 @@ describe('POST /cron/{id}/trigger and /schedules/{id}/trigger', () => {
       startedAt: null,
       finishedAt: null,
       lateMs: null,
+      jitterMs: 0,
       nextAttemptAt: null, // Pending (triggered): due now, but not a retry
       missedOccurrences: null,
       attempts: [],

@@ -183,7 +183,7 @@ describe.each(STORES)('job lists over a real socket ($name)', (storeUnderTest) =
     it('a status the resource does not have', async () => {
       await expect400('/schedules?status=Paused', [{ path: '/query/status', message: 'must be one of Pending, Running, Succeeded, Failed' }]);
       await expect400('/schedules?status=pending', [{ path: '/query/status' }]);
-      await expect400('/cron?status=Pending', [{ path: '/query/status', message: 'must be one of Active, Paused' }]);
+      await expect400('/cron?status=Pending', [{ path: '/query/status', message: 'must be one of Active, Paused, Completed' }]);
     });
 
     it('too many tags, a tag too long; no tag filter on cron jobs', async () => {

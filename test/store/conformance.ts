@@ -30,6 +30,7 @@ import { describeIdempotency } from './conformance-idempotency.js';
 import { describeNodes } from './conformance-nodes.js';
 import { describeNotifications } from './conformance-notifications.js';
 import { describeAhead } from './conformance-ahead.js';
+import { describeLife } from './conformance-life.js';
 import { describeOutcomes } from './conformance-outcomes.js';
 import { describeSecrets } from './conformance-secrets.js';
 
@@ -214,6 +215,8 @@ export function exerciseStore(name: string, factory: () => Promise<StoreUnderTes
     describeNotifications(() => store);
     // ---- claiming ahead (ClaimDueParams.aheadMs): conformance-ahead.ts ---------------------------
     describeAhead(() => store);
+    // ---- start, end, limit and jitter of cron jobs: conformance-life.ts ---------------------------
+    describeLife(() => store);
     // ---- successStatuses and the auto-pause of cron jobs: conformance-outcomes.ts -----------------
     describeOutcomes(() => store);
 
@@ -465,6 +468,10 @@ export function exerciseStore(name: string, factory: () => Promise<StoreUnderTes
           pauseAfterFailures: 3,
           pausedReason: null,
           consecutiveFailures: 0,
+          startAt: null,
+          endAt: null,
+          maxInvocations: null,
+          jitterMs: 0,
         });
         expect(await store.cronGet({ id })).toEqual(c);
       });
@@ -605,6 +612,7 @@ export function exerciseStore(name: string, factory: () => Promise<StoreUnderTes
           finishedAt: null,
           nextAttemptAt: null,
           lateMs: 0,
+          jitterMs: 0,
           missedOccurrences: null,
           attempts: [],
         });
@@ -973,6 +981,7 @@ export function exerciseStore(name: string, factory: () => Promise<StoreUnderTes
           finishedAt: T0 + 3009,
           nextAttemptAt: null,
           lateMs: 2,
+          jitterMs: 0,
           missedOccurrences: null,
           attempts: [
             { number: 1, startedAt: T0 + 2, durationMs: 10, statusCode: 503, error: 'HTTP 503', responseBody: 'busy', ...CALLED },
@@ -1023,6 +1032,7 @@ export function exerciseStore(name: string, factory: () => Promise<StoreUnderTes
           status: 'Succeeded',
           startedAt: T0 + 5,
           lateMs: 5,
+          jitterMs: 0,
           missedOccurrences: null,
           finishedAt: T0 + 2013,
           nextAttemptAt: null,
@@ -1120,6 +1130,7 @@ export function exerciseStore(name: string, factory: () => Promise<StoreUnderTes
           finishedAt: T0,
           nextAttemptAt: null,
           lateMs: null,
+          jitterMs: 0,
           missedOccurrences: null,
           attempts: [],
         });
@@ -1322,6 +1333,7 @@ export function exerciseStore(name: string, factory: () => Promise<StoreUnderTes
           finishedAt: null,
           nextAttemptAt: null,
           lateMs: null,
+          jitterMs: 0,
           missedOccurrences: null,
           attempts: [],
         });

@@ -333,6 +333,11 @@ describe('SQLite store', () => {
         pauseAfterFailures: null,
         pausedReason: null,
         consecutiveFailures: 0,
+        // Migration 14: no window, no limit, no jitter.
+        startAt: null,
+        endAt: null,
+        maxInvocations: null,
+        jitterMs: 0,
       });
       expect(await s.cronGet({ id: ids.idle })).toMatchObject({ lastInvocation: null, lastStatus: null, misfire: 'once', overlap: 'allow' });
       expect(await s.executionGet({ id: ex.done })).toEqual({
@@ -347,6 +352,7 @@ describe('SQLite store', () => {
         finishedAt: T0 + 15,
         nextAttemptAt: null,
         lateMs: 3,
+        jitterMs: 0,
         missedOccurrences: null,
         // Attempts recorded before methods and URLs were kept: POSTs to a URL not known.
         attempts: [{ number: 1, startedAt: T0 + 3, durationMs: 12, statusCode: 200, error: null, responseBody: 'ok', method: 'POST', url: null, traceId: null, spanId: null }],
@@ -356,6 +362,7 @@ describe('SQLite store', () => {
         status: 'Failed',
         startedAt: T0,
         lateMs: 0,
+        jitterMs: 0,
         missedOccurrences: null,
         attempts: [{ number: 2, startedAt: T0 + 2000, durationMs: 10, statusCode: 500, error: 'HTTP 500', responseBody: 'oops' }],
       });

@@ -52,6 +52,10 @@ function job(o: { nextInvocation?: number; misfire?: MisfirePolicy; overlap?: Ov
     createdAt: T0 - MINUTE,
     skippedOccurrences: 0,
     method: 'POST' as const, headers: {}, body: null, auth: null, secrets: null,
+    startAt: null,
+    endAt: null,
+    maxInvocations: null,
+    jitterMs: 0,
   };
 }
 
@@ -93,6 +97,8 @@ describe('planCron: misfire', () => {
       skipAll: false,
       next: T0 + 1000,
       advances: true,
+      ended: false,
+      left: null,
       missed: null,
       skipped: 0,
     });
@@ -118,6 +124,8 @@ describe('planCron: misfire', () => {
       skipAll: false,
       next: T0 + MINUTE,
       advances: true,
+      ended: false,
+      left: null,
       missed: { count: 11, first: T0 - 10 * MINUTE, last: T0, capped: false },
       skipped: 0,
     });
@@ -191,7 +199,7 @@ describe('planCron: misfire', () => {
 describe('planCron: a broken engine pauses the job; its occurrence still runs', () => {
   it('returns null: no further occurrence', () => {
     const plan = planCron(job(), T0, THRESHOLD, () => null);
-    expect(plan).toEqual({ occurrences: [T0], misfire: false, skipAll: false, next: null, advances: false, missed: null, skipped: 0 });
+    expect(plan).toEqual({ occurrences: [T0], misfire: false, skipAll: false, next: null, advances: false, ended: false, left: null, missed: null, skipped: 0 });
     expect(cronAdvance(plan, 1)).toEqual({ nextInvocation: T0, status: 'Paused', invocationsAdded: 1, skippedAdded: 0 });
     expect(pausedEntry('job-1', plan)).toEqual({ id: 'job-1', next: null });
   });
@@ -243,9 +251,9 @@ describe('occurrence statuses: overlap and room', () => {
 
   it("Running while there is room, then Pending (overlap 'allow')", () => {
     expect(occurrenceStatuses(allPlan('allow'), 'allow', never, 2, () => false)).toEqual([
-      { scheduledFor: T0 - 2 * MINUTE, status: 'Running' },
-      { scheduledFor: T0 - MINUTE, status: 'Running' },
-      { scheduledFor: T0, status: 'Pending' },
+      { scheduledFor: T0 - 2 * MINUTE, status: 'Running', dueAt: null, nextAttemptAt: null },
+      { scheduledFor: T0 - MINUTE, status: 'Running', dueAt: null, nextAttemptAt: null },
+      { scheduledFor: T0, status: 'Pending', dueAt: null, nextAttemptAt: T0 },
     ]);
   });
 
@@ -270,14 +278,16 @@ describe('occurrence statuses: overlap and room', () => {
 
   it("misfire 'skip' records Skipped without asking whether one is in progress", () => {
     const plan = planCron(job({ nextInvocation: T0 - 10 * MINUTE, misfire: 'skip', overlap: 'skip' }), T0, THRESHOLD, perMinute);
-    expect(occurrenceStatuses(plan, 'skip', never, 10, () => false)).toEqual([{ scheduledFor: T0 - 10 * MINUTE, status: 'Skipped' }]);
+    expect(occurrenceStatuses(plan, 'skip', never, 10, () => false)).toEqual([
+      { scheduledFor: T0 - 10 * MINUTE, status: 'Skipped', dueAt: null, nextAttemptAt: null },
+    ]);
   });
 
   it('an occurrence that already has its execution is left out and uses no room nor overlap', () => {
     const out = occurrenceStatuses(allPlan('skip'), 'skip', () => false, 1, (o) => o === T0 - 2 * MINUTE);
     expect(out).toEqual([
-      { scheduledFor: T0 - MINUTE, status: 'Running' },
-      { scheduledFor: T0, status: 'Skipped' },
+      { scheduledFor: T0 - MINUTE, status: 'Running', dueAt: null, nextAttemptAt: null },
+      { scheduledFor: T0, status: 'Skipped', dueAt: null, nextAttemptAt: null },
     ]);
   });
 

@@ -71,6 +71,7 @@ const TONE: Record<string, string> = {
   Skipped: 'neutral',
   Active: 'ok',
   Paused: 'warn',
+  Completed: 'neutral',
 };
 
 /** A job or execution status as a coloured pill with its name (colour is never the only cue). */

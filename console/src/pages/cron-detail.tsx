@@ -143,8 +143,23 @@ export function CronDetailPage({ id }: { id: string }) {
               <div>
                 <dt>{job.status === 'Paused' ? 'Would run next (if resumed now)' : 'Next run'}</dt>
                 <dd>
-                  <Instant iso={job.nextInvocation} />
+                  {job.status === 'Completed' ? <span class="muted">none: completed</span> : <Instant iso={job.nextInvocation} />}
                 </dd>
+              </div>
+              <div>
+                <dt>Runs between</dt>
+                <dd>
+                  {job.startAt ? <Instant iso={job.startAt} relative={false} /> : 'creation'} and{' '}
+                  {job.endAt ? <Instant iso={job.endAt} relative={false} /> : 'no end'}
+                </dd>
+              </div>
+              <div>
+                <dt>Limit</dt>
+                <dd>{job.maxInvocations === null ? 'none' : `${job.invocations} of ${job.maxInvocations} executions`}</dd>
+              </div>
+              <div>
+                <dt>Jitter</dt>
+                <dd>{job.jitterMs === 0 ? 'none' : `up to ${job.jitterMs} ms per occurrence`}</dd>
               </div>
               <div>
                 <dt>Last run</dt>

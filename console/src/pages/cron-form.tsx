@@ -6,6 +6,7 @@ import { Alert, announce, ErrorSummary, errorText, Field, formErrors, NO_ERRORS,
 import { LOCAL_ZONE } from '../format';
 import { Link, navigate, useLocation } from '../router';
 import { ZoneInput } from './cron-helper';
+import { EMPTY_LIFE, LifeFields, lifeDraftOf, parseLife, type LifeDraft } from './cron-life-fields';
 import { cronTitle } from './cron-list';
 import {
   changed,
@@ -29,6 +30,10 @@ const LABELS: Record<string, string> = {
   overlap: 'Overlap',
   successStatuses: 'Counts as success',
   pauseAfterFailures: 'Pause after failures',
+  startAt: 'Start',
+  endAt: 'End',
+  maxInvocations: 'Most executions',
+  jitterMs: 'Jitter',
 };
 
 interface Draft {
@@ -43,6 +48,7 @@ interface Draft {
   pauseAfterFailures: string;
   delivery: DeliveryDraft;
   request: RequestDraft;
+  life: LifeDraft;
 }
 
 function draftOf(j: CronJob): Draft {
@@ -58,6 +64,7 @@ function draftOf(j: CronJob): Draft {
     pauseAfterFailures: j.pauseAfterFailures === null ? '' : String(j.pauseAfterFailures),
     delivery: deliveryDraft(j.retry, j.timeoutMs),
     request: requestDraftOf(j),
+    life: lifeDraftOf(j),
   };
 }
 
@@ -77,6 +84,7 @@ export function CronFormPage({ id }: { id?: string }) {
     pauseAfterFailures: '',
     delivery: EMPTY_DELIVERY,
     request: EMPTY_REQUEST,
+    life: EMPTY_LIFE,
   });
   const [errors, setErrors] = useState<FormErrors>(NO_ERRORS);
   const [loadError, setLoadError] = useState<string | null>(null);
@@ -93,7 +101,7 @@ export function CronFormPage({ id }: { id?: string }) {
       .catch((err) => setLoadError(errorText(err)));
   }, [id]);
 
-  const set = (k: keyof Omit<Draft, 'delivery' | 'request'>) => (e: Event) =>
+  const set = (k: keyof Omit<Draft, 'delivery' | 'request' | 'life'>) => (e: Event) =>
     setDraft((d) => ({ ...d, [k]: (e.currentTarget as HTMLInputElement).value }));
 
   const submit = async (e: Event) => {
@@ -107,6 +115,8 @@ export function CronFormPage({ id }: { id?: string }) {
     Object.assign(fields, request.errors);
     const pauseAfter = parsePauseAfter(draft.pauseAfterFailures);
     if (pauseAfter.error) fields.pauseAfterFailures = pauseAfter.error;
+    const life = parseLife(draft.life);
+    Object.assign(fields, life.errors);
     if (Object.keys(fields).length) {
       setErrors({ fields, general: null });
       return;
@@ -124,6 +134,7 @@ export function CronFormPage({ id }: { id?: string }) {
       overlap: draft.overlap as CronInput['overlap'],
       successStatuses: parseSuccessStatuses(draft.successStatuses),
       pauseAfterFailures: pauseAfter.value,
+      ...life.input,
     };
     setBusy(true);
     setErrors(NO_ERRORS);
@@ -252,6 +263,7 @@ export function CronFormPage({ id }: { id?: string }) {
               errors={errors}
             />
           </div>
+          <LifeFields draft={draft.life} onChange={(life) => setDraft((d) => ({ ...d, life }))} errors={errors} />
           <DeliveryFields
             draft={draft.delivery}
             onChange={(delivery) => setDraft((d) => ({ ...d, delivery }))}

@@ -69,7 +69,7 @@ export function CronListPage() {
                   <td data-label="Status">
                     <StatusBadge status={j.status} />
                   </td>
-                  <td data-label="Next run">{j.status === 'Paused' ? <span class="muted">paused</span> : <Instant iso={j.nextInvocation} />}</td>
+                  <td data-label="Next run">{j.status === 'Active' ? <Instant iso={j.nextInvocation} /> : <span class="muted">{j.status.toLowerCase()}</span>}</td>
                   <td data-label="Last run">
                     {j.lastInvocation ? (
                       <>

@@ -135,8 +135,8 @@ export function OverviewPage() {
           .filter((s) => s.status === 'Pending')
           .map((s) => ({ href: `/schedules/${s.id}`, name: s.name, kind: 'Schedule', at: s.scheduledAt })),
         ...data.cronJobs
-          .filter((j) => j.status === 'Active')
-          .map((j) => ({ href: `/cron/${j.id}`, name: cronTitle(j), kind: 'Cron job', at: j.nextInvocation })),
+          .filter((j) => j.status === 'Active' && j.nextInvocation !== null)
+          .map((j) => ({ href: `/cron/${j.id}`, name: cronTitle(j), kind: 'Cron job', at: j.nextInvocation ?? '' })),
       ]
         .sort((a, b) => a.at.localeCompare(b.at))
         .slice(0, 6)

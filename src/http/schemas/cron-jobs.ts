@@ -23,6 +23,19 @@ const TIMEZONE_DESCRIPTION = 'IANA time zone in which the expression is evaluate
 const MISFIRE_DESCRIPTION =
   'Occurrences missed while the service was down: `skip` (none run, recorded as Skipped), `once` (one run for all of them), ' +
   '`all` (each runs, oldest first, at most 1,000).';
+const START_AT_DESCRIPTION =
+  'No occurrence before this instant (ISO 8601 with `Z` or an offset), or null: none; also the anchor of `@every` expressions ' +
+  '(else the creation instant).';
+const END_AT_DESCRIPTION =
+  'No occurrence at or after this instant (ISO 8601 with `Z` or an offset), or null: none; after `startAt` when both are given. ' +
+  'Once it is reached the job is Completed.';
+const MAX_INVOCATIONS_DESCRIPTION =
+  'The job is Completed once `invocations` reaches this (1–1,000,000,000; every execution counts: Skipped ones and triggers ' +
+  'included), or null: no limit.';
+const JITTER_MS_DESCRIPTION =
+  'Largest delay added to each occurrence, in ms (0–3,600,000; 0: none): an occurrence runs at its instant plus a delay in ' +
+  '[0, jitterMs) fixed per occurrence (the same on every node and after a restart), never early. `nextInvocation`, ' +
+  '`scheduledFor` and `Punctual-Scheduled-For` stay the occurrence\'s instant; the execution shows the delay as `jitterMs`.';
 const OVERLAP_DESCRIPTION =
   '`allow`: every occurrence runs; `skip`: an occurrence due while the previous execution is pending, running or retrying is recorded as Skipped.';
 
@@ -34,13 +47,24 @@ export const CronJobSchema = Type.Object(
     name: Nullable(Type.String({ description: 'Name of the job, or null.' })),
     invocations: Type.Integer({ description: 'Executions so far; 0 on a new job.' }),
     timezone: Nullable(Type.String({ description: TIMEZONE_DESCRIPTION })),
-    status: StringEnum(CRON_JOB_STATUSES, 'Active jobs run on their schedule; Paused ones never run.'),
+    status: StringEnum(
+      CRON_JOB_STATUSES,
+      'Active jobs run on their schedule; Paused ones never run; Completed ones have run their last occurrence (`endAt` reached, ' +
+        'or `invocations` = `maxInvocations`) and run again only when a PATCH gives them occurrences with `status` Active.',
+    ),
     endpoint: Type.String({ description: 'URL called on each execution.' }),
     data: Nullable(JsonObjectSchema('JSON object sent as the body of each call, or null (then `{}` is sent).')),
     createdAt: Timestamp('When the job was created (ISO 8601, UTC).'),
-    nextInvocation: Timestamp(
-      'Next execution (ISO 8601, UTC). For a Paused job: the occurrence it would run next if resumed now.',
+    nextInvocation: Nullable(
+      Timestamp(
+        'Next occurrence (ISO 8601, UTC; without its jitter). For a Paused job: the occurrence it would run next if resumed now. ' +
+          'Null for a Completed job.',
+      ),
     ),
+    startAt: Nullable(Timestamp(START_AT_DESCRIPTION)),
+    endAt: Nullable(Timestamp(END_AT_DESCRIPTION)),
+    maxInvocations: Nullable(Type.Integer({ minimum: 1, maximum: 1_000_000_000, description: MAX_INVOCATIONS_DESCRIPTION })),
+    jitterMs: Type.Integer({ minimum: 0, maximum: 3_600_000, description: JITTER_MS_DESCRIPTION }),
     ...deliveryWireFields,
     misfire: StringEnum(MISFIRE_POLICIES, MISFIRE_DESCRIPTION),
     overlap: StringEnum(OVERLAP_POLICIES, OVERLAP_DESCRIPTION),
@@ -94,6 +118,10 @@ const requestFields = {
   timeoutMs: TimeoutMsInput,
   misfire: StringEnum(MISFIRE_POLICIES, `${MISFIRE_DESCRIPTION} Default \`once\`.`),
   overlap: StringEnum(OVERLAP_POLICIES, `${OVERLAP_DESCRIPTION} Default \`allow\`.`),
+  startAt: Nullable(RuleString('instant', START_AT_DESCRIPTION)),
+  endAt: Nullable(RuleString('instant', END_AT_DESCRIPTION)),
+  maxInvocations: Nullable(Type.Integer({ minimum: 1, maximum: 1_000_000_000, description: MAX_INVOCATIONS_DESCRIPTION })),
+  jitterMs: Type.Integer({ minimum: 0, maximum: 3_600_000, description: `${JITTER_MS_DESCRIPTION} Default 0.` }),
 };
 
 /** The fields that are optional both on POST /cron and on PATCH /cron/{id}. */
@@ -105,6 +133,10 @@ const optionalCronFields = {
   timeoutMs: Type.Optional(requestFields.timeoutMs),
   misfire: Type.Optional(requestFields.misfire),
   overlap: Type.Optional(requestFields.overlap),
+  startAt: Type.Optional(requestFields.startAt),
+  endAt: Type.Optional(requestFields.endAt),
+  maxInvocations: Type.Optional(requestFields.maxInvocations),
+  jitterMs: Type.Optional(requestFields.jitterMs),
   ...requestInputFields,
   ...cronOutcomeInputFields,
 };
@@ -124,7 +156,8 @@ export const CronPatchBody = Type.Object(
       StringEnum(
         CRON_JOB_STATUSES,
         'Paused stops the job (with an optional `pausedReason`); Active resumes it from the next occurrence after now, clears `pausedReason` ' +
-          'and starts `consecutiveFailures` at 0.',
+          'and starts `consecutiveFailures` at 0. A Completed job stays Completed unless the patch gives Active (400 when its ' +
+          '`startAt`, `endAt` and `maxInvocations` leave no occurrence after now); Completed cannot be given.',
       ),
     ),
     endpoint: Type.Optional(requestFields.endpoint),
@@ -178,7 +211,11 @@ export function cronJobToWire(j: CronJob): CronJobWire {
     endpoint: j.endpoint,
     data: j.data,
     createdAt: toIso(j.createdAt),
-    nextInvocation: toIso(j.nextInvocation),
+    nextInvocation: j.status === 'Completed' ? null : toIso(j.nextInvocation),
+    startAt: toIsoOrNull(j.startAt),
+    endAt: toIsoOrNull(j.endAt),
+    maxInvocations: j.maxInvocations,
+    jitterMs: j.jitterMs,
     ...deliveryToWire(j),
     misfire: j.misfire,
     overlap: j.overlap,

@@ -84,6 +84,10 @@ export const CRON_JOB_EXAMPLE: CronJobWire = {
   pauseAfterFailures: 10,
   pausedReason: null,
   consecutiveFailures: 0,
+  startAt: null,
+  endAt: '2027-03-31T22:00:00.000Z',
+  maxInvocations: null,
+  jitterMs: 60000,
 };
 
 export const CRON_CREATE_EXAMPLE: CronCreateBody = {
@@ -98,6 +102,8 @@ export const CRON_CREATE_EXAMPLE: CronCreateBody = {
   successStatuses: ['2xx', 304],
   pauseAfterFailures: 10,
   retry: { maxAttempts: 5, initialDelayMs: 1000, maxDelayMs: 3600000 },
+  endAt: '2027-03-31T22:00:00.000Z',
+  jitterMs: 60000,
 };
 
 export const CRON_PATCH_EXAMPLE: CronPatchBody = { status: 'Paused', pausedReason: 'digest template being rewritten' };
@@ -126,6 +132,7 @@ export const EXECUTION_EXAMPLE: ExecutionWire = {
   startedAt: '2026-11-21T10:00:00.012Z',
   finishedAt: '2026-11-21T10:00:00.196Z',
   lateMs: 12,
+  jitterMs: 0,
   nextAttemptAt: null,
   missedOccurrences: null,
   attempts: [ATTEMPT_EXAMPLE],

@@ -80,7 +80,18 @@ export const ExecutionSchema = Type.Object(
     createdAt: Timestamp('When the execution was made (ISO 8601, UTC).'),
     startedAt: Nullable(Timestamp('When its first attempt started (ISO 8601, UTC); null before.')),
     finishedAt: Nullable(Timestamp('When it became Succeeded, Failed or Skipped (ISO 8601, UTC); null before.')),
-    lateMs: Nullable(Type.Integer({ description: 'Start of the first attempt minus `scheduledFor`, in ms; null before it.' })),
+    lateMs: Nullable(
+      Type.Integer({
+        description:
+          'Start of the first attempt minus the instant it was due (`scheduledFor`, plus `jitterMs` for a cron occurrence), in ms; null before it.',
+      }),
+    ),
+    jitterMs: Type.Integer({
+      minimum: 0,
+      description:
+        'The jitter of a cron occurrence: it was due at `scheduledFor` plus this many ms, a delay fixed per occurrence in ' +
+        '[0, the job\'s `jitterMs`). 0 for an occurrence of a job without jitter, a triggered run and a schedule\'s execution.',
+    }),
     nextAttemptAt: Nullable(
       Timestamp(
         'When the next attempt is due (ISO 8601, UTC) while the execution is Retrying (its delay and jitter, or the ' +
@@ -151,6 +162,7 @@ export function executionToWire(e: Execution): ExecutionWire {
     startedAt: toIsoOrNull(e.startedAt),
     finishedAt: toIsoOrNull(e.finishedAt),
     lateMs: e.lateMs,
+    jitterMs: e.jitterMs,
     nextAttemptAt: e.status === 'Retrying' ? toIsoOrNull(e.nextAttemptAt) : null,
     missedOccurrences: e.missedOccurrences && {
       count: e.missedOccurrences.count,

@@ -156,17 +156,19 @@ export const EXISTING_OCCURRENCES_SQL = `SELECT scheduled_for FROM executions
  * inserted (`cronAdvance`'s rule), and moving `last_execution_id` to the newest execution among
  * those inserted and the previous one (`$10`, `$11`), by the rule of `newerExecution`
  * (claim-rules.ts), here in SQL because only this statement knows which inserts took place.
- * Returns the ids inserted.
+ * `$17` and `$18` are each occurrence's `due_at` and `next_attempt_at` as the rules give them
+ * (`occurrenceDue`, claim-occurrences.ts: the jitter). Returns the ids inserted.
  */
-export const CRON_ADVANCE_SQL = `WITH u AS (SELECT * FROM unnest($2::text[], $3::bigint[], $4::text[]) WITH ORDINALITY AS u(id, sf, st, ord)),
+export const CRON_ADVANCE_SQL = `WITH u AS (SELECT * FROM unnest($2::text[], $3::bigint[], $4::text[], $17::bigint[], $18::bigint[])
+                    WITH ORDINALITY AS u(id, sf, st, due, nat, ord)),
 ins AS (
-  INSERT INTO executions (id, job_type, job_id, scheduled_for, triggered, status, attempt, created_at,
+  INSERT INTO executions (id, job_type, job_id, scheduled_for, due_at, triggered, status, attempt, created_at,
                           started_at, finished_at, next_attempt_at, lease_owner, lease_expires_at,
                           ${columnList(MISSED_COLUMN_NAMES)})
-  SELECT u.id, 'cron', $1::text, u.sf, false, u.st, CASE WHEN u.st = 'Running' THEN 1 ELSE 0 END, $5::bigint,
+  SELECT u.id, 'cron', $1::text, u.sf, u.due, false, u.st, CASE WHEN u.st = 'Running' THEN 1 ELSE 0 END, $5::bigint,
          CASE WHEN u.st = 'Running' THEN greatest($5::bigint, u.sf) END,
          CASE WHEN u.st = 'Skipped' THEN $5::bigint END,
-         CASE WHEN u.st = 'Pending' THEN u.sf END,
+         u.nat,
          CASE WHEN u.st = 'Running' THEN $6::text END,
          CASE WHEN u.st = 'Running' THEN $7::bigint END,
          $12::bigint, $13::bigint, $14::bigint, $15::boolean

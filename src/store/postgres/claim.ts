@@ -87,6 +87,7 @@ import {
   claimClock,
   cronAdvance,
   leaseExpiry,
+  occurrenceDelay,
   occurrenceStatuses,
   pausedEntry,
   planCron,
@@ -271,11 +272,16 @@ export class ClaimQueries {
         existing.add(r.scheduled_for);
       }
     }
-    const planned = occurrenceStatuses(plan, job.overlap, () => row.in_progress, c.room, (o) => existing.has(o)).map(
-      (x) => ({ id: newId(), ...x }),
-    );
+    const planned = occurrenceStatuses(
+      plan,
+      job.overlap,
+      () => row.in_progress,
+      c.room,
+      (o) => existing.has(o),
+      (o) => occurrenceDelay(job, o),
+    ).map((x) => ({ id: newId(), ...x }));
     // The count of inserts is known only after the statement, which counts them itself.
-    const advance = cronAdvance(plan, planned.length);
+    const advance = cronAdvance(plan, planned.length, job.nextInvocation);
     const leaseExpiresAt = leaseExpiry(c, job.timeoutMs);
     const missed = missedToRow(PASS_THROUGH, plan.missed); // only a plan of one occurrence has it
     const inserted = new Set(
@@ -299,6 +305,8 @@ export class ClaimQueries {
             missed.missed_last,
             missed.missed_capped,
             plan.skipped,
+            planned.map((x) => x.dueAt),
+            planned.map((x) => x.nextAttemptAt),
           ],
           'punctual_claim_cron',
         )
@@ -320,7 +328,7 @@ export class ClaimQueries {
         ...(plan.missed && { missedOccurrences: plan.missed }),
       });
     }
-    c.result.skippedOccurrences += cronAdvance(plan, inserted.size).skippedAdded; // as the statement added it
+    c.result.skippedOccurrences += cronAdvance(plan, inserted.size, job.nextInvocation).skippedAdded; // as the statement added it
   }
 
   private push(c: Claim, item: ClaimedExecution): void {

@@ -1,6 +1,6 @@
 import { CRON_JOB_STATUSES } from '../../domain/enums.js';
 import type { CronJob } from '../../domain/types.js';
-import { patchCronJob, patchedNextInvocation } from '../cron-patch.js';
+import { patchCronJob, patchedLife } from '../cron-patch.js';
 import { jobPageBounds } from '../paging.js';
 import {
   CRON_JOB_COLUMNS,
@@ -99,7 +99,7 @@ export const cronJobs = {
     const [row] = await sql.rows<CronRow>(`${CRON_SELECT} WHERE c.id = $1 FOR UPDATE OF c`, [p.id]);
     if (!row) return null;
     const patched = patchCronJob(cronFromRow(row), p);
-    const values = cronJobToRow({ ...patched, nextInvocation: patchedNextInvocation(patched, p) });
+    const values = cronJobToRow({ ...patched, ...patchedLife(patched, p) });
     const channel = `$${CRON_JOB_UPDATE_COLUMNS.length + 2}`;
     const notified = notifySql(`CASE WHEN u.status = 'Active' THEN u.next_invocation END`, channel, n.clock);
     await sql.rows(

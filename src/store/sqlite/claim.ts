@@ -72,6 +72,8 @@ import {
   cronAdvance,
   leaseExpiry,
   newerExecution,
+  occurrenceDelay,
+  occurrenceDue,
   occurrenceStatus,
   overlapStart,
   pausedEntry,
@@ -116,7 +118,7 @@ interface NewExecution {
   jobType: JobType;
   jobId: string;
   scheduledFor: number;
-  /** A schedule's `due_at`; null (meaning `scheduledFor`) for a cron job's occurrence. */
+  /** A schedule's `due_at`, or a jittered occurrence's; null (meaning `scheduledFor`) for other cron occurrences. */
   dueAt: number | null;
   status: OccurrenceStatus;
   attempt: number;
@@ -271,10 +273,12 @@ export class ClaimQueries {
     let newest: ExecutionKey | null =
       row.last_execution_id === null ? null : { scheduledFor: row.last_invocation ?? -Infinity, id: row.last_execution_id };
     for (const o of plan.occurrences) {
-      const status = occurrenceStatus(overlap, c.room);
+      const delay = occurrenceDelay(job, o);
+      const status = occurrenceStatus(overlap, c.room, delay);
       const leaseExpiresAt = status === 'Running' ? leaseExpiry(c, job.timeoutMs) : null;
       // Only a plan of one occurrence (misfire `once`) stands for others: plan.missed is its.
-      const executionId = this.insert(c, 'cron', id, o, status, leaseExpiresAt, plan.missed);
+      const due = occurrenceDue(o, status, delay);
+      const executionId = this.insert(c, 'cron', id, o, status, leaseExpiresAt, plan.missed, due.dueAt, due.nextAttemptAt);
       if (!executionId) continue; // that occurrence already has its execution
       added++;
       newest = newerExecution(newest, { scheduledFor: o, id: executionId });
@@ -295,7 +299,7 @@ export class ClaimQueries {
         });
       }
     }
-    const advance = cronAdvance(plan, added);
+    const advance = cronAdvance(plan, added, job.nextInvocation);
     this.advanceCron.run({
       id,
       next: advance.nextInvocation,
@@ -341,8 +345,9 @@ export class ClaimQueries {
 
   /**
    * Inserts the execution of one occurrence, `Running` (attempt 1, leased, started now),
-   * `Pending` (due at its occurrence, for a later claim) or `Skipped` (finished now), with the
-   * occurrences it stands for (`missed`, null for itself only).
+   * `Pending` (due at `nextAttemptAt`, else its occurrence, for a later claim) or `Skipped`
+   * (finished now), with the occurrences it stands for (`missed`, null for itself only).
+   * @param dueAt the `due_at` column: a schedule's, or a jittered occurrence's (claim-occurrences.ts)
    * @returns its id, or null when that occurrence already had an execution
    */
   private insert(
@@ -354,6 +359,7 @@ export class ClaimQueries {
     leaseExpiresAt: number | null,
     missed: MissedOccurrences | null,
     dueAt: number | null = null,
+    nextAttemptAt: number | null = null,
   ): string | null {
     const running = status === 'Running';
     const r = this.insertExecution.get({
@@ -367,7 +373,7 @@ export class ClaimQueries {
       now: c.now,
       startedAt: running ? attemptStart(c, scheduledFor) : null,
       finishedAt: status === 'Skipped' ? c.now : null,
-      nextAttemptAt: status === 'Pending' ? scheduledFor : null,
+      nextAttemptAt: status === 'Pending' ? (nextAttemptAt ?? scheduledFor) : null,
       leaseOwner: running ? c.p.nodeId : null,
       leaseExpiresAt: running ? leaseExpiresAt : null,
       ...missedToRow(SQLITE_CODEC, missed),

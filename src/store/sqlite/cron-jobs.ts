@@ -1,5 +1,5 @@
 import type { CronJob, CronJobStatus } from '../../domain/types.js';
-import { patchCronJob, patchedNextInvocation } from '../cron-patch.js';
+import { patchCronJob, patchedLife } from '../cron-patch.js';
 import { jobPageBounds } from '../paging.js';
 import { CRON_JOB_COLUMNS, CRON_JOB_UPDATE_COLUMNS, cronJobFromRow, cronJobToRow, newCronJob, type CronRow } from '../rows-cron.js';
 import { columnList, mappedOrNull } from '../rows.js';
@@ -26,7 +26,7 @@ export function cronFromRow(r: CronRow): CronJob {
 /** What a page scan checks row by row (see schedules.ts `PAGE_HIT`): the status and the name. */
 const PAGE_HIT = `((:status IS NULL OR c.status = :status) AND (:name IS NULL OR instr(lower(c.name), :name) > 0))`;
 
-const STATUS_KEYS: Record<CronJobStatus, true> = { Active: true, Paused: true };
+const STATUS_KEYS: Record<CronJobStatus, true> = { Active: true, Paused: true, Completed: true };
 const STATUSES = Object.keys(STATUS_KEYS) as CronJobStatus[];
 
 /** A page scan of the jobs in list order after (`:at`, `:id`) `where` holds, at most `:scan`. */
@@ -82,7 +82,7 @@ export class CronJobQueries {
       const row = this.byId.get(p.id);
       if (!row) return null;
       const patched = patchCronJob(cronFromRow(row), p);
-      this.write.run(cronJobToRow({ ...patched, nextInvocation: patchedNextInvocation(patched, p) }));
+      this.write.run(cronJobToRow({ ...patched, ...patchedLife(patched, p) }));
       return cronFromRow(this.byId.get(p.id)!);
     });
   }
