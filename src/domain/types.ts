@@ -163,6 +163,8 @@ export interface CronJob extends DeliverySettings, JobRequest {
    * resumed); `Skipped` ones change nothing. Only the outcome writes it (outcome-rules.ts).
    */
   consecutiveFailures: number;
+  /** Labels to find the job by, as a schedule's `tags` (exact, case-sensitive); `[]` when none. */
+  tags: string[];
 }
 
 /**

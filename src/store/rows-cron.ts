@@ -46,6 +46,7 @@ export const CRON_JOB_COLUMNS = [
   'pause_after_failures',
   'paused_reason',
   'consecutive_failures',
+  'tags',
 ] as const;
 type CronJobColumn = (typeof CRON_JOB_COLUMNS)[number];
 
@@ -79,6 +80,8 @@ export interface CronJobRow extends RequestRow, RetryRow {
   pause_after_failures: number | null;
   paused_reason: string | null;
   consecutive_failures: number;
+  /** JSON array as the driver gives it. */
+  tags: unknown;
 }
 
 /** A row of `cron_jobs` joined with its newest execution (`last_execution_id`, LEFT JOIN). */
@@ -113,6 +116,7 @@ export function cronRecordFromRow(codec: RowCodec, r: CronJobRow): CronJobRecord
     pauseAfterFailures: r.pause_after_failures ?? null,
     pausedReason: r.paused_reason ?? null,
     consecutiveFailures: r.consecutive_failures ?? 0,
+    tags: (codec.json(r.tags) as string[] | null) ?? [],
   };
 }
 
@@ -144,6 +148,7 @@ export function newCronJob(p: CronCreateParams): CronJobRecord {
     pauseAfterFailures: p.pauseAfterFailures ?? null,
     pausedReason: null,
     consecutiveFailures: 0,
+    tags: p.tags ?? [],
   };
 }
 
@@ -170,5 +175,6 @@ export function cronJobToRow(j: CronJobRecord): Record<CronJobColumn, unknown> {
     pause_after_failures: j.pauseAfterFailures ?? null,
     paused_reason: j.pausedReason ?? null,
     consecutive_failures: j.consecutiveFailures ?? 0,
+    tags: JSON.stringify(j.tags ?? []),
   };
 }

@@ -289,6 +289,8 @@ export interface JobPageParams<S extends string> {
    * Null: any name.
    */
   name: string | null;
+  /** Only jobs carrying every one of these tags (exact, case-sensitive); empty: any. */
+  tags: string[];
   /**
    * Most rows this page looks at (`scanBound` in ../paging.ts): default and at most
    * `PAGE_SCAN_MAX`, at least `limit + 1`. Lower only to test the bound on few rows.
@@ -297,12 +299,9 @@ export interface JobPageParams<S extends string> {
 }
 
 /** Params of {@link Store.schedulePage}. */
-export interface SchedulePageParams extends JobPageParams<ScheduleStatus> {
-  /** Only schedules carrying every one of these tags (exact, case-sensitive); empty: any. */
-  tags: string[];
-}
+export type SchedulePageParams = JobPageParams<ScheduleStatus>;
 
-/** Params of {@link Store.cronPage} (cron jobs have no tags). */
+/** Params of {@link Store.cronPage}. */
 export type CronPageParams = JobPageParams<CronJobStatus>;
 
 /** Params of {@link Store.scheduleUpdate}: absent fields keep their values. */
@@ -334,6 +333,8 @@ export interface CronCreateParams extends JobRequestParams, SuccessParams {
   overlap: OverlapPolicy;
   /** Consecutive failed executions that pause the job (1–1,000); null or absent: never. */
   pauseAfterFailures?: number | null;
+  /** Labels to find the job by (the rules of a schedule's `tags`); absent: none. */
+  tags?: string[];
   now: number;
 }
 
@@ -353,6 +354,8 @@ export interface CronUpdateParams extends JobRequestParams, SuccessParams {
   pauseAfterFailures?: number | null;
   /** Kept when absent; cleared when the job is Active after the update (cron-patch.ts). */
   pausedReason?: string | null;
+  /** Replaces the job's tags. */
+  tags?: string[];
   /**
    * Epoch ms (UTC): when given, `nextInvocation` becomes the patched job's next occurrence strictly
    * after this instant (in its time zone, UTC when null); when absent, `nextInvocation` is kept.

@@ -70,7 +70,7 @@ export function describeLists(current: () => Store): void {
 
     /** One page of cron jobs. */
     const cronPage = (f: CronFilter, limit: number, cursor: string | null = null) =>
-      store().cronPage({ limit, cursor, status: f.status ?? null, name: f.name ?? null });
+      store().cronPage({ limit, cursor, status: f.status ?? null, name: f.name ?? null, tags: f.tags ?? [] });
 
     /** Every page of a list, from the first to the one whose nextCursor is null. */
     async function walk<T>(page: (cursor: string | null) => Promise<{ items: T[]; nextCursor: string | null }>) {
@@ -321,12 +321,12 @@ export function describeLists(current: () => Store): void {
 
       it('cron jobs: a name filter is bounded too', async () => {
         for (let i = 0; i < 12; i++) await cron({ id: uuid(i + 1), now: T0, name: i === 10 ? 'Needle' : null });
-        const first = await store().cronPage({ limit: 2, cursor: null, status: 'Active', name: 'needle', scan: 5 });
+        const first = await store().cronPage({ limit: 2, cursor: null, status: 'Active', name: 'needle', tags: [], scan: 5 });
         expect(first).toEqual({ cronJobs: [], nextCursor: expect.any(String) });
         const ids: string[] = [];
         let cursor: string | null = null;
         do {
-          const p: { cronJobs: CronJob[]; nextCursor: string | null } = await store().cronPage({ limit: 2, cursor, status: null, name: 'needle', scan: 5 });
+          const p: { cronJobs: CronJob[]; nextCursor: string | null } = await store().cronPage({ limit: 2, cursor, status: null, name: 'needle', tags: [], scan: 5 });
           ids.push(...p.cronJobs.map((c) => c.id));
           cursor = p.nextCursor;
         } while (cursor !== null);

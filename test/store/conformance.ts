@@ -1693,7 +1693,7 @@ export function exerciseStore(name: string, factory: () => Promise<StoreUnderTes
         const cleared = await store.cronUpdate({ id: c.id, body: null, auth: null, secrets: null });
         expect(cleared).toMatchObject({ method: 'PUT', headers: REQUEST.headers, body: null, auth: null, secrets: null });
         expect(await store.cronList()).toEqual([cleared]);
-        expect((await store.cronPage({ limit: 10, cursor: null, status: null, name: null })).cronJobs).toEqual([cleared]);
+        expect((await store.cronPage({ limit: 10, cursor: null, status: null, name: null, tags: [] })).cronJobs).toEqual([cleared]);
       });
 
       it('reaches the claim: a schedule start, a cron occurrence, and a retry with the job\'s current request', async () => {

@@ -1,7 +1,7 @@
 import { CRON_JOB_STATUSES } from '../../domain/enums.js';
 import type { CronJob } from '../../domain/types.js';
 import { patchCronJob, patchedNextInvocation } from '../cron-patch.js';
-import { jobPageBounds } from '../paging.js';
+import { CRON_TABLE } from '../paging.js';
 import {
   CRON_JOB_COLUMNS,
   CRON_JOB_UPDATE_COLUMNS,
@@ -14,7 +14,7 @@ import { columnList, PASS_THROUGH, valuesOf } from '../rows.js';
 import type { CronCreateParams, CronPageParams, CronUpdateParams } from '../store.js';
 import type { Sql } from './connection.js';
 import { notifySql } from './notify.js';
-import { foldNameSql, pageOf, tablePageSql, type PageRow } from './paging.js';
+import { jobPageQuery, jobPageSql, pageOf, type PageRow } from './paging.js';
 import type { NotifyContext } from './schedules.js';
 
 export type { CronRow } from '../rows-cron.js';
@@ -30,22 +30,12 @@ export const CRON_SELECT = `SELECT ${JOB_COLUMNS},
        l.scheduled_for AS last_invocation, l.status AS last_status
   FROM cron_jobs c LEFT JOIN executions l ON l.id = c.last_execution_id`;
 
-/**
- * Page statements by driver (migration 2; see paging.ts): every job (`cron_jobs_by_created`) or
- * one status (`cron_jobs_<status>_by_created`); checked row by row: the status (`$5`) and the name
- * (`$6`, folded; a null name never matches). Null parameters are not checked.
- */
-const PAGE_FILTER = `($5::text IS NULL OR c.status = $5::text)
-     AND ($6::text IS NULL OR strpos(${foldNameSql('c.name')}, $6::text) > 0)`;
-/** The hits of a page (`where`: the driver's condition); the newest execution joined once filtered. */
-const hits = (where: string) =>
-  `SELECT ${JOB_COLUMNS}, l.scheduled_for AS last_invocation, l.status AS last_status, c.created_at AS k_at, c.id AS k_id
-     FROM (SELECT * FROM cron_jobs WHERE ${where} ORDER BY created_at, id LIMIT $3) AS c
-     LEFT JOIN executions l ON l.id = c.last_execution_id
-    WHERE ${PAGE_FILTER}
-    ORDER BY c.created_at, c.id LIMIT $4 + 1`;
-/** The page statement of each driver (paging.ts `tablePageSql`). */
-export const CRON_PAGE_SQL = tablePageSql('cron_jobs', CRON_JOB_STATUSES, hits);
+/** The page statement of each driver (paging.ts `jobPageSql`); the newest execution joined once filtered. */
+export const CRON_PAGE_SQL = jobPageSql(CRON_TABLE, CRON_JOB_STATUSES, {
+  alias: 'c',
+  select: `${JOB_COLUMNS}, l.scheduled_for AS last_invocation, l.status AS last_status`,
+  join: 'LEFT JOIN executions l ON l.id = c.last_execution_id',
+});
 
 /** Joined row → cron job (../rows-cron.ts; `pg` passes values through). */
 export function cronFromRow(r: CronRow): CronJob {
@@ -79,13 +69,10 @@ export const cronJobs = {
     return (await sql.rows<CronRow>(`${CRON_SELECT} ORDER BY c.created_at, c.id`)).map(cronFromRow);
   },
 
-  /** See `Store.cronPage`: one statement (paging.ts), driven by the status, else every job. */
+  /** See `Store.cronPage`: one statement (paging.ts), driven by the first tag, else the status, else every job. */
   async page(sql: Sql, p: CronPageParams): Promise<{ cronJobs: CronJob[]; nextCursor: string | null }> {
-    const b = jobPageBounds(p);
-    const values = [b.at, b.id, b.scan, b.limit, p.status, b.name];
-    // An unknown status has no index: the scan over every job then finds nothing, within its bound.
-    const text = (p.status === null ? undefined : CRON_PAGE_SQL.status[p.status]) ?? CRON_PAGE_SQL.all;
-    const { rows, nextCursor } = pageOf(await sql.rows<PageRow<CronRow>>(text, values), b.limit);
+    const q = jobPageQuery(CRON_PAGE_SQL, p);
+    const { rows, nextCursor } = pageOf(await sql.rows<PageRow<CronRow>>(q.text, q.values), q.limit);
     return { cronJobs: rows.map(cronFromRow), nextCursor };
   },
 
