@@ -17,6 +17,7 @@ import type {
 import type { ClaimDueResult } from './claim-rules.js';
 import type { FinishResult } from './outcome-rules.js';
 import type { BatchStore } from './store-batch.js';
+import type { BulkStore } from './store-bulk.js';
 import type { ExecutionSearchStore } from './store-executions.js';
 import type { IdempotencyStore } from './store-idempotency.js';
 import type { NodesStore } from './store-nodes.js';
@@ -27,6 +28,7 @@ import type { JobSecretsStore } from './store-secrets.js';
 import type { BacklogStore } from './store-backlog.js';
 export type { BacklogStore, DueCounts, RetryingCounts } from './store-backlog.js';
 export type { CronJobPage, ExecutionListParams, ExecutionPage, JobTriggerParams, SchedulePage } from './store-pages.js';
+export type { BulkResult, CronBulkAction, CronBulkParams, JobBulkFilter, ScheduleBulkParams } from './store-bulk.js';
 
 /**
  * The store: every persistent operation of the service, as domain operations taking one params
@@ -37,7 +39,7 @@ export type { CronJobPage, ExecutionListParams, ExecutionPage, JobTriggerParams,
  * all. Instants are epoch milliseconds (UTC). Methods throw `StoreUnavailableError` when the
  * database cannot be reached or written; they never throw for "not found" unless documented.
  */
-export interface Store extends JobSecretsStore, BatchStore, IdempotencyStore, NodesStore, ExecutionSearchStore, NotificationsStore, BacklogStore {
+export interface Store extends JobSecretsStore, BatchStore, BulkStore, IdempotencyStore, NodesStore, ExecutionSearchStore, NotificationsStore, BacklogStore {
   /** Applies pending numbered migrations. Idempotent. */
   migrate(): Promise<void>;
   /**

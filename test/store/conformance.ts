@@ -26,6 +26,7 @@ import type { ClaimDueParams, Store } from '../../src/store/store.js';
 import { describeExecutionSearch } from './conformance-executions.js';
 import { describeLists } from './conformance-lists.js';
 import { describeBatch, describeGroupCommit } from './conformance-batch.js';
+import { describeBulk } from './conformance-bulk.js';
 import { describeIdempotency } from './conformance-idempotency.js';
 import { describeNodes } from './conformance-nodes.js';
 import { describeNotifications } from './conformance-notifications.js';
@@ -206,6 +207,8 @@ export function exerciseStore(name: string, factory: () => Promise<StoreUnderTes
     // ---- batch create (scheduleCreateMany): conformance-batch.ts ----------------------------------
     describeBatch(() => store);
     describeGroupCommit(() => store);
+    // ---- bulk actions by filter (scheduleBulk, cronBulk): conformance-bulk.ts ----------------------
+    describeBulk(() => store);
     // ---- idempotency records (idempotencyBegin, …Finish, …Abandon, …Prune): conformance-idempotency.ts
     describeIdempotency(() => store);
     // ---- node liveness (heartbeats, reaping, re-registration): conformance-nodes.ts ----------------
@@ -440,6 +443,7 @@ export function exerciseStore(name: string, factory: () => Promise<StoreUnderTes
           ...CRON_REQUEST,
           successStatuses: ['4xx', 200],
           pauseAfterFailures: 3,
+          tags: ['nightly', 'eu'],
           now: T0,
         });
         expect(c).toEqual({
@@ -465,6 +469,7 @@ export function exerciseStore(name: string, factory: () => Promise<StoreUnderTes
           pauseAfterFailures: 3,
           pausedReason: null,
           consecutiveFailures: 0,
+          tags: ['nightly', 'eu'],
         });
         expect(await store.cronGet({ id })).toEqual(c);
       });

@@ -1,6 +1,7 @@
 import { CRON_JOB_STATUSES } from '../../domain/enums.js';
 import type { CronJob } from '../../domain/types.js';
 import { patchCronJob, patchedNextInvocation } from '../cron-patch.js';
+import { bulkWhere, CRON_ACTION_FROM, earliestNext, resumedJobs, type BulkResult, type CronBulkParams } from '../bulk-rules.js';
 import { CRON_TABLE } from '../paging.js';
 import {
   CRON_JOB_COLUMNS,
@@ -13,6 +14,7 @@ import {
 import { columnList, PASS_THROUGH, valuesOf } from '../rows.js';
 import type { CronCreateParams, CronPageParams, CronUpdateParams } from '../store.js';
 import type { Sql } from './connection.js';
+import { PG_PLACEHOLDER } from './execution-search.js';
 import { notifySql } from './notify.js';
 import { jobPageQuery, jobPageSql, pageOf, type PageRow } from './paging.js';
 import type { NotifyContext } from './schedules.js';
@@ -103,5 +105,35 @@ export const cronJobs = {
 
   async delete(sql: Sql, id: string): Promise<boolean> {
     return (await sql.count('DELETE FROM cron_jobs WHERE id = $1', [id])) > 0;
+  },
+
+  /**
+   * See `Store.cronBulk` (../bulk-rules.ts), in the caller's transaction. A resume reads the
+   * matching Paused jobs FOR UPDATE (no claim advances them meanwhile), writes each as the single
+   * resume does, and announces the earliest occurrence when soon.
+   */
+  async bulk(sql: Sql, n: NotifyContext, p: CronBulkParams): Promise<BulkResult> {
+    const w = bulkWhere(CRON_TABLE, 'c', p.filter, CRON_ACTION_FROM[p.action], PG_PLACEHOLDER);
+    if (p.action === 'resume') {
+      const rows = await sql.rows<CronRow>(`${CRON_SELECT} WHERE ${w.sql} ORDER BY c.id FOR UPDATE OF c`, w.params);
+      const resumed = resumedJobs(rows.map(cronFromRow), p.now);
+      if (p.dryRun) return { count: resumed.length, wakeAt: null };
+      for (const job of resumed) {
+        const values = cronJobToRow(job);
+        await sql.rows(
+          `UPDATE cron_jobs SET ${columnList(CRON_JOB_UPDATE_COLUMNS.map((c, i) => `${c} = $${i + 2}`))} WHERE id = $1`,
+          [values.id, ...valuesOf(values, CRON_JOB_UPDATE_COLUMNS)],
+        );
+      }
+      const wakeAt = earliestNext(resumed);
+      if (wakeAt !== null) await sql.rows(`SELECT ${notifySql('$1::bigint', '$2', n.clock)} AS notified`, [wakeAt, n.channel]);
+      return { count: resumed.length, wakeAt };
+    }
+    if (p.dryRun) {
+      const [r] = await sql.rows<{ n: number }>(`SELECT count(*)::int AS n FROM cron_jobs AS c WHERE ${w.sql}`, w.params);
+      return { count: r?.n ?? 0, wakeAt: null };
+    }
+    const write = p.action === 'pause' ? `UPDATE cron_jobs AS c SET status = 'Paused'` : 'DELETE FROM cron_jobs AS c';
+    return { count: await sql.count(`${write} WHERE ${w.sql}`, w.params), wakeAt: null };
   },
 };

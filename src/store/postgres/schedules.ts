@@ -1,9 +1,11 @@
 import { SCHEDULE_STATUSES } from '../../domain/enums.js';
 import type { Schedule } from '../../domain/types.js';
+import { bulkWhere, type BulkResult, type ScheduleBulkParams } from '../bulk-rules.js';
 import { SCHEDULE_TABLE } from '../paging.js';
 import * as rowMap from '../rows.js';
 import type { ScheduleCreateParams, SchedulePageParams, ScheduleUpdateParams } from '../store.js';
 import type { Sql } from './connection.js';
+import { PG_PLACEHOLDER } from './execution-search.js';
 import { notifySql } from './notify.js';
 import { jobPageQuery, jobPageSql, pageOf, type PageRow } from './paging.js';
 
@@ -131,5 +133,15 @@ export const schedules = {
 
   async delete(sql: Sql, id: string): Promise<boolean> {
     return (await sql.count('DELETE FROM schedules WHERE id = $1', [id])) > 0;
+  },
+
+  /** See `Store.scheduleBulk` (../bulk-rules.ts): one statement, atomic on its own. */
+  async bulk(sql: Sql, p: ScheduleBulkParams): Promise<BulkResult> {
+    const w = bulkWhere(SCHEDULE_TABLE, 's', p.filter, null, PG_PLACEHOLDER);
+    if (p.dryRun) {
+      const [r] = await sql.rows<{ n: number }>(`SELECT count(*)::int AS n FROM schedules AS s WHERE ${w.sql}`, w.params);
+      return { count: r?.n ?? 0, wakeAt: null };
+    }
+    return { count: await sql.count(`DELETE FROM schedules AS s WHERE ${w.sql}`, w.params), wakeAt: null };
   },
 };

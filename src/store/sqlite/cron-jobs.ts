@@ -1,12 +1,13 @@
 import type { CronJob, CronJobStatus } from '../../domain/types.js';
 import { patchCronJob, patchedNextInvocation } from '../cron-patch.js';
+import { bulkWhere, CRON_ACTION_FROM, earliestNext, resumedJobs, type BulkResult, type CronBulkParams } from '../bulk-rules.js';
 import { CRON_TABLE } from '../paging.js';
 import { CRON_JOB_COLUMNS, CRON_JOB_UPDATE_COLUMNS, cronJobFromRow, cronJobToRow, newCronJob, type CronRow } from '../rows-cron.js';
 import { columnList, mappedOrNull } from '../rows.js';
 import type { CronCreateParams, CronPageParams, CronUpdateParams } from '../store.js';
 import type { Db } from './connection.js';
 import { SQLITE_CODEC } from './json.js';
-import { JobPages, jobPageSql } from './paging.js';
+import { JobPages, jobPageSql, SQLITE_PLACEHOLDER } from './paging.js';
 
 export type { CronRow } from '../rows-cron.js';
 
@@ -41,7 +42,7 @@ export class CronJobQueries {
   private readonly remove;
   private readonly updateTx;
 
-  constructor(db: Db) {
+  constructor(private readonly db: Db) {
     this.insert = db.prepare<[object]>(
       `INSERT INTO cron_jobs (${columnList(CRON_JOB_COLUMNS)}) VALUES (${columnList(CRON_JOB_COLUMNS.map((c) => `:${c}`))})`,
     );
@@ -98,5 +99,27 @@ export class CronJobQueries {
 
   delete(id: string): boolean {
     return this.remove.run(id).changes > 0;
+  }
+
+  /**
+   * See `Store.cronBulk` (../bulk-rules.ts): one IMMEDIATE transaction. A resume reads the
+   * matching Paused jobs and writes each as the single resume does.
+   */
+  bulk(p: CronBulkParams): BulkResult {
+    const w = bulkWhere(CRON_TABLE, 'c', p.filter, CRON_ACTION_FROM[p.action], SQLITE_PLACEHOLDER);
+    return this.db
+      .transaction((): BulkResult => {
+        if (p.action === 'resume') {
+          const resumed = resumedJobs(this.db.prepare<unknown[], CronRow>(`${CRON_SELECT} WHERE ${w.sql}`).all(...w.params).map(cronFromRow), p.now);
+          if (!p.dryRun) for (const job of resumed) this.write.run(cronJobToRow(job));
+          return { count: resumed.length, wakeAt: p.dryRun ? null : earliestNext(resumed) };
+        }
+        if (p.dryRun) {
+          return { count: this.db.prepare<unknown[], number>(`SELECT count(*) FROM cron_jobs AS c WHERE ${w.sql}`).pluck().get(...w.params) ?? 0, wakeAt: null };
+        }
+        const write = p.action === 'pause' ? `UPDATE cron_jobs AS c SET status = 'Paused'` : 'DELETE FROM cron_jobs AS c';
+        return { count: this.db.prepare(`${write} WHERE ${w.sql}`).run(...w.params).changes, wakeAt: null };
+      })
+      .immediate();
   }
 }

@@ -5,8 +5,12 @@
  * `PAGE_SCAN_MAX`.
  */
 import { cutPage, jobPageBounds, pageTags, type JobTable, type ListPosition } from '../paging.js';
+import type { Placeholder } from '../execution-search.js';
 import type { JobPageParams } from '../store.js';
 import type { Db } from './connection.js';
+
+/** SQLite's placeholders: positional, untyped (the statements of ../execution-search.ts and ../bulk-rules.ts). */
+export const SQLITE_PLACEHOLDER: Placeholder = () => '?';
 
 /** A row of a page scan: the list position of a job and whether it matches the filters (1 or 0). */
 export interface ScanRow {

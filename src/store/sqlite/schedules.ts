@@ -1,10 +1,11 @@
 import type { Schedule, ScheduleStatus } from '../../domain/types.js';
+import { bulkWhere, type BulkResult, type ScheduleBulkParams } from '../bulk-rules.js';
 import { SCHEDULE_TABLE } from '../paging.js';
 import * as rowMap from '../rows.js';
 import type { ScheduleCreateParams, SchedulePageParams, ScheduleUpdateParams } from '../store.js';
 import type { Db } from './connection.js';
 import { SQLITE_CODEC } from './json.js';
-import { JobPages, jobPageSql } from './paging.js';
+import { JobPages, jobPageSql, SQLITE_PLACEHOLDER } from './paging.js';
 
 const COLUMNS = rowMap.columnList(rowMap.SCHEDULE_COLUMNS);
 const fromRow = (r: rowMap.ScheduleRow): Schedule => rowMap.scheduleFromRow(SQLITE_CODEC, r);
@@ -33,7 +34,7 @@ export class ScheduleQueries {
   private readonly updateTx;
   private readonly createManyTx;
 
-  constructor(db: Db) {
+  constructor(private readonly db: Db) {
     this.insert = db.prepare<[object], rowMap.ScheduleRow>(
       `INSERT INTO schedules (${COLUMNS}) VALUES (${rowMap.columnList(rowMap.SCHEDULE_COLUMNS.map((c) => `:${c}`))}) RETURNING ${COLUMNS}`,
     );
@@ -102,5 +103,18 @@ export class ScheduleQueries {
 
   delete(id: string): boolean {
     return this.remove.run(id).changes > 0;
+  }
+
+  /** See `Store.scheduleBulk` (../bulk-rules.ts): one IMMEDIATE transaction. */
+  bulk(p: ScheduleBulkParams): BulkResult {
+    const w = bulkWhere(SCHEDULE_TABLE, 's', p.filter, null, SQLITE_PLACEHOLDER);
+    return this.db
+      .transaction((): BulkResult => {
+        const count = p.dryRun
+          ? (this.db.prepare<unknown[], number>(`SELECT count(*) FROM schedules AS s WHERE ${w.sql}`).pluck().get(...w.params) ?? 0)
+          : this.db.prepare(`DELETE FROM schedules AS s WHERE ${w.sql}`).run(...w.params).changes;
+        return { count, wakeAt: null };
+      })
+      .immediate();
   }
 }
