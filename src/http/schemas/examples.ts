@@ -84,11 +84,13 @@ export const CRON_JOB_EXAMPLE: CronJobWire = {
   pauseAfterFailures: 10,
   pausedReason: null,
   consecutiveFailures: 0,
+  tags: ['newsletter', 'nightly'],
 };
 
 export const CRON_CREATE_EXAMPLE: CronCreateBody = {
   expression: '0 9 * * MON-FRI',
   name: 'Daily digest',
+  tags: ['newsletter', 'nightly'],
   timezone: 'Europe/Berlin',
   endpoint: 'https://mail.example.com/hooks/digest',
   method: 'PUT',
