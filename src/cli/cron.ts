@@ -4,12 +4,13 @@
  * the lists of src/domain/enums.ts.
  */
 import { Option, type Command } from 'commander';
-import type { CronJob, CronJobCreate, CronJobList, CronJobListQuery, CronJobUpdate, CronPreviewQuery } from '../client/index.js';
+import type { CronBulk, CronJob, CronJobCreate, CronJobList, CronJobListQuery, CronJobUpdate, CronPreviewQuery } from '../client/index.js';
 import { CRON_JOB_STATUSES, MISFIRE_POLICIES, OVERLAP_POLICIES } from '../domain/enums.js';
+import { isBulk, runBulk, withBulkOptions, type BulkFlags } from './bulk.js';
 import { action, clientFrom, withApiOptions, type ApiOptions } from './connect.js';
 import { printExecution, printExecutions, withPageOptions, type PageOptions } from './executions.js';
 import { NotFound, UsageError } from './exit.js';
-import { defined, deliveryBody, integer, json, withDeliveryOptions, type DeliveryFlags } from './options.js';
+import { collect, defined, deliveryBody, integer, json, withDeliveryOptions, type DeliveryFlags } from './options.js';
 import { detailTable, listTable, out, printJson, requestCells, retryCell } from './output.js';
 import { newSigningSecret, registerSigningSecretCommand, secretsBody, withSecretOptions, type SecretFlags } from './secret-options.js';
 
@@ -26,8 +27,8 @@ export function cronJobDetail(j: CronJob): string {
 
 function cronJobsTable(list: CronJob[]): string {
   return listTable(
-    ['ID', 'NAME', 'EXPRESSION', 'TIMEZONE', 'STATUS', 'NEXT INVOCATION', 'LAST STATUS', 'INVOCATIONS'],
-    list.map((j) => [j.id, j.name, j.expression, j.timezone ?? 'UTC', j.status, j.nextInvocation, j.lastStatus, j.invocations]),
+    ['ID', 'NAME', 'EXPRESSION', 'TIMEZONE', 'STATUS', 'NEXT INVOCATION', 'LAST STATUS', 'INVOCATIONS', 'TAGS'],
+    list.map((j) => [j.id, j.name, j.expression, j.timezone ?? 'UTC', j.status, j.nextInvocation, j.lastStatus, j.invocations, j.tags]),
   );
 }
 
@@ -65,6 +66,8 @@ interface FieldFlags extends ApiOptions, DeliveryFlags, SecretFlags {
   overlap?: string;
   /** A number, or false for `--no-pause-after-failures` (update: never). */
   pauseAfterFailures?: number | false;
+  /** Labels (repeatable), or false for `--no-tag` (update: none). */
+  tag?: string[] | false;
   /** ISO 8601 instants, or false for `--no-start` / `--no-end` (update: none). */
   start?: string | false;
   end?: string | false;
@@ -98,6 +101,7 @@ function withFieldOptions(cmd: Command, required: boolean): Command {
         new Option('--pause-after-failures <n>', 'pause the job after this many consecutive failed executions (1–1000; default never)')
           .argParser(integer),
       )
+      .addOption(new Option('--tag <tag>', required ? 'a label (repeatable)' : 'a label (repeatable; replaces the tags)').argParser(collect))
       .addOption(new Option('--start <instant>', 'no occurrence before this ISO 8601 instant, e.g. 2027-01-01T00:00:00Z (startAt)'))
       .addOption(new Option('--end <instant>', 'no occurrence at or after this ISO 8601 instant; the job is then Completed (endAt)'))
       .addOption(
@@ -132,6 +136,7 @@ export function registerCronCommands(program: Command): void {
           misfire: opts.misfire,
           overlap: opts.overlap,
           pauseAfterFailures: orNull(opts.pauseAfterFailures),
+          tags: opts.tag || undefined,
         }),
         ...lifeBody(opts),
         ...deliveryBody(opts),
@@ -146,13 +151,14 @@ export function registerCronCommands(program: Command): void {
   withPageOptions(
     withApiOptions(cron.command('list').description('list cron jobs, oldest first'))
       .addOption(new Option('--status <status>', 'only jobs in this state').choices(CRON_JOB_STATUSES))
+      .addOption(new Option('--tag <tag>', 'only jobs with this tag (repeatable: all must match)').argParser(collect))
       .addOption(new Option('--name <text>', 'only jobs whose name contains this')),
     'cron jobs',
     '1–1000, default 100',
   ).action(
-    action(async (opts: PageOptions & { status?: string; name?: string }) => {
+    action(async (opts: PageOptions & { status?: string; tag?: string[]; name?: string }) => {
       const client = clientFrom(opts);
-      const query = defined({ status: opts.status, name: opts.name, limit: opts.limit }) as CronJobListQuery;
+      const query = defined({ status: opts.status, tag: opts.tag, name: opts.name, limit: opts.limit }) as CronJobListQuery;
       let result: CronJobList;
       if (opts.all) {
         const all: CronJob[] = [];
@@ -188,6 +194,7 @@ export function registerCronCommands(program: Command): void {
     .addOption(new Option('--no-start', 'remove the start (startAt null)'))
     .addOption(new Option('--no-end', 'remove the end (endAt null)'))
     .addOption(new Option('--no-max-invocations', 'remove the limit (maxInvocations null)'))
+    .addOption(new Option('--no-tag', 'remove every tag'))
     .action(
       action(async (id: string, opts: FieldFlags) => {
         const body = {
@@ -200,6 +207,7 @@ export function registerCronCommands(program: Command): void {
             misfire: opts.misfire,
             overlap: opts.overlap,
             pauseAfterFailures: orNull(opts.pauseAfterFailures),
+            tags: opts.tag === false ? [] : opts.tag,
           }),
           ...lifeBody(opts),
           ...deliveryBody(opts),
@@ -212,14 +220,23 @@ export function registerCronCommands(program: Command): void {
     );
 
   for (const [verb, description] of [
-    ['pause', 'pause a cron job: it stops firing (PATCH status Paused)'],
-    ['resume', 'resume a paused or completed cron job from its next occurrence after now (PATCH status Active)'],
+    ['pause', 'pause cron jobs: they stop firing (one id: PATCH status Paused; a filter or several ids: POST /cron/bulk)'],
+    ['resume', 'resume cron jobs from their next occurrence after now (one id: PATCH status Active, paused or completed; else POST /cron/bulk, paused ones)'],
   ] as const) {
-    const cmd = withApiOptions(cron.command(verb).argument('<id>', 'id of the cron job').description(description));
-    if (verb === 'pause') cmd.addOption(new Option('--reason <text>', 'why the job is paused (pausedReason, at most 512 characters)'));
+    const cmd = withBulkOptions(
+      withApiOptions(cron.command(verb).argument('[ids...]', 'ids of the cron jobs').description(description)),
+      'cron job',
+      CRON_JOB_STATUSES,
+    );
+    if (verb === 'pause') cmd.addOption(new Option('--reason <text>', 'why the job is paused (pausedReason, at most 512 characters; one id only)'));
     cmd.action(
-      action(async (id: string, opts: ApiOptions & { reason?: string }) => {
+      action(async (ids: string[], opts: ApiOptions & BulkFlags & { reason?: string }) => {
         const client = clientFrom(opts);
+        if (isBulk(ids, opts)) {
+          if (opts.reason !== undefined) throw new UsageError('--reason is for one id only');
+          return runBulk('cron jobs', verb, ids, opts, (filter, dryRun) => client.cron.bulk({ action: verb, filter, dryRun } as CronBulk));
+        }
+        const id = ids[0]!;
         const job = verb === 'pause' ? await client.cron.pause(id, opts.reason) : await client.cron.resume(id);
         if (opts.json) printJson(job);
         else out(cronJobDetail(job));
@@ -240,10 +257,20 @@ export function registerCronCommands(program: Command): void {
 
   registerSigningSecretCommand(cron, 'cron job', newSigningSecret('cron'));
 
-  withApiOptions(cron.command('delete').argument('<id>', 'id of the cron job').description('delete a cron job')).action(
-    action(async (id: string, opts: ApiOptions) => {
-      await clientFrom(opts).cron.delete(id);
-      if (!opts.json) out(`Deleted cron job ${id}.`);
+  withBulkOptions(
+    withApiOptions(
+      cron.command('delete').argument('[ids...]', 'ids of the cron jobs').description('delete cron jobs (one id: DELETE; a filter or several ids: POST /cron/bulk)'),
+    ),
+    'cron job',
+    CRON_JOB_STATUSES,
+  ).action(
+    action(async (ids: string[], opts: ApiOptions & BulkFlags) => {
+      const client = clientFrom(opts);
+      if (isBulk(ids, opts)) {
+        return runBulk('cron jobs', 'delete', ids, opts, (filter, dryRun) => client.cron.bulk({ action: 'delete', filter, dryRun } as CronBulk));
+      }
+      await client.cron.delete(ids[0]!);
+      if (!opts.json) out(`Deleted cron job ${ids[0]}.`);
     }),
   );
 

@@ -3,8 +3,9 @@
  * the API. The choices of `--status` are SCHEDULE_STATUSES of src/domain/enums.ts.
  */
 import { Option, type Command } from 'commander';
-import type { Schedule, ScheduleCreate, ScheduleList, ScheduleListQuery, ScheduleUpdate } from '../client/index.js';
+import type { Schedule, ScheduleBulk, ScheduleCreate, ScheduleList, ScheduleListQuery, ScheduleUpdate } from '../client/index.js';
 import { SCHEDULE_STATUSES } from '../domain/enums.js';
+import { isBulk, runBulk, withBulkOptions, type BulkFlags } from './bulk.js';
 import { action, clientFrom, withApiOptions, type ApiOptions } from './connect.js';
 import { printExecution, printExecutions, withPageOptions, type PageOptions } from './executions.js';
 import { NotFound, UsageError } from './exit.js';
@@ -130,10 +131,23 @@ export function registerScheduleCommands(program: Command): void {
 
   registerSigningSecretCommand(schedules, 'schedule', newSigningSecret('schedules'));
 
-  withApiOptions(schedules.command('delete').argument('<id>', 'id of the schedule').description('delete a schedule')).action(
-    action(async (id: string, opts: ApiOptions) => {
-      await clientFrom(opts).schedules.delete(id);
-      if (!opts.json) out(`Deleted schedule ${id}.`);
+  withBulkOptions(
+    withApiOptions(
+      schedules
+        .command('delete')
+        .argument('[ids...]', 'ids of the schedules')
+        .description('delete schedules (one id: DELETE; a filter or several ids: POST /schedules/bulk)'),
+    ),
+    'schedule',
+    SCHEDULE_STATUSES,
+  ).action(
+    action(async (ids: string[], opts: ApiOptions & BulkFlags) => {
+      const client = clientFrom(opts);
+      if (isBulk(ids, opts)) {
+        return runBulk('schedules', 'delete', ids, opts, (filter, dryRun) => client.schedules.bulk({ action: 'delete', filter, dryRun } as ScheduleBulk));
+      }
+      await client.schedules.delete(ids[0]!);
+      if (!opts.json) out(`Deleted schedule ${ids[0]}.`);
     }),
   );
 

@@ -63,6 +63,13 @@ export type CronPreviewQuery = QueryOf<'/cron/preview', 'get'>;
 /** `{ occurrences: [ISO 8601…] }`. */
 export type CronPreview = ResponseOf<'/cron/preview', 'get', 200>;
 
+/** Body of `cron.bulk` (POST /cron/bulk): `action`, `filter` (`tag`, `status`, `ids`; at least one), `dryRun`. */
+export type CronBulk = BodyOf<'/cron/bulk', 'post'>;
+/** Body of `schedules.bulk` (POST /schedules/bulk). */
+export type ScheduleBulk = BodyOf<'/schedules/bulk', 'post'>;
+/** The answer of a bulk action: `{ count }`, the jobs changed (or, dry, that would be). */
+export type BulkResult = ResponseOf<'/cron/bulk', 'post', 200>;
+
 /** An execution with its attempts. */
 export type Execution = ResponseOf<'/schedules/{id}/trigger', 'post', 202>;
 /** Query of `schedules.executions` and `cron.executions`: `limit` (1–100, default 20), `cursor`. */
@@ -216,6 +223,8 @@ export function createPunctualClient(options: PunctualClientOptions) {
       unwrap<Schedule>(raw.PATCH('/schedules/{id}', { ...id(scheduleId), body })),
     /** DELETE /schedules/{id}. */
     delete: (scheduleId: string) => unwrap<void>(raw.DELETE('/schedules/{id}', id(scheduleId))),
+    /** POST /schedules/bulk: deletes every schedule the filter matches (one transaction); `dryRun` only counts. */
+    bulk: (body: ScheduleBulk) => unwrap<BulkResult>(raw.POST('/schedules/bulk', { body })),
     /** POST /schedules/{id}/trigger: runs a Pending schedule now; resolves with the new execution. */
     trigger: (scheduleId: string, o: WriteOptions = {}) => trigger('/schedules/{id}/trigger', scheduleId, o),
     /** POST /schedules/{id}/signing-secret: a new signing secret of the schedule's own, answered this once. */
@@ -254,6 +263,8 @@ export function createPunctualClient(options: PunctualClientOptions) {
     resume: (jobId: string) => cron.update(jobId, { status: 'Active' }),
     /** DELETE /cron/{id}. */
     delete: (jobId: string) => unwrap<void>(raw.DELETE('/cron/{id}', id(jobId))),
+    /** POST /cron/bulk: pauses, resumes or deletes every job the filter matches (one transaction); `dryRun` only counts. */
+    bulk: (body: CronBulk) => unwrap<BulkResult>(raw.POST('/cron/bulk', { body })),
     /** POST /cron/{id}/trigger: runs the job now, outside its schedule; resolves with the new execution. */
     trigger: (jobId: string, o: WriteOptions = {}) => trigger('/cron/{id}/trigger', jobId, o),
     /** POST /cron/{id}/signing-secret: a new signing secret of the job's own, answered this once. */

@@ -65,7 +65,7 @@ export interface paths {
         };
         /**
          * List cron jobs
-         * @description A page of cron jobs, oldest first (by `createdAt`, then id), `limit` at a time; pass `nextCursor` as `cursor` for the next page (null on the last one). Filters combine: `status` and `name` (a substring); cron jobs have no tags. `size` is the length of this page.
+         * @description A page of cron jobs, oldest first (by `createdAt`, then id), `limit` at a time; pass `nextCursor` as `cursor` for the next page (null on the last one). Filters combine: `status`, `tag` (repeatable: every tag must match) and `name` (a substring). `size` is the length of this page.
          */
         get: operations["listCronJobs"];
         put?: never;
@@ -74,6 +74,26 @@ export interface paths {
          * @description The job starts `Active`, with `nextInvocation` its next occurrence strictly after now in `timezone` (UTC when null). On each occurrence the endpoint is called with `data` (or `{}`) as the JSON body. Absent fields take the defaults: `name`, `timezone` and `data` null, the service's retry policy and timeout, `misfire` `once`, `overlap` `allow`.
          */
         post: operations["createCronJob"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/cron/bulk": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Pause, resume or delete the cron jobs a filter matches
+         * @description Acts on every matching job in one transaction and answers the count; with `"dryRun": true` it answers the count and changes nothing. The filter's keys (`tag`, `status`, `ids`) combine with AND; an empty filter is a 400 naming `filter` and changes nothing. The count is of the jobs changed: `pause` counts the Active jobs it paused, `resume` the Paused jobs it resumed (each from its next occurrence after now, as a PATCH with `"status": "Active"`), `delete` the jobs deleted.
+         */
+        post: operations["bulkCronJobs"];
         delete?: never;
         options?: never;
         head?: never;
@@ -444,6 +464,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/schedules/bulk": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Delete the schedules a filter matches
+         * @description Acts on every matching job in one transaction and answers the count; with `"dryRun": true` it answers the count and changes nothing. The filter's keys (`tag`, `status`, `ids`) combine with AND; an empty filter is a 400 naming `filter` and changes nothing. `delete` removes every matching schedule whatever its status, as DELETE /schedules/{id} does (a call already under way still ends; executions stay).
+         */
+        post: operations["bulkSchedules"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/schedules/{id}": {
         parameters: {
             query?: never;
@@ -766,7 +806,11 @@ export interface components {
          *       "startAt": null,
          *       "endAt": "2027-03-31T22:00:00.000Z",
          *       "maxInvocations": null,
-         *       "jitterMs": 60000
+         *       "jitterMs": 60000,
+         *       "tags": [
+         *         "newsletter",
+         *         "nightly"
+         *       ]
          *     }
          */
         CronJob: {
@@ -884,6 +928,8 @@ export interface components {
             pausedReason: string | null;
             /** @description Failed executions since the last Succeeded one (or since the job was created or last resumed); Skipped executions change nothing. Read-only. */
             consecutiveFailures: number;
+            /** @description Labels for organising cron jobs, as those of schedules. */
+            tags: string[];
         };
         /**
          * CronJobCreate
@@ -891,6 +937,10 @@ export interface components {
          * @example {
          *       "expression": "0 9 * * MON-FRI",
          *       "name": "Daily digest",
+         *       "tags": [
+         *         "newsletter",
+         *         "nightly"
+         *       ],
          *       "timezone": "Europe/Berlin",
          *       "endpoint": "https://mail.example.com/hooks/digest",
          *       "method": "PUT",
@@ -953,6 +1003,8 @@ export interface components {
             maxInvocations?: number | null;
             /** @description Largest delay added to each occurrence, in ms (0–3,600,000; 0: none): an occurrence runs at its instant plus a delay in [0, jitterMs) fixed per occurrence (the same on every node and after a restart), never early. `nextInvocation`, `scheduledFor` and `Punctual-Scheduled-For` stay the occurrence's instant; the execution shows the delay as `jitterMs`. Default 0. */
             jitterMs?: number;
+            /** @description Labels (default `[]`); a patch replaces them all. An array of strings: at most 32 tags of at most 64 characters each by default (`PUNCTUAL_MAX_TAGS`, `PUNCTUAL_MAX_TAG_LENGTH`). */
+            tags?: string[];
             /**
              * @description HTTP method of the calls. GET and HEAD calls carry no body: with them `data` is empty and `body` null. Default POST.
              * @enum {string}
@@ -1081,6 +1133,8 @@ export interface components {
             maxInvocations?: number | null;
             /** @description Largest delay added to each occurrence, in ms (0–3,600,000; 0: none): an occurrence runs at its instant plus a delay in [0, jitterMs) fixed per occurrence (the same on every node and after a restart), never early. `nextInvocation`, `scheduledFor` and `Punctual-Scheduled-For` stay the occurrence's instant; the execution shows the delay as `jitterMs`. Default 0. */
             jitterMs?: number;
+            /** @description Labels (default `[]`); a patch replaces them all. An array of strings: at most 32 tags of at most 64 characters each by default (`PUNCTUAL_MAX_TAGS`, `PUNCTUAL_MAX_TAG_LENGTH`). */
+            tags?: string[];
             /**
              * @description HTTP method of the calls. GET and HEAD calls carry no body: with them `data` is empty and `body` null. Default POST.
              * @enum {string}
@@ -2035,6 +2089,8 @@ export interface operations {
                 cursor?: string;
                 /** @description Only cron jobs in this status. */
                 status?: "Active" | "Paused" | "Completed";
+                /** @description Only cron jobs carrying this tag (exact, case-sensitive). Repeat it (`?tag=a&tag=b`) for cron jobs carrying every one of them; at most as many as a job may have (32 by default). The first tag given drives the scan: put the rarest first. */
+                tag?: string[];
                 /** @description Only cron jobs whose name contains this text: the letters A–Z match in either case, every other character only itself (no wildcards). Checked row by row: a page looks at 5,000 cron jobs at most, so a page may hold fewer than `limit` (even none) while `nextCursor` goes on. */
                 name?: string;
             };
@@ -2093,6 +2149,58 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["UnprocessableContent"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    bulkCronJobs: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description A bulk action on the cron jobs a filter matches. */
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description `pause` the matching Active jobs; `resume` the matching Paused jobs (each from its next occurrence after now, as a PATCH with `"status": "Active"`); `delete` every matching job.
+                     * @enum {string}
+                     */
+                    action: "pause" | "resume" | "delete";
+                    /** @description Which cron jobs to act on: the keys combine with AND; at least one is required (an empty filter is a 400 and changes nothing). */
+                    filter: {
+                        /** @description Only cron jobs carrying every one of these tags (exact, case-sensitive): 1 to 32 tags by default (`PUNCTUAL_MAX_TAGS`). */
+                        tag?: string[];
+                        /** @description Only cron jobs in this status, or in any of these statuses (a non-empty list). */
+                        status?: ("Active" | "Paused" | "Completed") | ("Active" | "Paused" | "Completed")[];
+                        /** @description Only cron jobs with any of these ids (1 to 1000). */
+                        ids?: string[];
+                    };
+                    /** @description True: answer the count and change nothing. Default false. */
+                    dryRun?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description How many jobs the action changed (or, with `dryRun`, would change). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The jobs the action changed (with `dryRun`: would change). Jobs already in the state asked for are not counted. */
+                        count: number;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             503: components["responses"]["ServiceUnavailable"];
         };
@@ -2813,7 +2921,7 @@ export interface operations {
                 cursor?: string;
                 /** @description Only schedules in this status. */
                 status?: "Pending" | "Running" | "Succeeded" | "Failed";
-                /** @description Only schedules carrying this tag (exact, case-sensitive). Repeat it (`?tag=a&tag=b`) for schedules carrying every one of them; at most as many as a schedule may have (32 by default). The first tag given drives the scan: put the rarest first. */
+                /** @description Only schedules carrying this tag (exact, case-sensitive). Repeat it (`?tag=a&tag=b`) for schedules carrying every one of them; at most as many as a job may have (32 by default). The first tag given drives the scan: put the rarest first. */
                 tag?: string[];
                 /** @description Only schedules whose name contains this text: the letters A–Z match in either case, every other character only itself (no wildcards). Checked row by row: a page looks at 5,000 schedules at most, so a page may hold fewer than `limit` (even none) while `nextCursor` goes on. */
                 name?: string;
@@ -2918,6 +3026,58 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["UnprocessableContent"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    bulkSchedules: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description A bulk action on the schedules a filter matches. */
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description `delete`: delete every matching schedule, whatever its status (as DELETE /schedules/{id}).
+                     * @enum {string}
+                     */
+                    action: "delete";
+                    /** @description Which schedules to act on: the keys combine with AND; at least one is required (an empty filter is a 400 and changes nothing). */
+                    filter: {
+                        /** @description Only schedules carrying every one of these tags (exact, case-sensitive): 1 to 32 tags by default (`PUNCTUAL_MAX_TAGS`). */
+                        tag?: string[];
+                        /** @description Only schedules in this status, or in any of these statuses (a non-empty list). */
+                        status?: ("Pending" | "Running" | "Succeeded" | "Failed") | ("Pending" | "Running" | "Succeeded" | "Failed")[];
+                        /** @description Only schedules with any of these ids (1 to 1000). */
+                        ids?: string[];
+                    };
+                    /** @description True: answer the count and change nothing. Default false. */
+                    dryRun?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description How many jobs the action changed (or, with `dryRun`, would change). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The jobs the action changed (with `dryRun`: would change). Jobs already in the state asked for are not counted. */
+                        count: number;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             503: components["responses"]["ServiceUnavailable"];
         };

@@ -177,6 +177,8 @@ export interface CronJob extends DeliverySettings, JobRequest {
    * instant plus a delay in [0, jitterMs) fixed per occurrence (src/store/cron-life.ts).
    */
   jitterMs: number;
+  /** Labels to find the job by, as a schedule's `tags` (exact, case-sensitive); `[]` when none. */
+  tags: string[];
 }
 
 /**

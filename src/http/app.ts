@@ -32,6 +32,7 @@ import { openApiRoutes, registerOpenApiGenerator } from './openapi.js';
 import { healthRoutes } from './routes/health.js';
 import { idempotencyOnRoute } from './idempotency.js';
 import { metricsRoute, observeRequests, type MetricsExposition } from './metrics.js';
+import { jobBulkRoutes } from './routes/job-bulk.js';
 import { scheduleBatchRoutes } from './routes/schedule-batch.js';
 import { scheduleRoutes } from './routes/schedules.js';
 
@@ -211,6 +212,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     await api.register(apiKeyRoutes, routeDeps);
     await api.register(scheduleRoutes, routeDeps);
     await api.register(scheduleBatchRoutes, routeDeps);
+    await api.register(jobBulkRoutes, routeDeps);
     await api.register(cronJobRoutes, routeDeps);
     await api.register(executionRoutes, routeDeps);
     await api.register(executionSearchRoutes, routeDeps);

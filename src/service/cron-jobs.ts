@@ -67,6 +67,8 @@ export interface CronCreateInput extends Omit<RequestInput, 'data'>, SecretsInpu
   maxInvocations?: number | null;
   /** 0–3,600,000 ms; default 0. */
   jitterMs?: number;
+  /** Labels (default `[]`), with the rules of a schedule's `tags` (rules.ts). */
+  tags?: string[];
 }
 
 /**
@@ -134,6 +136,7 @@ export async function createCronJob(ctx: JobServiceContext, input: CronCreateInp
     overlap: input.overlap ?? DEFAULT_OVERLAP,
     successStatuses: input.successStatuses ?? [...DEFAULT_SUCCESS_STATUSES],
     pauseAfterFailures: input.pauseAfterFailures ?? null,
+    tags: input.tags ?? [],
     method: input.method ?? DEFAULT_METHOD,
     headers: input.headers ?? {},
     body: input.body ?? null,
@@ -154,7 +157,7 @@ export async function getCronJob(ctx: JobServiceContext, id: string): Promise<Cr
 }
 
 /**
- * A page of cron jobs, oldest first (by `createdAt`, then id), filtered by status and name (see
+ * A page of cron jobs, oldest first (by `createdAt`, then id), filtered by status, tags and name (see
  * `Store.cronPage`), `Paused` ones as described above.
  * @param pathPrefix prefixed to the field paths of errors (`/query` for a query string)
  * @throws InvalidInputError naming every faulty parameter (`job-lists.ts`), or a cursor the store
@@ -231,6 +234,7 @@ export async function updateCronJob(ctx: JobServiceContext, id: string, patch: C
     successStatuses: patch.successStatuses,
     pauseAfterFailures: patch.pauseAfterFailures,
     pausedReason: patch.pausedReason,
+    tags: patch.tags,
     method: patch.method,
     headers: patch.headers,
     body: patch.body,
@@ -308,6 +312,7 @@ function checkFields(checks: Checks, input: CronPatch): void {
     .object('/data', input.data, true)
     .oneOf('/misfire', input.misfire, MISFIRE_POLICIES)
     .oneOf('/overlap', input.overlap, OVERLAP_POLICIES)
+    .tags('/tags', input.tags)
     .rule('/startAt', 'instant', input.startAt, true)
     .rule('/endAt', 'instant', input.endAt, true);
   wholeIn(checks, '/maxInvocations', input.maxInvocations, 1, MAX_INVOCATIONS_MAX);

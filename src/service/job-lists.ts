@@ -1,6 +1,6 @@
 /**
  * The paged, filtered job lists (docs/interface.md, "Lists"): `GET /schedules` and `GET /cron`
- * take `limit`, `cursor`, `status`, `tag` (schedules only) and `name`. This module checks that
+ * take `limit`, `cursor`, `status`, `tag` and `name`, the same for both kinds. This module checks that
  * input (the HTTP layer checks the same in its schemas; this holds for any other caller) and turns
  * it into the store's page params. Paging and filtering themselves are the store's
  * (`Store.schedulePage`, `Store.cronPage`; the shared rules in `store/paging.ts`).
@@ -21,13 +21,15 @@ export interface JobListInput<S extends string> {
   status?: S;
   /** Only jobs whose name contains this text (A–Z in either case; see `store/paging.ts`). */
   name?: string;
-}
-
-/** Input of the schedule list: also `tag`, every one of which a schedule must carry. */
-export interface ScheduleListInput<S extends string> extends JobListInput<S> {
-  /** At most `PUNCTUAL_MAX_TAGS` (default 32) tags, each within `PUNCTUAL_MAX_TAG_LENGTH`. */
+  /**
+   * Only jobs carrying every one of these tags. At most `PUNCTUAL_MAX_TAGS` (default 32) tags,
+   * each within `PUNCTUAL_MAX_TAG_LENGTH`.
+   */
   tag?: string[];
 }
+
+/** Input of the schedule list (the same as every job list's). */
+export type ScheduleListInput<S extends string> = JobListInput<S>;
 
 /**
  * Checks a list's input and returns the store's page params (`tags` empty when not given).
@@ -35,15 +37,15 @@ export interface ScheduleListInput<S extends string> extends JobListInput<S> {
  * @param pathPrefix prefixed to the field paths of errors (`/query` for a query string)
  * @throws InvalidInputError naming every faulty parameter: `limit` out of 1–1,000 or not whole;
  *   a `status` not of the resource; an empty or too long `name`, or one with U+0000 or an unpaired
- *   surrogate; more `tag`s than a schedule may carry, or a tag longer than one may be. (A cursor
+ *   surrogate; more `tag`s than a job may carry, or a tag longer than one may be. (A cursor
  *   the store did not make is refused by the store, on `/query/cursor`.)
  */
 export function listParams<S extends string>(
-  input: ScheduleListInput<S>,
+  input: JobListInput<S>,
   statuses: readonly S[],
   rules: RuleContext,
   pathPrefix = '',
-): JobPageParams<S> & { tags: string[] } {
+): JobPageParams<S> {
   const limit = input.limit ?? LIST_LIMIT_DEFAULT;
   const checks = new Checks(rules);
   if (!Number.isInteger(limit) || limit < LIST_LIMIT_MIN || limit > LIST_LIMIT_MAX) {
@@ -51,8 +53,8 @@ export function listParams<S extends string>(
   }
   checks.oneOf(`${pathPrefix}/status`, input.status, statuses);
   checks.rule(`${pathPrefix}/name`, 'name-filter', input.name);
-  // As a schedule's `tags` (the same rule, the same messages): more tags than a schedule can
-  // carry could never all match.
+  // As a job's `tags` (the same rule, the same messages): more tags than a job can carry could
+  // never all match.
   checks.tags(`${pathPrefix}/tag`, input.tag);
   checks.throwIfAny();
   const tags = input.tag ?? [];

@@ -104,6 +104,34 @@ export function cutPage<R>(
 }
 
 /**
+ * Where a kind of job is stored, for its lists and bulk actions: its table, and the table of its
+ * tags (a row per tag and job, `(tag, created_at, <tagJob>)`, kept in step with the job's `tags`
+ * by triggers; see the migrations). Schedules and cron jobs are organised and filtered the same
+ * way through these.
+ */
+export interface JobTable {
+  table: 'schedules' | 'cron_jobs';
+  tagTable: 'schedule_tags' | 'cron_job_tags';
+  /** The column of `tagTable` holding the job's id. */
+  tagJob: 'schedule_id' | 'cron_job_id';
+}
+
+/** Schedules' tables. */
+export const SCHEDULE_TABLE: JobTable = Object.freeze({ table: 'schedules', tagTable: 'schedule_tags', tagJob: 'schedule_id' });
+
+/** Cron jobs' tables. */
+export const CRON_TABLE: JobTable = Object.freeze({ table: 'cron_jobs', tagTable: 'cron_job_tags', tagJob: 'cron_job_id' });
+
+/**
+ * The tags of a page filter, without repeats: the first drives the scan (its entries of the tag
+ * table, in list order), the others are checked row by row (primary-key lookups), null when none.
+ */
+export function pageTags(tags: readonly string[]): { driver: string | null; others: string[] | null } {
+  const [driver, ...others] = [...new Set(tags)];
+  return { driver: driver ?? null, others: others.length > 0 ? others : null };
+}
+
+/**
  * Where a page of jobs scans, the same in both stores: `limit` (jobs per page) floored, at least
  * 1; the position after the cursor (`at`: epoch ms, `id`; see {@link startOf}); `scan`, the rows
  * the scan may look at ({@link scanBound}); `name`, the name filter folded by

@@ -50,6 +50,7 @@ export const CRON_JOB_COLUMNS = [
   'end_at',
   'max_invocations',
   'jitter_ms',
+  'tags',
 ] as const;
 type CronJobColumn = (typeof CRON_JOB_COLUMNS)[number];
 
@@ -87,6 +88,8 @@ export interface CronJobRow extends RequestRow, RetryRow {
   end_at: number | null;
   max_invocations: number | null;
   jitter_ms: number;
+  /** JSON array as the driver gives it. */
+  tags: unknown;
 }
 
 /** A row of `cron_jobs` joined with its newest execution (`last_execution_id`, LEFT JOIN). */
@@ -125,6 +128,7 @@ export function cronRecordFromRow(codec: RowCodec, r: CronJobRow): CronJobRecord
     endAt: r.end_at ?? null,
     maxInvocations: r.max_invocations ?? null,
     jitterMs: r.jitter_ms ?? 0,
+    tags: (codec.json(r.tags) as string[] | null) ?? [],
   };
 }
 
@@ -160,6 +164,7 @@ export function newCronJob(p: CronCreateParams): CronJobRecord {
     endAt: p.endAt ?? null,
     maxInvocations: p.maxInvocations ?? null,
     jitterMs: p.jitterMs ?? 0,
+    tags: p.tags ?? [],
   };
 }
 
@@ -190,5 +195,6 @@ export function cronJobToRow(j: CronJobRecord): Record<CronJobColumn, unknown> {
     end_at: j.endAt ?? null,
     max_invocations: j.maxInvocations ?? null,
     jitter_ms: j.jitterMs ?? 0,
+    tags: JSON.stringify(j.tags ?? []),
   };
 }

@@ -17,6 +17,7 @@ import type {
 import type { ClaimDueResult } from './claim-rules.js';
 import type { FinishResult } from './outcome-rules.js';
 import type { BatchStore } from './store-batch.js';
+import type { BulkStore } from './store-bulk.js';
 import type { ExecutionSearchStore } from './store-executions.js';
 import type { IdempotencyStore } from './store-idempotency.js';
 import type { NodesStore } from './store-nodes.js';
@@ -27,6 +28,7 @@ import type { JobSecretsStore } from './store-secrets.js';
 import type { BacklogStore } from './store-backlog.js';
 export type { BacklogStore, DueCounts, RetryingCounts } from './store-backlog.js';
 export type { CronJobPage, ExecutionListParams, ExecutionPage, JobTriggerParams, SchedulePage } from './store-pages.js';
+export type { BulkResult, CronBulkAction, CronBulkParams, JobBulkFilter, ScheduleBulkParams } from './store-bulk.js';
 
 /**
  * The store: every persistent operation of the service, as domain operations taking one params
@@ -37,7 +39,7 @@ export type { CronJobPage, ExecutionListParams, ExecutionPage, JobTriggerParams,
  * all. Instants are epoch milliseconds (UTC). Methods throw `StoreUnavailableError` when the
  * database cannot be reached or written; they never throw for "not found" unless documented.
  */
-export interface Store extends JobSecretsStore, BatchStore, IdempotencyStore, NodesStore, ExecutionSearchStore, NotificationsStore, BacklogStore {
+export interface Store extends JobSecretsStore, BatchStore, BulkStore, IdempotencyStore, NodesStore, ExecutionSearchStore, NotificationsStore, BacklogStore {
   /** Applies pending numbered migrations. Idempotent. */
   migrate(): Promise<void>;
   /**
@@ -290,6 +292,8 @@ export interface JobPageParams<S extends string> {
    * Null: any name.
    */
   name: string | null;
+  /** Only jobs carrying every one of these tags (exact, case-sensitive); empty: any. */
+  tags: string[];
   /**
    * Most rows this page looks at (`scanBound` in ../paging.ts): default and at most
    * `PAGE_SCAN_MAX`, at least `limit + 1`. Lower only to test the bound on few rows.
@@ -298,12 +302,9 @@ export interface JobPageParams<S extends string> {
 }
 
 /** Params of {@link Store.schedulePage}. */
-export interface SchedulePageParams extends JobPageParams<ScheduleStatus> {
-  /** Only schedules carrying every one of these tags (exact, case-sensitive); empty: any. */
-  tags: string[];
-}
+export type SchedulePageParams = JobPageParams<ScheduleStatus>;
 
-/** Params of {@link Store.cronPage} (cron jobs have no tags). */
+/** Params of {@link Store.cronPage}. */
 export type CronPageParams = JobPageParams<CronJobStatus>;
 
 /** Params of {@link Store.scheduleUpdate}: absent fields keep their values. */
@@ -343,6 +344,8 @@ export interface CronCreateParams extends JobRequestParams, SuccessParams {
   maxInvocations?: number | null;
   /** Largest jitter of an occurrence, ms (0–3,600,000); absent: 0 (src/store/cron-life.ts). */
   jitterMs?: number;
+  /** Labels to find the job by (the rules of a schedule's `tags`); absent: none. */
+  tags?: string[];
   now: number;
 }
 
@@ -371,6 +374,8 @@ export interface CronUpdateParams extends JobRequestParams, SuccessParams {
   /** Largest jitter of an occurrence, ms (0–3,600,000); absent: 0 (src/store/cron-life.ts). */
   jitterMs?: number;
 
+  /** Replaces the job's tags. */
+  tags?: string[];
   /**
    * Epoch ms (UTC): when given, `nextInvocation` becomes the patched job's next occurrence strictly
    * after this instant (in its time zone, UTC when null) within its window and limit; when

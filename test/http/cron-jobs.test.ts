@@ -62,11 +62,11 @@ describe('POST /cron', () => {
         'createdAt', 'data', 'endpoint', 'expression', 'id', 'invocations', 'name', 'nextInvocation', 'status', 'timezone',
         'retry', 'timeoutMs', 'misfire', 'overlap', 'lastInvocation', 'lastStatus', 'skippedOccurrences',
         'method', 'headers', 'body', 'secretHeaderNames', 'auth', 'signingSecretSet',
-        'successStatuses', 'pauseAfterFailures', 'pausedReason', 'consecutiveFailures',
+        'successStatuses', 'pauseAfterFailures', 'pausedReason', 'consecutiveFailures', 'tags',
         'startAt', 'endAt', 'maxInvocations', 'jitterMs',
       ].sort(),
     );
-    expect(body).toMatchObject({ method: 'POST', headers: {}, body: null });
+    expect(body).toMatchObject({ method: 'POST', headers: {}, body: null, tags: [] });
     expect(body).toMatchObject({
       expression: '*/15 * * * *',
       name: null,

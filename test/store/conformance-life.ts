@@ -88,9 +88,9 @@ export function describeLife(current: () => Store): void {
       expect((await claim(T0 + MINUTE)).map((x) => x.scheduledFor)).toEqual([T0 + MINUTE]);
       expect(await store().cronGet({ id: c.id })).toMatchObject({ status: 'Completed', invocations: 2 });
       expect(await claim(T0 + 10 * MINUTE)).toEqual([]);
-      const page = await store().cronPage({ limit: 10, cursor: null, status: 'Completed', name: null });
+      const page = await store().cronPage({ limit: 10, cursor: null, status: 'Completed', name: null, tags: [] });
       expect(page.cronJobs.map((j) => j.id)).toEqual([c.id]);
-      expect((await store().cronPage({ limit: 10, cursor: null, status: 'Active', name: null })).cronJobs).toEqual([]);
+      expect((await store().cronPage({ limit: 10, cursor: null, status: 'Active', name: null, tags: [] })).cronJobs).toEqual([]);
     });
 
     it('the occurrence that reaches maxInvocations completes the job', async () => {

@@ -20,7 +20,7 @@ function uuid(n: number): string {
 }
 
 /** A cron job created at `now` (default T0), due an hour after T0, named `cron` unless told. */
-export function cronParams(o: { name?: string | null; now?: number; id?: string } = {}): CronCreateParams {
+export function cronParams(o: { name?: string | null; now?: number; id?: string; tags?: string[] } = {}): CronCreateParams {
   return {
     id: o.id ?? newId(),
     expression: '* * * * *',
@@ -33,6 +33,7 @@ export function cronParams(o: { name?: string | null; now?: number; id?: string 
     timeoutMs: 1_000,
     misfire: 'once',
     overlap: 'allow',
+    tags: o.tags ?? [],
     now: o.now ?? T0,
   };
 }
@@ -62,7 +63,7 @@ export function describeLists(current: () => Store): void {
         now: o.now ?? T0,
       });
 
-    const cron = (o: { name?: string | null; now?: number; id?: string } = {}) => store().cronCreate(cronParams(o));
+    const cron = (o: { name?: string | null; now?: number; id?: string; tags?: string[] } = {}) => store().cronCreate(cronParams(o));
 
     /** One page of schedules. */
     const schedulePage = (f: ScheduleFilter, limit: number, cursor: string | null = null) =>
@@ -70,7 +71,7 @@ export function describeLists(current: () => Store): void {
 
     /** One page of cron jobs. */
     const cronPage = (f: CronFilter, limit: number, cursor: string | null = null) =>
-      store().cronPage({ limit, cursor, status: f.status ?? null, name: f.name ?? null });
+      store().cronPage({ limit, cursor, status: f.status ?? null, name: f.name ?? null, tags: f.tags ?? [] });
 
     /** Every page of a list, from the first to the one whose nextCursor is null. */
     async function walk<T>(page: (cursor: string | null) => Promise<{ items: T[]; nextCursor: string | null }>) {
@@ -282,6 +283,51 @@ export function describeLists(current: () => Store): void {
         expect(await by({ name: 'null' })).toEqual([]);
         expect(await by({})).toEqual([daily.id, unnamed.id, hourly.id]);
       });
+
+      it('cron jobs: tags, every one must match, paged; with status and name; following updates and deletes', async () => {
+        const a = await cron({ tags: ['a'], now: T0 + 1 });
+        const ab = await cron({ tags: ['b', 'a'], now: T0 + 2, name: 'Nightly' });
+        const abc = await cron({ tags: ['a', 'b', 'c', 'a'], now: T0 + 3 });
+        await cron({ tags: ['c'], now: T0 + 4 });
+        await cron({ now: T0 + 5 });
+        const by = async (f: CronFilter, limit = 1) => ids(await walkCron(f, limit));
+        expect(await by({ tags: ['a'] })).toEqual([a.id, ab.id, abc.id]);
+        expect(await by({ tags: ['a', 'b'] })).toEqual([ab.id, abc.id]);
+        expect(await by({ tags: ['b', 'a', 'b'] }, 10)).toEqual([ab.id, abc.id]);
+        expect(await by({ tags: ['c', 'a', 'b'] })).toEqual([abc.id]);
+        expect(await by({ tags: ['A'] })).toEqual([]); // exact
+        expect(await by({ tags: ['a', 'b'], name: 'NIGHT' })).toEqual([ab.id]);
+        await store().cronUpdate({ id: ab.id, status: 'Paused' });
+        expect(await by({ tags: ['a'], status: 'Active' })).toEqual([a.id, abc.id]);
+        expect(await by({ tags: ['b'], status: 'Paused' })).toEqual([ab.id]);
+        // Tags follow updates (a patch without tags keeps them) and deletes.
+        await store().cronUpdate({ id: a.id, tags: ['z', 'b'] });
+        expect(await by({ tags: ['a'] })).toEqual([ab.id, abc.id]);
+        expect(await by({ tags: ['b', 'z'] })).toEqual([a.id]);
+        await store().cronUpdate({ id: a.id, name: 'renamed' });
+        expect((await store().cronGet({ id: a.id }))!.tags).toEqual(['z', 'b']);
+        expect(await by({ tags: ['z'] })).toEqual([a.id]);
+        await store().cronDelete({ id: abc.id });
+        expect(await by({ tags: ['c'] }, 10)).toHaveLength(1);
+        expect(await by({ tags: ['a', 'b'] })).toEqual([ab.id]);
+      });
+
+      it('cron jobs: a second tag is checked within the scan bound, rare matches each exactly once', async () => {
+        const rare = new Set([2, 40]);
+        for (let i = 0; i < 45; i++) await cron({ id: uuid(i + 1), now: T0, tags: rare.has(i) ? ['x', 'y'] : ['x'] });
+        const got: string[] = [];
+        let pages = 0;
+        let cursor: string | null = null;
+        do {
+          const p: { cronJobs: CronJob[]; nextCursor: string | null } = await store().cronPage({ limit: 10, cursor, status: null, name: null, tags: ['x', 'y'], scan: 15 });
+          expect(p.cronJobs.length).toBeLessThanOrEqual(10);
+          got.push(...p.cronJobs.map((c) => c.id));
+          cursor = p.nextCursor;
+          pages++;
+        } while (cursor !== null);
+        expect(got).toEqual([uuid(3), uuid(41)]);
+        expect(pages).toBeGreaterThanOrEqual(3); // 45 rows, 15 a page
+      });
     });
 
     describe('bounded scans', () => {
@@ -321,12 +367,12 @@ export function describeLists(current: () => Store): void {
 
       it('cron jobs: a name filter is bounded too', async () => {
         for (let i = 0; i < 12; i++) await cron({ id: uuid(i + 1), now: T0, name: i === 10 ? 'Needle' : null });
-        const first = await store().cronPage({ limit: 2, cursor: null, status: 'Active', name: 'needle', scan: 5 });
+        const first = await store().cronPage({ limit: 2, cursor: null, status: 'Active', name: 'needle', tags: [], scan: 5 });
         expect(first).toEqual({ cronJobs: [], nextCursor: expect.any(String) });
         const ids: string[] = [];
         let cursor: string | null = null;
         do {
-          const p: { cronJobs: CronJob[]; nextCursor: string | null } = await store().cronPage({ limit: 2, cursor, status: null, name: 'needle', scan: 5 });
+          const p: { cronJobs: CronJob[]; nextCursor: string | null } = await store().cronPage({ limit: 2, cursor, status: null, name: 'needle', tags: [], scan: 5 });
           ids.push(...p.cronJobs.map((c) => c.id));
           cursor = p.nextCursor;
         } while (cursor !== null);

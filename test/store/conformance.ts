@@ -26,6 +26,7 @@ import type { ClaimDueParams, Store } from '../../src/store/store.js';
 import { describeExecutionSearch } from './conformance-executions.js';
 import { describeLists } from './conformance-lists.js';
 import { describeBatch, describeGroupCommit } from './conformance-batch.js';
+import { describeBulk } from './conformance-bulk.js';
 import { describeIdempotency } from './conformance-idempotency.js';
 import { describeNodes } from './conformance-nodes.js';
 import { describeNotifications } from './conformance-notifications.js';
@@ -207,6 +208,8 @@ export function exerciseStore(name: string, factory: () => Promise<StoreUnderTes
     // ---- batch create (scheduleCreateMany): conformance-batch.ts ----------------------------------
     describeBatch(() => store);
     describeGroupCommit(() => store);
+    // ---- bulk actions by filter (scheduleBulk, cronBulk): conformance-bulk.ts ----------------------
+    describeBulk(() => store);
     // ---- idempotency records (idempotencyBegin, …Finish, …Abandon, …Prune): conformance-idempotency.ts
     describeIdempotency(() => store);
     // ---- node liveness (heartbeats, reaping, re-registration): conformance-nodes.ts ----------------
@@ -443,6 +446,7 @@ export function exerciseStore(name: string, factory: () => Promise<StoreUnderTes
           ...CRON_REQUEST,
           successStatuses: ['4xx', 200],
           pauseAfterFailures: 3,
+          tags: ['nightly', 'eu'],
           now: T0,
         });
         expect(c).toEqual({
@@ -472,6 +476,7 @@ export function exerciseStore(name: string, factory: () => Promise<StoreUnderTes
           endAt: null,
           maxInvocations: null,
           jitterMs: 0,
+          tags: ['nightly', 'eu'],
         });
         expect(await store.cronGet({ id })).toEqual(c);
       });
@@ -1705,7 +1710,7 @@ export function exerciseStore(name: string, factory: () => Promise<StoreUnderTes
         const cleared = await store.cronUpdate({ id: c.id, body: null, auth: null, secrets: null });
         expect(cleared).toMatchObject({ method: 'PUT', headers: REQUEST.headers, body: null, auth: null, secrets: null });
         expect(await store.cronList()).toEqual([cleared]);
-        expect((await store.cronPage({ limit: 10, cursor: null, status: null, name: null })).cronJobs).toEqual([cleared]);
+        expect((await store.cronPage({ limit: 10, cursor: null, status: null, name: null, tags: [] })).cronJobs).toEqual([cleared]);
       });
 
       it('reaches the claim: a schedule start, a cron occurrence, and a retry with the job\'s current request', async () => {

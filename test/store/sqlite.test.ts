@@ -338,6 +338,8 @@ describe('SQLite store', () => {
         endAt: null,
         maxInvocations: null,
         jitterMs: 0,
+        // Migration 15: no tags.
+        tags: [],
       });
       expect(await s.cronGet({ id: ids.idle })).toMatchObject({ lastInvocation: null, lastStatus: null, misfire: 'once', overlap: 'allow' });
       expect(await s.executionGet({ id: ex.done })).toEqual({
@@ -478,27 +480,30 @@ describe('SQLite store', () => {
       (await open()).close();
       const q = { at: T0, id: 'x', scan: 5000, status: null, name: null, tags: null, tag: 'a' };
       const cases: [string, RegExp][] = [
-        [SCHEDULE_PAGE_SQL.all, /SEARCH s USING INDEX schedules_by_created \(\(created_at,id\)>\(\?,\?\)\)/],
+        [SCHEDULE_PAGE_SQL.all, /SEARCH j USING INDEX schedules_by_created \(\(created_at,id\)>\(\?,\?\)\)/],
         [SCHEDULE_PAGE_SQL.tag, /SEARCH d USING PRIMARY KEY \(tag=\? AND \(created_at,schedule_id\)>\(\?,\?\)\)/],
-        [CRON_PAGE_SQL.all, /SEARCH c USING INDEX cron_jobs_by_created \(\(created_at,id\)>\(\?,\?\)\)/],
+        [CRON_PAGE_SQL.all, /SEARCH j USING INDEX cron_jobs_by_created \(\(created_at,id\)>\(\?,\?\)\)/],
+        [CRON_PAGE_SQL.tag, /SEARCH d USING PRIMARY KEY \(tag=\? AND \(created_at,cron_job_id\)>\(\?,\?\)\)/],
         ...(['Pending', 'Running', 'Succeeded', 'Failed'] as const).map((st): [string, RegExp] => [
           SCHEDULE_PAGE_SQL.status[st],
-          new RegExp(`SEARCH s USING INDEX schedules_${st.toLowerCase()}_by_created \\(\\(created_at,id\\)>\\(\\?,\\?\\)\\)`),
+          new RegExp(`SEARCH j USING INDEX schedules_${st.toLowerCase()}_by_created \\(\\(created_at,id\\)>\\(\\?,\\?\\)\\)`),
         ]),
         ...(['Active', 'Paused'] as const).map((st): [string, RegExp] => [
           CRON_PAGE_SQL.status[st],
-          new RegExp(`SEARCH c USING INDEX cron_jobs_${st.toLowerCase()}_by_created \\(\\(created_at,id\\)>\\(\\?,\\?\\)\\)`),
+          new RegExp(`SEARCH j USING INDEX cron_jobs_${st.toLowerCase()}_by_created \\(\\(created_at,id\\)>\\(\\?,\\?\\)\\)`),
         ]),
       ];
       for (const [sql, expected] of cases) {
-        const p = plan(sql, sql.includes(':tags') ? q : { at: T0, id: 'x', scan: 5000, status: null, name: null });
+        const p = plan(sql, q);
         expect(p, sql).toMatch(expected);
         expect(p, sql).not.toMatch(/TEMP B-TREE/);
         expect(p, sql).not.toMatch(FULL_SCAN);
       }
-      // The tag driver reads each schedule by primary key; other tags are primary-key lookups too.
-      expect(plan(SCHEDULE_PAGE_SQL.tag, q)).toMatch(/SEARCH s USING INDEX sqlite_autoindex_schedules_1 \(id=\?\)/);
-      expect(plan(SCHEDULE_PAGE_SQL.all, q)).toMatch(/SEARCH t USING PRIMARY KEY \(tag=\? AND created_at=\? AND schedule_id=\?\)/);
+      // The tag driver reads each job by primary key; other tags are primary-key lookups too.
+      expect(plan(SCHEDULE_PAGE_SQL.tag, q)).toMatch(/SEARCH j USING INDEX sqlite_autoindex_schedules_1 \(id=\?\)/);
+      expect(plan(SCHEDULE_PAGE_SQL.all, q)).toMatch(/SEARCH x USING PRIMARY KEY \(tag=\? AND created_at=\? AND schedule_id=\?\)/);
+      expect(plan(CRON_PAGE_SQL.tag, q)).toMatch(/SEARCH j USING INDEX sqlite_autoindex_cron_jobs_1 \(id=\?\)/);
+      expect(plan(CRON_PAGE_SQL.all, q)).toMatch(/SEARCH x USING PRIMARY KEY \(tag=\? AND created_at=\? AND cron_job_id=\?\)/);
     });
 
     it("a page's attempts are primary-key lookups; pruning reads executions_finished", async () => {

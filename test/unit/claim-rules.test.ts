@@ -47,6 +47,7 @@ function job(o: { nextInvocation?: number; misfire?: MisfirePolicy; overlap?: Ov
     pauseAfterFailures: null,
     pausedReason: null,
     consecutiveFailures: 0,
+    tags: [],
     misfire: o.misfire ?? 'once',
     overlap: o.overlap ?? 'allow',
     createdAt: T0 - MINUTE,

@@ -53,6 +53,7 @@ function job(o: Partial<CronJob> = {}): CronJob {
     endAt: null,
     maxInvocations: null,
     jitterMs: 0,
+    tags: [],
     ...o,
   };
 }

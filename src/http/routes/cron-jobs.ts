@@ -22,6 +22,7 @@ import {
 } from '../schemas/cron-jobs.js';
 import type { RouteDeps } from './deps.js';
 import { createSchema, deleteRoute, getByIdSchema, pageReply, queryNumber, readSchema, updateSchema } from './operations.js';
+import { repeatable } from './query.js';
 
 /** POST/GET /cron, GET /cron/preview, GET/PATCH/DELETE /cron/{id}. */
 export const cronJobRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app, { ctx }) => {
@@ -57,17 +58,19 @@ export const cronJobRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app, {
           summary: 'List cron jobs',
           description:
             'A page of cron jobs, oldest first (by `createdAt`, then id), `limit` at a time; pass `nextCursor` as `cursor` for ' +
-            'the next page (null on the last one). Filters combine: `status` and `name` (a substring); cron jobs have no tags. ' +
-            '`size` is the length of this page.',
+            'the next page (null on the last one). Filters combine: `status`, `tag` (repeatable: every tag must match) and ' +
+            '`name` (a substring). `size` is the length of this page.',
         },
         CronJobListQuery,
         'A page of cron jobs.',
         CronJobListSchema,
       ),
+      // `?tag=a` parses to a string and `?tag=a&tag=b` to an array: always an array for the schema.
+      preValidation: async (req) => repeatable(req.query as Record<string, unknown>, 'tag'),
     },
     async (req) => {
-      const { limit, cursor, status, name } = req.query;
-      const page = await listCronJobs(ctx, { limit: queryNumber(limit), cursor, status, name }, '/query');
+      const { limit, cursor, status, tag, name } = req.query;
+      const page = await listCronJobs(ctx, { limit: queryNumber(limit), cursor, status, tag, name }, '/query');
       return pageReply('cronJobs', page, cronJobToWire);
     },
   );

@@ -58,6 +58,20 @@ export function createSchema<B extends TSchema, T extends TSchema>(text: Operati
 }
 
 /**
+ * Schema of a POST that acts on existing resources (e.g. POST /cron/bulk): a JSON `body`, no
+ * query, a 200 answer of `schema` described by `answer`; problems 400, those of a body and those
+ * of every authenticated operation.
+ */
+export function actionSchema<B extends TSchema, T extends TSchema>(text: OperationText, body: B, answer: string, schema: T) {
+  return {
+    ...operationHead(text),
+    querystring: NoQuery,
+    body,
+    response: { 200: jsonResponse(answer, schema), ...problemResponses(400, ...WITH_BODY, ...AUTHENTICATED) },
+  };
+}
+
+/**
  * Schema of PATCH /{resource}/{id}: a JSON `body`, no query, a 200 answer of `schema` (the resource
  * as updated); problems 400, 404 (unknown id), 409 when `conflict` (a change the resource's status
  * forbids), those of a body and those of every authenticated operation.

@@ -68,6 +68,21 @@ export function TagsInput(description: string) {
   });
 }
 
+/**
+ * The `tag` filter of a job list (GET /schedules, GET /cron): repeatable, every one must match.
+ * @param jobs the jobs listed, as the description names them (`schedules`, `cron jobs`)
+ */
+export function TagQuery(jobs: string) {
+  return Type.Unsafe<string[]>({
+    type: 'array',
+    items: { type: 'string' },
+    [CHECK_KEYWORD]: 'tags',
+    description:
+      `Only ${jobs} carrying this tag (exact, case-sensitive). Repeat it (\`?tag=a&tag=b\`) for ${jobs} carrying every ` +
+      `one of them; at most as many as a job may have (${DEFAULT_LIMITS.tags} by default). The first tag given drives the scan: put the rarest first.`,
+  });
+}
+
 /** A resource identifier on the wire (UUID v7 when made by Punctual). */
 export const Id = Type.String({ description: 'Identifier in UUID format, assigned by the service.', format: 'uuid' });
 

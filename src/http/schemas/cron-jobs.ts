@@ -6,7 +6,7 @@ import { Type, type Static } from 'typebox';
 import { CRON_JOB_STATUSES, EXECUTION_STATUSES, MISFIRE_POLICIES, OVERLAP_POLICIES } from '../../domain/enums.js';
 import { toIso, toIsoOrNull } from '../../domain/time.js';
 import type { CronJob } from '../../domain/types.js';
-import { Endpoint, Id, JsonObjectInput, JsonObjectSchema, Nullable, RuleString, SizedList, StringEnum, Timestamp } from './common.js';
+import { Endpoint, Id, JsonObjectInput, JsonObjectSchema, Nullable, RuleString, SizedList, StringEnum, TagQuery, TagsInput, Timestamp } from './common.js';
 import { deliveryToWire, deliveryWireFields, requestInputFields, RetryInputSchema, TimeoutMsInput } from './delivery.js';
 import { EXECUTION_STATUS_DESCRIPTION } from './executions.js';
 import { cronOutcomeInputFields, cronOutcomeToWire, cronOutcomeWireFields, PausedReasonInput } from './outcome.js';
@@ -79,6 +79,7 @@ export const CronJobSchema = Type.Object(
         'included; at most 1,000 counted per catch-up). Overlap-skipped occurrences are not counted. Read-only.',
     }),
     ...cronOutcomeWireFields,
+    tags: Type.Array(Type.String(), { description: 'Labels for organising cron jobs, as those of schedules.' }),
   },
   { additionalProperties: false, title: 'CronJob', description: 'A recurring job.' },
 );
@@ -93,12 +94,13 @@ export const CronJobListSchema = SizedList(
   { nextCursor: Nullable(Type.String({ description: LIST_NEXT_CURSOR_DESCRIPTION })) },
 );
 
-/** Query of GET /cron. No `tag`: cron jobs have no tags. */
+/** Query of GET /cron (`tag` as on GET /schedules). */
 export const CronJobListQuery = Type.Object(
   {
     limit: Type.Optional(ListLimitQuery('Cron jobs')),
     cursor: Type.Optional(ListCursorQuery),
     status: Type.Optional(StringEnum(CRON_JOB_STATUSES, 'Only cron jobs in this status.')),
+    tag: Type.Optional(TagQuery('cron jobs')),
     name: Type.Optional(ListNameQuery('cron jobs')),
   },
   { additionalProperties: false },
@@ -122,6 +124,7 @@ const requestFields = {
   endAt: Nullable(RuleString('instant', END_AT_DESCRIPTION)),
   maxInvocations: Nullable(Type.Integer({ minimum: 1, maximum: 1_000_000_000, description: MAX_INVOCATIONS_DESCRIPTION })),
   jitterMs: Type.Integer({ minimum: 0, maximum: 3_600_000, description: `${JITTER_MS_DESCRIPTION} Default 0.` }),
+  tags: TagsInput('Labels (default `[]`); a patch replaces them all.'),
 };
 
 /** The fields that are optional both on POST /cron and on PATCH /cron/{id}. */
@@ -137,6 +140,7 @@ const optionalCronFields = {
   endAt: Type.Optional(requestFields.endAt),
   maxInvocations: Type.Optional(requestFields.maxInvocations),
   jitterMs: Type.Optional(requestFields.jitterMs),
+  tags: Type.Optional(requestFields.tags),
   ...requestInputFields,
   ...cronOutcomeInputFields,
 };
@@ -223,5 +227,6 @@ export function cronJobToWire(j: CronJob): CronJobWire {
     lastStatus: j.lastStatus,
     skippedOccurrences: j.skippedOccurrences,
     ...cronOutcomeToWire(j),
+    tags: j.tags,
   };
 }

@@ -88,11 +88,13 @@ export const CRON_JOB_EXAMPLE: CronJobWire = {
   endAt: '2027-03-31T22:00:00.000Z',
   maxInvocations: null,
   jitterMs: 60000,
+  tags: ['newsletter', 'nightly'],
 };
 
 export const CRON_CREATE_EXAMPLE: CronCreateBody = {
   expression: '0 9 * * MON-FRI',
   name: 'Daily digest',
+  tags: ['newsletter', 'nightly'],
   timezone: 'Europe/Berlin',
   endpoint: 'https://mail.example.com/hooks/digest',
   method: 'PUT',

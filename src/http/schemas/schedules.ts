@@ -3,8 +3,7 @@ import { Type, type Static } from 'typebox';
 import { SCHEDULE_STATUSES } from '../../domain/enums.js';
 import { toIso } from '../../domain/time.js';
 import type { Schedule } from '../../domain/types.js';
-import { CHECK_KEYWORD } from '../ajv.js';
-import { Endpoint, Id, JsonObjectInput, JsonObjectSchema, Nullable, RuleString, SizedList, StringEnum, TagsInput, Timestamp } from './common.js';
+import { Endpoint, Id, JsonObjectInput, JsonObjectSchema, Nullable, RuleString, SizedList, StringEnum, TagQuery, TagsInput, Timestamp } from './common.js';
 import { deliveryToWire, deliveryWireFields, requestInputFields, RetryInputSchema, TimeoutMsInput } from './delivery.js';
 import { SuccessStatusesInput, SuccessStatusesSchema } from './outcome.js';
 import { LIST_NEXT_CURSOR_DESCRIPTION, ListCursorQuery, ListLimitQuery, ListNameQuery } from './lists.js';
@@ -49,16 +48,7 @@ export const ScheduleListQuery = Type.Object(
     limit: Type.Optional(ListLimitQuery('Schedules')),
     cursor: Type.Optional(ListCursorQuery),
     status: Type.Optional(StringEnum(SCHEDULE_STATUSES, 'Only schedules in this status.')),
-    tag: Type.Optional(
-      Type.Unsafe<string[]>({
-        type: 'array',
-        items: { type: 'string' },
-        [CHECK_KEYWORD]: 'tags',
-        description:
-          'Only schedules carrying this tag (exact, case-sensitive). Repeat it (`?tag=a&tag=b`) for schedules carrying every ' +
-          'one of them; at most as many as a schedule may have (32 by default). The first tag given drives the scan: put the rarest first.',
-      }),
-    ),
+    tag: Type.Optional(TagQuery('schedules')),
     name: Type.Optional(ListNameQuery('schedules')),
   },
   { additionalProperties: false },

@@ -1,7 +1,8 @@
 import { CRON_JOB_STATUSES } from '../../domain/enums.js';
 import type { CronJob } from '../../domain/types.js';
 import { patchCronJob, patchedLife } from '../cron-patch.js';
-import { jobPageBounds } from '../paging.js';
+import { bulkWhere, CRON_ACTION_FROM, earliestNext, resumedJobs, type BulkResult, type CronBulkParams } from '../bulk-rules.js';
+import { CRON_TABLE } from '../paging.js';
 import {
   CRON_JOB_COLUMNS,
   CRON_JOB_UPDATE_COLUMNS,
@@ -13,8 +14,9 @@ import {
 import { columnList, PASS_THROUGH, valuesOf } from '../rows.js';
 import type { CronCreateParams, CronPageParams, CronUpdateParams } from '../store.js';
 import type { Sql } from './connection.js';
+import { PG_PLACEHOLDER } from './execution-search.js';
 import { notifySql } from './notify.js';
-import { foldNameSql, pageOf, tablePageSql, type PageRow } from './paging.js';
+import { jobPageQuery, jobPageSql, pageOf, type PageRow } from './paging.js';
 import type { NotifyContext } from './schedules.js';
 
 export type { CronRow } from '../rows-cron.js';
@@ -30,22 +32,12 @@ export const CRON_SELECT = `SELECT ${JOB_COLUMNS},
        l.scheduled_for AS last_invocation, l.status AS last_status
   FROM cron_jobs c LEFT JOIN executions l ON l.id = c.last_execution_id`;
 
-/**
- * Page statements by driver (migration 2; see paging.ts): every job (`cron_jobs_by_created`) or
- * one status (`cron_jobs_<status>_by_created`); checked row by row: the status (`$5`) and the name
- * (`$6`, folded; a null name never matches). Null parameters are not checked.
- */
-const PAGE_FILTER = `($5::text IS NULL OR c.status = $5::text)
-     AND ($6::text IS NULL OR strpos(${foldNameSql('c.name')}, $6::text) > 0)`;
-/** The hits of a page (`where`: the driver's condition); the newest execution joined once filtered. */
-const hits = (where: string) =>
-  `SELECT ${JOB_COLUMNS}, l.scheduled_for AS last_invocation, l.status AS last_status, c.created_at AS k_at, c.id AS k_id
-     FROM (SELECT * FROM cron_jobs WHERE ${where} ORDER BY created_at, id LIMIT $3) AS c
-     LEFT JOIN executions l ON l.id = c.last_execution_id
-    WHERE ${PAGE_FILTER}
-    ORDER BY c.created_at, c.id LIMIT $4 + 1`;
-/** The page statement of each driver (paging.ts `tablePageSql`). */
-export const CRON_PAGE_SQL = tablePageSql('cron_jobs', CRON_JOB_STATUSES, hits);
+/** The page statement of each driver (paging.ts `jobPageSql`); the newest execution joined once filtered. */
+export const CRON_PAGE_SQL = jobPageSql(CRON_TABLE, CRON_JOB_STATUSES, {
+  alias: 'c',
+  select: `${JOB_COLUMNS}, l.scheduled_for AS last_invocation, l.status AS last_status`,
+  join: 'LEFT JOIN executions l ON l.id = c.last_execution_id',
+});
 
 /** Joined row → cron job (../rows-cron.ts; `pg` passes values through). */
 export function cronFromRow(r: CronRow): CronJob {
@@ -79,13 +71,10 @@ export const cronJobs = {
     return (await sql.rows<CronRow>(`${CRON_SELECT} ORDER BY c.created_at, c.id`)).map(cronFromRow);
   },
 
-  /** See `Store.cronPage`: one statement (paging.ts), driven by the status, else every job. */
+  /** See `Store.cronPage`: one statement (paging.ts), driven by the first tag, else the status, else every job. */
   async page(sql: Sql, p: CronPageParams): Promise<{ cronJobs: CronJob[]; nextCursor: string | null }> {
-    const b = jobPageBounds(p);
-    const values = [b.at, b.id, b.scan, b.limit, p.status, b.name];
-    // An unknown status has no index: the scan over every job then finds nothing, within its bound.
-    const text = (p.status === null ? undefined : CRON_PAGE_SQL.status[p.status]) ?? CRON_PAGE_SQL.all;
-    const { rows, nextCursor } = pageOf(await sql.rows<PageRow<CronRow>>(text, values), b.limit);
+    const q = jobPageQuery(CRON_PAGE_SQL, p);
+    const { rows, nextCursor } = pageOf(await sql.rows<PageRow<CronRow>>(q.text, q.values), q.limit);
     return { cronJobs: rows.map(cronFromRow), nextCursor };
   },
 
@@ -116,5 +105,35 @@ export const cronJobs = {
 
   async delete(sql: Sql, id: string): Promise<boolean> {
     return (await sql.count('DELETE FROM cron_jobs WHERE id = $1', [id])) > 0;
+  },
+
+  /**
+   * See `Store.cronBulk` (../bulk-rules.ts), in the caller's transaction. A resume reads the
+   * matching Paused jobs FOR UPDATE (no claim advances them meanwhile), writes each as the single
+   * resume does, and announces the earliest occurrence when soon.
+   */
+  async bulk(sql: Sql, n: NotifyContext, p: CronBulkParams): Promise<BulkResult> {
+    const w = bulkWhere(CRON_TABLE, 'c', p.filter, CRON_ACTION_FROM[p.action], PG_PLACEHOLDER);
+    if (p.action === 'resume') {
+      const rows = await sql.rows<CronRow>(`${CRON_SELECT} WHERE ${w.sql} ORDER BY c.id FOR UPDATE OF c`, w.params);
+      const resumed = resumedJobs(rows.map(cronFromRow), p.now);
+      if (p.dryRun) return { count: resumed.length, wakeAt: null };
+      for (const job of resumed) {
+        const values = cronJobToRow(job);
+        await sql.rows(
+          `UPDATE cron_jobs SET ${columnList(CRON_JOB_UPDATE_COLUMNS.map((c, i) => `${c} = $${i + 2}`))} WHERE id = $1`,
+          [values.id, ...valuesOf(values, CRON_JOB_UPDATE_COLUMNS)],
+        );
+      }
+      const wakeAt = earliestNext(resumed);
+      if (wakeAt !== null) await sql.rows(`SELECT ${notifySql('$1::bigint', '$2', n.clock)} AS notified`, [wakeAt, n.channel]);
+      return { count: resumed.length, wakeAt };
+    }
+    if (p.dryRun) {
+      const [r] = await sql.rows<{ n: number }>(`SELECT count(*)::int AS n FROM cron_jobs AS c WHERE ${w.sql}`, w.params);
+      return { count: r?.n ?? 0, wakeAt: null };
+    }
+    const write = p.action === 'pause' ? `UPDATE cron_jobs AS c SET status = 'Paused'` : 'DELETE FROM cron_jobs AS c';
+    return { count: await sql.count(`${write} WHERE ${w.sql}`, w.params), wakeAt: null };
   },
 };

@@ -222,6 +222,15 @@ export class PostgresStore implements S.Store {
   async cronDelete(p: { id: string }): Promise<boolean> {
     return this.run(() => cronJobs.delete(this.db.sql, p.id));
   }
+  async scheduleBulk(p: S.ScheduleBulkParams): Promise<S.BulkResult> {
+    return this.run(() => schedules.bulk(this.db.sql, p));
+  }
+  async cronBulk(p: S.CronBulkParams): Promise<S.BulkResult> {
+    return this.run(async () => {
+      const n = await this.notifyContext();
+      return this.db.tx((sql) => cronJobs.bulk(sql, n, p));
+    });
+  }
 
   // ---- Dispatch ----------------------------------------------------------------------------
   /** See claim.ts. With clock 'database', `p.now` is ignored: the database's clock decides. */

@@ -16,7 +16,8 @@
  * size, then those of the filters. Statements are unnamed (planned with their values): a
  * generic plan cannot know how small `$3` and `$4` are.
  */
-import { cutPage, type ListPosition } from '../paging.js';
+import { cutPage, jobPageBounds, pageTags, type JobTable, type ListPosition } from '../paging.js';
+import type { JobPageParams } from '../store.js';
 
 /** What a page statement answers: a hit's columns (null without one) and the tail's position. */
 export type PageRow<R> = { [K in keyof R]: R[K] | null } & {
@@ -85,4 +86,69 @@ export function tablePageSql<S extends string>(
     all: page(AFTER),
     status: Object.fromEntries(statuses.map((st) => [st, page(`status = '${st}' AND ${AFTER}`)])) as Record<S, string>,
   };
+}
+
+/** The driver condition "one tag, after the cursor" in a tag table (`$8` the tag). */
+const tagAfter = (t: JobTable) => `tag = $8::text AND (created_at, ${t.tagJob}) > ($1::bigint, $2::text)`;
+
+/**
+ * The page statements of a kind of job (migration 2): driven by every row (`<table>_by_created`),
+ * one status (`<table>_<status>_by_created`) or one tag (the tag table, `$8`). Checked row by
+ * row: the status (`$5`), the name (`$6`, folded; a null name never matches), the other tags
+ * (`$7`, each a primary-key lookup in the tag table). Null parameters are not checked.
+ * @param row how a hit is read: `alias` of the job row, `select` its columns (as `<alias>.`, plus
+ *   any of `join`), `join` what is joined to it once filtered (or '')
+ */
+export function jobPageSql<S extends string>(
+  t: JobTable,
+  statuses: readonly S[],
+  row: { alias: string; select: string; join: string },
+): { all: string; status: Record<S, string>; tag: string } {
+  const a = row.alias;
+  const filter = `($5::text IS NULL OR ${a}.status = $5::text)
+     AND ($6::text IS NULL OR strpos(${foldNameSql(`${a}.name`)}, $6::text) > 0)
+     AND ($7::text[] IS NULL OR NOT EXISTS (
+           SELECT 1 FROM unnest($7::text[]) AS u (tag)
+            WHERE NOT EXISTS (SELECT 1 FROM ${t.tagTable} x
+                               WHERE x.tag = u.tag AND x.created_at = ${a}.created_at AND x.${t.tagJob} = ${a}.id)))`;
+  const tableHits = (where: string) =>
+    `SELECT ${row.select}, ${a}.created_at AS k_at, ${a}.id AS k_id
+       FROM (SELECT * FROM ${t.table} WHERE ${where} ORDER BY created_at, id LIMIT $3) AS ${a} ${row.join}
+      WHERE ${filter}
+      ORDER BY ${a}.created_at, ${a}.id LIMIT $4 + 1`;
+  return {
+    ...tablePageSql(t.table, statuses, tableHits),
+    tag: pageSql({
+      hits: `SELECT ${row.select}, k.created_at AS k_at, k.${t.tagJob} AS k_id
+               FROM (SELECT created_at, ${t.tagJob} FROM ${t.tagTable} WHERE ${tagAfter(t)}
+                      ORDER BY created_at, ${t.tagJob} LIMIT $3) AS k
+               JOIN ${t.table} ${a} ON ${a}.id = k.${t.tagJob} ${row.join}
+              WHERE ${filter}
+              ORDER BY k.created_at, k.${t.tagJob} LIMIT $4 + 1`,
+      driver: `FROM ${t.tagTable} WHERE ${tagAfter(t)}`,
+      order: `created_at, ${t.tagJob}`,
+    }),
+  };
+}
+
+/**
+ * The statement and values of a page (`Store.schedulePage`, `Store.cronPage`) from
+ * {@link jobPageSql}'s statements: driven by the first tag, else the status, else every job.
+ * @throws InvalidInputError (path `/query/cursor`) for a cursor the store did not make
+ */
+export function jobPageQuery<S extends string>(
+  sql: { all: string; status: Record<S, string>; tag: string },
+  p: JobPageParams<S>,
+): { text: string; values: unknown[]; limit: number } {
+  const b = jobPageBounds(p);
+  const tags = pageTags(p.tags);
+  const values: unknown[] = [b.at, b.id, b.scan, b.limit, p.status, b.name, tags.others];
+  // An unknown status (not from the API, which checks) has no index: the scan over every job
+  // then finds nothing, within its bound.
+  let text = (p.status === null ? undefined : sql.status[p.status]) ?? sql.all;
+  if (tags.driver !== null) {
+    text = sql.tag;
+    values.push(tags.driver);
+  }
+  return { text, values, limit: b.limit };
 }

@@ -1,11 +1,13 @@
 import { SCHEDULE_STATUSES } from '../../domain/enums.js';
 import type { Schedule } from '../../domain/types.js';
-import { jobPageBounds } from '../paging.js';
+import { bulkWhere, type BulkResult, type ScheduleBulkParams } from '../bulk-rules.js';
+import { SCHEDULE_TABLE } from '../paging.js';
 import * as rowMap from '../rows.js';
 import type { ScheduleCreateParams, SchedulePageParams, ScheduleUpdateParams } from '../store.js';
 import type { Sql } from './connection.js';
+import { PG_PLACEHOLDER } from './execution-search.js';
 import { notifySql } from './notify.js';
-import { foldNameSql, pageOf, pageSql, tablePageSql, type PageRow } from './paging.js';
+import { jobPageQuery, jobPageSql, pageOf, type PageRow } from './paging.js';
 
 /**
  * Most groups of creates written at once (group-commit.ts `maxInFlight`), each on its own pool
@@ -19,42 +21,12 @@ export const CREATE_FLUSHES = 2;
 const COLUMNS = rowMap.columnList(rowMap.SCHEDULE_COLUMNS);
 const fromRow = (r: rowMap.ScheduleRow): Schedule => rowMap.scheduleFromRow(rowMap.PASS_THROUGH, r);
 
-/**
- * Page statements by driver (migration 2; see paging.ts): every schedule (`schedules_by_created`),
- * one status (`schedules_<status>_by_created`), one tag (`schedule_tags`, `$8`). Checked row by row:
- * the status (`$5`), the name (`$6`, folded), the other tags (`$7`, each a primary-key lookup in
- * `schedule_tags`). Null parameters are not checked.
- */
-const PAGE_FILTER = `($5::text IS NULL OR s.status = $5::text)
-     AND ($6::text IS NULL OR strpos(${foldNameSql('s.name')}, $6::text) > 0)
-     AND ($7::text[] IS NULL OR NOT EXISTS (
-           SELECT 1 FROM unnest($7::text[]) AS u (tag)
-            WHERE NOT EXISTS (SELECT 1 FROM schedule_tags t
-                               WHERE t.tag = u.tag AND t.created_at = s.created_at AND t.schedule_id = s.id)))`;
-/** The columns of a schedule, as `s.` (the page statements join). */
-const S_COLUMNS = rowMap.columnList(rowMap.SCHEDULE_COLUMNS, 's');
-/** The hits of a page driven by `schedules` itself (`where`: the driver's condition). */
-const tableHits = (where: string) =>
-  `SELECT ${S_COLUMNS}, s.created_at AS k_at, s.id AS k_id
-     FROM (SELECT * FROM schedules WHERE ${where} ORDER BY created_at, id LIMIT $3) AS s
-    WHERE ${PAGE_FILTER}
-    ORDER BY s.created_at, s.id LIMIT $4 + 1`;
-const TAG_AFTER = 'tag = $8::text AND (created_at, schedule_id) > ($1::bigint, $2::text)';
-
-/** The page statement of each driver: the table's own (paging.ts `tablePageSql`), or a tag's entries. */
-export const SCHEDULE_PAGE_SQL = {
-  ...tablePageSql('schedules', SCHEDULE_STATUSES, tableHits),
-  tag: pageSql({
-    hits: `SELECT ${S_COLUMNS}, k.created_at AS k_at, k.schedule_id AS k_id
-             FROM (SELECT created_at, schedule_id FROM schedule_tags WHERE ${TAG_AFTER}
-                    ORDER BY created_at, schedule_id LIMIT $3) AS k
-             JOIN schedules s ON s.id = k.schedule_id
-            WHERE ${PAGE_FILTER}
-            ORDER BY k.created_at, k.schedule_id LIMIT $4 + 1`,
-    driver: `FROM schedule_tags WHERE ${TAG_AFTER}`,
-    order: 'created_at, schedule_id',
-  }),
-};
+/** The page statement of each driver (paging.ts `jobPageSql`). */
+export const SCHEDULE_PAGE_SQL = jobPageSql(SCHEDULE_TABLE, SCHEDULE_STATUSES, {
+  alias: 's',
+  select: rowMap.columnList(rowMap.SCHEDULE_COLUMNS, 's'),
+  join: '',
+});
 
 /** What the schedule queries need besides SQL: the NOTIFY channel and the clock mode. */
 export interface NotifyContext {
@@ -133,17 +105,8 @@ export const schedules = {
    * else every schedule.
    */
   async page(sql: Sql, p: SchedulePageParams): Promise<{ schedules: Schedule[]; nextCursor: string | null }> {
-    const b = jobPageBounds(p);
-    const [driverTag, ...otherTags] = [...new Set(p.tags)];
-    const values: unknown[] = [b.at, b.id, b.scan, b.limit, p.status, b.name, otherTags.length > 0 ? otherTags : null];
-    // An unknown status (not from the API, which checks) has no index: the scan over every
-    // schedule then finds nothing, within its bound.
-    let text = (p.status === null ? undefined : SCHEDULE_PAGE_SQL.status[p.status]) ?? SCHEDULE_PAGE_SQL.all;
-    if (driverTag !== undefined) {
-      text = SCHEDULE_PAGE_SQL.tag;
-      values.push(driverTag);
-    }
-    const { rows, nextCursor } = pageOf(await sql.rows<PageRow<rowMap.ScheduleRow>>(text, values), b.limit);
+    const q = jobPageQuery(SCHEDULE_PAGE_SQL, p);
+    const { rows, nextCursor } = pageOf(await sql.rows<PageRow<rowMap.ScheduleRow>>(q.text, q.values), q.limit);
     return { schedules: rows.map(fromRow), nextCursor };
   },
 
@@ -170,5 +133,15 @@ export const schedules = {
 
   async delete(sql: Sql, id: string): Promise<boolean> {
     return (await sql.count('DELETE FROM schedules WHERE id = $1', [id])) > 0;
+  },
+
+  /** See `Store.scheduleBulk` (../bulk-rules.ts): one statement, atomic on its own. */
+  async bulk(sql: Sql, p: ScheduleBulkParams): Promise<BulkResult> {
+    const w = bulkWhere(SCHEDULE_TABLE, 's', p.filter, null, PG_PLACEHOLDER);
+    if (p.dryRun) {
+      const [r] = await sql.rows<{ n: number }>(`SELECT count(*)::int AS n FROM schedules AS s WHERE ${w.sql}`, w.params);
+      return { count: r?.n ?? 0, wakeAt: null };
+    }
+    return { count: await sql.count(`DELETE FROM schedules AS s WHERE ${w.sql}`, w.params), wakeAt: null };
   },
 };

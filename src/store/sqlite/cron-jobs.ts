@@ -1,12 +1,13 @@
 import type { CronJob, CronJobStatus } from '../../domain/types.js';
 import { patchCronJob, patchedLife } from '../cron-patch.js';
-import { jobPageBounds } from '../paging.js';
+import { bulkWhere, CRON_ACTION_FROM, earliestNext, resumedJobs, type BulkResult, type CronBulkParams } from '../bulk-rules.js';
+import { CRON_TABLE } from '../paging.js';
 import { CRON_JOB_COLUMNS, CRON_JOB_UPDATE_COLUMNS, cronJobFromRow, cronJobToRow, newCronJob, type CronRow } from '../rows-cron.js';
 import { columnList, mappedOrNull } from '../rows.js';
 import type { CronCreateParams, CronPageParams, CronUpdateParams } from '../store.js';
 import type { Db } from './connection.js';
 import { SQLITE_CODEC } from './json.js';
-import { readJobPage, type ScanRow } from './paging.js';
+import { JobPages, jobPageSql, SQLITE_PLACEHOLDER } from './paging.js';
 
 export type { CronRow } from '../rows-cron.js';
 
@@ -23,26 +24,11 @@ export function cronFromRow(r: CronRow): CronJob {
   return cronJobFromRow(SQLITE_CODEC, r);
 }
 
-/** What a page scan checks row by row (see schedules.ts `PAGE_HIT`): the status and the name. */
-const PAGE_HIT = `((:status IS NULL OR c.status = :status) AND (:name IS NULL OR instr(lower(c.name), :name) > 0))`;
-
 const STATUS_KEYS: Record<CronJobStatus, true> = { Active: true, Paused: true, Completed: true };
 const STATUSES = Object.keys(STATUS_KEYS) as CronJobStatus[];
 
-/** A page scan of the jobs in list order after (`:at`, `:id`) `where` holds, at most `:scan`. */
-const tableScan = (where: string) => `SELECT c.created_at, c.id, coalesce(${PAGE_HIT}, 0) AS hit FROM cron_jobs c
-  WHERE ${where}(c.created_at, c.id) > (:at, :id) ORDER BY c.created_at, c.id LIMIT :scan`;
-
-/**
- * Page scans in list order after (`:at`, `:id`), at most `:scan` rows, by driver (migration 3):
- * every job (`cron_jobs_by_created`) or one status (its partial index
- * `cron_jobs_<status>_by_created`, the status written into the statement). A null name never
- * matches a name filter (`instr` of NULL is NULL).
- */
-export const CRON_PAGE_SQL = {
-  all: tableScan(''),
-  status: Object.fromEntries(STATUSES.map((st) => [st, tableScan(`c.status = '${st}' AND `)])) as Record<CronJobStatus, string>,
-};
+/** The page scans of cron jobs (paging.ts `jobPageSql`), as those of schedules. */
+export const CRON_PAGE_SQL = jobPageSql(CRON_TABLE, STATUSES);
 
 /** The `cron_jobs` table: statements prepared once, synchronous methods (the store wraps them). */
 export class CronJobQueries {
@@ -56,16 +42,13 @@ export class CronJobQueries {
   private readonly remove;
   private readonly updateTx;
 
-  constructor(db: Db) {
+  constructor(private readonly db: Db) {
     this.insert = db.prepare<[object]>(
       `INSERT INTO cron_jobs (${columnList(CRON_JOB_COLUMNS)}) VALUES (${columnList(CRON_JOB_COLUMNS.map((c) => `:${c}`))})`,
     );
     this.byId = db.prepare<[string], CronRow>(`${CRON_SELECT} WHERE c.id = ?`);
     this.all = db.prepare<[], CronRow>(`${CRON_SELECT} ORDER BY c.created_at, c.id`);
-    this.pageScan = {
-      all: db.prepare<[object], ScanRow>(CRON_PAGE_SQL.all),
-      status: new Map(STATUSES.map((st) => [st, db.prepare<[object], ScanRow>(CRON_PAGE_SQL.status[st])])),
-    };
+    this.pageScan = new JobPages(db, CRON_TABLE, STATUSES);
     this.byIds = db.prepare<[string], CronRow>(
       `${CRON_SELECT} WHERE c.id IN (SELECT value FROM json_each(?)) ORDER BY c.created_at, c.id`,
     );
@@ -105,14 +88,8 @@ export class CronJobQueries {
     return this.pageTx(p);
   }
 
-  /** Scans from the cursor by status or over every job (see schedules.ts `pageIn`), then reads the hits. */
   private pageIn(p: CronPageParams): { cronJobs: CronJob[]; nextCursor: string | null } {
-    const b = jobPageBounds(p);
-    // An unknown status has no index: the scan over every job then finds nothing, within its bound.
-    const stmt = (p.status === null ? undefined : this.pageScan.status.get(p.status)) ?? this.pageScan.all;
-    const { items, nextCursor } = readJobPage(stmt, { ...b, status: p.status }, b.limit, b.scan, (ids) =>
-      this.byIds.all(ids).map(cronFromRow),
-    );
+    const { items, nextCursor } = this.pageScan.page(p, (ids) => this.byIds.all(ids).map(cronFromRow));
     return { cronJobs: items, nextCursor };
   }
 
@@ -122,5 +99,27 @@ export class CronJobQueries {
 
   delete(id: string): boolean {
     return this.remove.run(id).changes > 0;
+  }
+
+  /**
+   * See `Store.cronBulk` (../bulk-rules.ts): one IMMEDIATE transaction. A resume reads the
+   * matching Paused jobs and writes each as the single resume does.
+   */
+  bulk(p: CronBulkParams): BulkResult {
+    const w = bulkWhere(CRON_TABLE, 'c', p.filter, CRON_ACTION_FROM[p.action], SQLITE_PLACEHOLDER);
+    return this.db
+      .transaction((): BulkResult => {
+        if (p.action === 'resume') {
+          const resumed = resumedJobs(this.db.prepare<unknown[], CronRow>(`${CRON_SELECT} WHERE ${w.sql}`).all(...w.params).map(cronFromRow), p.now);
+          if (!p.dryRun) for (const job of resumed) this.write.run(cronJobToRow(job));
+          return { count: resumed.length, wakeAt: p.dryRun ? null : earliestNext(resumed) };
+        }
+        if (p.dryRun) {
+          return { count: this.db.prepare<unknown[], number>(`SELECT count(*) FROM cron_jobs AS c WHERE ${w.sql}`).pluck().get(...w.params) ?? 0, wakeAt: null };
+        }
+        const write = p.action === 'pause' ? `UPDATE cron_jobs AS c SET status = 'Paused'` : 'DELETE FROM cron_jobs AS c';
+        return { count: this.db.prepare(`${write} WHERE ${w.sql}`).run(...w.params).changes, wakeAt: null };
+      })
+      .immediate();
   }
 }

@@ -13,16 +13,13 @@ import {
   searchPageSql,
   type ExecutionSearchParams,
   type ExecutionsReplayParams,
-  type Placeholder,
   type SearchKey,
 } from '../execution-search.js';
 import * as execRows from '../rows-executions.js';
 import type { Db } from './connection.js';
 import { ATTEMPTS_OF_SQL, type ExecutionQueries } from './executions.js';
 import { SQLITE_CODEC } from './json.js';
-
-/** SQLite's placeholders: positional, untyped. */
-const SQLITE_PLACEHOLDER: Placeholder = () => '?';
+import { SQLITE_PLACEHOLDER } from './paging.js';
 
 /** Prepared statements kept per statement text (a filter's shape), at most this many. */
 const STATEMENT_CACHE_MAX = 128;

@@ -193,6 +193,12 @@ export class SqliteStore implements S.Store {
   async cronDelete(p: { id: string }): Promise<boolean> {
     return this.run((q) => q.cron.delete(p.id));
   }
+  async scheduleBulk(p: S.ScheduleBulkParams): Promise<S.BulkResult> {
+    return this.run((q) => q.schedules.bulk(p));
+  }
+  async cronBulk(p: S.CronBulkParams): Promise<S.BulkResult> {
+    return this.run((q) => q.cron.bulk(p));
+  }
 
   // ---- Dispatch ----------------------------------------------------------------------------
   async claimDue(p: S.ClaimDueParams): Promise<ClaimDueResult> {

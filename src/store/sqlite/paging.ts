@@ -4,7 +4,13 @@
  * and left as soon as the page is full, so a page costs the rows it needs, at most
  * `PAGE_SCAN_MAX`.
  */
-import { cutPage, type ListPosition } from '../paging.js';
+import { cutPage, jobPageBounds, pageTags, type JobTable, type ListPosition } from '../paging.js';
+import type { Placeholder } from '../execution-search.js';
+import type { JobPageParams } from '../store.js';
+import type { Db } from './connection.js';
+
+/** SQLite's placeholders: positional, untyped (the statements of ../execution-search.ts and ../bulk-rules.ts). */
+export const SQLITE_PLACEHOLDER: Placeholder = () => '?';
 
 /** A row of a page scan: the list position of a job and whether it matches the filters (1 or 0). */
 export interface ScanRow {
@@ -56,4 +62,72 @@ export function readJobPage<T>(
   const { hits, scanEnd } = scanPage(stmt, params, limit, scan);
   const { rows, nextCursor } = cutPage(hits, limit, (r) => ({ at: r.created_at, id: r.id }), scanEnd);
   return { items: rows.length === 0 ? [] : read(JSON.stringify(rows.map((r) => r.id))), nextCursor };
+}
+
+/**
+ * What a page scan checks row by row, beside the driver's own condition (migration 3), for the
+ * job row `j`: the status (`:status`), the name (`:name`, folded as `foldNameNeedle` does;
+ * `lower()` is ASCII-only in SQLite builds without ICU, such as better-sqlite3's; a null name
+ * never matches), and tags other than the driver's (`:tags`, a JSON array; each one a primary-key
+ * lookup in the tag table). Null: not checked.
+ */
+function pageHit(t: JobTable): string {
+  return `coalesce((:status IS NULL OR j.status = :status)
+   AND (:name IS NULL OR instr(lower(j.name), :name) > 0)
+   AND (:tags IS NULL OR NOT EXISTS (
+         SELECT 1 FROM json_each(:tags) e
+          WHERE NOT EXISTS (SELECT 1 FROM ${t.tagTable} x
+                             WHERE x.tag = e.value AND x.created_at = j.created_at AND x.${t.tagJob} = j.id))), 0)`;
+}
+
+/**
+ * The page scans of a kind of job, in list order after (`:at`, `:id`), at most `:scan` rows, each
+ * flagged with its hit, by driver (migration 3): every job (`<table>_by_created`), one status (its
+ * partial index `<table>_<status>_by_created`: the status is written into the statement, as a
+ * partial index is only used for a condition known when the statement is prepared), one tag (the
+ * tag table's primary key, then the job by id).
+ */
+export function jobPageSql<S extends string>(t: JobTable, statuses: readonly S[]): { all: string; status: Record<S, string>; tag: string } {
+  const hit = pageHit(t);
+  const tableScan = (where: string) => `SELECT j.created_at, j.id, ${hit} AS hit FROM ${t.table} j
+  WHERE ${where}(j.created_at, j.id) > (:at, :id) ORDER BY j.created_at, j.id LIMIT :scan`;
+  return {
+    all: tableScan(''),
+    status: Object.fromEntries(statuses.map((st) => [st, tableScan(`j.status = '${st}' AND `)])) as Record<S, string>,
+    tag: `SELECT d.created_at, d.${t.tagJob} AS id, ${hit} AS hit
+          FROM ${t.tagTable} d JOIN ${t.table} j ON j.id = d.${t.tagJob}
+         WHERE d.tag = :tag AND (d.created_at, d.${t.tagJob}) > (:at, :id)
+         ORDER BY d.created_at, d.${t.tagJob} LIMIT :scan`,
+  };
+}
+
+/** A kind of job's page scans ({@link jobPageSql}), prepared once. */
+export class JobPages<S extends string> {
+  private readonly all;
+  private readonly status;
+  private readonly tag;
+
+  constructor(db: Db, t: JobTable, statuses: readonly S[]) {
+    const sql = jobPageSql(t, statuses);
+    this.all = db.prepare<[object], ScanRow>(sql.all);
+    this.status = new Map(statuses.map((st) => [st, db.prepare<[object], ScanRow>(sql.status[st])]));
+    this.tag = db.prepare<[object], ScanRow>(sql.tag);
+  }
+
+  /**
+   * A page (`Store.schedulePage`, `Store.cronPage`): scans from the cursor by its driver (the first
+   * tag, else the status, else every job) until `limit + 1` hits or `scanBound` rows
+   * (../paging.ts), then reads the hits' rows ({@link readJobPage}).
+   * @throws InvalidInputError (path `/query/cursor`) for a cursor the store did not make
+   */
+  page<T>(p: JobPageParams<S>, read: (idsJson: string) => T[]): { items: T[]; nextCursor: string | null } {
+    const b = jobPageBounds(p);
+    const tags = pageTags(p.tags);
+    // An unknown status (not from the API, which checks) has no index: the scan over every job
+    // then finds nothing, within its bound.
+    const byStatus = p.status === null ? undefined : this.status.get(p.status);
+    const stmt = tags.driver !== null ? this.tag : (byStatus ?? this.all);
+    const params = { ...b, status: p.status, tags: tags.others && JSON.stringify(tags.others), tag: tags.driver };
+    return readJobPage(stmt, params, b.limit, b.scan, read);
+  }
 }

@@ -1,10 +1,11 @@
 import type { Schedule, ScheduleStatus } from '../../domain/types.js';
-import { jobPageBounds } from '../paging.js';
+import { bulkWhere, type BulkResult, type ScheduleBulkParams } from '../bulk-rules.js';
+import { SCHEDULE_TABLE } from '../paging.js';
 import * as rowMap from '../rows.js';
 import type { ScheduleCreateParams, SchedulePageParams, ScheduleUpdateParams } from '../store.js';
 import type { Db } from './connection.js';
 import { SQLITE_CODEC } from './json.js';
-import { readJobPage, type ScanRow } from './paging.js';
+import { JobPages, jobPageSql, SQLITE_PLACEHOLDER } from './paging.js';
 
 const COLUMNS = rowMap.columnList(rowMap.SCHEDULE_COLUMNS);
 const fromRow = (r: rowMap.ScheduleRow): Schedule => rowMap.scheduleFromRow(SQLITE_CODEC, r);
@@ -12,42 +13,12 @@ const fromRow = (r: rowMap.ScheduleRow): Schedule => rowMap.scheduleFromRow(SQLI
 /** Named parameters of a schedule patch: `:<column>`, NULL for a field it leaves. */
 type PatchBinding = ReturnType<typeof rowMap.schedulePatchToRow>;
 
-/**
- * What a page scan checks row by row, beside the driver's own condition (migration 3): the
- * status (`:status`), the name (`:name`, folded as `foldNameNeedle` does; `lower()` is ASCII-only
- * in SQLite builds without ICU, such as better-sqlite3's), and tags other than the driver's
- * (`:tags`, a JSON array; each one a primary-key lookup in `schedule_tags`). Null: not checked.
- */
-const PAGE_HIT = `((:status IS NULL OR s.status = :status)
-   AND (:name IS NULL OR instr(lower(s.name), :name) > 0)
-   AND (:tags IS NULL OR NOT EXISTS (
-         SELECT 1 FROM json_each(:tags) j
-          WHERE NOT EXISTS (SELECT 1 FROM schedule_tags t
-                             WHERE t.tag = j.value AND t.created_at = s.created_at AND t.schedule_id = s.id))))`;
-
 // Every status as a key: the compiler refuses one left out (each has its partial index).
 const STATUS_KEYS: Record<ScheduleStatus, true> = { Pending: true, Running: true, Succeeded: true, Failed: true };
 const STATUSES = Object.keys(STATUS_KEYS) as ScheduleStatus[];
 
-/** A page scan of the schedules in list order after (`:at`, `:id`) `where` holds, at most `:scan`. */
-const tableScan = (where: string) => `SELECT s.created_at, s.id, ${PAGE_HIT} AS hit FROM schedules s
-  WHERE ${where}(s.created_at, s.id) > (:at, :id) ORDER BY s.created_at, s.id LIMIT :scan`;
-
-/**
- * Page scans in list order after (`:at`, `:id`), at most `:scan` rows, each flagged with
- * {@link PAGE_HIT}, by driver (migration 3): every schedule (`schedules_by_created`), one status
- * (its partial index `schedules_<status>_by_created`: the status is written into the statement,
- * as a partial index is only used for a condition known when the statement is prepared), one tag
- * (`schedule_tags`' primary key, then the schedule by id).
- */
-export const SCHEDULE_PAGE_SQL = {
-  all: tableScan(''),
-  status: Object.fromEntries(STATUSES.map((st) => [st, tableScan(`s.status = '${st}' AND `)])) as Record<ScheduleStatus, string>,
-  tag: `SELECT d.created_at, d.schedule_id AS id, ${PAGE_HIT} AS hit
-          FROM schedule_tags d JOIN schedules s ON s.id = d.schedule_id
-         WHERE d.tag = :tag AND (d.created_at, d.schedule_id) > (:at, :id)
-         ORDER BY d.created_at, d.schedule_id LIMIT :scan`,
-};
+/** The page scans of schedules (paging.ts `jobPageSql`). */
+export const SCHEDULE_PAGE_SQL = jobPageSql(SCHEDULE_TABLE, STATUSES);
 
 /** The `schedules` table: statements prepared once, synchronous methods (the store wraps them). */
 export class ScheduleQueries {
@@ -63,17 +34,13 @@ export class ScheduleQueries {
   private readonly updateTx;
   private readonly createManyTx;
 
-  constructor(db: Db) {
+  constructor(private readonly db: Db) {
     this.insert = db.prepare<[object], rowMap.ScheduleRow>(
       `INSERT INTO schedules (${COLUMNS}) VALUES (${rowMap.columnList(rowMap.SCHEDULE_COLUMNS.map((c) => `:${c}`))}) RETURNING ${COLUMNS}`,
     );
     this.byId = db.prepare<[string], rowMap.ScheduleRow>(`SELECT ${COLUMNS} FROM schedules WHERE id = ?`);
     this.all = db.prepare<[], rowMap.ScheduleRow>(`SELECT ${COLUMNS} FROM schedules ORDER BY created_at, id`);
-    this.pageScan = {
-      all: db.prepare<[object], ScanRow>(SCHEDULE_PAGE_SQL.all),
-      status: new Map(STATUSES.map((st) => [st, db.prepare<[object], ScanRow>(SCHEDULE_PAGE_SQL.status[st])])),
-      tag: db.prepare<[object], ScanRow>(SCHEDULE_PAGE_SQL.tag),
-    };
+    this.pageScan = new JobPages(db, SCHEDULE_TABLE, STATUSES);
     this.byIds = db.prepare<[string], rowMap.ScheduleRow>(
       `SELECT ${COLUMNS} FROM schedules WHERE id IN (SELECT value FROM json_each(?)) ORDER BY created_at, id`,
     );
@@ -125,25 +92,8 @@ export class ScheduleQueries {
     return this.pageTx(p);
   }
 
-  /**
-   * Scans in list order from the cursor, by its driver (the first tag, else
-   * the status, else every schedule), until `limit + 1` hits or `scanBound` rows (../paging.ts), then
-   * reads the hits' rows (primary-key lookups).
-   */
   private pageIn(p: SchedulePageParams): { schedules: Schedule[]; nextCursor: string | null } {
-    const b = jobPageBounds(p);
-    const [driverTag, ...otherTags] = [...new Set(p.tags)];
-    // An unknown status (not from the API, which checks) has no index: the scan over every
-    // schedule then finds nothing, within its bound.
-    const byStatus = p.status === null ? undefined : this.pageScan.status.get(p.status);
-    const stmt = driverTag !== undefined ? this.pageScan.tag : (byStatus ?? this.pageScan.all);
-    const params = {
-      ...b,
-      status: p.status,
-      tags: otherTags.length > 0 ? JSON.stringify(otherTags) : null,
-      tag: driverTag ?? null,
-    };
-    const { items, nextCursor } = readJobPage(stmt, params, b.limit, b.scan, (ids) => this.byIds.all(ids).map(fromRow));
+    const { items, nextCursor } = this.pageScan.page(p, (ids) => this.byIds.all(ids).map(fromRow));
     return { schedules: items, nextCursor };
   }
 
@@ -153,5 +103,18 @@ export class ScheduleQueries {
 
   delete(id: string): boolean {
     return this.remove.run(id).changes > 0;
+  }
+
+  /** See `Store.scheduleBulk` (../bulk-rules.ts): one IMMEDIATE transaction. */
+  bulk(p: ScheduleBulkParams): BulkResult {
+    const w = bulkWhere(SCHEDULE_TABLE, 's', p.filter, null, SQLITE_PLACEHOLDER);
+    return this.db
+      .transaction((): BulkResult => {
+        const count = p.dryRun
+          ? (this.db.prepare<unknown[], number>(`SELECT count(*) FROM schedules AS s WHERE ${w.sql}`).pluck().get(...w.params) ?? 0)
+          : this.db.prepare(`DELETE FROM schedules AS s WHERE ${w.sql}`).run(...w.params).changes;
+        return { count, wakeAt: null };
+      })
+      .immediate();
   }
 }
