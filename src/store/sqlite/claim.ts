@@ -81,6 +81,7 @@ import {
   type ExecutionKey,
   type OccurrenceStatus,
 } from '../claim-rules.js';
+import { BACKFILL_RECHECK_MS } from '../backfill-rules.js';
 import { callOf, callOfJob, executionWithJobSql, missedOf, retryBaseOf, startedSchedule, type CallRow, type StartedScheduleRow } from '../claim-common.js';
 import { columnList, REQUEST_COLUMNS, RETRY_COLUMNS } from '../rows.js';
 import { missedToRow, type MissedRow } from '../rows-executions.js';
@@ -108,6 +109,8 @@ interface ExistingRow extends CallRow, MissedRow {
   retry_base: number;
   endpoint: string | null;
   job_exists: number;
+  /** 1: a backfilled execution that must wait its turn (backfill-rules.ts). */
+  backfill_blocked: number;
 }
 
 /** Columns of one new execution row (see {@link ClaimQueries.insertExecution}). */
@@ -157,6 +160,7 @@ export class ClaimQueries {
   private readonly expired;
   private readonly relet;
   private readonly failDeleted;
+  private readonly deferBackfill;
   private readonly claimTx;
 
   constructor(db: Db) {
@@ -208,6 +212,7 @@ export class ClaimQueries {
          next_attempt_at = NULL, lease_owner = NULL, lease_expires_at = NULL
        WHERE id = :id`,
     );
+    this.deferBackfill = db.prepare<[{ id: string; at: number }]>('UPDATE executions SET next_attempt_at = :at WHERE id = :id');
     this.claimTx = db.transaction((c: Claim) => this.claimIn(c));
   }
 
@@ -313,6 +318,10 @@ export class ClaimQueries {
     if (!e) return;
     if (!e.job_exists || e.endpoint === null) {
       this.failDeleted.run({ id, now: c.now });
+      return;
+    }
+    if (e.backfill_blocked) {
+      this.deferBackfill.run({ id, at: c.now + BACKFILL_RECHECK_MS }); // its turn comes (backfill-rules.ts)
       return;
     }
     const leaseExpiresAt = leaseExpiry(c, e.timeout_ms);
