@@ -30,6 +30,7 @@ import { describeIdempotency } from './conformance-idempotency.js';
 import { describeNodes } from './conformance-nodes.js';
 import { describeNotifications } from './conformance-notifications.js';
 import { describeAhead } from './conformance-ahead.js';
+import { describeBackfill } from './conformance-backfill.js';
 import { describeOutcomes } from './conformance-outcomes.js';
 import { describeSecrets } from './conformance-secrets.js';
 
@@ -214,6 +215,8 @@ export function exerciseStore(name: string, factory: () => Promise<StoreUnderTes
     describeNotifications(() => store);
     // ---- claiming ahead (ClaimDueParams.aheadMs): conformance-ahead.ts ---------------------------
     describeAhead(() => store);
+    // ---- backfill of cron jobs (cronBackfill): conformance-backfill.ts ----------------------------
+    describeBackfill(() => store);
     // ---- successStatuses and the auto-pause of cron jobs: conformance-outcomes.ts -----------------
     describeOutcomes(() => store);
 
