@@ -1323,6 +1323,7 @@ export function exerciseStore(name: string, factory: () => Promise<StoreUnderTes
           scheduledFor: T0,
           status: 'Pending',
           triggered: true,
+          backfill: false,
           createdAt: T0,
           startedAt: null,
           finishedAt: null,
