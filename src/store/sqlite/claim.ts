@@ -57,6 +57,9 @@
  *   occurrence was created while Active (or by a trigger) and is owed. The endpoint, data, retry
  *   policy and timeout sent are the job's current ones (a schedule cannot change once claimed; a
  *   cron job's fix of its URL applies to its retries).
+ * - A waiting backfilled execution of a cron job with overlap `skip` that must wait its turn
+ *   (`backfill_blocked`, ../backfill-rules.ts "Pacing") is not leased: it is put back
+ *   BACKFILL_RECHECK_MS ahead (the finish of the execution before it makes it due sooner).
  * - started_at (the first attempt's start, hence lateMs) is set when attempt 1 is claimed, and
  *   replaced by attempt 1's own startedAt when its outcome is recorded (executions.ts). So a
  *   first attempt whose node died still leaves its start, and a retry never overwrites it.
