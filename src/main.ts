@@ -251,6 +251,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
           liveNodes,
           defaults: { retry: config.retry, timeoutMs: config.requestTimeoutMs },
           endpointPolicy: config.endpointPolicy,
+          executionRetentionMs: config.executionRetentionMs,
           limits: config.limits,
           rateLimit: config.rateLimit,
           metrics,

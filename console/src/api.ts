@@ -311,6 +311,13 @@ export const newSigningSecret = async (jobType: JobType, id: string): Promise<st
 export const triggerJob = (jobType: JobType, id: string): Promise<Execution> =>
   jobType === 'schedule' ? request('post', '/schedules/{id}/trigger', { id }) : request('post', '/cron/{id}/trigger', { id });
 
+/**
+ * Backfills a cron job (POST /cron/{id}/backfill): an execution for each past occurrence in
+ * [from, to) (ISO 8601) that has none; answers how many were created.
+ */
+export const backfillCron = async (id: string, from: string, to: string): Promise<number> =>
+  (await request('post', '/cron/{id}/backfill', { id, body: { from, to } })).count;
+
 /** Filters of the executions list across jobs (GET /executions); instants ISO 8601. */
 export interface ExecutionFilter {
   status?: ExecutionStatus[];

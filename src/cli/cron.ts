@@ -1,5 +1,5 @@
 /**
- * `punctual cron create|list|get|update|pause|resume|trigger|delete|executions|preview`:
+ * `punctual cron create|list|get|update|pause|resume|trigger|backfill|delete|executions|preview`:
  * recurring jobs, through the API. The choices of `--misfire`, `--overlap` and `--status` are
  * the lists of src/domain/enums.ts.
  */
@@ -252,6 +252,23 @@ export function registerCronCommands(program: Command): void {
   ).action(
     action(async (id: string, opts: ApiOptions) => {
       printExecution(await clientFrom(opts).cron.trigger(id), opts);
+    }),
+  );
+
+  withApiOptions(
+    cron
+      .command('backfill')
+      .argument('<id>', 'id of the cron job')
+      .requiredOption('--from <instant>', 'start of the range, ISO 8601 (inclusive; within the execution retention)')
+      .requiredOption('--to <instant>', 'end of the range, ISO 8601 (exclusive; not after now)')
+      .description(
+        'run the past occurrences in [from, to) that have no execution (at most 1,000; failed ones: `executions replay`); prints the count',
+      ),
+  ).action(
+    action(async (id: string, opts: ApiOptions & { from: string; to: string }) => {
+      const r = await clientFrom(opts).cron.backfill(id, { from: opts.from, to: opts.to });
+      if (opts.json) printJson(r);
+      else out(`Backfilled ${r.count} occurrence${r.count === 1 ? '' : 's'} of cron job ${id}.`);
     }),
   );
 

@@ -70,6 +70,10 @@ export type ScheduleBulk = BodyOf<'/schedules/bulk', 'post'>;
 /** The answer of a bulk action: `{ count }`, the jobs changed (or, dry, that would be). */
 export type BulkResult = ResponseOf<'/cron/bulk', 'post', 200>;
 
+/** Body of `cron.backfill` (POST /cron/{id}/backfill): `from` (inclusive) and `to` (exclusive), ISO 8601. */
+export type CronBackfill = BodyOf<'/cron/{id}/backfill', 'post'>;
+/** Answer of `cron.backfill`: `{ count, executions }`, the executions created, oldest first. */
+export type CronBackfilled = ResponseOf<'/cron/{id}/backfill', 'post', 202>;
 /** An execution with its attempts. */
 export type Execution = ResponseOf<'/schedules/{id}/trigger', 'post', 202>;
 /** Query of `schedules.executions` and `cron.executions`: `limit` (1–100, default 20), `cursor`. */
@@ -267,6 +271,12 @@ export function createPunctualClient(options: PunctualClientOptions) {
     bulk: (body: CronBulk) => unwrap<BulkResult>(raw.POST('/cron/bulk', { body })),
     /** POST /cron/{id}/trigger: runs the job now, outside its schedule; resolves with the new execution. */
     trigger: (jobId: string, o: WriteOptions = {}) => trigger('/cron/{id}/trigger', jobId, o),
+    /**
+     * POST /cron/{id}/backfill: an execution (`backfill: true`) for each past occurrence in [from, to)
+     * that has none (at most 1,000; docs/cron.md "Backfill"); `{ count, executions }`.
+     */
+    backfill: (cronJobId: string, body: CronBackfill, o: WriteOptions = {}) =>
+      unwrap<CronBackfilled>(raw.POST('/cron/{id}/backfill', { params: { path: { id: cronJobId }, header: header(o) }, body })),
     /** POST /cron/{id}/signing-secret: a new signing secret of the job's own, answered this once. */
     newSigningSecret: (jobId: string) => unwrap<{ signingSecret: string }>(raw.POST('/cron/{id}/signing-secret', { ...id(jobId), body: {} })),
     /** GET /cron/{id}/executions: one page, newest first. */

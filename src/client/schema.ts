@@ -148,6 +148,26 @@ export interface paths {
         patch: operations["updateCronJob"];
         trace?: never;
     };
+    "/cron/{id}/backfill": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Run the past occurrences that have no execution
+         * @description Creates, in one transaction, an execution (`backfill: true`, `Pending`) for each occurrence of the job's expression in [from, to) (in its time zone) that has none yet, and answers them (202). At most 1,000 occurrences per request (400 naming `to` otherwise: narrow the range); `from` before `to`, `to` not after now, `from` within the execution retention of now (400 naming the field). They run oldest first at the pace of `overlap`: all at once with `allow`, one at a time with `skip` (the next starts when the previous one ends). Occurrences that ran, failed or were Skipped are left alone (replay failed ones with POST /executions/replay); a second call over the same range creates nothing. A Paused job is backfilled too. Backfilled executions do not count in `invocations`. 404 for an unknown id.
+         */
+        post: operations["backfillCronJob"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/cron/{id}/executions": {
         parameters: {
             query?: never;
@@ -914,7 +934,7 @@ export interface components {
              */
             lastInvocation: string | null;
             /**
-             * @description Status of the latest execution, or null. Read-only. Pending (made by a trigger, not yet started); Running (an attempt in flight); Retrying (waiting for its next attempt, a replayed one included); Succeeded (an answer the job lists in `successStatuses`, 2xx by default); Failed (attempts exhausted, or another 4xx than 408 and 429, 410 included, not listed); Skipped (did not run: overlap or misfire policy).
+             * @description Status of the latest execution, or null. Read-only. Pending (made by a trigger or a backfill, not yet started); Running (an attempt in flight); Retrying (waiting for its next attempt, a replayed one included); Succeeded (an answer the job lists in `successStatuses`, 2xx by default); Failed (attempts exhausted, or another 4xx than 408 and 429, 410 included, not listed); Skipped (did not run: overlap or misfire policy).
              * @enum {string|null}
              */
             lastStatus: "Pending" | "Running" | "Retrying" | "Succeeded" | "Failed" | "Skipped" | null;
@@ -1224,6 +1244,7 @@ export interface components {
          *       "scheduledFor": "2026-11-21T10:00:00.000Z",
          *       "status": "Succeeded",
          *       "triggered": false,
+         *       "backfill": false,
          *       "createdAt": "2026-11-21T10:00:00.000Z",
          *       "startedAt": "2026-11-21T10:00:00.012Z",
          *       "finishedAt": "2026-11-21T10:00:00.196Z",
@@ -1266,12 +1287,14 @@ export interface components {
              */
             scheduledFor: string;
             /**
-             * @description Pending (made by a trigger, not yet started); Running (an attempt in flight); Retrying (waiting for its next attempt, a replayed one included); Succeeded (an answer the job lists in `successStatuses`, 2xx by default); Failed (attempts exhausted, or another 4xx than 408 and 429, 410 included, not listed); Skipped (did not run: overlap or misfire policy).
+             * @description Pending (made by a trigger or a backfill, not yet started); Running (an attempt in flight); Retrying (waiting for its next attempt, a replayed one included); Succeeded (an answer the job lists in `successStatuses`, 2xx by default); Failed (attempts exhausted, or another 4xx than 408 and 429, 410 included, not listed); Skipped (did not run: overlap or misfire policy).
              * @enum {string}
              */
             status: "Pending" | "Running" | "Retrying" | "Succeeded" | "Failed" | "Skipped";
             /** @description True when made by `POST …/trigger` rather than by the job's time. */
             triggered: boolean;
+            /** @description True when made by `POST /cron/{id}/backfill` for a past occurrence that had no execution; false for every other execution. */
+            backfill: boolean;
             /**
              * Format: date-time
              * @description When the execution was made (ISO 8601, UTC).
@@ -1287,7 +1310,7 @@ export interface components {
              * @description When it became Succeeded, Failed or Skipped (ISO 8601, UTC); null before.
              */
             finishedAt: string | null;
-            /** @description Start of the first attempt minus the instant it was due (`scheduledFor`, plus `jitterMs` for a cron occurrence), in ms; null before it. */
+            /** @description Start of the first attempt minus the instant it was due (`scheduledFor`, plus `jitterMs` for a cron occurrence; for a backfilled one, the instant of the backfill), in ms; null before it. */
             lateMs: number | null;
             /** @description The jitter of a cron occurrence: it was due at `scheduledFor` plus this many ms, a delay fixed per occurrence in [0, the job's `jitterMs`). 0 for an occurrence of a job without jitter, a triggered run and a schedule's execution. */
             jitterMs: number;
@@ -2337,6 +2360,60 @@ export interface operations {
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    backfillCronJob: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description A key of your choice (1–255 printable ASCII characters, e.g. a UUID) that makes a retry safe: the first answer is kept 24 h for this API key, method and path, and the same key with the same body replays it (same status and body, with `Idempotent-Replayed: true`) instead of doing the work again. The same key with another body is a 422; while the first request is still running, a 409. 5xx answers are not kept. See docs/interface.md, "Idempotency-Key". */
+                "idempotency-key"?: string;
+            };
+            path: {
+                /**
+                 * @description Identifier of the resource (a UUID; any other string names no resource).
+                 * @example 019aa5c2-5e00-7c3a-8d2b-3f6e1a9b4c70
+                 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        /** @description The occurrences to backfill: those in [from, to). */
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Start of the range (ISO 8601 with `Z` or an offset; inclusive). Before `to`, and within the execution retention (`PUNCTUAL_EXECUTION_RETENTION`) of now. */
+                    from: string;
+                    /** @description End of the range (ISO 8601 with `Z` or an offset; exclusive). Not after now. */
+                    to: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The executions created. */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description How many executions were created (0 when every occurrence already had one). */
+                        count: number;
+                        /** @description The executions created (`backfill: true`, `Pending`), oldest first. */
+                        executions: components["schemas"]["Execution"][];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["UnprocessableContent"];
             429: components["responses"]["TooManyRequests"];
             503: components["responses"]["ServiceUnavailable"];
         };

@@ -96,7 +96,8 @@ export class OutcomeWriter {
       const batch = this.outcomes;
       this.outcomes = [];
       try {
-        const { paused } = await this.opts.store.executionsFinish({ nodeId: this.opts.nodeId, outcomes: batch.map((b) => b.outcome) });
+        const { paused, backfillDueAt } = await this.opts.store.executionsFinish({ nodeId: this.opts.nodeId, outcomes: batch.map((b) => b.outcome) });
+        if (backfillDueAt !== undefined) this.opts.onRetry(backfillDueAt); // the next backfilled execution's turn
         for (const item of batch) {
           if (item.outcome.nextAttemptAt !== null) this.opts.onRetry(item.outcome.nextAttemptAt);
           if (item.outcome.status === 'Failed') this.logFailed(item);

@@ -234,6 +234,11 @@ export interface Execution {
   status: ExecutionStatus;
   /** True when made by `POST …/trigger` rather than by the job's time. */
   triggered: boolean;
+  /**
+   * True when made by a cron job's backfill (`POST /cron/{id}/backfill`, docs/cron.md "Backfill")
+   * for a past occurrence that had no execution; false for every other execution.
+   */
+  backfill: boolean;
   createdAt: number;
   /** First attempt's start, or null before it. */
   startedAt: number | null;

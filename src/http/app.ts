@@ -24,6 +24,7 @@ import { createRequestLimiter, DEFAULT_RATE_LIMIT, type RateLimitSettings } from
 import { apiKeyRoutes } from './routes/api-keys.js';
 import { cronJobRoutes } from './routes/cron-jobs.js';
 import type { RouteDeps } from './routes/deps.js';
+import { cronBackfillRoutes } from './routes/cron-backfill.js';
 import { executionSearchRoutes } from './routes/execution-search.js';
 import { executionRoutes } from './routes/executions.js';
 import { notificationChannelRoutes, type ChannelRouteDeps } from './routes/notification-channels.js';
@@ -104,6 +105,8 @@ export interface AppDeps {
    * (`KeyRing.ephemeral()`), for tests; `startServer` always passes the configured one or null.
    */
   keyRing?: KeyRing | null;
+  /** `PUNCTUAL_EXECUTION_RETENTION` in ms (`JobServiceContext.executionRetentionMs`). Absent: 7 days. */
+  executionRetentionMs?: number;
   /**
    * Adds the hooks that trace each request (a SERVER span; src/tracing/), called on the root
    * instance before any route is registered. Absent: requests are not traced.
@@ -195,6 +198,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     limits,
     endpointPolicy,
     keyRing: deps.keyRing === undefined ? KeyRing.ephemeral() : deps.keyRing,
+    ...(deps.executionRetentionMs !== undefined && { executionRetentionMs: deps.executionRetentionMs }),
     wake: (dueAtMs) => {
       try {
         wake?.(dueAtMs);
@@ -214,6 +218,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     await api.register(scheduleBatchRoutes, routeDeps);
     await api.register(jobBulkRoutes, routeDeps);
     await api.register(cronJobRoutes, routeDeps);
+    await api.register(cronBackfillRoutes, routeDeps);
     await api.register(executionRoutes, routeDeps);
     await api.register(executionSearchRoutes, routeDeps);
     await api.register(notificationChannelRoutes, { ...routeDeps, ...(deps.testChannel && { testChannel: deps.testChannel }) });

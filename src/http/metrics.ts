@@ -47,6 +47,8 @@ export interface MetricsExposition {
   observeRequest(r: RequestObservation): void;
   /** Counts `n` executions replayed through the API (`punctual_executions_replayed_total`). Never throws. */
   countReplayed?(n: number): void;
+  /** Counts `n` executions created by backfills (`punctual_executions_backfilled_total`). Never throws. */
+  countBackfilled?(n: number): void;
 }
 
 /**

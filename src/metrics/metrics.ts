@@ -90,6 +90,7 @@ export class ServerMetrics {
   private readonly storeDuration: Histogram<'operation' | 'result'>;
   private readonly secretFailures: Counter<'reason'>;
   private readonly replayed: Counter;
+  private readonly backfilled: Counter;
 
   constructor(opts: ServerMetricsOptions) {
     processRegistry(); // the process's collectors (event-loop lag, GC) start with the first server
@@ -127,6 +128,11 @@ export class ServerMetrics {
       help: 'Failed executions replayed through the API (POST /executions/{id}/replay and POST /executions/replay) on this node.',
       registers,
     });
+    this.backfilled = new Counter({
+      name: 'punctual_executions_backfilled_total',
+      help: 'Executions created by backfills of cron jobs through the API (POST /cron/{id}/backfill) on this node.',
+      registers,
+    });
   }
 
   /** Every series of this server, then the process's, in the Prometheus text format 0.0.4. */
@@ -142,6 +148,11 @@ export class ServerMetrics {
   /** Counts `n` executions replayed through the API (`punctual_executions_replayed_total`). */
   readonly countReplayed = (n: number): void => {
     if (n > 0) this.replayed.inc(n);
+  };
+
+  /** Counts `n` executions created by backfills (`punctual_executions_backfilled_total`). */
+  readonly countBackfilled = (n: number): void => {
+    if (n > 0) this.backfilled.inc(n);
   };
 
   /** Records one store operation (`punctual_store_operation_duration_seconds`); see store-timing.ts. */

@@ -43,4 +43,9 @@ export interface JobServiceContext {
    * 400 whose detail is {@link SECRETS_NEED_KEYS}. Absent: null.
    */
   keyRing?: KeyRing | null;
+  /**
+   * How long finished executions are kept (`PUNCTUAL_EXECUTION_RETENTION`, ms): a backfill may not
+   * start before now minus this. Absent: 7 days.
+   */
+  executionRetentionMs?: number;
 }

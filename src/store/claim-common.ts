@@ -16,6 +16,7 @@ import {
   type RetryRow,
   type RowCodec,
 } from './rows.js';
+import { BACKFILL_BLOCKED_SQL } from './backfill-rules.js';
 import { MISSED_COLUMN_NAMES, missedFromRow, type MissedRow } from './rows-executions.js';
 
 /** Delivery columns of a job row (or of {@link executionWithJobSql}'s row): `RETRY_COLUMNS` and the timeout. */
@@ -30,7 +31,8 @@ export interface DeliveryRow extends RetryRow {
  * needed to call their job *now*: the job's current endpoint, data, request and delivery settings (a
  * re-leased or retried execution is sent with them; a cron job's fix of its URL applies to its
  * retries), NULL columns and `job_exists` false when the job was deleted; and the occurrences the
- * execution stands for (the `missed_*` columns, see {@link missedOf}). Add a WHERE clause.
+ * execution stands for (the `missed_*` columns, see {@link missedOf}); `backfill_blocked` 1 when it is
+ * a backfilled execution that must wait its turn (backfill-rules.ts). Add a WHERE clause.
  */
 export function executionWithJobSql(from: string): string {
   return `SELECT e.id, e.job_type, e.job_id, e.scheduled_for, coalesce(e.due_at, e.scheduled_for) AS due_at, e.retry_base,
@@ -41,7 +43,8 @@ export function executionWithJobSql(from: string): string {
        coalesce(s.timeout_ms, c.timeout_ms) AS timeout_ms,
        coalesce(s.success_statuses, c.success_statuses) AS success_statuses,
        ${REQUEST_COLUMNS.map((col) => `coalesce(s.${col}, c.${col}) AS ${col}`).join(', ')},
-       (s.id IS NOT NULL OR c.id IS NOT NULL) AS job_exists
+       (s.id IS NOT NULL OR c.id IS NOT NULL) AS job_exists,
+       ${BACKFILL_BLOCKED_SQL} AS backfill_blocked
   FROM ${from}
   LEFT JOIN schedules s ON e.job_type = 'schedule' AND s.id = e.job_id
   LEFT JOIN cron_jobs c ON e.job_type = 'cron' AND c.id = e.job_id`;

@@ -49,6 +49,12 @@ export interface AutoPause {
 export interface FinishResult {
   /** The cron jobs this write paused, each once (none: `[]`). */
   paused: AutoPause[];
+  /**
+   * When a backfilled execution this write made due is due (epoch ms, UTC: the end of the
+   * execution before it; backfill-rules.ts, "Pacing"), so that the writer wakes the dispatcher;
+   * absent when it made none due.
+   */
+  backfillDueAt?: number;
 }
 
 /** Whether an outcome is *gone*: `Failed` on a 410 answer (a 410 the job lists is `Succeeded`). */

@@ -12,7 +12,7 @@ export const MISSED_COLUMN_NAMES = ['missed_count', 'missed_first', 'missed_last
 const MISSED_COLUMNS = columnList(MISSED_COLUMN_NAMES);
 
 /** The columns of `executions` read as an {@link Execution}. */
-export const EXECUTION_COLUMNS = `id, job_type, job_id, scheduled_for, status, triggered, created_at, started_at, finished_at, next_attempt_at, due_at, ${MISSED_COLUMNS}`;
+export const EXECUTION_COLUMNS = `id, job_type, job_id, scheduled_for, status, triggered, backfill, created_at, started_at, finished_at, next_attempt_at, due_at, ${MISSED_COLUMNS}`;
 
 /** The {@link MISSED_COLUMNS} of a row; `missed_capped` as the driver gives booleans. */
 export interface MissedRow {
@@ -46,6 +46,8 @@ export interface ExecutionRow extends MissedRow {
   scheduled_for: number;
   status: ExecutionStatus;
   triggered: unknown;
+  /** As the driver gives booleans. */
+  backfill: unknown;
   created_at: number;
   started_at: number | null;
   finished_at: number | null;
@@ -62,6 +64,7 @@ export const EXECUTION_RECORD_COLUMNS = [
   'job_id',
   'scheduled_for',
   'triggered',
+  'backfill',
   'status',
   'attempt',
   'created_at',
@@ -135,6 +138,7 @@ export function executionFromRow(codec: RowCodec, r: ExecutionRow, attempts: Att
     scheduledFor: r.scheduled_for,
     status: r.status,
     triggered: codec.bool(r.triggered),
+    backfill: codec.bool(r.backfill),
     createdAt: r.created_at,
     startedAt: r.started_at,
     finishedAt: r.finished_at,
@@ -172,6 +176,7 @@ export function executionToRow(
     job_id: e.jobId,
     scheduled_for: e.scheduledFor,
     triggered: codec.boolValue(e.triggered),
+    backfill: codec.boolValue(e.backfill),
     status: e.status,
     attempt: e.attempt,
     created_at: e.createdAt,

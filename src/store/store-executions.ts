@@ -34,4 +34,24 @@ export interface ExecutionSearchStore {
    * @returns how many were replayed
    */
   executionsReplay(p: ExecutionsReplayParams): Promise<number>;
+  /**
+   * Backfills a cron job (docs/cron.md, "Backfill"; the rules in backfill-rules.ts): in one
+   * transaction, inserts a `Pending` execution with `backfill: true` for each of `p.occurrences`
+   * (epoch ms, UTC, oldest first, at most BACKFILL_MAX: `backfillOccurrences`) that has no
+   * execution of the job yet (a triggered execution at the same instant does not count), paced by
+   * the job's `overlap` as `backfillRows` says; the others are left alone. The job's
+   * `invocations`, `lastExecutionId` and `nextInvocation` do not change. `p.now` (epoch ms, UTC) is
+   * `createdAt`, and the instant the first ones are due.
+   * @returns the executions created, oldest first (none: `[]`), or `'not_found'` when the cron job does not exist
+   */
+  cronBackfill(p: CronBackfillParams): Promise<Execution[] | 'not_found'>;
+}
+
+/** Params of `Store.cronBackfill`. */
+export interface CronBackfillParams {
+  jobId: string;
+  /** Epoch ms (UTC), increasing. */
+  occurrences: number[];
+  /** Epoch ms (UTC). */
+  now: number;
 }

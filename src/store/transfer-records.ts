@@ -37,6 +37,8 @@ export interface ExecutionRecord {
   jobId: string;
   scheduledFor: number;
   triggered: boolean;
+  /** Made by a cron job's backfill (`Execution.backfill`). */
+  backfill: boolean;
   status: ExecutionStatus;
   /** Number of the latest attempt claimed; 0 before the first. */
   attempt: number;

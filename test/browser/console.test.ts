@@ -311,6 +311,20 @@ describe.skipIf(!HAS_CHROMIUM)('console in Chromium', () => {
     await eventually(() => heading().locator('.badge').textContent()).toBe('Paused');
     expect((await server.api('GET', `/cron/${id}`)).body).toMatchObject({ status: 'Paused', pausedReason: null });
     expect(await page.locator('.facts').textContent()).toContain('no reason given');
+
+    // The backfill form: the service's refusal of an empty range is shown; a range without an
+    // occurrence (the last second; the job runs at 03:00 on weekdays) creates none, and says so.
+    const backfill = page.getByRole('region', { name: 'Backfill' });
+    const to = await backfill.getByLabel('To (exclusive, not after now)').inputValue();
+    await backfill.getByLabel('From (inclusive)').fill(to);
+    await backfill.getByRole('button', { name: 'Backfill' }).click();
+    await eventually(() => backfill.getByRole('alert').textContent()).toContain('must be before to');
+    const second = new Date(Math.floor(Date.now() / 1000) * 1000 - 2_000);
+    const local = (d: Date) => new Date(d.getTime() - d.getTimezoneOffset() * 60_000).toISOString().slice(0, 19);
+    await backfill.getByLabel('From (inclusive)').fill(local(second));
+    await backfill.getByLabel('To (exclusive, not after now)').fill(local(new Date(second.getTime() + 1_000)));
+    await backfill.getByRole('button', { name: 'Backfill' }).click();
+    await eventually(() => backfill.getByRole('status').textContent()).toContain('Nothing to backfill');
   });
 
   it('creates a schedule due in a second and shows its execution and each attempt on its detail page', async () => {

@@ -36,7 +36,7 @@ afterEach(async () => {
 });
 
 const EXECUTION_KEYS = [
-  'attempts', 'createdAt', 'finishedAt', 'id', 'jitterMs', 'jobId', 'jobType', 'lateMs', 'missedOccurrences', 'nextAttemptAt', 'scheduledFor',
+  'attempts', 'backfill', 'createdAt', 'finishedAt', 'id', 'jitterMs', 'jobId', 'jobType', 'lateMs', 'missedOccurrences', 'nextAttemptAt', 'scheduledFor',
   'startedAt', 'status', 'triggered',
 ].sort();
 
@@ -88,6 +88,7 @@ describe('POST /cron/{id}/trigger and /schedules/{id}/trigger', () => {
       scheduledFor: iso(T0 + 1_234),
       status: 'Pending',
       triggered: true,
+      backfill: false,
       createdAt: iso(T0 + 1_234),
       startedAt: null,
       finishedAt: null,

@@ -32,6 +32,7 @@ import { describeNodes } from './conformance-nodes.js';
 import { describeNotifications } from './conformance-notifications.js';
 import { describeAhead } from './conformance-ahead.js';
 import { describeLife } from './conformance-life.js';
+import { describeBackfill } from './conformance-backfill.js';
 import { describeOutcomes } from './conformance-outcomes.js';
 import { describeSecrets } from './conformance-secrets.js';
 
@@ -220,6 +221,8 @@ export function exerciseStore(name: string, factory: () => Promise<StoreUnderTes
     describeAhead(() => store);
     // ---- start, end, limit and jitter of cron jobs: conformance-life.ts ---------------------------
     describeLife(() => store);
+    // ---- backfill of cron jobs (cronBackfill): conformance-backfill.ts ----------------------------
+    describeBackfill(() => store);
     // ---- successStatuses and the auto-pause of cron jobs: conformance-outcomes.ts -----------------
     describeOutcomes(() => store);
 
@@ -612,6 +615,7 @@ export function exerciseStore(name: string, factory: () => Promise<StoreUnderTes
           scheduledFor: T0,
           status: 'Running',
           triggered: false,
+          backfill: false,
           createdAt: T0,
           startedAt: T0,
           finishedAt: null,
@@ -981,6 +985,7 @@ export function exerciseStore(name: string, factory: () => Promise<StoreUnderTes
           scheduledFor: T0,
           status: 'Succeeded',
           triggered: false,
+          backfill: false,
           createdAt: T0,
           startedAt: T0 + 2,
           finishedAt: T0 + 3009,
@@ -1130,6 +1135,7 @@ export function exerciseStore(name: string, factory: () => Promise<StoreUnderTes
           scheduledFor: T0 - 10 * 60_000,
           status: 'Skipped',
           triggered: false,
+          backfill: false,
           createdAt: T0,
           startedAt: null,
           finishedAt: T0,
@@ -1333,6 +1339,7 @@ export function exerciseStore(name: string, factory: () => Promise<StoreUnderTes
           scheduledFor: T0,
           status: 'Pending',
           triggered: true,
+          backfill: false,
           createdAt: T0,
           startedAt: null,
           finishedAt: null,

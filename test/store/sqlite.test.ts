@@ -349,6 +349,7 @@ describe('SQLite store', () => {
         scheduledFor: T0,
         status: 'Succeeded',
         triggered: false,
+        backfill: false,
         createdAt: T0 + 1,
         startedAt: T0 + 3,
         finishedAt: T0 + 15,

@@ -1,6 +1,7 @@
-/** A cron job: its fields, actions (edit, pause/resume, run now, delete) and its execution history. */
+/** A cron job: its fields, actions (edit, pause/resume, run now, delete), its execution history and its backfill. */
 import { useEffect, useState } from 'preact/hooks';
 import { deleteCronJob, getCronJob, triggerJob, updateCronJob, type CronStatus } from '../api';
+import { BackfillForm } from '../components/backfill-form';
 import { CronPreview, describeCron } from '../components/cron-preview';
 import { ExecutionHistory } from '../components/executions';
 import { RequestCard, SigningSecret } from '../components/request-view';
@@ -213,6 +214,7 @@ export function CronDetailPage({ id }: { id: string }) {
           </section>
           <RequestCard request={job} />
           <ExecutionHistory jobType="cron" jobId={id} />
+          <BackfillForm id={id} />
           <section class="card" aria-labelledby="upcoming-title">
             <h2 id="upcoming-title">Upcoming occurrences</h2>
             <CronPreview expression={job.expression} timezone={job.timezone ?? ''} count={5} startAt={job.createdAt} />

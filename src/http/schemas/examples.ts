@@ -130,6 +130,7 @@ export const EXECUTION_EXAMPLE: ExecutionWire = {
   scheduledFor: '2026-11-21T10:00:00.000Z',
   status: 'Succeeded',
   triggered: false,
+  backfill: false,
   createdAt: '2026-11-21T10:00:00.000Z',
   startedAt: '2026-11-21T10:00:00.012Z',
   finishedAt: '2026-11-21T10:00:00.196Z',

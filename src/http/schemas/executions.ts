@@ -7,7 +7,7 @@ import { Id, Nullable, RuleString, SizedList, StringEnum, Timestamp } from './co
 
 /** Describes the statuses, for `status` and for a cron job's `lastStatus`. */
 export const EXECUTION_STATUS_DESCRIPTION =
-  'Pending (made by a trigger, not yet started); Running (an attempt in flight); Retrying (waiting for its next attempt, a replayed one included); ' +
+  'Pending (made by a trigger or a backfill, not yet started); Running (an attempt in flight); Retrying (waiting for its next attempt, a replayed one included); ' +
   'Succeeded (an answer the job lists in `successStatuses`, 2xx by default); Failed (attempts exhausted, or another 4xx than 408 and 429, ' +
   '410 included, not listed); Skipped (did not run: overlap or misfire policy).';
 
@@ -77,13 +77,16 @@ export const ExecutionSchema = Type.Object(
     ),
     status: StringEnum(EXECUTION_STATUSES, EXECUTION_STATUS_DESCRIPTION),
     triggered: Type.Boolean({ description: 'True when made by `POST …/trigger` rather than by the job\'s time.' }),
+    backfill: Type.Boolean({
+      description: 'True when made by `POST /cron/{id}/backfill` for a past occurrence that had no execution; false for every other execution.',
+    }),
     createdAt: Timestamp('When the execution was made (ISO 8601, UTC).'),
     startedAt: Nullable(Timestamp('When its first attempt started (ISO 8601, UTC); null before.')),
     finishedAt: Nullable(Timestamp('When it became Succeeded, Failed or Skipped (ISO 8601, UTC); null before.')),
     lateMs: Nullable(
       Type.Integer({
         description:
-          'Start of the first attempt minus the instant it was due (`scheduledFor`, plus `jitterMs` for a cron occurrence), in ms; null before it.',
+          'Start of the first attempt minus the instant it was due (`scheduledFor`, plus `jitterMs` for a cron occurrence; for a backfilled one, the instant of the backfill), in ms; null before it.',
       }),
     ),
     jitterMs: Type.Integer({
@@ -158,6 +161,7 @@ export function executionToWire(e: Execution): ExecutionWire {
     scheduledFor: toIso(e.scheduledFor),
     status: e.status,
     triggered: e.triggered,
+    backfill: e.backfill,
     createdAt: toIso(e.createdAt),
     startedAt: toIsoOrNull(e.startedAt),
     finishedAt: toIsoOrNull(e.finishedAt),

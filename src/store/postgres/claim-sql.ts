@@ -2,6 +2,7 @@
  * The PostgreSQL claim's statements (claim.ts explains the claim, its locking and its measured
  * costs); their plans are checked with EXPLAIN in test/store/postgres.test.ts.
  */
+import { BACKFILL_RECHECK_MS } from '../backfill-rules.js';
 import { executionWithJobSql } from '../claim-common.js';
 import { columnList, REQUEST_COLUMNS, RETRY_COLUMNS } from '../rows.js';
 import { MISSED_COLUMN_NAMES } from '../rows-executions.js';
@@ -106,11 +107,12 @@ SELECT s.*, s.eid IN (SELECT id FROM ins) AS inserted FROM s`;
  * `$4` lease margin, `$5` the claim's `dueBy`: a waiting execution due by then is taken, an
  * expired lease only at now): each is leased again with attempt + 1 and sent with its job's
  * *current* endpoint, data, request, retry policy and timeout; one whose job was deleted becomes
- * Failed ('job deleted') and returns nothing. started_at is kept when set (attempt 1 set it), else
+ * Failed ('job deleted') and returns nothing; a backfilled one that must wait its turn
+ * (`backfill_blocked`, backfill-rules.ts) is put back BACKFILL_RECHECK_MS ahead and returns nothing. started_at is kept when set (attempt 1 set it), else
  * `greatest(now, next_attempt_at)` (`attemptStart`, claim-rules.ts; NULL for a lease: now).
  */
 export const RELET_SQL = `WITH k AS MATERIALIZED (
-  SELECT id, job_type, job_id, scheduled_for, due_at, status, next_attempt_at, lease_expires_at, retry_base, ${columnList(MISSED_COLUMN_NAMES)}
+  SELECT id, job_type, job_id, scheduled_for, due_at, status, backfill, next_attempt_at, lease_expires_at, retry_base, ${columnList(MISSED_COLUMN_NAMES)}
     FROM executions WHERE id = ANY($1::text[])),
 e AS (
   ${executionWithJobSql('k AS e')}
@@ -119,10 +121,13 @@ e AS (
 failed AS (
   UPDATE executions x SET status = 'Failed', finished_at = $2::bigint, error = 'job deleted',
          next_attempt_at = NULL, lease_owner = NULL, lease_expires_at = NULL
-    FROM e WHERE x.id = ANY($1::text[]) AND x.id = e.id AND NOT e.job_exists)
+    FROM e WHERE x.id = ANY($1::text[]) AND x.id = e.id AND NOT e.job_exists),
+deferred AS (
+  UPDATE executions x SET next_attempt_at = $2::bigint + ${BACKFILL_RECHECK_MS}
+    FROM e WHERE x.id = ANY($1::text[]) AND x.id = e.id AND e.job_exists AND e.backfill_blocked = 1)
 UPDATE executions x SET status = 'Running', attempt = x.attempt + 1, started_at = coalesce(x.started_at, greatest($2::bigint, x.next_attempt_at)),
        next_attempt_at = NULL, lease_owner = $3::text, lease_expires_at = $2::bigint + e.timeout_ms + $4::bigint
-  FROM e WHERE x.id = ANY($1::text[]) AND x.id = e.id AND e.job_exists
+  FROM e WHERE x.id = ANY($1::text[]) AND x.id = e.id AND e.job_exists AND e.backfill_blocked = 0
 RETURNING x.id, x.attempt, e.retry_base, x.lease_expires_at, e.job_type, e.job_id, e.scheduled_for, e.due_at, e.endpoint, e.data,
           ${columnList(RETRY_COLUMNS, 'e')}, e.timeout_ms, e.success_statuses, ${columnList(MISSED_COLUMN_NAMES, 'e')},
           ${columnList(REQUEST_COLUMNS, 'e')}`;

@@ -5,6 +5,7 @@ import { columnList, PASS_THROUGH } from '../rows.js';
 import * as execRows from '../rows-executions.js';
 import { lockKeySql, type Sql } from './connection.js';
 import { notifySql } from './notify.js';
+import { promoteBackfillSql } from '../backfill-rules.js';
 import { finishedOutboxSql, pausedOutboxSql } from '../notification-rules.js';
 import type { NotifyContext } from './schedules.js';
 
@@ -53,6 +54,8 @@ export const PRUNABLE_SQL = `SELECT e.id FROM executions e
  *      jobs (FOR UPDATE: the newest row version, as the rule must read it), d decides the new
  *      count and the pause, p writes them and RETURNS each job with the kind of its pause (NULL:
  *      none) and its reason;
+ *   b  makes the oldest Pending backfilled execution of each cron job that finished one due at
+ *      that end (../backfill-rules.ts, "Pacing"); the earliest is announced with the retries;
  *   n  writes the notifications the finished executions cause (../notification-rules.ts: a join
  *      with notification_channels, so nothing is read but an empty table when there is no channel);
  *   q  writes the `cron.auto_paused` notifications of the jobs p paused, at the end of the batch's
@@ -99,6 +102,10 @@ s AS (
   UPDATE schedules x SET status = f.status FROM f
    WHERE f.job_type = 'schedule' AND f.status <> 'Retrying' AND x.id = f.job_id AND x.status = 'Running'),
 ${CRON_PAUSE_CTES},
+b AS (
+${promoteBackfillSql('g.job_id', 'g.at', `(SELECT f.job_id, max(f.finished_at) AS at FROM f
+          WHERE f.job_type = 'cron' AND f.status IN ('Succeeded', 'Failed') GROUP BY f.job_id) g`)}
+  RETURNING x.next_attempt_at),
 n AS (
 ${finishedOutboxSql('f')}),
 q AS (
@@ -106,7 +113,8 @@ ${pausedOutboxSql(`(SELECT p.id AS job_id, p.paused_reason AS reason, CAST(NULL 
                            (SELECT max(f.finished_at) FROM f) AS occurred_at
                       FROM p WHERE p.kind IS NOT NULL)`)})
 SELECT (SELECT count(*) FROM f) AS finished,
-       ${notifySql(`(SELECT min(f.next_attempt_at) FROM f WHERE f.status = 'Retrying')`, '$15', clock)} AS notified,
+       ${notifySql(`LEAST((SELECT min(f.next_attempt_at) FROM f WHERE f.status = 'Retrying'), (SELECT min(b.next_attempt_at) FROM b))`, '$15', clock)} AS notified,
+       (SELECT min(b.next_attempt_at) FROM b) AS backfill_due,
        (SELECT coalesce(json_agg(json_build_object('jobId', p.id, 'kind', p.kind, 'reason', p.paused_reason)), '[]'::json)
           FROM p WHERE p.kind IS NOT NULL) AS paused`;
 }
@@ -172,8 +180,13 @@ export const executions = {
         o.traceId ?? null, o.spanId ?? null];
       row.forEach((v, i) => cols[i]!.push(v));
     }
-    const [r] = await sql.rows<{ paused: AutoPause[] }>(finishSql(n.clock), [nodeId, ...cols, n.channel], `punctual_finish_${n.clock}`);
-    return { paused: r?.paused ?? [] };
+    const [r] = await sql.rows<{ paused: AutoPause[]; backfill_due: number | string | null }>(
+      finishSql(n.clock),
+      [nodeId, ...cols, n.channel],
+      `punctual_finish_${n.clock}`,
+    );
+    const paused = r?.paused ?? [];
+    return r?.backfill_due != null ? { paused, backfillDueAt: Number(r.backfill_due) } : { paused };
   },
 
   /** Retrying executions, counted up to `limit` (Store.executionRetryingCount; through executions_waiting). */

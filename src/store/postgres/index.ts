@@ -1,3 +1,5 @@
+import { cronBackfill } from './backfill.js';
+import type { CronBackfillParams } from '../store-executions.js';
 import { StoreUnavailableError } from '../../domain/errors.js';
 import type * as D from '../../domain/types.js';
 import type { FinishResult } from '../outcome-rules.js';
@@ -291,6 +293,12 @@ export class PostgresStore implements S.Store {
     return this.run(async () => {
       const n = await this.notifyContext();
       return this.db.tx((sql) => executionSearch.replayMany(sql, n, p));
+    });
+  }
+  async cronBackfill(p: CronBackfillParams): Promise<D.Execution[] | 'not_found'> {
+    return this.run(async () => {
+      const n = await this.notifyContext();
+      return this.db.tx((sql) => cronBackfill(sql, n, p));
     });
   }
   async jobTrigger(p: S.JobTriggerParams): Promise<D.Execution | 'not_found' | 'not_pending'> {

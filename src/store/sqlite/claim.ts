@@ -57,6 +57,9 @@
  *   occurrence was created while Active (or by a trigger) and is owed. The endpoint, data, retry
  *   policy and timeout sent are the job's current ones (a schedule cannot change once claimed; a
  *   cron job's fix of its URL applies to its retries).
+ * - A waiting backfilled execution of a cron job with overlap `skip` that must wait its turn
+ *   (`backfill_blocked`, ../backfill-rules.ts "Pacing") is not leased: it is put back
+ *   BACKFILL_RECHECK_MS ahead (the finish of the execution before it makes it due sooner).
  * - started_at (the first attempt's start, hence lateMs) is set when attempt 1 is claimed, and
  *   replaced by attempt 1's own startedAt when its outcome is recorded (executions.ts). So a
  *   first attempt whose node died still leaves its start, and a retry never overwrites it.
@@ -83,6 +86,7 @@ import {
   type ExecutionKey,
   type OccurrenceStatus,
 } from '../claim-rules.js';
+import { BACKFILL_RECHECK_MS } from '../backfill-rules.js';
 import { callOf, callOfJob, executionWithJobSql, missedOf, retryBaseOf, startedSchedule, type CallRow, type StartedScheduleRow } from '../claim-common.js';
 import { columnList, REQUEST_COLUMNS, RETRY_COLUMNS } from '../rows.js';
 import { missedToRow, type MissedRow } from '../rows-executions.js';
@@ -110,6 +114,8 @@ interface ExistingRow extends CallRow, MissedRow {
   retry_base: number;
   endpoint: string | null;
   job_exists: number;
+  /** 1: a backfilled execution that must wait its turn (backfill-rules.ts). */
+  backfill_blocked: number;
 }
 
 /** Columns of one new execution row (see {@link ClaimQueries.insertExecution}). */
@@ -159,6 +165,7 @@ export class ClaimQueries {
   private readonly expired;
   private readonly relet;
   private readonly failDeleted;
+  private readonly deferBackfill;
   private readonly claimTx;
 
   constructor(db: Db) {
@@ -210,6 +217,7 @@ export class ClaimQueries {
          next_attempt_at = NULL, lease_owner = NULL, lease_expires_at = NULL
        WHERE id = :id`,
     );
+    this.deferBackfill = db.prepare<[{ id: string; at: number }]>('UPDATE executions SET next_attempt_at = :at WHERE id = :id');
     this.claimTx = db.transaction((c: Claim) => this.claimIn(c));
   }
 
@@ -317,6 +325,10 @@ export class ClaimQueries {
     if (!e) return;
     if (!e.job_exists || e.endpoint === null) {
       this.failDeleted.run({ id, now: c.now });
+      return;
+    }
+    if (e.backfill_blocked) {
+      this.deferBackfill.run({ id, at: c.now + BACKFILL_RECHECK_MS }); // its turn comes (backfill-rules.ts)
       return;
     }
     const leaseExpiresAt = leaseExpiry(c, e.timeout_ms);

@@ -1,3 +1,4 @@
+import { promoteBackfillSql } from '../backfill-rules.js';
 import type { AttemptOutcome, CronJobStatus, Execution, JobType } from '../../domain/types.js';
 import { cronAfterFinished, isGone, type AutoPause, type FinishedOutcome, type FinishResult } from '../outcome-rules.js';
 import { decodeCursor } from '../paging.js';
@@ -47,6 +48,7 @@ export class ExecutionQueries {
   private readonly outbox;
   private readonly anyChannel;
   private readonly pausedOutbox;
+  private readonly promoteBackfill;
   private readonly byId;
   private readonly retrying;
   private readonly attemptsOfOne;
@@ -118,6 +120,7 @@ export class ExecutionQueries {
        WHERE id = :id`,
     );
     this.pausedOutbox = pausedOutboxStatement(db);
+    this.promoteBackfill = db.prepare<[{ job: string; at: number }]>(promoteBackfillSql(':job', ':at'));
     this.finishTx = db.transaction((nodeId: string, outcomes: readonly AttemptOutcome[]): FinishResult => {
       const notify = this.anyChannel.get() !== undefined;
       const finishedCron = new Map<string, FinishedOutcome[]>();
@@ -129,11 +132,12 @@ export class ExecutionQueries {
       }
       // cron.auto_paused notifications, in the transaction that paused the jobs, at the end of
       // the batch's last attempt (its outcomes' own times, as PostgreSQL's finish statement).
-      if (notify && paused.length > 0) {
-        const now = Math.max(...outcomes.map((o) => execRows.outcomeTimes(o).finishedAt ?? 0));
-        this.pausedOutbox.run({ items: pausedItems(paused), now });
-      }
-      return { paused };
+      const end = Math.max(...outcomes.map((o) => execRows.outcomeTimes(o).finishedAt ?? 0));
+      if (notify && paused.length > 0) this.pausedOutbox.run({ items: pausedItems(paused), now: end });
+      // The next backfilled execution of each cron job that finished one (backfill-rules.ts, "Pacing").
+      let promoted = 0;
+      for (const jobId of finishedCron.keys()) promoted += this.promoteBackfill.run({ job: jobId, at: end }).changes;
+      return promoted > 0 ? { paused, backfillDueAt: end } : { paused };
     });
 
     this.byId = db.prepare<[string], execRows.ExecutionRow>(`SELECT ${execRows.EXECUTION_COLUMNS} FROM executions WHERE id = ?`);

@@ -1,3 +1,5 @@
+import { BackfillQueries } from './backfill.js';
+import type { CronBackfillParams } from '../store-executions.js';
 import { StoreUnavailableError } from '../../domain/errors.js';
 import type * as D from '../../domain/types.js';
 import { warnPaused, type ClaimDueResult } from '../claim-rules.js';
@@ -38,6 +40,7 @@ export type SqliteStoreOptions = ConnectionOptions;
 
 /** Every prepared statement of the store, built once, on first use after the schema exists. */
 interface Queries {
+  backfill: BackfillQueries;
   apiKeys: ApiKeyQueries;
   schedules: ScheduleQueries;
   cron: CronJobQueries;
@@ -238,6 +241,9 @@ export class SqliteStore implements S.Store {
   async executionsReplay(p: ExecutionsReplayParams): Promise<number> {
     return this.run((q) => q.search.replayMany(p));
   }
+  async cronBackfill(p: CronBackfillParams): Promise<D.Execution[] | 'not_found'> {
+    return this.run((q) => q.backfill.backfill(p));
+  }
   async jobTrigger(p: S.JobTriggerParams): Promise<D.Execution | 'not_found' | 'not_pending'> {
     return this.run((q) => q.executions.trigger(p));
   }
@@ -346,6 +352,7 @@ function prepare(db: Db): Queries {
     const executions = new ExecutionQueries(db);
     return {
       apiKeys: new ApiKeyQueries(db),
+      backfill: new BackfillQueries(db),
       schedules: new ScheduleQueries(db),
       cron: new CronJobQueries(db),
       claim: new ClaimQueries(db),

@@ -1,6 +1,7 @@
 import type { Db } from './connection.js';
 import { CRON_LIFE_MIGRATIONS } from './migrations-cron-life.js';
 import { CRON_TAG_MIGRATIONS } from './migrations-cron-tags.js';
+import { BACKFILL_MIGRATIONS } from './migrations-backfill.js';
 import { FAILURE_MIGRATIONS } from './migrations-failures.js';
 
 /** One numbered schema change. Versions start at 1, increase by 1, and are never edited once released. */
@@ -380,6 +381,7 @@ CREATE INDEX cron_jobs_with_secrets ON cron_jobs (id) WHERE secrets IS NOT NULL;
   ...FAILURE_MIGRATIONS,
   ...CRON_LIFE_MIGRATIONS,
   ...CRON_TAG_MIGRATIONS,
+  ...BACKFILL_MIGRATIONS,
 ];
 
 /** Highest schema version this code knows. */
