@@ -19,6 +19,7 @@ import { KeyRing } from '../secrets/key-ring.js';
 import type { Store } from '../store/store.js';
 import { AJV_OPTIONS, ruleKeywordsFor } from './ajv.js';
 import { authHook } from './auth.js';
+import { scopeOnRoute } from './scopes.js';
 import { errorHandler, notFoundHandler } from './problem.js';
 import { createRequestLimiter, DEFAULT_RATE_LIMIT, type RateLimitSettings } from './rate-limit.js';
 import { apiKeyRoutes } from './routes/api-keys.js';
@@ -206,6 +207,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const limiter = createRequestLimiter({ ...DEFAULT_RATE_LIMIT, ...deps.rateLimit });
   await app.register(async (api) => {
     api.addHook('onRequest', authHook(store, clock, recorder, limiter));
+    // Every route here declares its scope in `schema.security` (scopes.ts); one that does not stops the start.
+    api.addHook('onRoute', scopeOnRoute);
     // Routes with `config: { idempotent: true }` take Idempotency-Key (idempotency.ts).
     api.addHook('onRoute', idempotencyOnRoute(store, clock));
     await api.register(apiKeyRoutes, routeDeps);

@@ -18,7 +18,8 @@ import type { Logger } from 'pino';
 import { AJV_OPTIONS, ruleKeywordPlugin } from './ajv.js';
 import { errorHandler, notFoundHandler } from './problem.js';
 import { NoQuery } from './schemas/common.js';
-import { AUTHENTICATED, BEARER, OPEN, problemResponses } from './schemas/operations.js';
+import { AUTHENTICATED, OPEN, problemResponses } from './schemas/operations.js';
+import { bearer } from './scopes.js';
 
 /** Where the metrics are served. */
 export const METRICS_PATH = '/metrics';
@@ -92,7 +93,7 @@ export const metricsRoute: FastifyPluginAsync<MetricsRouteOptions> = async (app,
           'process metrics. Served here, behind an API key, unless `PUNCTUAL_METRICS_PORT` is set: then only on that ' +
           'port, without authentication, and this path is a 404. The series are listed in docs/metrics.md.',
         tags: ['Metrics'],
-        security: authenticated ? BEARER : OPEN,
+        security: authenticated ? bearer('metrics:read') : OPEN,
         querystring: NoQuery,
         response: {
           200: {

@@ -118,7 +118,7 @@ describe('POST /api-keys', () => {
 
     // The token works, is stored only as its digest, and appears nowhere else.
     expect((await app.inject({ method: 'GET', url: '/cron', headers: auth(body.token) })).statusCode).toBe(200);
-    expect((await store.apiKeyFindByDigest({ digest: digestToken(body.token) }))?.id).toBe(body.id);
+    expect((await store.apiKeyFindByDigest({ digest: digestToken(body.token) }))?.key.id).toBe(body.id);
     const got = await app.inject({ method: 'GET', url: `/api-keys/${body.id}`, headers: auth() });
     expect(got.json()).not.toHaveProperty('token');
     const list = await app.inject({ method: 'GET', url: '/api-keys', headers: auth() });

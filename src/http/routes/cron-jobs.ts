@@ -32,6 +32,7 @@ export const cronJobRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app, {
       schema: createSchema(
         {
           operationId: 'createCronJob',
+          scope: 'jobs:write',
           tags: ['Cron jobs'],
           summary: 'Create a cron job',
           description:
@@ -53,6 +54,7 @@ export const cronJobRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app, {
       schema: readSchema(
         {
           operationId: 'listCronJobs',
+          scope: 'jobs:read',
           tags: ['Cron jobs'],
           summary: 'List cron jobs',
           description:
@@ -79,6 +81,7 @@ export const cronJobRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app, {
       schema: readSchema(
         {
           operationId: 'previewCron',
+          scope: 'jobs:read',
           tags: ['Cron jobs'],
           summary: 'Preview occurrences of a cron expression',
           description:
@@ -107,6 +110,7 @@ export const cronJobRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app, {
       schema: getByIdSchema(
         {
           operationId: 'getCronJob',
+          scope: 'jobs:read',
           tags: ['Cron jobs'],
           summary: 'Retrieve a cron job',
           description: 'The cron job; `null` (with 200) when no cron job has this id, also for an id that is not a UUID.',
@@ -127,6 +131,7 @@ export const cronJobRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app, {
       schema: updateSchema(
         {
           operationId: 'updateCronJob',
+          scope: 'jobs:write',
           tags: ['Cron jobs'],
           summary: 'Update a cron job',
           description:
@@ -148,6 +153,7 @@ export const cronJobRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app, {
     '/cron/:id',
     {
       operationId: 'deleteCronJob',
+      scope: 'jobs:write',
       tags: ['Cron jobs'],
       summary: 'Delete a cron job',
       description:
