@@ -31,6 +31,7 @@ import { notificationChannelRoutes, type ChannelRouteDeps } from './routes/notif
 import { consoleRoutes } from './console.js';
 import { openApiRoutes, registerOpenApiGenerator } from './openapi.js';
 import { healthRoutes } from './routes/health.js';
+import { nodeRoutes } from './routes/nodes.js';
 import { idempotencyOnRoute } from './idempotency.js';
 import { metricsRoute, observeRequests, type MetricsExposition } from './metrics.js';
 import { scheduleBatchRoutes } from './routes/schedule-batch.js';
@@ -60,7 +61,7 @@ export interface AppDeps {
   /** False while the node drains; `GET /readyz` then answers 503. Default: always true. */
   isReady?: () => boolean;
   /**
-   * The live nodes that `GET /readyz` lists (`Store.nodesLive` with `PUNCTUAL_NODE_TIMEOUT`).
+   * The live nodes that `GET /nodes` lists (`Store.nodesLive` with `PUNCTUAL_NODE_TIMEOUT`).
    * Default: the store's, at `clock`'s time, with the default timeout.
    */
   liveNodes?: () => Promise<NodeRecord[]>;
@@ -177,11 +178,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
 
   // The OpenAPI generator first: it documents the routes registered after it.
   await registerOpenApiGenerator(app);
-  await app.register(healthRoutes, {
-    store,
-    isReady: deps.isReady ?? (() => true),
-    liveNodes: deps.liveNodes ?? (() => store.nodesLive({ now: clock.now(), timeoutMs: DEFAULT_NODE_TIMEOUT_MS })),
-  });
+  await app.register(healthRoutes, { store, isReady: deps.isReady ?? (() => true) });
   await app.register(consoleRoutes);
   await app.register(openApiRoutes);
 
@@ -217,6 +214,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     await api.register(cronJobRoutes, routeDeps);
     await api.register(executionRoutes, routeDeps);
     await api.register(executionSearchRoutes, routeDeps);
+    await api.register(nodeRoutes, {
+      liveNodes: deps.liveNodes ?? (() => store.nodesLive({ now: clock.now(), timeoutMs: DEFAULT_NODE_TIMEOUT_MS })),
+    });
     await api.register(notificationChannelRoutes, { ...routeDeps, ...(deps.testChannel && { testChannel: deps.testChannel }) });
     if (deps.metrics && !deps.metricsOnOwnPort) await api.register(metricsRoute, { metrics: deps.metrics, authenticated: true });
   });

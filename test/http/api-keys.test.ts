@@ -111,7 +111,7 @@ describe('POST /api-keys', () => {
     const res = await app.inject({ method: 'POST', url: '/api-keys', headers: auth(), payload: { name: 'ci' } });
     expect(res.statusCode).toBe(201);
     const body = res.json();
-    expect(Object.keys(body).sort()).toEqual(['createdAt', 'id', 'lastUsed', 'name', 'status', 'token']);
+    expect(Object.keys(body).sort()).toEqual(['createdAt', 'expiresAt', 'id', 'lastUsed', 'name', 'previousTokenExpiresAt', 'scopes', 'status', 'token']);
     expect(body).toMatchObject({ name: 'ci', status: 'Enabled', lastUsed: null, createdAt: '2026-11-21T10:00:01.234Z' });
     expect(body.id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
     expect(body.token).toMatch(/^pk_[A-Za-z0-9_-]{43}$/);
@@ -169,7 +169,7 @@ describe('GET /api-keys and /api-keys/{id}', () => {
     expect(Object.keys(body).sort()).toEqual(['apiKeys', 'size']);
     expect(body.size).toBe(2);
     expect(body.apiKeys.map((k: { name: string }) => k.name)).toEqual(['admin', 'second']);
-    for (const k of body.apiKeys) expect(Object.keys(k).sort()).toEqual(['createdAt', 'id', 'lastUsed', 'name', 'status']);
+    for (const k of body.apiKeys) expect(Object.keys(k).sort()).toEqual(['createdAt', 'expiresAt', 'id', 'lastUsed', 'name', 'previousTokenExpiresAt', 'scopes', 'status']);
   });
 
   it('answers 200 null for an unknown id, a UUID or not', async () => {
