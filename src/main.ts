@@ -252,6 +252,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
           endpointPolicy: config.endpointPolicy,
           limits: config.limits,
           rateLimit: config.rateLimit,
+          trustProxy: config.trustProxy,
           metrics,
           metricsOnOwnPort: config.metricsPort !== null,
           keyRing,

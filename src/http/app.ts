@@ -6,6 +6,7 @@
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { pino, type Logger } from 'pino';
 import { STRICT_POLICY, type EndpointPolicy } from '../net/ssrf.js';
+import type { TrustProxy } from '../net/trust-proxy.js';
 import type { Clock } from '../domain/clock.js';
 import { DEFAULT_NODE_TIMEOUT_MS } from '../store/nodes-rows.js';
 import type { NodeRecord } from '../store/store-nodes.js';
@@ -92,6 +93,13 @@ export interface AppDeps {
    */
   rateLimit?: Partial<RateLimitSettings>;
   /**
+   * Which peers may name the client in `X-Forwarded-For` (`PUNCTUAL_TRUST_PROXY`, Fastify's
+   * `trustProxy`): `request.ip`, which the lockout after failed authentications, the logs and the
+   * traces use, is then the forwarded address when the peer is trusted. Default: false (the
+   * socket's address, whatever the headers say).
+   */
+  trustProxy?: TrustProxy;
+  /**
    * Metrics (see `metrics.ts`): every answered request is recorded (method, route
    * pattern, status, duration), and `GET /metrics` serves them behind the API key unless
    * `metricsOnOwnPort`. Absent: neither.
@@ -152,6 +160,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     onProtoPoisoning: 'error',
     onConstructorPoisoning: 'error',
     return503OnClosing: true,
+    // `request.ip` is the forwarded client's address only when the peer is trusted (net/trust-proxy.ts).
+    // (Fastify takes a hop count too, though its types omit numbers.)
+    trustProxy: (deps.trustProxy ?? false) as boolean | string[],
     // Errors raised by the router before any route runs (a badly encoded URL) get problems too.
     frameworkErrors: (err, request, reply) => {
       errorHandler(err, request, reply);
