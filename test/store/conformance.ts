@@ -27,6 +27,7 @@ import { describeExecutionSearch } from './conformance-executions.js';
 import { describeLists } from './conformance-lists.js';
 import { describeBatch, describeGroupCommit } from './conformance-batch.js';
 import { describeIdempotency } from './conformance-idempotency.js';
+import { describeKeys } from './conformance-keys.js';
 import { describeNodes } from './conformance-nodes.js';
 import { describeNotifications } from './conformance-notifications.js';
 import { describeAhead } from './conformance-ahead.js';
@@ -216,6 +217,8 @@ export function exerciseStore(name: string, factory: () => Promise<StoreUnderTes
     describeAhead(() => store);
     // ---- successStatuses and the auto-pause of cron jobs: conformance-outcomes.ts -----------------
     describeOutcomes(() => store);
+    // ---- scopes, expiry and rotation of API keys: conformance-keys.ts -----------------------------
+    describeKeys(() => store);
 
     // ---- lifecycle -------------------------------------------------------------------------
     describe('migrate, ping, close', () => {
@@ -243,7 +246,16 @@ export function exerciseStore(name: string, factory: () => Promise<StoreUnderTes
       it('create returns the key without any secret, never used; get returns the same', async () => {
         const id = newId();
         const k = await store.apiKeyCreate({ id, name: 'ci', status: 'Enabled', digest: digestOf('tok'), now: T0 });
-        expect(k).toEqual({ id, name: 'ci', status: 'Enabled', createdAt: T0, lastUsed: null });
+        expect(k).toEqual({
+          id,
+          name: 'ci',
+          status: 'Enabled',
+          createdAt: T0,
+          lastUsed: null,
+          scopes: ['jobs:read', 'jobs:write', 'keys:manage', 'metrics:read'],
+          expiresAt: null,
+          previousTokenExpiresAt: null,
+        });
         expect(await store.apiKeyGet({ id })).toEqual(k);
       });
 
@@ -289,8 +301,8 @@ export function exerciseStore(name: string, factory: () => Promise<StoreUnderTes
       it('findByDigest finds the key of a digest, Disabled ones included; an unknown digest is null', async () => {
         const a = await store.apiKeyCreate({ id: newId(), name: 'a', status: 'Enabled', digest: digestOf('a'), now: T0 });
         const b = await store.apiKeyCreate({ id: newId(), name: 'b', status: 'Disabled', digest: digestOf('b'), now: T0 });
-        expect(await store.apiKeyFindByDigest({ digest: digestOf('a') })).toEqual(a);
-        expect(await store.apiKeyFindByDigest({ digest: digestOf('b') })).toEqual(b);
+        expect(await store.apiKeyFindByDigest({ digest: digestOf('a') })).toEqual({ key: a, token: 'current' });
+        expect(await store.apiKeyFindByDigest({ digest: digestOf('b') })).toEqual({ key: b, token: 'current' });
         expect(await store.apiKeyFindByDigest({ digest: digestOf('c') })).toBeNull();
       });
 
