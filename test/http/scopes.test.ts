@@ -26,7 +26,7 @@ interface Operation {
   operationId: string;
   scope: ApiKeyScope;
 }
-let operations: Operation[] = [];
+const operations: Operation[] = [];
 
 beforeAll(async () => {
   h = await openHarness({ metrics: DOCUMENTED_METRICS });
