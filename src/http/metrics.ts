@@ -6,12 +6,11 @@
  * it.
  *
  * Where `/metrics` is served (docs/metrics.md):
- *  - without `PUNCTUAL_METRICS_PORT`: on the API's port, behind an API key (any valid key, like
- *    every API route: rate limit and failed-authentication guard included);
+ *  - without `PUNCTUAL_METRICS_PORT`: on the API's port, behind an API key with `metrics:read`
+ *    (rate limit and failed-authentication guard included, like every API route);
  *  - with it: only on that port, by {@link buildMetricsApp}, without authentication (operators
  *    firewall that port); the API's port then answers 404 for `/metrics`, so there is one place
- *    to scrape and Prometheus needs no API key (keys have no scopes: a key for scraping could
- *    also delete every job).
+ *    to scrape and Prometheus needs no API key.
  */
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyPluginAsync, type FastifyRequest } from 'fastify';
 import type { Logger } from 'pino';

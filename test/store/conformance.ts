@@ -322,15 +322,15 @@ export function exerciseStore(name: string, factory: () => Promise<StoreUnderTes
       it('ensure creates an Enabled key with the given id and name when no key has the digest', async () => {
         const id = newId();
         const k = await store.apiKeyEnsure({ id, name: 'bootstrap', status: 'Enabled', digest: digestOf('boot'), now: T0 });
-        expect(k).toEqual({ id, name: 'bootstrap', status: 'Enabled', createdAt: T0, lastUsed: null });
-        expect(await store.apiKeyFindByDigest({ digest: digestOf('boot') })).toEqual(k);
+        expect(k).toEqual({ id, name: 'bootstrap', status: 'Enabled', createdAt: T0, lastUsed: null, scopes: ['jobs:read', 'jobs:write', 'keys:manage', 'metrics:read'], expiresAt: null, previousTokenExpiresAt: null });
+        expect(await store.apiKeyFindByDigest({ digest: digestOf('boot') })).toEqual({ key: k, token: 'current' });
       });
 
       it('ensure re-enables and renames the key that has the digest, keeping its id, createdAt and lastUsed', async () => {
         const k = await store.apiKeyCreate({ id: newId(), name: 'old', status: 'Disabled', digest: digestOf('boot'), now: T0 });
         await store.apiKeyTouch({ lastUsed: new Map([[k.id, T0 + 1]]) });
         const e = await store.apiKeyEnsure({ id: newId(), name: 'bootstrap', status: 'Enabled', digest: digestOf('boot'), now: T0 + 99 });
-        expect(e).toEqual({ id: k.id, name: 'bootstrap', status: 'Enabled', createdAt: T0, lastUsed: T0 + 1 });
+        expect(e).toEqual({ id: k.id, name: 'bootstrap', status: 'Enabled', createdAt: T0, lastUsed: T0 + 1, scopes: ['jobs:read', 'jobs:write', 'keys:manage', 'metrics:read'], expiresAt: null, previousTokenExpiresAt: null });
         const again = await store.apiKeyEnsure({ id: newId(), name: 'bootstrap', status: 'Enabled', digest: digestOf('boot'), now: T0 + 200 });
         expect(again).toEqual(e);
         expect(await store.apiKeyList()).toEqual([e]);
