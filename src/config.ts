@@ -11,6 +11,7 @@ import { parseSigningSecrets } from './dispatch/signing.js';
 import { resolveFileEnv } from './env-files.js';
 import { KeyRing, parseKeys } from './secrets/key-ring.js';
 import { parseAllowedNetworks, STRICT_POLICY, type EndpointPolicy } from './net/ssrf.js';
+import { parseTrustProxy, type TrustProxy } from './net/trust-proxy.js';
 import { DEFAULT_RATE_LIMIT, type RateLimitSettings } from './http/rate-limit.js';
 import { DEFAULT_LIMITS, type InputLimits } from './service/limits.js';
 import { RETRY_DELAYS_LIMITS, RETRY_LIMITS } from './service/delivery.js';
@@ -117,6 +118,13 @@ export interface Config {
    * without its trailing slash), for links to the console in Slack notifications; null when unset.
    */
   publicUrl: string | null;
+  /**
+   * Which peers may name the client in `X-Forwarded-For` (`PUNCTUAL_TRUST_PROXY`: `true`, a hop
+   * count, or addresses and CIDR ranges separated by commas; default off), Fastify's `trustProxy`:
+   * the rate limits, the lockout after failed authentications and the logs then see the client's
+   * address, not the proxy's (src/net/trust-proxy.ts).
+   */
+  trustProxy: TrustProxy;
 }
 
 const UNIT_MS: Record<string, number> = { ms: 1, s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000 };
@@ -298,6 +306,13 @@ export function loadConfig(processEnv: NodeJS.ProcessEnv = process.env): Config 
 
   const databaseUrl = env.DATABASE_URL?.trim() || 'file:./data/punctual.db';
 
+  let trustProxy: TrustProxy = false;
+  try {
+    trustProxy = parseTrustProxy(env.PUNCTUAL_TRUST_PROXY ?? '');
+  } catch (err) {
+    problems.push(`PUNCTUAL_TRUST_PROXY=${JSON.stringify(env.PUNCTUAL_TRUST_PROXY)}: ${(err as Error).message}`);
+  }
+
   const logLevel = (env.LOG_LEVEL?.trim().toLowerCase() || 'info') as LogLevel;
   if (!LOG_LEVELS.includes(logLevel)) {
     problems.push(`LOG_LEVEL=${JSON.stringify(env.LOG_LEVEL)} must be one of ${LOG_LEVELS.join(', ')}`);
@@ -329,6 +344,7 @@ export function loadConfig(processEnv: NodeJS.ProcessEnv = process.env): Config 
     notifyMaxPerMinute,
     notifyTimeoutMs,
     publicUrl,
+    trustProxy,
     role,
     metricsPort,
     testClockOffsetMs,

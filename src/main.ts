@@ -23,7 +23,6 @@ import { ensureBootstrapKey } from './service/api-keys.js';
 import type { KeyRing } from './secrets/key-ring.js';
 import { buildServeKeyRing, buildServeStore } from './serve-store.js';
 import { IDEMPOTENCY_RETENTION_MS } from './store/idempotency-rules.js';
-import type { NodeRecord } from './store/store-nodes.js';
 import type { Store } from './store/store.js';
 import { startTracing } from './tracing/tracing.js';
 import { VERSION } from './version.js';
@@ -241,7 +240,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
   const isReady = () => !draining;
   const app =
     role === 'dispatcher'
-      ? await buildProbeApp(store, logger, isReady, liveNodes)
+      ? await buildProbeApp(store, logger, isReady)
       : await buildApp({
           store,
           clock,
@@ -254,6 +253,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
           executionRetentionMs: config.executionRetentionMs,
           limits: config.limits,
           rateLimit: config.rateLimit,
+          trustProxy: config.trustProxy,
           metrics,
           metricsOnOwnPort: config.metricsPort !== null,
           keyRing,
@@ -323,7 +323,6 @@ async function buildProbeApp(
   store: Store,
   logger: Logger,
   isReady: () => boolean,
-  liveNodes: () => Promise<NodeRecord[]>,
 ): Promise<FastifyInstance> {
   const app = Fastify({
     loggerInstance: logger as FastifyBaseLogger,
@@ -332,7 +331,7 @@ async function buildProbeApp(
   });
   app.setErrorHandler(errorHandler);
   app.setNotFoundHandler(notFoundHandler);
-  await app.register(healthRoutes, { store, isReady, liveNodes });
+  await app.register(healthRoutes, { store, isReady });
   await app.ready();
   return app;
 }

@@ -1,13 +1,14 @@
 /**
- * `punctual keys create|list|get|update|delete`: API keys. They go through the API when a service
+ * `punctual keys create|list|get|update|rotate|delete`: API keys, with their scopes, expiry and
+ * rotation (docs/keys-and-audit.md). They go through the API when a service
  * URL is configured (`PUNCTUAL_URL` or `--url`), and otherwise, or with `--local`, straight to the
  * store in `DATABASE_URL`: that is how the first key is made, with no key and no running server
  * (the server may be running; the store takes both). Both ways print the same thing.
  */
 import { Option, type Command } from 'commander';
-import type { ApiKey, ApiKeyCreated, ApiKeyList } from '../client/index.js';
-import { API_KEY_STATUSES } from '../domain/enums.js';
-import type { ApiKey as StoredApiKey, ApiKeyStatus } from '../domain/types.js';
+import type { ApiKey, ApiKeyCreate, ApiKeyCreated, ApiKeyList, ApiKeyUpdate } from '../client/index.js';
+import { API_KEY_SCOPES, API_KEY_STATUSES, type ApiKeyScope } from '../domain/enums.js';
+import type { ApiKey as StoredApiKey } from '../domain/types.js';
 import { toIso, toIsoOrNull } from '../domain/time.js';
 import type { Store } from '../store/store.js';
 import { action, clientFrom, withApiOptions, type ApiOptions } from './connect.js';
@@ -18,16 +19,58 @@ import { withStore } from './server.js';
 
 /** What the keys commands do, through the API or on the store. */
 interface KeyBackend {
-  create(name: string, status: ApiKeyStatus): Promise<ApiKeyCreated>;
+  create(body: ApiKeyCreate): Promise<ApiKeyCreated>;
   list(): Promise<ApiKeyList>;
   get(id: string): Promise<ApiKey | null>;
-  update(id: string, patch: { name?: string; status?: ApiKeyStatus }): Promise<ApiKey>;
+  update(id: string, patch: ApiKeyUpdate): Promise<ApiKey>;
+  rotate(id: string, gracePeriodSeconds: number | undefined): Promise<ApiKeyCreated>;
   delete(id: string): Promise<void>;
 }
 
 /** The wire form of a stored key (as GET /api-keys/{id} answers it). */
 function toWire(k: StoredApiKey): ApiKey {
-  return { id: k.id, name: k.name, status: k.status, createdAt: toIso(k.createdAt), lastUsed: toIsoOrNull(k.lastUsed) };
+  return {
+    id: k.id,
+    name: k.name,
+    status: k.status,
+    createdAt: toIso(k.createdAt),
+    lastUsed: toIsoOrNull(k.lastUsed),
+    scopes: [...k.scopes],
+    expiresAt: toIsoOrNull(k.expiresAt),
+    previousTokenExpiresAt: toIsoOrNull(k.previousTokenExpiresAt),
+  };
+}
+
+/**
+ * `--scopes jobs:read,jobs:write` → the scopes.
+ * @throws UsageError naming the values that are no scope
+ */
+export function parseScopesOption(text: string): ApiKeyScope[] {
+  const parts = text.split(',').map((p) => p.trim()).filter((p) => p !== '');
+  const unknown = parts.filter((p) => !(API_KEY_SCOPES as readonly string[]).includes(p));
+  if (parts.length === 0 || unknown.length > 0) {
+    throw new UsageError(`--scopes must list scopes separated by commas, among ${API_KEY_SCOPES.join(', ')}${unknown.length ? ` (not: ${unknown.join(', ')})` : ''}`);
+  }
+  return parts as ApiKeyScope[];
+}
+
+/**
+ * `--grace 1h` → seconds: a duration with a unit (`30m`, `1h`, `7d`, `90s`) or a whole number of
+ * seconds. The service checks the range (0 to 604,800).
+ * @throws UsageError for anything else
+ */
+export async function parseGraceOption(text: string): Promise<number> {
+  if (/^\d+$/.test(text.trim())) return Number(text.trim());
+  const { parseDuration } = await import('../config.js');
+  const ms = parseDuration(text);
+  if (ms === null || ms % 1000 !== 0) throw new UsageError(`--grace must be seconds or a duration like 30m, 1h or 7d (not ${JSON.stringify(text)})`);
+  return ms / 1000;
+}
+
+/** `--expires`: an instant (ISO 8601 with Z or an offset), or `never` (null). The service checks the instant. */
+function expiresOption(text: string | undefined): string | null | undefined {
+  if (text === undefined) return undefined;
+  return text.trim().toLowerCase() === 'never' ? null : text.trim();
 }
 
 /**
@@ -40,9 +83,10 @@ function onStore<T>(fn: (store: Store) => Promise<T>): Promise<T> {
 
 /** The keys in the store of `DATABASE_URL`, through the service's use cases (the same rules as the API). */
 const localBackend: KeyBackend = {
-  async create(name, status) {
+  async create(body) {
     const [{ createApiKey }, { systemClock }] = await Promise.all([import('../service/api-keys.js'), import('../domain/clock.js')]);
-    const { apiKey, token } = await onStore((store) => createApiKey(store, systemClock, { name, status }));
+    // On the store, the command acts as the operator: the key holds every scope unless --scopes says otherwise.
+    const { apiKey, token } = await onStore((store) => createApiKey(store, systemClock, body));
     return { ...toWire(apiKey), token };
   },
   async list() {
@@ -56,8 +100,18 @@ const localBackend: KeyBackend = {
     return key && toWire(key);
   },
   async update(id, patch) {
-    const { updateApiKey } = await import('../service/api-keys.js');
-    return toWire(await onStore((store) => updateApiKey(store, id, patch)));
+    const [{ updateApiKey }, { systemClock }] = await Promise.all([import('../service/api-keys.js'), import('../domain/clock.js')]);
+    return toWire(await onStore((store) => updateApiKey(store, id, patch, undefined, undefined, { clock: systemClock })));
+  },
+  async rotate(id, gracePeriodSeconds) {
+    const [{ rotateApiKey }, { systemClock }, { ALL_SCOPES }] = await Promise.all([
+      import('../service/api-key-rotation.js'),
+      import('../domain/clock.js'),
+      import('../domain/scopes.js'),
+    ]);
+    const input = gracePeriodSeconds === undefined ? {} : { gracePeriodSeconds };
+    const { apiKey, token } = await onStore((store) => rotateApiKey(store, systemClock, id, input, ALL_SCOPES));
+    return { ...toWire(apiKey), token };
   },
   async delete(id) {
     const { deleteApiKey } = await import('../service/api-keys.js');
@@ -68,10 +122,11 @@ const localBackend: KeyBackend = {
 function remoteBackend(opts: ApiOptions): KeyBackend {
   const { apiKeys } = clientFrom(opts);
   return {
-    create: (name, status) => apiKeys.create({ name, status }),
+    create: (body) => apiKeys.create(body),
     list: () => apiKeys.list(),
     get: (id) => apiKeys.get(id),
     update: (id, patch) => apiKeys.update(id, patch),
+    rotate: (id, gracePeriodSeconds) => apiKeys.rotate(id, gracePeriodSeconds === undefined ? {} : { gracePeriodSeconds }),
     delete: (id) => apiKeys.delete(id),
   };
 }
@@ -98,12 +153,22 @@ function withKeyOptions(cmd: Command): Command {
   );
 }
 
-function keysTable(keys: ApiKey[]): string {
+function keysTable(keys: ApiKey[], now = Date.now()): string {
   return listTable(
-    ['ID', 'NAME', 'STATUS', 'CREATED AT', 'LAST USED'],
-    keys.map((k) => [k.id, k.name, k.status, k.createdAt, k.lastUsed ?? 'never']),
+    ['ID', 'NAME', 'STATUS', 'SCOPES', 'EXPIRES AT', 'CREATED AT', 'LAST USED'],
+    keys.map((k) => [
+      k.id,
+      k.name,
+      k.status,
+      k.scopes.join(','),
+      k.expiresAt === null ? 'never' : Date.parse(k.expiresAt) <= now ? `${k.expiresAt} (expired)` : k.expiresAt,
+      k.createdAt,
+      k.lastUsed ?? 'never',
+    ]),
   );
 }
+
+const SCOPES_HELP = `comma-separated scopes among ${API_KEY_SCOPES.join(', ')}`;
 
 /** Adds the `keys` command group to `program`. */
 export function registerKeyCommands(program: Command): void {
@@ -116,10 +181,17 @@ export function registerKeyCommands(program: Command): void {
       .command('create')
       .argument('<name>', 'name of the key')
       .option('--disabled', 'create the key Disabled')
+      .option('--scopes <list>', `${SCOPES_HELP} (default: every scope with --local, else those of the calling key)`)
+      .option('--expires <instant>', 'when the key stops working, ISO 8601 with Z or an offset (default: never)')
       .description('create an API key and print its token (shown only once)'),
   ).action(
-    action(async (name: string, opts: KeyOptions & { disabled?: boolean }) => {
-      const created = await backend(opts).create(name, opts.disabled ? 'Disabled' : 'Enabled');
+    action(async (name: string, opts: KeyOptions & { disabled?: boolean; scopes?: string; expires?: string }) => {
+      const body: ApiKeyCreate = {
+        name,
+        status: opts.disabled ? 'Disabled' : 'Enabled',
+        ...defined({ scopes: opts.scopes === undefined ? undefined : parseScopesOption(opts.scopes), expiresAt: expiresOption(opts.expires) }),
+      };
+      const created = await backend(opts).create(body);
       if (opts.json) return printJson(created);
       out(
         `Created API key "${created.name}" (${created.id}, ${created.status}).\n` +
@@ -149,14 +221,40 @@ export function registerKeyCommands(program: Command): void {
     keys
       .command('update')
       .argument('<id>', 'id of the key')
-      .description('rename, disable or enable an API key (applies from the next request)')
+      .description('rename, disable or enable an API key, or set its scopes or expiry (applies from the next request)')
       .option('--name <name>', 'new name')
-      .addOption(new Option('--status <status>', 'Disabled refuses the key; Enabled accepts it again').choices(API_KEY_STATUSES)),
+      .addOption(new Option('--status <status>', 'Disabled refuses the key; Enabled accepts it again').choices(API_KEY_STATUSES))
+      .option('--scopes <list>', SCOPES_HELP)
+      .option('--expires <instant>', 'when the key stops working (ISO 8601 with Z or an offset), or never'),
   ).action(
-    action(async (id: string, opts: KeyOptions & { name?: string; status?: ApiKeyStatus }) => {
-      const key = await backend(opts).update(id, defined({ name: opts.name, status: opts.status }));
+    action(async (id: string, opts: KeyOptions & { name?: string; status?: ApiKey['status']; scopes?: string; expires?: string }) => {
+      const patch: ApiKeyUpdate = defined({
+        name: opts.name,
+        status: opts.status,
+        scopes: opts.scopes === undefined ? undefined : parseScopesOption(opts.scopes),
+        expiresAt: expiresOption(opts.expires),
+      });
+      const key = await backend(opts).update(id, patch);
       if (opts.json) printJson(key);
       else out(detailTable(key));
+    }),
+  );
+
+  withKeyOptions(
+    keys
+      .command('rotate')
+      .argument('<id>', 'id of the key')
+      .option('--grace <duration>', 'how long the old token still works: seconds, or 30m, 1h, 7d (at most 7d; default 1h)')
+      .description('give an API key a new token (printed once); the old one keeps working for the grace period'),
+  ).action(
+    action(async (id: string, opts: KeyOptions & { grace?: string }) => {
+      const grace = opts.grace === undefined ? undefined : await parseGraceOption(opts.grace);
+      const rotated = await backend(opts).rotate(id, grace);
+      if (opts.json) return printJson(rotated);
+      out(
+        `Rotated API key "${rotated.name}" (${rotated.id}); the old token works until ${rotated.previousTokenExpiresAt ?? 'now'}.\n` +
+          `New token (shown only this once; store it now):\n${rotated.token}`,
+      );
     }),
   );
 

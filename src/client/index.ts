@@ -97,6 +97,12 @@ export type ApiKeyCreate = BodyOf<'/api-keys', 'post'>;
 export type ApiKeyUpdate = BodyOf<'/api-keys/{id}', 'patch'>;
 /** `{ size, apiKeys }`. */
 export type ApiKeyList = ResponseOf<'/api-keys', 'get', 200>;
+/** Body of `apiKeys.rotate` (POST /api-keys/{id}/rotate). */
+export type ApiKeyRotate = BodyOf<'/api-keys/{id}/rotate', 'post'>;
+/** A scope of an API key. */
+export type ApiKeyScope = ApiKey['scopes'][number];
+/** `{ size, nodes }`: the live nodes of the cluster (GET /nodes). */
+export type NodeList = ResponseOf<'/nodes', 'get', 200>;
 
 /** A notification channel (docs/when-calls-fail.md). */
 export type NotificationChannel = ResponseOf<'/notification-channels', 'post', 201>;
@@ -310,8 +316,11 @@ export function createPunctualClient(options: PunctualClientOptions) {
     list: () => unwrap<ApiKeyList>(raw.GET('/api-keys')),
     /** GET /api-keys/{id}: the key, or null. */
     get: (keyId: string) => unwrap<ApiKey | null>(raw.GET('/api-keys/{id}', id(keyId))),
-    /** PATCH /api-keys/{id}: rename, or enable/disable (from the next request on). */
+    /** PATCH /api-keys/{id}: rename, enable/disable, set scopes or expiry (from the next request on). */
     update: (keyId: string, body: ApiKeyUpdate) => unwrap<ApiKey>(raw.PATCH('/api-keys/{id}', { ...id(keyId), body })),
+    /** POST /api-keys/{id}/rotate: a new token (shown only in this answer); the old one stays valid for the grace period. */
+    rotate: (keyId: string, body: ApiKeyRotate = {}) =>
+      unwrap<ApiKeyCreated>(raw.POST('/api-keys/{id}/rotate', { ...id(keyId), body })),
     /** DELETE /api-keys/{id}. */
     delete: (keyId: string) => unwrap<void>(raw.DELETE('/api-keys/{id}', id(keyId))),
   };
@@ -342,6 +351,8 @@ export function createPunctualClient(options: PunctualClientOptions) {
     liveness: () => unwrap<Liveness>(raw.GET('/healthz')),
     /** GET /readyz: answers while the node takes work and its store answers; a 503 PunctualProblem otherwise. */
     readiness: () => unwrap<Readiness>(raw.GET('/readyz')),
+    /** GET /nodes: the live nodes of the cluster (needs `metrics:read`). */
+    nodes: () => unwrap<NodeList>(raw.GET('/nodes')),
     /** GET /metrics: the node's metrics in the Prometheus text format. */
     metrics: () => unwrap<string>(raw.GET('/metrics', { parseAs: 'text' })),
     /** The underlying openapi-fetch client (authenticated), for anything the methods do not cover. */

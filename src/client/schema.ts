@@ -19,7 +19,7 @@ export interface paths {
         put?: never;
         /**
          * Create an API key
-         * @description Creates a key, `Enabled` unless `status` says `Disabled`. The answer holds its token (`pk_…`): it is shown only this once, since only its SHA-256 digest is stored. Every key can do everything, managing keys included.
+         * @description Creates a key, `Enabled` unless `status` says `Disabled`, with `scopes` (absent: the calling key's) and an optional `expiresAt`. A key never grants a scope it does not hold: scopes beyond the calling key's are a 403 naming them. The answer holds its token (`pk_…`): it is shown only this once, since only its SHA-256 digest is stored.
          */
         post: operations["createApiKey"];
         delete?: never;
@@ -51,9 +51,29 @@ export interface paths {
         head?: never;
         /**
          * Update an API key
-         * @description Renames the key, or disables or enables it; absent fields keep their values. A change applies from the very next request (a `Disabled` key is refused with 403). A key may disable itself.
+         * @description Renames the key, disables or enables it, sets its `scopes` (at most the calling key's own: 403 otherwise) or its `expiresAt` (null: never); absent fields keep their values. A change applies from the very next request (a `Disabled` key is refused with 403, an expired one with 401). A key may disable itself.
          */
         patch: operations["updateApiKey"];
+        trace?: never;
+    };
+    "/api-keys/{id}/rotate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Rotate an API key's token
+         * @description Gives the key a new token, answered this once (as at creation), and keeps the token it had valid for `gracePeriodSeconds` (default 3,600; 0 refuses it at once), so that deployments can move to the new token without a gap; after that the old token is a 401. Id, name, scopes, status, expiry and `lastUsed` stay; a token replaced by an earlier rotation is refused at once. The calling key must hold every scope of the key it rotates (403 otherwise). Takes no body, or a JSON object. 404 for an unknown id.
+         */
+        post: operations["rotateApiKey"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
         trace?: never;
     };
     "/cron": {
@@ -348,6 +368,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/nodes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the live nodes
+         * @description The nodes of the cluster whose heartbeat is recent (ids, roles, registration and last heartbeat), as node liveness sees them on the shared store. Needs `metrics:read`; `GET /readyz` says only whether this node is ready.
+         */
+        get: operations["listNodes"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/notification-channels": {
         parameters: {
             query?: never;
@@ -429,7 +469,7 @@ export interface paths {
         };
         /**
          * Readiness
-         * @description 200 when the node takes work and its store answers a ping, with the live nodes of the cluster; a 503 problem while the store is unreachable or the node is shutting down (SIGTERM), so load balancers send requests elsewhere. No authentication.
+         * @description 200 when the node takes work and its store answers a ping; a 503 problem while the store is unreachable or the node is shutting down (SIGTERM), so load balancers send requests elsewhere. No authentication, and nothing about the cluster (its live nodes are `GET /nodes`, with `metrics:read`).
          */
         get: operations["getReadiness"];
         put?: never;
@@ -625,7 +665,13 @@ export interface components {
          *       "name": "billing-service",
          *       "status": "Enabled",
          *       "createdAt": "2026-11-01T12:00:00.000Z",
-         *       "lastUsed": "2026-11-21T09:59:58.000Z"
+         *       "lastUsed": "2026-11-21T09:59:58.000Z",
+         *       "scopes": [
+         *         "jobs:read",
+         *         "jobs:write"
+         *       ],
+         *       "expiresAt": "2027-11-01T00:00:00.000Z",
+         *       "previousTokenExpiresAt": null
          *     }
          */
         ApiKey: {
@@ -651,6 +697,18 @@ export interface components {
              * @description Last authenticated request (to within 5 s); null when never used.
              */
             lastUsed: string | null;
+            /** @description What the key may do, in this order: `jobs:read` (read schedules, cron jobs, executions), `jobs:write` (create, update, delete, trigger, replay, backfill; implies `jobs:read`), `keys:manage` (API keys and notification channels), `metrics:read` (metrics and the live nodes). */
+            scopes: ("jobs:read" | "jobs:write" | "keys:manage" | "metrics:read")[];
+            /**
+             * Format: date-time
+             * @description From this instant the key is refused (401, saying it expired); null when it never expires.
+             */
+            expiresAt: string | null;
+            /**
+             * Format: date-time
+             * @description Until this instant the token replaced by the key's last rotation is still accepted; null when the key was never rotated.
+             */
+            previousTokenExpiresAt: string | null;
         };
         /**
          * ApiKeyCreate
@@ -667,6 +725,10 @@ export interface components {
              * @enum {string|null}
              */
             status?: "Enabled" | "Disabled" | null;
+            /** @description The key's scopes; absent: those of the calling key. At most the calling key's own (403 otherwise). `jobs:read` (read schedules, cron jobs, executions), `jobs:write` (create, update, delete, trigger, replay, backfill; implies `jobs:read`), `keys:manage` (API keys and notification channels), `metrics:read` (metrics and the live nodes). */
+            scopes?: ("jobs:read" | "jobs:write" | "keys:manage" | "metrics:read")[];
+            /** @description When the key stops working (ISO 8601 with `Z` or an offset, after the current time); from then on it is refused with 401. Null: never. */
+            expiresAt?: string | null;
         };
         /**
          * ApiKeyCreated
@@ -677,6 +739,12 @@ export interface components {
          *       "status": "Enabled",
          *       "createdAt": "2026-11-01T12:00:00.000Z",
          *       "lastUsed": null,
+         *       "scopes": [
+         *         "jobs:read",
+         *         "jobs:write"
+         *       ],
+         *       "expiresAt": "2027-11-01T00:00:00.000Z",
+         *       "previousTokenExpiresAt": null,
          *       "token": "pk_3q2-7wEXAMPLEonlyEXAMPLEonlyEXAMPLEonly-_0a"
          *     }
          */
@@ -703,6 +771,18 @@ export interface components {
              * @description Last authenticated request (to within 5 s); null when never used.
              */
             lastUsed: string | null;
+            /** @description What the key may do, in this order: `jobs:read` (read schedules, cron jobs, executions), `jobs:write` (create, update, delete, trigger, replay, backfill; implies `jobs:read`), `keys:manage` (API keys and notification channels), `metrics:read` (metrics and the live nodes). */
+            scopes: ("jobs:read" | "jobs:write" | "keys:manage" | "metrics:read")[];
+            /**
+             * Format: date-time
+             * @description From this instant the key is refused (401, saying it expired); null when it never expires.
+             */
+            expiresAt: string | null;
+            /**
+             * Format: date-time
+             * @description Until this instant the token replaced by the key's last rotation is still accepted; null when the key was never rotated.
+             */
+            previousTokenExpiresAt: string | null;
             /** @description The secret, `pk_…`. Shown only in this response: store it now. */
             token: string;
         };
@@ -731,6 +811,10 @@ export interface components {
              * @enum {string}
              */
             status?: "Enabled" | "Disabled";
+            /** @description The key's new scopes, from the next request on; at most the calling key's own (403 otherwise). */
+            scopes?: ("jobs:read" | "jobs:write" | "keys:manage" | "metrics:read")[];
+            /** @description When the key stops working (ISO 8601 with `Z` or an offset, after the current time); from then on it is refused with 401. Null: never. */
+            expiresAt?: string | null;
         };
         /**
          * Attempt
@@ -1854,7 +1938,7 @@ export interface components {
                 "application/problem+json": components["schemas"]["ProblemDetails"];
             };
         };
-        /** @description The API key is `Disabled`. */
+        /** @description The API key is `Disabled` (`forbidden`), or lacks the scope the operation needs, or tried to grant a scope it does not hold (`insufficient_scope`, naming the scopes). */
         Forbidden: {
             headers: {
                 [name: string]: unknown;
@@ -1909,7 +1993,7 @@ export interface components {
                 "application/problem+json": components["schemas"]["ProblemDetails"];
             };
         };
-        /** @description No bearer token, a malformed one, or the token of no key. With `WWW-Authenticate: Bearer realm="punctual"`. */
+        /** @description No bearer token, a malformed one, the token of no key, the token of an expired key (the detail says it expired), or a token replaced by a rotation whose grace period is over. With `WWW-Authenticate: Bearer realm="punctual"`. */
         Unauthenticated: {
             headers: {
                 /** @description `Bearer realm="punctual"` (with `error="invalid_token"` for an unknown token). */
@@ -2091,6 +2175,47 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ApiKey"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    rotateApiKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Identifier of the resource (a UUID; any other string names no resource).
+                 * @example 019aa5c2-5e00-7c3a-8d2b-3f6e1a9b4c70
+                 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": {
+                    /** @description How long the replaced token is still accepted, in seconds (0 to 604,800, i.e. 7 days); absent: 3,600. */
+                    gracePeriodSeconds?: number;
+                };
+            };
+        };
+        responses: {
+            /** @description The key with its new token (shown only in this answer). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiKeyCreated"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -2755,6 +2880,51 @@ export interface operations {
             503: components["responses"]["ServiceUnavailable"];
         };
     };
+    listNodes: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The live nodes, oldest registration first. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description How many nodes are live. */
+                        size: number;
+                        /** @description The nodes whose last heartbeat is within `PUNCTUAL_NODE_TIMEOUT` (default 10 s) on this store, oldest registration first; a node silent longer is dead and its calls in progress are taken over. */
+                        nodes: {
+                            /** @description The node’s id (a UUID made at its start; the owner of its leases). */
+                            nodeId: string;
+                            /** @description The node’s role: `all`, `api` or `dispatcher`. */
+                            role: string;
+                            /**
+                             * Format: date-time
+                             * @description When the node registered: its start, or its return after it was taken for dead.
+                             */
+                            startedAt: string;
+                            /**
+                             * Format: date-time
+                             * @description Its last heartbeat, on the store’s clock.
+                             */
+                            heartbeatAt: string;
+                        }[];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
     listNotificationChannels: {
         parameters: {
             query?: never;
@@ -2965,23 +3135,6 @@ export interface operations {
                          * @example ready
                          */
                         status: string;
-                        /** @description The nodes whose last heartbeat is within `PUNCTUAL_NODE_TIMEOUT` (default 10 s) on this store, oldest registration first; a node silent longer is dead and its calls in progress are taken over. */
-                        nodes: {
-                            /** @description The node’s id (a UUID made at its start; the owner of its leases). */
-                            nodeId: string;
-                            /** @description The node’s role: `all`, `api` or `dispatcher`. */
-                            role: string;
-                            /**
-                             * Format: date-time
-                             * @description When the node registered: its start, or its return after it was taken for dead.
-                             */
-                            startedAt: string;
-                            /**
-                             * Format: date-time
-                             * @description Its last heartbeat, on the store’s clock.
-                             */
-                            heartbeatAt: string;
-                        }[];
                     };
                 };
             };

@@ -72,3 +72,15 @@ export type HttpMethod = (typeof HTTP_METHODS)[number];
 
 /** The methods whose calls carry no body: a job with one has no `body` and an empty `data`. */
 export const BODILESS_METHODS: readonly HttpMethod[] = ['GET', 'HEAD'];
+
+/**
+ * What an API key may do (docs/keys-and-audit.md, "Scopes"): `jobs:read` reads schedules, cron
+ * jobs and executions; `jobs:write` changes them (create, update, delete, trigger, replay,
+ * backfill, bulk actions) and implies `jobs:read`; `keys:manage` manages API keys and
+ * notification channels; `metrics:read` reads the metrics and the live nodes. A key holds a
+ * non-empty subset; keys made on the server (`punctual keys create`, `PUNCTUAL_BOOTSTRAP_TOKEN`)
+ * and keys made before scopes existed hold all of them.
+ */
+export const API_KEY_SCOPES = ['jobs:read', 'jobs:write', 'keys:manage', 'metrics:read'] as const;
+/** One of {@link API_KEY_SCOPES}. */
+export type ApiKeyScope = (typeof API_KEY_SCOPES)[number];

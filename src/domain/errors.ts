@@ -11,6 +11,7 @@ export type ErrorCode =
   | 'conflict'
   | 'unauthenticated'
   | 'forbidden'
+  | 'insufficient_scope'
   | 'store_unavailable';
 
 /** One problem with one input field, as reported in problem details `errors[]` (RFC 9457 §3.2). */
@@ -78,5 +79,16 @@ export class StoreUnavailableError extends DomainError {
     super('store_unavailable', message);
     this.name = 'StoreUnavailableError';
     this.cause = cause;
+  }
+}
+
+/**
+ * The API key lacks a scope the request needs (its route's, or one it tried to grant): a 403 that
+ * names the scopes (docs/keys-and-audit.md, "Scopes").
+ */
+export class InsufficientScopeError extends DomainError {
+  constructor(message: string) {
+    super('insufficient_scope', message);
+    this.name = 'InsufficientScopeError';
   }
 }

@@ -3,10 +3,10 @@
  * holds them: instants are epoch milliseconds (UTC) here and become ISO 8601 strings only at the
  * HTTP edge. Their statuses, policies and job types are the lists of `enums.ts`, re-exported here.
  */
-import type { ApiKeyStatus, CronJobStatus, ExecutionStatus, HttpMethod, JobType, MisfirePolicy, OverlapPolicy, ScheduleStatus } from './enums.js';
+import type { ApiKeyScope, ApiKeyStatus, CronJobStatus, ExecutionStatus, HttpMethod, JobType, MisfirePolicy, OverlapPolicy, ScheduleStatus } from './enums.js';
 import type { SuccessStatus } from './success-statuses.js';
 
-export type { ApiKeyStatus, CronJobStatus, ExecutionStatus, HttpMethod, JobType, MisfirePolicy, OverlapPolicy, ScheduleStatus } from './enums.js';
+export type { ApiKeyScope, ApiKeyStatus, CronJobStatus, ExecutionStatus, HttpMethod, JobType, MisfirePolicy, OverlapPolicy, ScheduleStatus } from './enums.js';
 export type { StatusClass, SuccessStatus } from './success-statuses.js';
 
 /** A JSON object, as accepted in `data` (a record: any JSON object). */
@@ -21,6 +21,15 @@ export interface ApiKey {
   createdAt: number;
   /** Epoch ms (UTC) of the last authenticated request, or null when never used. */
   lastUsed: number | null;
+  /** What the key may do: a non-empty list, in the order of `API_KEY_SCOPES` (domain/scopes.ts). */
+  scopes: ApiKeyScope[];
+  /** Epoch ms (UTC) from which the key is refused (401), or null when it never expires. */
+  expiresAt: number | null;
+  /**
+   * Epoch ms (UTC) until which the token replaced by the last rotation is still accepted, or null
+   * when the key was never rotated. A past instant: the old token is refused.
+   */
+  previousTokenExpiresAt: number | null;
 }
 
 /**

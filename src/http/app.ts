@@ -6,6 +6,7 @@
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { pino, type Logger } from 'pino';
 import { STRICT_POLICY, type EndpointPolicy } from '../net/ssrf.js';
+import type { TrustProxy } from '../net/trust-proxy.js';
 import type { Clock } from '../domain/clock.js';
 import { DEFAULT_NODE_TIMEOUT_MS } from '../store/nodes-rows.js';
 import type { NodeRecord } from '../store/store-nodes.js';
@@ -19,6 +20,7 @@ import { KeyRing } from '../secrets/key-ring.js';
 import type { Store } from '../store/store.js';
 import { AJV_OPTIONS, ruleKeywordsFor } from './ajv.js';
 import { authHook } from './auth.js';
+import { scopeOnRoute } from './scopes.js';
 import { errorHandler, notFoundHandler } from './problem.js';
 import { createRequestLimiter, DEFAULT_RATE_LIMIT, type RateLimitSettings } from './rate-limit.js';
 import { apiKeyRoutes } from './routes/api-keys.js';
@@ -31,6 +33,7 @@ import { notificationChannelRoutes, type ChannelRouteDeps } from './routes/notif
 import { consoleRoutes } from './console.js';
 import { openApiRoutes, registerOpenApiGenerator } from './openapi.js';
 import { healthRoutes } from './routes/health.js';
+import { nodeRoutes } from './routes/nodes.js';
 import { idempotencyOnRoute } from './idempotency.js';
 import { metricsRoute, observeRequests, type MetricsExposition } from './metrics.js';
 import { jobBulkRoutes } from './routes/job-bulk.js';
@@ -61,7 +64,7 @@ export interface AppDeps {
   /** False while the node drains; `GET /readyz` then answers 503. Default: always true. */
   isReady?: () => boolean;
   /**
-   * The live nodes that `GET /readyz` lists (`Store.nodesLive` with `PUNCTUAL_NODE_TIMEOUT`).
+   * The live nodes that `GET /nodes` lists (`Store.nodesLive` with `PUNCTUAL_NODE_TIMEOUT`).
    * Default: the store's, at `clock`'s time, with the default timeout.
    */
   liveNodes?: () => Promise<NodeRecord[]>;
@@ -91,6 +94,13 @@ export interface AppDeps {
    * authentications (50 a minute per address) is always on.
    */
   rateLimit?: Partial<RateLimitSettings>;
+  /**
+   * Which peers may name the client in `X-Forwarded-For` (`PUNCTUAL_TRUST_PROXY`, Fastify's
+   * `trustProxy`): `request.ip`, which the lockout after failed authentications, the logs and the
+   * traces use, is then the forwarded address when the peer is trusted. Default: false (the
+   * socket's address, whatever the headers say).
+   */
+  trustProxy?: TrustProxy;
   /**
    * Metrics (see `metrics.ts`): every answered request is recorded (method, route
    * pattern, status, duration), and `GET /metrics` serves them behind the API key unless
@@ -154,6 +164,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     onProtoPoisoning: 'error',
     onConstructorPoisoning: 'error',
     return503OnClosing: true,
+    // `request.ip` is the forwarded client's address only when the peer is trusted (net/trust-proxy.ts).
+    // (Fastify takes a hop count too, though its types omit numbers.)
+    trustProxy: (deps.trustProxy ?? false) as boolean | string[],
     // Errors raised by the router before any route runs (a badly encoded URL) get problems too.
     frameworkErrors: (err, request, reply) => {
       errorHandler(err, request, reply);
@@ -180,11 +193,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
 
   // The OpenAPI generator first: it documents the routes registered after it.
   await registerOpenApiGenerator(app);
-  await app.register(healthRoutes, {
-    store,
-    isReady: deps.isReady ?? (() => true),
-    liveNodes: deps.liveNodes ?? (() => store.nodesLive({ now: clock.now(), timeoutMs: DEFAULT_NODE_TIMEOUT_MS })),
-  });
+  await app.register(healthRoutes, { store, isReady: deps.isReady ?? (() => true) });
   await app.register(consoleRoutes);
   await app.register(openApiRoutes);
 
@@ -211,6 +220,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const limiter = createRequestLimiter({ ...DEFAULT_RATE_LIMIT, ...deps.rateLimit });
   await app.register(async (api) => {
     api.addHook('onRequest', authHook(store, clock, recorder, limiter));
+    // Every route here declares its scope in `schema.security` (scopes.ts); one that does not stops the start.
+    api.addHook('onRoute', scopeOnRoute);
     // Routes with `config: { idempotent: true }` take Idempotency-Key (idempotency.ts).
     api.addHook('onRoute', idempotencyOnRoute(store, clock));
     await api.register(apiKeyRoutes, routeDeps);
@@ -221,6 +232,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     await api.register(cronBackfillRoutes, routeDeps);
     await api.register(executionRoutes, routeDeps);
     await api.register(executionSearchRoutes, routeDeps);
+    await api.register(nodeRoutes, {
+      liveNodes: deps.liveNodes ?? (() => store.nodesLive({ now: clock.now(), timeoutMs: DEFAULT_NODE_TIMEOUT_MS })),
+    });
     await api.register(notificationChannelRoutes, { ...routeDeps, ...(deps.testChannel && { testChannel: deps.testChannel }) });
     if (deps.metrics && !deps.metricsOnOwnPort) await api.register(metricsRoute, { metrics: deps.metrics, authenticated: true });
   });

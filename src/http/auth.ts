@@ -1,7 +1,8 @@
 /**
  * Bearer authentication of the interface's endpoints (every endpoint needs a valid API key in
- * `Authorization: Bearer`; docs/security.md), as an `onRequest` hook so that nothing of an
- * unauthenticated request is parsed or validated; with the rate limits (`rate-limit.ts`) around it.
+ * `Authorization: Bearer`, holding the route's scope; docs/security.md, docs/keys-and-audit.md), as
+ * an `onRequest` hook so that nothing of an unauthenticated or unauthorised request is parsed or
+ * validated; with the rate limits (`rate-limit.ts`) around it.
  */
 import type { FastifyReply, FastifyRequest, onRequestAsyncHookHandler } from 'fastify';
 import type { Clock } from '../domain/clock.js';
@@ -10,6 +11,7 @@ import type { ApiKey } from '../domain/types.js';
 import { authenticate } from '../service/api-keys.js';
 import type { LastUsedRecorder } from '../service/last-used.js';
 import type { Store } from '../store/store.js';
+import { requireScope } from './scopes.js';
 import { AUTH_THROTTLED, RATE_LIMITED, rateLimitHeaders, TooManyRequestsError, type RequestLimiter } from './rate-limit.js';
 
 declare module 'fastify' {
@@ -38,11 +40,16 @@ export function bearerToken(header: string | string[] | undefined): string | nul
  * The hook, in this order:
  *  1. 429 (with `Retry-After`) when the client's address is blocked for failing authentication
  *     too often (`limiter.failures`), before its token is even looked at;
- *  2. 401 (with `WWW-Authenticate: Bearer`) when the token is missing, malformed or unknown —
- *     counted as a failure of the address — and 403 when its key is `Disabled`;
+ *  2. 401 (with `WWW-Authenticate: Bearer`) when the token is missing, malformed or unknown, its
+ *     key expired, or it was replaced by a rotation whose grace period is over — counted as a
+ *     failure of the address (`request.ip`: the client's address, behind a trusted proxy the
+ *     forwarded one) — and 403 when its key is `Disabled`;
  *  3. a token from the key's bucket (`limiter.keys`, unless off): the `RateLimit-*` fields go on
  *     the answer, whatever it is, and an empty bucket is a 429 with `Retry-After`;
- *  4. notes the use in `recorder` and sets `request.apiKey`.
+ *  4. notes the use in `recorder` and sets `request.apiKey`;
+ *  5. 403 `insufficient_scope` naming the scope when the key lacks the one the route declares
+ *     (`config.scope`, from its `schema.security`: scopes.ts), before the body is read or
+ *     validated and before anything looks for the resource.
  * The key is looked up on every request (no cache), so disabling or deleting it applies to the
  * next request.
  */
@@ -59,7 +66,7 @@ export function authHook(store: Store, clock: Clock, recorder: LastUsedRecorder,
       if (token === null) {
         throw new DomainError('unauthenticated', 'Send an API key in the header Authorization: Bearer <token>.');
       }
-      request.apiKey = await authenticate(store, token);
+      request.apiKey = await authenticate(store, token, now);
     } catch (err) {
       if (err instanceof DomainError && err.code === 'unauthenticated') {
         limiter.failures.fail(request.ip, now);
@@ -78,5 +85,6 @@ export function authHook(store: Store, clock: Clock, recorder: LastUsedRecorder,
       }
     }
     recorder.record(request.apiKey.id, now);
+    requireScope(request.apiKey, request.routeOptions.config.scope);
   };
 }

@@ -6,19 +6,19 @@
  * it.
  *
  * Where `/metrics` is served (docs/metrics.md):
- *  - without `PUNCTUAL_METRICS_PORT`: on the API's port, behind an API key (any valid key, like
- *    every API route: rate limit and failed-authentication guard included);
+ *  - without `PUNCTUAL_METRICS_PORT`: on the API's port, behind an API key with `metrics:read`
+ *    (rate limit and failed-authentication guard included, like every API route);
  *  - with it: only on that port, by {@link buildMetricsApp}, without authentication (operators
  *    firewall that port); the API's port then answers 404 for `/metrics`, so there is one place
- *    to scrape and Prometheus needs no API key (keys have no scopes: a key for scraping could
- *    also delete every job).
+ *    to scrape and Prometheus needs no API key.
  */
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyPluginAsync, type FastifyRequest } from 'fastify';
 import type { Logger } from 'pino';
 import { AJV_OPTIONS, ruleKeywordPlugin } from './ajv.js';
 import { errorHandler, notFoundHandler } from './problem.js';
 import { NoQuery } from './schemas/common.js';
-import { AUTHENTICATED, BEARER, OPEN, problemResponses } from './schemas/operations.js';
+import { AUTHENTICATED, OPEN, problemResponses } from './schemas/operations.js';
+import { bearer } from './scopes.js';
 
 /** Where the metrics are served. */
 export const METRICS_PATH = '/metrics';
@@ -94,7 +94,7 @@ export const metricsRoute: FastifyPluginAsync<MetricsRouteOptions> = async (app,
           'process metrics. Served here, behind an API key, unless `PUNCTUAL_METRICS_PORT` is set: then only on that ' +
           'port, without authentication, and this path is a 404. The series are listed in docs/metrics.md.',
         tags: ['Metrics'],
-        security: authenticated ? BEARER : OPEN,
+        security: authenticated ? bearer('metrics:read') : OPEN,
         querystring: NoQuery,
         response: {
           200: {

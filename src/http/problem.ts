@@ -27,6 +27,7 @@ export const DOMAIN_ERROR_STATUS: Record<ErrorCode, { status: number; title: str
   invalid_input: { status: 400, title: 'Invalid input' },
   unauthenticated: { status: 401, title: 'Unauthenticated' },
   forbidden: { status: 403, title: 'Forbidden' },
+  insufficient_scope: { status: 403, title: 'Insufficient scope' },
   not_found: { status: 404, title: 'Not found' },
   conflict: { status: 409, title: 'Conflict' },
   store_unavailable: { status: 503, title: 'Service unavailable' },

@@ -12,8 +12,6 @@
  * text in both databases.
  */
 import type {
-  ApiKey,
-  ApiKeyStatus,
   HttpMethod,
   JobRequest,
   JsonObject,
@@ -26,7 +24,6 @@ import type {
 } from '../domain/types.js';
 import { DEFAULT_SUCCESS_STATUSES } from '../domain/success-statuses.js';
 import type { CronCreateParams, ScheduleCreateParams, ScheduleUpdateParams } from './store.js';
-import type { ApiKeyRecord } from './transfer-records.js';
 
 /** How a database's driver hands back (and takes) the values that differ between databases. */
 export interface RowCodec {
@@ -159,33 +156,10 @@ export function retryToRow(p: RetryPolicy): Record<RetryColumn, unknown> {
   };
 }
 
-// ---- API keys ---------------------------------------------------------------------------------
+// ---- API keys ----------------------------------------------------------------------------------
 
-/** The columns of `api_keys` read as an {@link ApiKey} (never the digest). */
-export const API_KEY_COLUMNS = 'id, name, status, created_at, last_used';
-
-/** A row of `api_keys` ({@link API_KEY_COLUMNS}; `digest` only where selected). */
-export interface ApiKeyRow {
-  id: string;
-  name: string;
-  status: ApiKeyStatus;
-  created_at: number;
-  last_used: number | null;
-  digest?: string;
-}
-
-/** Row → API key. */
-export function apiKeyFromRow(r: ApiKeyRow): ApiKey {
-  return { id: r.id, name: r.name, status: r.status, createdAt: r.created_at, lastUsed: r.last_used };
-}
-
-/** Every column of `api_keys` as written by a copy. */
-export const API_KEY_WRITE_COLUMNS = ['id', 'name', 'status', 'digest', 'created_at', 'last_used'] as const;
-
-/** API key as stored → the values of its row. */
-export function apiKeyToRow(k: ApiKeyRecord): Record<(typeof API_KEY_WRITE_COLUMNS)[number], unknown> {
-  return { id: k.id, name: k.name, status: k.status, digest: k.digest, created_at: k.createdAt, last_used: k.lastUsed };
-}
+// In rows-api-keys.ts; re-exported here, where the other tables' mappers are.
+export { API_KEY_COLUMNS, API_KEY_WRITE_COLUMNS, apiKeyFromRow, apiKeyToRow, scopesText, type ApiKeyRow } from './rows-api-keys.js';
 
 // ---- Schedules --------------------------------------------------------------------------------
 

@@ -1,5 +1,6 @@
 import type {
   ApiKey,
+  ApiKeyScope,
   ApiKeyStatus,
   AttemptOutcome,
   CronJob,
@@ -15,6 +16,7 @@ import type {
   SuccessStatus,
 } from '../domain/types.js';
 import type { ClaimDueResult } from './claim-rules.js';
+import type { ApiKeyMatch } from './rows-api-keys.js';
 import type { FinishResult } from './outcome-rules.js';
 import type { BatchStore } from './store-batch.js';
 import type { BulkStore } from './store-bulk.js';
@@ -29,6 +31,7 @@ import type { BacklogStore } from './store-backlog.js';
 export type { BacklogStore, DueCounts, RetryingCounts } from './store-backlog.js';
 export type { CronJobPage, ExecutionListParams, ExecutionPage, JobTriggerParams, SchedulePage } from './store-pages.js';
 export type { BulkResult, CronBulkAction, CronBulkParams, JobBulkFilter, ScheduleBulkParams } from './store-bulk.js';
+export type { ApiKeyMatch } from './rows-api-keys.js';
 
 /**
  * The store: every persistent operation of the service, as domain operations taking one params
@@ -70,19 +73,31 @@ export interface Store extends JobSecretsStore, BatchStore, BulkStore, Idempoten
   /** All keys, oldest first. */
   apiKeyList(): Promise<ApiKey[]>;
   /** Partial update; returns null when no key has that id. */
-  apiKeyUpdate(p: { id: string; name?: string; status?: ApiKeyStatus }): Promise<ApiKey | null>;
+  apiKeyUpdate(p: ApiKeyUpdateParams): Promise<ApiKey | null>;
   /** Returns false when no key had that id. */
   apiKeyDelete(p: { id: string }): Promise<boolean>;
-  /** The key whose token has this SHA-256 digest (lowercase hex), or null. */
-  apiKeyFindByDigest(p: { digest: string }): Promise<ApiKey | null>;
+  /**
+   * The key whose token, or whose token replaced by its last rotation, has this SHA-256 digest
+   * (lowercase hex), and which of the two it is; null when none. Whether the token is still
+   * valid (expiry, the grace period, the status) is the caller's rule (service/api-keys.ts).
+   */
+  apiKeyFindByDigest(p: { digest: string }): Promise<ApiKeyMatch | null>;
+  /**
+   * Replaces the key's token in one statement: the digest becomes `p.digest`, the old digest
+   * becomes the previous one, accepted until `p.previousExpiresAt` (epoch ms, UTC). A token
+   * replaced earlier is forgotten. Id, name, scopes, status, expiry and `lastUsed` are kept.
+   * @returns the key, or null when no key has that id
+   */
+  apiKeyRotate(p: { id: string; digest: string; previousExpiresAt: number }): Promise<ApiKey | null>;
   /**
    * Records last use of keys in one write. An entry only moves `lastUsed` forward.
    * @param p.lastUsed key id → epoch ms (UTC)
    */
   apiKeyTouch(p: { lastUsed: ReadonlyMap<string, number> }): Promise<void>;
   /**
-   * Makes sure an `Enabled` key with this digest exists: creates it (with `p.id`, `p.name`) when
-   * no key has the digest, otherwise sets the existing key `Enabled` and renames it `p.name`.
+   * Makes sure an `Enabled` key with this digest exists: creates it (with `p.id`, `p.name`,
+   * `p.scopes`, `p.expiresAt`) when no key has the digest, otherwise sets the existing key
+   * `Enabled`, renames it `p.name` and gives it `p.scopes` and `p.expiresAt`.
    */
   apiKeyEnsure(p: ApiKeyCreateParams): Promise<ApiKey>;
 
@@ -249,8 +264,22 @@ export interface ApiKeyCreateParams {
   name: string;
   status: ApiKeyStatus;
   digest: string;
+  /** Non-empty; stored without duplicates in the order of `API_KEY_SCOPES`. Absent: all of them. */
+  scopes?: readonly ApiKeyScope[];
+  /** Epoch ms (UTC) from which the key is refused, or null (or absent): never. */
+  expiresAt?: number | null;
   /** Epoch ms (UTC). */
   now: number;
+}
+
+/** Params of {@link Store.apiKeyUpdate}: absent fields keep their values; `expiresAt` null clears the expiry. */
+export interface ApiKeyUpdateParams {
+  id: string;
+  name?: string;
+  status?: ApiKeyStatus;
+  /** Non-empty when given. */
+  scopes?: readonly ApiKeyScope[];
+  expiresAt?: number | null;
 }
 
 /**

@@ -66,7 +66,7 @@ const TABLES: Record<TransferKind, { table: string; listed: boolean; key: string
 
 /** Row → record, by kind (executions get their attempts afterwards). */
 const FROM_ROW: { [K in TransferKind]: (codec: RowCodec, r: Row) => TransferRecords[K] } = {
-  apiKeys: (_c, r) => ({ ...apiKeyFromRow(r as unknown as ApiKeyRow), digest: String(r.digest) }),
+  apiKeys: (_c, r) => ({ ...apiKeyFromRow(r as unknown as ApiKeyRow), digest: String(r.digest), previousDigest: r.previous_digest == null ? null : String(r.previous_digest) }),
   settings: (_c, r) => ({ key: String(r.key), value: String(r.value) }),
   schedules: (c, r) => scheduleFromRow(c, r as unknown as ScheduleRow),
   cronJobs: (c, r) => cronRecordFromRow(c, r as unknown as CronJobRow),

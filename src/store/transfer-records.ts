@@ -13,6 +13,8 @@ import type { ApiKey, Attempt, CronJob, ExecutionStatus, JobType, MissedOccurren
 export interface ApiKeyRecord extends ApiKey {
   /** SHA-256 of the token, lowercase hex. */
   digest: string;
+  /** SHA-256 of the token its last rotation replaced, or null (see `previousTokenExpiresAt`). */
+  previousDigest: string | null;
 }
 
 /** A row of the settings (e.g. the generated signing secret). */

@@ -41,7 +41,7 @@ describe('punctual keys, without a service URL: the store itself', () => {
 
     const json = await punctualJson<ApiKeyCreated>(['keys', 'create', 'scripted', '--disabled'], local);
     expect(json).toMatchObject({ name: 'scripted', status: 'Disabled', lastUsed: null, token: expect.stringMatching(/^pk_/) });
-    expect(Object.keys(json)).toEqual(['id', 'name', 'status', 'createdAt', 'lastUsed', 'token']);
+    expect(Object.keys(json)).toEqual(['id', 'name', 'status', 'createdAt', 'lastUsed', 'scopes', 'expiresAt', 'previousTokenExpiresAt', 'token']);
     expect(await statusWith(json.token)).toBe(403);
 
     const list = await punctual(['keys', 'list'], local);
@@ -71,6 +71,36 @@ describe('punctual keys, without a service URL: the store itself', () => {
       PUNCTUAL_TOKEN: 'pk_unused',
     });
     expect(await statusWith(created.token)).toBe(200);
+  });
+});
+
+describe('punctual keys: scopes, expiry and rotation', () => {
+  it('create --scopes --expires, then rotate --grace 1h: both tokens work, the new one is printed once', async () => {
+    const created = await punctualJson<ApiKeyCreated>(
+      ['keys', 'create', 'reader', '--scopes', 'jobs:read,metrics:read', '--expires', '2099-01-01T00:00:00Z'],
+      remote,
+    );
+    expect(created).toMatchObject({ scopes: ['jobs:read', 'metrics:read'], expiresAt: '2099-01-01T00:00:00.000Z' });
+    // jobs:read only: the keys are out of reach.
+    expect(await statusWith(created.token)).toBe(403);
+    const list = await punctual(['keys', 'list'], local);
+    expect(list.stdout).toContain('jobs:read,metrics:read');
+
+    const rotated = await punctual(['keys', 'rotate', created.id, '--grace', '1h'], remote);
+    expect(rotated.code).toBe(0);
+    const token = /^(pk_\S+)$/m.exec(rotated.stdout)![1]!;
+    expect(rotated.stdout).toMatch(/^Rotated API key "reader" /);
+    for (const t of [created.token, token]) {
+      const res = await fetch(`${server.url}/schedules`, { headers: { authorization: `Bearer ${t}` } });
+      expect(res.status).toBe(200);
+      await res.arrayBuffer();
+    }
+    const got = await punctualJson<ApiKey>(['keys', 'get', created.id], local);
+    expect(Date.parse(got.previousTokenExpiresAt!) - Date.now()).toBeGreaterThan(3_500_000);
+
+    // Bad values are refused before anything is sent.
+    expect((await punctual(['keys', 'create', 'x', '--scopes', 'jobs:admin'], local)).code).not.toBe(0);
+    expect((await punctual(['keys', 'rotate', created.id, '--grace', 'soon'], local)).code).not.toBe(0);
   });
 });
 

@@ -10,7 +10,7 @@ import { POSTGRES, type TestDatabase } from '../support/stores.js';
  * 65 s; the survivors see its heartbeat stop and release them, so all of its work arrives within
  * 15 s of the kill, and only its calls in flight arrive twice (a later attempt of the same
  * execution, same `webhook-id`). Run with `PUNCTUAL_NODE_TIMEOUT=5s` and with the defaults (10 s,
- * heartbeat every 2 s). `GET /readyz` and `punctual_nodes_live` show the cluster shrink.
+ * heartbeat every 2 s). `GET /nodes` and `punctual_nodes_live` show the cluster shrink.
  */
 const TOKEN = 'liveness-test-bootstrap-token-0123456789ab';
 /** Calls' timeout: far beyond the 15 s the takeover may take, so only liveness can explain it. */
@@ -34,7 +34,7 @@ describe.skipIf(POSTGRES === null)('node liveness: a SIGKILLed node’s calls in
   });
 
   const liveIds = async (node: ChildServer): Promise<string[]> => {
-    const res = await call(node.url, TOKEN, 'GET', '/readyz');
+    const res = await call(node.url, TOKEN, 'GET', '/nodes');
     expect(res.status).toBe(200);
     return (res.body as { nodes: { nodeId: string }[] }).nodes.map((n) => n.nodeId).sort();
   };
@@ -115,7 +115,7 @@ describe.skipIf(POSTGRES === null)('node liveness: a SIGKILLed node’s calls in
     expect(duplicated.length, 'calls in flight on the killed node').toBeGreaterThan(0);
     expect(Math.max(...takenOver), 'takeover after the kill (ms)').toBeLessThan(TAKEOVER_MS);
 
-    // The cluster shrank: the killed node is no longer live, on /readyz and in the gauge.
+    // The cluster shrank: the killed node is no longer live, on /nodes and in the gauge.
     expect(await liveIds(nodes[0]!)).toEqual(survivors.map((s) => nodeLog(s).nodeId).sort());
     const metrics = await fetch(`${nodes[0]!.url}/metrics`, { headers: { authorization: `Bearer ${TOKEN}` } });
     expect(await metrics.text()).toMatch(/^punctual_nodes_live 2$/m);

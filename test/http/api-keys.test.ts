@@ -111,14 +111,14 @@ describe('POST /api-keys', () => {
     const res = await app.inject({ method: 'POST', url: '/api-keys', headers: auth(), payload: { name: 'ci' } });
     expect(res.statusCode).toBe(201);
     const body = res.json();
-    expect(Object.keys(body).sort()).toEqual(['createdAt', 'id', 'lastUsed', 'name', 'status', 'token']);
+    expect(Object.keys(body).sort()).toEqual(['createdAt', 'expiresAt', 'id', 'lastUsed', 'name', 'previousTokenExpiresAt', 'scopes', 'status', 'token']);
     expect(body).toMatchObject({ name: 'ci', status: 'Enabled', lastUsed: null, createdAt: '2026-11-21T10:00:01.234Z' });
     expect(body.id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
     expect(body.token).toMatch(/^pk_[A-Za-z0-9_-]{43}$/);
 
     // The token works, is stored only as its digest, and appears nowhere else.
     expect((await app.inject({ method: 'GET', url: '/cron', headers: auth(body.token) })).statusCode).toBe(200);
-    expect((await store.apiKeyFindByDigest({ digest: digestToken(body.token) }))?.id).toBe(body.id);
+    expect((await store.apiKeyFindByDigest({ digest: digestToken(body.token) }))?.key.id).toBe(body.id);
     const got = await app.inject({ method: 'GET', url: `/api-keys/${body.id}`, headers: auth() });
     expect(got.json()).not.toHaveProperty('token');
     const list = await app.inject({ method: 'GET', url: '/api-keys', headers: auth() });
@@ -169,7 +169,7 @@ describe('GET /api-keys and /api-keys/{id}', () => {
     expect(Object.keys(body).sort()).toEqual(['apiKeys', 'size']);
     expect(body.size).toBe(2);
     expect(body.apiKeys.map((k: { name: string }) => k.name)).toEqual(['admin', 'second']);
-    for (const k of body.apiKeys) expect(Object.keys(k).sort()).toEqual(['createdAt', 'id', 'lastUsed', 'name', 'status']);
+    for (const k of body.apiKeys) expect(Object.keys(k).sort()).toEqual(['createdAt', 'expiresAt', 'id', 'lastUsed', 'name', 'previousTokenExpiresAt', 'scopes', 'status']);
   });
 
   it('answers 200 null for an unknown id, a UUID or not', async () => {

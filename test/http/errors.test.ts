@@ -182,8 +182,14 @@ describe('open probes', () => {
     expect(res.json()).toEqual({ status: 'ok' });
   });
 
-  it('GET /readyz answers 200, and 503 while draining', async () => {
-    expect((await app.inject({ method: 'GET', url: '/readyz' })).statusCode).toBe(200);
+  it('GET /readyz answers 200 with readiness only (no nodes), and 503 while draining', async () => {
+    const res = await app.inject({ method: 'GET', url: '/readyz' });
+    expect(res.statusCode).toBe(200);
+    expect(res.json()).toEqual({ status: 'ready' });
+    // The live nodes are behind a key (metrics:read).
+    expectProblem(await app.inject({ method: 'GET', url: '/nodes' }), 401);
+    const nodes = await app.inject({ method: 'GET', url: '/nodes', headers });
+    expect(nodes.json()).toEqual({ size: 0, nodes: [] });
     ready = false;
     expectProblem(await app.inject({ method: 'GET', url: '/readyz' }), 503);
   });

@@ -34,7 +34,7 @@ describe('createApiKey', () => {
     const { apiKey, token } = await createApiKey(store, clock, { name: 'a' });
     expect(apiKey).toMatchObject({ name: 'a', status: 'Enabled', lastUsed: null, createdAt: clock.now() });
     expect(JSON.stringify(apiKey)).not.toContain(token);
-    expect((await store.apiKeyFindByDigest({ digest: digestToken(token) }))?.id).toBe(apiKey.id);
+    expect((await store.apiKeyFindByDigest({ digest: digestToken(token) }))?.key.id).toBe(apiKey.id);
   });
 
   it('rejects a blank name and an unknown status together, storing nothing', async () => {
@@ -48,10 +48,10 @@ describe('createApiKey', () => {
 describe('authenticate', () => {
   it('finds an Enabled key, refuses unknown (unauthenticated) and Disabled (forbidden) ones', async () => {
     const { apiKey, token } = await createApiKey(store, clock, { name: 'a' });
-    expect((await authenticate(store, token)).id).toBe(apiKey.id);
-    await expect(authenticate(store, token + 'x')).rejects.toMatchObject({ code: 'unauthenticated' });
+    expect((await authenticate(store, token, clock.now())).id).toBe(apiKey.id);
+    await expect(authenticate(store, token + "x", clock.now())).rejects.toMatchObject({ code: 'unauthenticated' });
     await updateApiKey(store, apiKey.id, { status: 'Disabled' });
-    const err = await authenticate(store, token).catch((e: unknown) => e);
+    const err = await authenticate(store, token, clock.now()).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(DomainError);
     expect((err as DomainError).code).toBe('forbidden');
   });
@@ -63,7 +63,7 @@ describe('ensureBootstrapKey', () => {
   it('creates an Enabled key named bootstrap with that token, once', async () => {
     const a = await ensureBootstrapKey(store, clock, TOKEN);
     expect(a).toMatchObject({ name: 'bootstrap', status: 'Enabled' });
-    expect((await authenticate(store, TOKEN)).id).toBe(a.id);
+    expect((await authenticate(store, TOKEN, clock.now())).id).toBe(a.id);
     const b = await ensureBootstrapKey(store, clock, TOKEN);
     expect(b.id).toBe(a.id);
     expect((await listApiKeys(store)).length).toBe(1);

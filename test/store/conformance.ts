@@ -28,6 +28,7 @@ import { describeLists } from './conformance-lists.js';
 import { describeBatch, describeGroupCommit } from './conformance-batch.js';
 import { describeBulk } from './conformance-bulk.js';
 import { describeIdempotency } from './conformance-idempotency.js';
+import { describeKeys } from './conformance-keys.js';
 import { describeNodes } from './conformance-nodes.js';
 import { describeNotifications } from './conformance-notifications.js';
 import { describeAhead } from './conformance-ahead.js';
@@ -225,6 +226,8 @@ export function exerciseStore(name: string, factory: () => Promise<StoreUnderTes
     describeBackfill(() => store);
     // ---- successStatuses and the auto-pause of cron jobs: conformance-outcomes.ts -----------------
     describeOutcomes(() => store);
+    // ---- scopes, expiry and rotation of API keys: conformance-keys.ts -----------------------------
+    describeKeys(() => store);
 
     // ---- lifecycle -------------------------------------------------------------------------
     describe('migrate, ping, close', () => {
@@ -252,7 +255,16 @@ export function exerciseStore(name: string, factory: () => Promise<StoreUnderTes
       it('create returns the key without any secret, never used; get returns the same', async () => {
         const id = newId();
         const k = await store.apiKeyCreate({ id, name: 'ci', status: 'Enabled', digest: digestOf('tok'), now: T0 });
-        expect(k).toEqual({ id, name: 'ci', status: 'Enabled', createdAt: T0, lastUsed: null });
+        expect(k).toEqual({
+          id,
+          name: 'ci',
+          status: 'Enabled',
+          createdAt: T0,
+          lastUsed: null,
+          scopes: ['jobs:read', 'jobs:write', 'keys:manage', 'metrics:read'],
+          expiresAt: null,
+          previousTokenExpiresAt: null,
+        });
         expect(await store.apiKeyGet({ id })).toEqual(k);
       });
 
@@ -298,8 +310,8 @@ export function exerciseStore(name: string, factory: () => Promise<StoreUnderTes
       it('findByDigest finds the key of a digest, Disabled ones included; an unknown digest is null', async () => {
         const a = await store.apiKeyCreate({ id: newId(), name: 'a', status: 'Enabled', digest: digestOf('a'), now: T0 });
         const b = await store.apiKeyCreate({ id: newId(), name: 'b', status: 'Disabled', digest: digestOf('b'), now: T0 });
-        expect(await store.apiKeyFindByDigest({ digest: digestOf('a') })).toEqual(a);
-        expect(await store.apiKeyFindByDigest({ digest: digestOf('b') })).toEqual(b);
+        expect(await store.apiKeyFindByDigest({ digest: digestOf('a') })).toEqual({ key: a, token: 'current' });
+        expect(await store.apiKeyFindByDigest({ digest: digestOf('b') })).toEqual({ key: b, token: 'current' });
         expect(await store.apiKeyFindByDigest({ digest: digestOf('c') })).toBeNull();
       });
 
@@ -319,15 +331,15 @@ export function exerciseStore(name: string, factory: () => Promise<StoreUnderTes
       it('ensure creates an Enabled key with the given id and name when no key has the digest', async () => {
         const id = newId();
         const k = await store.apiKeyEnsure({ id, name: 'bootstrap', status: 'Enabled', digest: digestOf('boot'), now: T0 });
-        expect(k).toEqual({ id, name: 'bootstrap', status: 'Enabled', createdAt: T0, lastUsed: null });
-        expect(await store.apiKeyFindByDigest({ digest: digestOf('boot') })).toEqual(k);
+        expect(k).toEqual({ id, name: 'bootstrap', status: 'Enabled', createdAt: T0, lastUsed: null, scopes: ['jobs:read', 'jobs:write', 'keys:manage', 'metrics:read'], expiresAt: null, previousTokenExpiresAt: null });
+        expect(await store.apiKeyFindByDigest({ digest: digestOf('boot') })).toEqual({ key: k, token: 'current' });
       });
 
       it('ensure re-enables and renames the key that has the digest, keeping its id, createdAt and lastUsed', async () => {
         const k = await store.apiKeyCreate({ id: newId(), name: 'old', status: 'Disabled', digest: digestOf('boot'), now: T0 });
         await store.apiKeyTouch({ lastUsed: new Map([[k.id, T0 + 1]]) });
         const e = await store.apiKeyEnsure({ id: newId(), name: 'bootstrap', status: 'Enabled', digest: digestOf('boot'), now: T0 + 99 });
-        expect(e).toEqual({ id: k.id, name: 'bootstrap', status: 'Enabled', createdAt: T0, lastUsed: T0 + 1 });
+        expect(e).toEqual({ id: k.id, name: 'bootstrap', status: 'Enabled', createdAt: T0, lastUsed: T0 + 1, scopes: ['jobs:read', 'jobs:write', 'keys:manage', 'metrics:read'], expiresAt: null, previousTokenExpiresAt: null });
         const again = await store.apiKeyEnsure({ id: newId(), name: 'bootstrap', status: 'Enabled', digest: digestOf('boot'), now: T0 + 200 });
         expect(again).toEqual(e);
         expect(await store.apiKeyList()).toEqual([e]);

@@ -31,7 +31,14 @@ describe('loadConfig', () => {
       role: 'all',
       metricsPort: null,
       testClockOffsetMs: 0,
+      trustProxy: false,
     });
+  });
+
+  it('reads PUNCTUAL_TRUST_PROXY, and names it when it is invalid', () => {
+    expect(loadConfig({ PUNCTUAL_TRUST_PROXY: '127.0.0.1, 10.0.0.0/8' }).trustProxy).toEqual(['127.0.0.1', '10.0.0.0/8']);
+    expect(loadConfig({ PUNCTUAL_TRUST_PROXY: 'true' }).trustProxy).toBe(true);
+    expect(() => loadConfig({ PUNCTUAL_TRUST_PROXY: 'proxy.local' })).toThrow(/PUNCTUAL_TRUST_PROXY="proxy.local"/);
   });
 
   it('reads every variable', () => {

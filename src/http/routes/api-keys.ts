@@ -1,5 +1,7 @@
-/** Routes of /api-keys, with GET/PATCH/DELETE /api-keys/{id} (docs/interface.md). */
+/** Routes of /api-keys, with GET/PATCH/DELETE /api-keys/{id} and POST /api-keys/{id}/rotate (docs/interface.md, docs/keys-and-audit.md). */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { Static } from 'typebox';
+import { rotateApiKey } from '../../service/api-key-rotation.js';
 import { createApiKey, deleteApiKey, getApiKey, listApiKeys, updateApiKey } from '../../service/api-keys.js';
 import { ruleContext } from '../../service/rules.js';
 import {
@@ -8,14 +10,19 @@ import {
   ApiKeyListSchema,
   ApiKeyOrNullSchema,
   ApiKeyPatchBody,
+  ApiKeyRotateBody,
   ApiKeySchema,
   apiKeyToWire,
 } from '../schemas/api-keys.js';
-import { NoQuery } from '../schemas/common.js';
+import { IdParams, NoQuery } from '../schemas/common.js';
+import { AUTHENTICATED, jsonResponse, problemResponses, WITH_BODY } from '../schemas/operations.js';
 import type { RouteDeps } from './deps.js';
-import { createSchema, deleteRoute, getByIdSchema, readSchema, updateSchema } from './operations.js';
+import { createSchema, deleteRoute, getByIdSchema, operationHead, readSchema, updateSchema } from './operations.js';
 
-/** POST/GET /api-keys, GET/PATCH/DELETE /api-keys/{id}. */
+/**
+ * POST/GET /api-keys, GET/PATCH/DELETE /api-keys/{id}, POST /api-keys/{id}/rotate; all need
+ * `keys:manage`, and the scopes a key creates, patches or rotates in are at most the caller's.
+ */
 export const apiKeyRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app, { ctx, recorder }) => {
   const { store, clock } = ctx;
   const rules = ruleContext(ctx);
@@ -26,11 +33,13 @@ export const apiKeyRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app, { 
       schema: createSchema(
         {
           operationId: 'createApiKey',
+          scope: 'keys:manage',
           tags: ['API keys'],
           summary: 'Create an API key',
           description:
-            'Creates a key, `Enabled` unless `status` says `Disabled`. The answer holds its token (`pk_…`): it is shown only this ' +
-            'once, since only its SHA-256 digest is stored. Every key can do everything, managing keys included.',
+            'Creates a key, `Enabled` unless `status` says `Disabled`, with `scopes` (absent: the calling key\'s) and an optional ' +
+            '`expiresAt`. A key never grants a scope it does not hold: scopes beyond the calling key\'s are a 403 naming them. ' +
+            'The answer holds its token (`pk_…`): it is shown only this once, since only its SHA-256 digest is stored.',
         },
         ApiKeyCreateBody,
         'The new key, with its token (shown only in this answer).',
@@ -38,7 +47,7 @@ export const apiKeyRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app, { 
       ),
     },
     async (req, reply) => {
-      const { apiKey, token } = await createApiKey(store, clock, req.body, rules);
+      const { apiKey, token } = await createApiKey(store, clock, req.body, rules, req.apiKey!.scopes);
       return reply.code(201).send({ ...apiKeyToWire(apiKey), token });
     },
   );
@@ -49,6 +58,7 @@ export const apiKeyRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app, { 
       schema: readSchema(
         {
           operationId: 'listApiKeys',
+          scope: 'keys:manage',
           tags: ['API keys'],
           summary: 'List API keys',
           description: 'Every API key, oldest first, never with its token. `lastUsed` is written at most a second after a use.',
@@ -70,6 +80,7 @@ export const apiKeyRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app, { 
       schema: getByIdSchema(
         {
           operationId: 'getApiKey',
+          scope: 'keys:manage',
           tags: ['API keys'],
           summary: 'Retrieve an API key',
           description: 'The key, without its token; `null` (with 200) when no key has this id.',
@@ -90,18 +101,54 @@ export const apiKeyRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app, { 
       schema: updateSchema(
         {
           operationId: 'updateApiKey',
+          scope: 'keys:manage',
           tags: ['API keys'],
           summary: 'Update an API key',
           description:
-            'Renames the key, or disables or enables it; absent fields keep their values. A change applies from the very next ' +
-            'request (a `Disabled` key is refused with 403). A key may disable itself.',
+            'Renames the key, disables or enables it, sets its `scopes` (at most the calling key\'s own: 403 otherwise) or its ' +
+            '`expiresAt` (null: never); absent fields keep their values. A change applies from the very next request (a `Disabled` ' +
+            'key is refused with 403, an expired one with 401). A key may disable itself.',
         },
         ApiKeyPatchBody,
         'The key as updated.',
         ApiKeySchema,
       ),
     },
-    async (req) => apiKeyToWire(await updateApiKey(store, req.params.id, req.body, recorder, rules)),
+    async (req) =>
+      apiKeyToWire(await updateApiKey(store, req.params.id, req.body, recorder, rules, { clock, granter: req.apiKey!.scopes })),
+  );
+
+  app.post(
+    '/api-keys/:id/rotate',
+    {
+      schema: {
+        ...operationHead({
+          operationId: 'rotateApiKey',
+          scope: 'keys:manage',
+          tags: ['API keys'],
+          summary: 'Rotate an API key\'s token',
+          description:
+            'Gives the key a new token, answered this once (as at creation), and keeps the token it had valid for ' +
+            '`gracePeriodSeconds` (default 3,600; 0 refuses it at once), so that deployments can move to the new token without a ' +
+            'gap; after that the old token is a 401. Id, name, scopes, status, expiry and `lastUsed` stay; a token replaced by an ' +
+            'earlier rotation is refused at once. The calling key must hold every scope of the key it rotates (403 otherwise). ' +
+            'Takes no body, or a JSON object. 404 for an unknown id.',
+        }),
+        params: IdParams,
+        querystring: NoQuery,
+        // The content form, as the triggers: no body at all is accepted too.
+        body: { content: { 'application/json': { schema: ApiKeyRotateBody } } },
+        'x-body-optional': true,
+        response: {
+          200: jsonResponse('The key with its new token (shown only in this answer).', ApiKeyCreatedSchema),
+          ...problemResponses(400, 404, ...WITH_BODY, ...AUTHENTICATED),
+        },
+      },
+    },
+    async (req) => {
+      const { apiKey, token } = await rotateApiKey(store, clock, req.params.id, (req.body as Static<typeof ApiKeyRotateBody> | undefined) ?? {}, req.apiKey!.scopes);
+      return { ...apiKeyToWire(apiKey), token };
+    },
   );
 
   deleteRoute(
@@ -109,6 +156,7 @@ export const apiKeyRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app, { 
     '/api-keys/:id',
     {
       operationId: 'deleteApiKey',
+      scope: 'keys:manage',
       tags: ['API keys'],
       summary: 'Delete an API key',
       description: 'Requests with its token are refused (401) from the very next one on. A key may delete itself.',

@@ -4,7 +4,8 @@ import { BACKFILL_MAX, backfillCron } from '../../service/cron-backfill.js';
 import { IdParams, NoQuery } from '../schemas/common.js';
 import { CronBackfillBody, CronBackfilledSchema } from '../schemas/cron-backfill.js';
 import { executionToWire } from '../schemas/executions.js';
-import { AUTHENTICATED, BEARER, jsonResponse, problemResponses, WITH_BODY } from '../schemas/operations.js';
+import { AUTHENTICATED, jsonResponse, problemResponses, WITH_BODY } from '../schemas/operations.js';
+import { bearer } from '../scopes.js';
 import type { RouteDeps } from './deps.js';
 
 /** POST /cron/{id}/backfill. */
@@ -16,7 +17,7 @@ export const cronBackfillRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (a
       schema: {
         operationId: 'backfillCronJob',
         tags: ['Cron jobs'],
-        security: BEARER,
+        security: bearer('jobs:write'),
         summary: 'Run the past occurrences that have no execution',
         description:
           'Creates, in one transaction, an execution (`backfill: true`, `Pending`) for each occurrence of the job\'s expression in ' +

@@ -33,6 +33,7 @@ export const cronJobRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app, {
       schema: createSchema(
         {
           operationId: 'createCronJob',
+          scope: 'jobs:write',
           tags: ['Cron jobs'],
           summary: 'Create a cron job',
           description:
@@ -54,6 +55,7 @@ export const cronJobRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app, {
       schema: readSchema(
         {
           operationId: 'listCronJobs',
+          scope: 'jobs:read',
           tags: ['Cron jobs'],
           summary: 'List cron jobs',
           description:
@@ -82,6 +84,7 @@ export const cronJobRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app, {
       schema: readSchema(
         {
           operationId: 'previewCron',
+          scope: 'jobs:read',
           tags: ['Cron jobs'],
           summary: 'Preview occurrences of a cron expression',
           description:
@@ -111,6 +114,7 @@ export const cronJobRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app, {
       schema: getByIdSchema(
         {
           operationId: 'getCronJob',
+          scope: 'jobs:read',
           tags: ['Cron jobs'],
           summary: 'Retrieve a cron job',
           description: 'The cron job; `null` (with 200) when no cron job has this id, also for an id that is not a UUID.',
@@ -131,6 +135,7 @@ export const cronJobRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app, {
       schema: updateSchema(
         {
           operationId: 'updateCronJob',
+          scope: 'jobs:write',
           tags: ['Cron jobs'],
           summary: 'Update a cron job',
           description:
@@ -152,6 +157,7 @@ export const cronJobRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app, {
     '/cron/:id',
     {
       operationId: 'deleteCronJob',
+      scope: 'jobs:write',
       tags: ['Cron jobs'],
       summary: 'Delete a cron job',
       description:

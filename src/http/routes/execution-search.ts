@@ -8,7 +8,8 @@ import { searchExecutions } from '../../service/execution-search.js';
 import { IdParams, NoQuery } from '../schemas/common.js';
 import { ExecutionPageSchema, ExecutionSchema, executionToWire } from '../schemas/executions.js';
 import { ExecutionSearchQuery, ExecutionsReplayBody, ExecutionsReplayedSchema } from '../schemas/execution-search.js';
-import { AUTHENTICATED, BEARER, jsonResponse, problemResponses, WITH_BODY } from '../schemas/operations.js';
+import { AUTHENTICATED, jsonResponse, problemResponses, WITH_BODY } from '../schemas/operations.js';
+import { bearer } from '../scopes.js';
 import type { RouteDeps } from './deps.js';
 import { pageReply, queryNumber, readSchema } from './operations.js';
 import { repeatable } from './query.js';
@@ -26,6 +27,7 @@ export const executionSearchRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async
       schema: readSchema(
         {
           operationId: 'listExecutions',
+          scope: 'jobs:read',
           tags: ['Executions'],
           summary: 'List executions across jobs',
           description:
@@ -55,7 +57,7 @@ export const executionSearchRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async
       schema: {
         operationId: 'replayExecution',
         tags: ['Executions'],
-        security: BEARER,
+        security: bearer('jobs:write'),
         summary: 'Replay a failed execution',
         description:
           `Reopens a \`Failed\` execution and answers it (202); follow it with GET /executions/{id}. ${REPLAY_SEMANTICS} ` +
@@ -82,7 +84,7 @@ export const executionSearchRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async
       schema: {
         operationId: 'replayExecutions',
         tags: ['Executions'],
-        security: BEARER,
+        security: bearer('jobs:write'),
         summary: 'Replay the failed executions matching a filter',
         description:
           'Replays, in one transaction, the `Failed` executions matching every field of the filter (`jobType`, `jobId`, ' +

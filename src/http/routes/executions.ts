@@ -8,7 +8,8 @@ import type { JobType } from '../../domain/types.js';
 import { getExecution, listExecutions, triggerJob } from '../../service/executions.js';
 import { newJobSigningSecret } from '../../service/job-signing.js';
 import { IdParams, NoQuery } from '../schemas/common.js';
-import { AUTHENTICATED, BEARER, jsonResponse, problemResponses, WITH_BODY } from '../schemas/operations.js';
+import { AUTHENTICATED, jsonResponse, problemResponses, WITH_BODY } from '../schemas/operations.js';
+import { bearer } from '../scopes.js';
 import {
   ExecutionOrNullSchema,
   ExecutionPageQuery,
@@ -56,7 +57,7 @@ export const executionRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app,
         schema: {
           operationId: `list${name}Executions`,
           tags: [tag, 'Executions'],
-          security: BEARER,
+          security: bearer('jobs:read'),
           summary: `List the executions of a ${noun}`,
           description:
             `Newest first (by \`scheduledFor\`), \`limit\` at a time; pass \`nextCursor\` as \`cursor\` for the next page. ` +
@@ -90,7 +91,7 @@ export const executionRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app,
         schema: {
           operationId: `trigger${name}`,
           tags: [tag],
-          security: BEARER,
+          security: bearer('jobs:write'),
           summary: `Run a ${noun} now`,
           description:
             `Makes an execution due now (\`triggered: true\`), outside the ${noun}'s own timing, and answers it (202); ` +
@@ -119,7 +120,7 @@ export const executionRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app,
         schema: {
           operationId: `new${name}SigningSecret`,
           tags: [tag],
-          security: BEARER,
+          security: bearer('jobs:write'),
           summary: `Give a ${noun} its own signing secret`,
           description:
             `Generates a new Standard Webhooks signing secret for this ${noun} (\`whsec_\` + base64 of 32 random bytes), stores it ` +
@@ -147,6 +148,7 @@ export const executionRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app,
       schema: getByIdSchema(
         {
           operationId: 'getExecution',
+          scope: 'jobs:read',
           tags: ['Executions'],
           summary: 'Retrieve an execution',
           description:

@@ -19,6 +19,7 @@ export const jobBulkRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app, {
       schema: actionSchema(
         {
           operationId: 'bulkSchedules',
+          scope: 'jobs:write',
           tags: ['Schedules'],
           summary: 'Delete the schedules a filter matches',
           description: `${ONE_TRANSACTION} \`delete\` removes every matching schedule whatever its status, as DELETE /schedules/{id} does (a call already under way still ends; executions stay).`,
@@ -37,6 +38,7 @@ export const jobBulkRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app, {
       schema: actionSchema(
         {
           operationId: 'bulkCronJobs',
+          scope: 'jobs:write',
           tags: ['Cron jobs'],
           summary: 'Pause, resume or delete the cron jobs a filter matches',
           description:

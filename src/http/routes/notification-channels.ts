@@ -51,6 +51,7 @@ export const notificationChannelRoutes: FastifyPluginAsyncTypebox<ChannelRouteDe
       schema: createSchema(
         {
           operationId: 'createNotificationChannel',
+          scope: 'keys:manage',
           tags: TAGS,
           summary: 'Create a notification channel',
           description:
@@ -69,7 +70,7 @@ export const notificationChannelRoutes: FastifyPluginAsyncTypebox<ChannelRouteDe
     '/notification-channels',
     {
       schema: readSchema(
-        { operationId: 'listNotificationChannels', tags: TAGS, summary: 'List notification channels', description: 'Every channel, oldest first.' },
+        { scope: 'keys:manage', operationId: 'listNotificationChannels', tags: TAGS, summary: 'List notification channels', description: 'Every channel, oldest first.' },
         NoQuery,
         'Every channel.',
         ChannelListSchema,
@@ -87,6 +88,7 @@ export const notificationChannelRoutes: FastifyPluginAsyncTypebox<ChannelRouteDe
       schema: getByIdSchema(
         {
           operationId: 'getNotificationChannel',
+          scope: 'keys:manage',
           tags: TAGS,
           summary: 'Retrieve a notification channel',
           description: 'The channel; `null` (with 200) when no channel has this id.',
@@ -107,6 +109,7 @@ export const notificationChannelRoutes: FastifyPluginAsyncTypebox<ChannelRouteDe
       schema: updateSchema(
         {
           operationId: 'updateNotificationChannel',
+          scope: 'keys:manage',
           tags: TAGS,
           summary: 'Update a notification channel',
           description: 'Absent fields keep their values; `jobIds: null` sends the events of every job. Applies to outcomes from now on.',
@@ -124,6 +127,7 @@ export const notificationChannelRoutes: FastifyPluginAsyncTypebox<ChannelRouteDe
     '/notification-channels/:id',
     {
       operationId: 'deleteNotificationChannel',
+      scope: 'keys:manage',
       tags: TAGS,
       summary: 'Delete a notification channel',
       description: 'Deletes the channel and its notifications not yet sent.',
@@ -137,6 +141,7 @@ export const notificationChannelRoutes: FastifyPluginAsyncTypebox<ChannelRouteDe
       schema: {
         ...operationHead({
           operationId: 'testNotificationChannel',
+          scope: 'keys:manage',
           tags: TAGS,
           summary: 'Send a test message',
           description:

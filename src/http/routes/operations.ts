@@ -5,7 +5,9 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type, type TSchema } from 'typebox';
 import { IdParams, NoQuery } from '../schemas/common.js';
-import { AUTHENTICATED, BEARER, jsonResponse, problemResponses, WITH_BODY, type TagName } from '../schemas/operations.js';
+import type { ApiKeyScope } from '../../domain/enums.js';
+import { bearer } from '../scopes.js';
+import { AUTHENTICATED, jsonResponse, problemResponses, WITH_BODY, type TagName } from '../schemas/operations.js';
 
 /** The application a resource plugin registers its routes on. */
 type App = Parameters<FastifyPluginAsyncTypebox>[0];
@@ -16,12 +18,14 @@ export interface OperationText {
   tags: TagName[];
   summary: string;
   description: string;
+  /** The scope a key needs for the operation (src/http/scopes.ts): its `security` in the document. */
+  scope: ApiKeyScope;
 }
 
-/** The fields every authenticated operation starts with: its text and the bearer requirement. */
+/** The fields every authenticated operation starts with: its text and the bearer requirement with its scope. */
 export function operationHead(text: OperationText) {
-  const { operationId, tags, summary, description } = text;
-  return { operationId, tags, security: BEARER, summary, description };
+  const { operationId, tags, summary, description, scope } = text;
+  return { operationId, tags, security: bearer(scope), summary, description };
 }
 
 /**

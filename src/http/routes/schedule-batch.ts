@@ -20,6 +20,7 @@ export const scheduleBatchRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (
       schema: createSchema(
         {
           operationId: 'createSchedules',
+          scope: 'jobs:write',
           tags: ['Schedules'],
           summary: 'Create many schedules at once',
           description:

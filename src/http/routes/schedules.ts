@@ -23,6 +23,7 @@ export const scheduleRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app, 
       schema: createSchema(
         {
           operationId: 'createSchedule',
+          scope: 'jobs:write',
           tags: ['Schedules'],
           summary: 'Create a schedule',
           description:
@@ -45,6 +46,7 @@ export const scheduleRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app, 
       schema: readSchema(
         {
           operationId: 'listSchedules',
+          scope: 'jobs:read',
           tags: ['Schedules'],
           summary: 'List schedules',
           description:
@@ -72,6 +74,7 @@ export const scheduleRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app, 
       schema: getByIdSchema(
         {
           operationId: 'getSchedule',
+          scope: 'jobs:read',
           tags: ['Schedules'],
           summary: 'Retrieve a schedule',
           description: 'The schedule; `null` (with 200) when no schedule has this id, also for an id that is not a UUID.',
@@ -92,6 +95,7 @@ export const scheduleRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app, 
       schema: updateSchema(
         {
           operationId: 'updateSchedule',
+          scope: 'jobs:write',
           tags: ['Schedules'],
           summary: 'Update a schedule',
           description:
@@ -112,6 +116,7 @@ export const scheduleRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app, 
     '/schedules/:id',
     {
       operationId: 'deleteSchedule',
+      scope: 'jobs:write',
       tags: ['Schedules'],
       summary: 'Delete a schedule',
       description:

@@ -1,11 +1,24 @@
 /** Wire schemas of API keys. */
 import { Type, type Static } from 'typebox';
-import { API_KEY_STATUSES } from '../../domain/enums.js';
+import { API_KEY_SCOPES, API_KEY_STATUSES } from '../../domain/enums.js';
 import { toIso, toIsoOrNull } from '../../domain/time.js';
 import type { ApiKey } from '../../domain/types.js';
 import { Id, Nullable, RuleString, SizedList, StringEnum, Timestamp } from './common.js';
 
 const Status = StringEnum(API_KEY_STATUSES, 'Enabled keys authorise requests; Disabled ones are refused (403).');
+
+const SCOPES_TEXT =
+  '`jobs:read` (read schedules, cron jobs, executions), `jobs:write` (create, update, delete, trigger, replay, backfill; ' +
+  'implies `jobs:read`), `keys:manage` (API keys and notification channels), `metrics:read` (metrics and the live nodes).';
+
+/** A non-empty list of scopes. */
+const Scopes = (description: string) =>
+  Type.Array(StringEnum(API_KEY_SCOPES, 'A scope.'), { minItems: 1, maxItems: API_KEY_SCOPES.length, uniqueItems: true, description });
+
+const ExpiresAtInput = RuleString(
+  'instant',
+  'When the key stops working (ISO 8601 with `Z` or an offset, after the current time); from then on it is refused with 401. Null: never.',
+);
 
 const fields = {
   id: Id,
@@ -13,6 +26,11 @@ const fields = {
   status: Status,
   createdAt: Timestamp('When the key was created (ISO 8601, UTC).'),
   lastUsed: Nullable(Timestamp('Last authenticated request (to within 5 s); null when never used.')),
+  scopes: Scopes(`What the key may do, in this order: ${SCOPES_TEXT}`),
+  expiresAt: Nullable(Timestamp('From this instant the key is refused (401, saying it expired); null when it never expires.')),
+  previousTokenExpiresAt: Nullable(
+    Timestamp('Until this instant the token replaced by the key\'s last rotation is still accepted; null when the key was never rotated.'),
+  ),
 };
 
 /** An API key as listed and read: never with its token. */
@@ -42,6 +60,10 @@ export const ApiKeyCreateBody = Type.Object(
   {
     name: KeyName,
     status: Type.Optional(Nullable(StringEnum(API_KEY_STATUSES, 'Initial state; null or absent: Enabled.'))),
+    scopes: Type.Optional(
+      Scopes(`The key's scopes; absent: those of the calling key. At most the calling key's own (403 otherwise). ${SCOPES_TEXT}`),
+    ),
+    expiresAt: Type.Optional(Nullable(ExpiresAtInput)),
   },
   { additionalProperties: false, title: 'ApiKeyCreate', description: 'A new API key.' },
 );
@@ -52,6 +74,8 @@ export const ApiKeyPatchBody = Type.Object(
   {
     name: Type.Optional(KeyName),
     status: Type.Optional(StringEnum(API_KEY_STATUSES, 'Disabled refuses the key from the next request on.')),
+    scopes: Type.Optional(Scopes('The key\'s new scopes, from the next request on; at most the calling key\'s own (403 otherwise).')),
+    expiresAt: Type.Optional(Nullable(ExpiresAtInput)),
   },
   { additionalProperties: false, title: 'ApiKeyPatch', description: 'Partial update of an API key.' },
 );
@@ -65,5 +89,23 @@ export function apiKeyToWire(key: ApiKey): ApiKeyWire {
     status: key.status,
     createdAt: toIso(key.createdAt),
     lastUsed: toIsoOrNull(key.lastUsed),
+    scopes: [...key.scopes],
+    expiresAt: toIsoOrNull(key.expiresAt),
+    previousTokenExpiresAt: toIsoOrNull(key.previousTokenExpiresAt),
   };
 }
+
+/** Body of POST /api-keys/{id}/rotate. */
+export const ApiKeyRotateBody = Type.Object(
+  {
+    gracePeriodSeconds: Type.Optional(
+      Type.Integer({
+        minimum: 0,
+        maximum: 604_800,
+        description: 'How long the replaced token is still accepted, in seconds (0 to 604,800, i.e. 7 days); absent: 3,600.',
+      }),
+    ),
+  },
+  { additionalProperties: false, title: 'ApiKeyRotate', description: 'A rotation of a key\'s token.' },
+);
+export type ApiKeyRotateBody = Static<typeof ApiKeyRotateBody>;

@@ -147,6 +147,9 @@ export const API_KEY_EXAMPLE: ApiKeyWire = {
   status: 'Enabled',
   createdAt: '2026-11-01T12:00:00.000Z',
   lastUsed: '2026-11-21T09:59:58.000Z',
+  scopes: ['jobs:read', 'jobs:write'],
+  expiresAt: '2027-11-01T00:00:00.000Z',
+  previousTokenExpiresAt: null,
 };
 
 export const API_KEY_CREATED_EXAMPLE: ApiKeyCreatedWire = {

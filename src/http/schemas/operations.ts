@@ -16,9 +16,6 @@ import { ProblemSchema } from './common.js';
 /** Name of the security scheme of API keys (`Authorization: Bearer pk_…`). */
 export const BEARER_AUTH = 'bearerAuth';
 
-/** `security` of an operation that needs an API key. */
-export const BEARER: Array<Record<string, string[]>> = [{ [BEARER_AUTH]: [] }];
-
 /** `security` of an open operation (no authentication). */
 export const OPEN: Array<Record<string, string[]>> = [];
 
@@ -36,7 +33,12 @@ export const TAGS = [
     name: 'Executions',
     description: 'Each run of a job, with its attempts (status code, duration, error, an excerpt of the answer).',
   },
-  { name: 'API keys', description: 'Bearer tokens for this API. Every key can do everything, managing keys included.' },
+  {
+    name: 'API keys',
+    description:
+      'Bearer tokens for this API, each with scopes (`jobs:read`, `jobs:write`, `keys:manage`, `metrics:read`), an optional expiry, ' +
+      'and rotation with a grace period. Managing keys needs `keys:manage`.',
+  },
   {
     name: 'Notification channels',
     description: 'Where Punctual tells people that calls failed, succeeded again, or that a cron job was paused: signed webhooks or Slack messages.',
@@ -102,7 +104,9 @@ const PROBLEMS: Record<
   },
   401: {
     name: 'Unauthenticated',
-    description: 'No bearer token, a malformed one, or the token of no key. With `WWW-Authenticate: Bearer realm="punctual"`.',
+    description:
+      'No bearer token, a malformed one, the token of no key, the token of an expired key (the detail says it expired), or a token ' +
+      'replaced by a rotation whose grace period is over. With `WWW-Authenticate: Bearer realm="punctual"`.',
     headers: { 'WWW-Authenticate': header('`Bearer realm="punctual"` (with `error="invalid_token"` for an unknown token).', { type: 'string' }) },
     examples: {
       unauthenticated: domainProblem('unauthenticated', 'Send an API key in the header Authorization: Bearer <token>.'),
@@ -110,8 +114,13 @@ const PROBLEMS: Record<
   },
   403: {
     name: 'Forbidden',
-    description: 'The API key is `Disabled`.',
-    examples: { forbidden: domainProblem('forbidden', 'The API key is disabled.') },
+    description:
+      'The API key is `Disabled` (`forbidden`), or lacks the scope the operation needs, or tried to grant a scope it does not hold ' +
+      '(`insufficient_scope`, naming the scopes).',
+    examples: {
+      forbidden: domainProblem('forbidden', 'The API key is disabled.'),
+      insufficient_scope: domainProblem('insufficient_scope', 'this key lacks the scope jobs:write'),
+    },
   },
   404: {
     name: 'NotFound',

@@ -1,15 +1,15 @@
-import type { ApiKey, ApiKeyStatus } from '../../domain/types.js';
-import type { ApiKeyCreateParams } from '../store.js';
-import { API_KEY_COLUMNS as COLUMNS, apiKeyFromRow as fromRow, type ApiKeyRow } from '../rows.js';
+import type { ApiKey } from '../../domain/types.js';
+import type { ApiKeyCreateParams, ApiKeyUpdateParams } from '../store.js';
+import { API_KEY_COLUMNS as COLUMNS, apiKeyFromRow as fromRow, scopesText, type ApiKeyMatch, type ApiKeyRow } from '../rows-api-keys.js';
 import type { Sql } from './connection.js';
 
 /** The `api_keys` table. Each method is one statement (atomic on its own). */
 export const apiKeys = {
   async create(sql: Sql, p: ApiKeyCreateParams): Promise<ApiKey> {
     const [r] = await sql.rows<ApiKeyRow>(
-      `INSERT INTO api_keys (id, name, status, digest, created_at, last_used)
-       VALUES ($1, $2, $3, $4, $5, NULL) RETURNING ${COLUMNS}`,
-      [p.id, p.name, p.status, p.digest, p.now],
+      `INSERT INTO api_keys (id, name, status, digest, created_at, last_used, scopes, expires_at)
+       VALUES ($1, $2, $3, $4, $5, NULL, $6, $7) RETURNING ${COLUMNS}`,
+      [p.id, p.name, p.status, p.digest, p.now, scopesText(p.scopes), p.expiresAt ?? null],
     );
     return fromRow(r!);
   },
@@ -24,10 +24,19 @@ export const apiKeys = {
     return (await sql.rows<ApiKeyRow>(`SELECT ${COLUMNS} FROM api_keys ORDER BY created_at, seq`)).map(fromRow);
   },
 
-  async update(sql: Sql, p: { id: string; name?: string; status?: ApiKeyStatus }): Promise<ApiKey | null> {
+  async update(sql: Sql, p: ApiKeyUpdateParams): Promise<ApiKey | null> {
     const [r] = await sql.rows<ApiKeyRow>(
-      `UPDATE api_keys SET name = coalesce($2, name), status = coalesce($3, status) WHERE id = $1 RETURNING ${COLUMNS}`,
-      [p.id, p.name ?? null, p.status ?? null],
+      `UPDATE api_keys SET name = coalesce($2, name), status = coalesce($3, status), scopes = coalesce($4, scopes),
+              expires_at = CASE WHEN $5::boolean THEN $6::bigint ELSE expires_at END
+        WHERE id = $1 RETURNING ${COLUMNS}`,
+      [
+        p.id,
+        p.name ?? null,
+        p.status ?? null,
+        p.scopes === undefined ? null : scopesText(p.scopes),
+        p.expiresAt !== undefined,
+        p.expiresAt ?? null,
+      ],
     );
     return r ? fromRow(r) : null;
   },
@@ -36,8 +45,24 @@ export const apiKeys = {
     return (await sql.count('DELETE FROM api_keys WHERE id = $1', [id])) > 0;
   },
 
-  async findByDigest(sql: Sql, digest: string): Promise<ApiKey | null> {
-    const [r] = await sql.rows<ApiKeyRow>(`SELECT ${COLUMNS} FROM api_keys WHERE digest = $1`, [digest], 'punctual_api_key_by_digest');
+  /** The current token first: a digest is never both (tokens are random), but the order is fixed. */
+  async findByDigest(sql: Sql, digest: string): Promise<ApiKeyMatch | null> {
+    const [r] = await sql.rows<ApiKeyRow & { current: boolean }>(
+      `SELECT ${COLUMNS}, true AS current FROM api_keys WHERE digest = $1
+       UNION ALL
+       SELECT ${COLUMNS}, false AS current FROM api_keys WHERE previous_digest = $1
+       ORDER BY current DESC LIMIT 1`,
+      [digest],
+      'punctual_api_key_by_digest',
+    );
+    return r ? { key: fromRow(r), token: r.current ? 'current' : 'previous' } : null;
+  },
+
+  async rotate(sql: Sql, p: { id: string; digest: string; previousExpiresAt: number }): Promise<ApiKey | null> {
+    const [r] = await sql.rows<ApiKeyRow>(
+      `UPDATE api_keys SET previous_digest = digest, previous_expires_at = $3, digest = $2 WHERE id = $1 RETURNING ${COLUMNS}`,
+      [p.id, p.digest, p.previousExpiresAt],
+    );
     return r ? fromRow(r) : null;
   },
 
@@ -53,16 +78,16 @@ export const apiKeys = {
   },
 
   /**
-   * Enables and renames the key with `p.digest`, or creates it (Enabled) with `p.id`: one
-   * INSERT … ON CONFLICT (digest) DO UPDATE, so two nodes ensuring the same key at once agree.
+   * Enables, renames and re-scopes the key with `p.digest`, or creates it (Enabled) with `p.id`:
+   * one INSERT … ON CONFLICT (digest) DO UPDATE, so two nodes ensuring the same key at once agree.
    */
   async ensure(sql: Sql, p: ApiKeyCreateParams): Promise<ApiKey> {
     const [r] = await sql.rows<ApiKeyRow>(
-      `INSERT INTO api_keys (id, name, status, digest, created_at, last_used)
-       VALUES ($1, $2, 'Enabled', $3, $4, NULL)
-       ON CONFLICT (digest) DO UPDATE SET status = 'Enabled', name = EXCLUDED.name
+      `INSERT INTO api_keys (id, name, status, digest, created_at, last_used, scopes, expires_at)
+       VALUES ($1, $2, 'Enabled', $3, $4, NULL, $5, $6)
+       ON CONFLICT (digest) DO UPDATE SET status = 'Enabled', name = EXCLUDED.name, scopes = EXCLUDED.scopes, expires_at = EXCLUDED.expires_at
        RETURNING ${COLUMNS}`,
-      [p.id, p.name, p.digest, p.now],
+      [p.id, p.name, p.digest, p.now, scopesText(p.scopes), p.expiresAt ?? null],
     );
     return fromRow(r!);
   },

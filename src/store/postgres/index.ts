@@ -163,14 +163,17 @@ export class PostgresStore implements S.Store {
   async apiKeyList(): Promise<D.ApiKey[]> {
     return this.run(() => apiKeys.list(this.db.sql));
   }
-  async apiKeyUpdate(p: { id: string; name?: string; status?: D.ApiKeyStatus }): Promise<D.ApiKey | null> {
+  async apiKeyUpdate(p: S.ApiKeyUpdateParams): Promise<D.ApiKey | null> {
     return this.run(() => apiKeys.update(this.db.sql, p));
   }
   async apiKeyDelete(p: { id: string }): Promise<boolean> {
     return this.run(() => apiKeys.delete(this.db.sql, p.id));
   }
-  async apiKeyFindByDigest(p: { digest: string }): Promise<D.ApiKey | null> {
+  async apiKeyFindByDigest(p: { digest: string }): Promise<S.ApiKeyMatch | null> {
     return this.run(() => apiKeys.findByDigest(this.db.sql, p.digest));
+  }
+  async apiKeyRotate(p: { id: string; digest: string; previousExpiresAt: number }): Promise<D.ApiKey | null> {
+    return this.run(() => apiKeys.rotate(this.db.sql, p));
   }
   async apiKeyTouch(p: { lastUsed: ReadonlyMap<string, number> }): Promise<void> {
     await this.run(() => apiKeys.touch(this.db.sql, p.lastUsed));

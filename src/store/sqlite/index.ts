@@ -138,14 +138,17 @@ export class SqliteStore implements S.Store {
   async apiKeyList(): Promise<D.ApiKey[]> {
     return this.run((q) => q.apiKeys.list());
   }
-  async apiKeyUpdate(p: { id: string; name?: string; status?: D.ApiKeyStatus }): Promise<D.ApiKey | null> {
+  async apiKeyUpdate(p: S.ApiKeyUpdateParams): Promise<D.ApiKey | null> {
     return this.run((q) => q.apiKeys.update(p));
   }
   async apiKeyDelete(p: { id: string }): Promise<boolean> {
     return this.run((q) => q.apiKeys.delete(p.id));
   }
-  async apiKeyFindByDigest(p: { digest: string }): Promise<D.ApiKey | null> {
+  async apiKeyFindByDigest(p: { digest: string }): Promise<S.ApiKeyMatch | null> {
     return this.run((q) => q.apiKeys.findByDigest(p.digest));
+  }
+  async apiKeyRotate(p: { id: string; digest: string; previousExpiresAt: number }): Promise<D.ApiKey | null> {
+    return this.run((q) => q.apiKeys.rotate(p));
   }
   async apiKeyTouch(p: { lastUsed: ReadonlyMap<string, number> }): Promise<void> {
     this.run((q) => q.apiKeys.touch(p.lastUsed));
