@@ -65,7 +65,7 @@ export interface paths {
         };
         /**
          * List cron jobs
-         * @description A page of cron jobs, oldest first (by `createdAt`, then id), `limit` at a time; pass `nextCursor` as `cursor` for the next page (null on the last one). Filters combine: `status` and `name` (a substring); cron jobs have no tags. `size` is the length of this page.
+         * @description A page of cron jobs, oldest first (by `createdAt`, then id), `limit` at a time; pass `nextCursor` as `cursor` for the next page (null on the last one). Filters combine: `status`, `name` (a substring) and `key` (exact); cron jobs have no tags. `size` is the length of this page.
          */
         get: operations["listCronJobs"];
         put?: never;
@@ -409,7 +409,7 @@ export interface paths {
         };
         /**
          * List schedules
-         * @description A page of schedules, oldest first (by `createdAt`, then id), `limit` at a time; pass `nextCursor` as `cursor` for the next page (null on the last one). Filters combine: `status`, `tag` (repeatable: every tag must match) and `name` (a substring). `size` is the length of this page.
+         * @description A page of schedules, oldest first (by `createdAt`, then id), `limit` at a time; pass `nextCursor` as `cursor` for the next page (null on the last one). Filters combine: `status`, `tag` (repeatable: every tag must match), `name` (a substring) and `key` (exact). `size` is the length of this page.
          */
         get: operations["listSchedules"];
         put?: never;
@@ -762,7 +762,9 @@ export interface components {
          *       ],
          *       "pauseAfterFailures": 10,
          *       "pausedReason": null,
-         *       "consecutiveFailures": 0
+         *       "consecutiveFailures": 0,
+         *       "key": "daily-digest",
+         *       "managedBy": "apply"
          *     }
          */
         CronJob: {
@@ -866,6 +868,13 @@ export interface components {
             pausedReason: string | null;
             /** @description Failed executions since the last Succeeded one (or since the job was created or last resumed); Skipped executions change nothing. Read-only. */
             consecutiveFailures: number;
+            /** @description Your name for the job, unique among jobs of its kind: 1 to 128 of the characters A-Z a-z 0-9 . _ : - (`punctual apply` finds jobs by it). A key another job of the kind has is a 409 naming `key`. Null: none. */
+            key: string | null;
+            /**
+             * @description `apply` for a job created by `punctual apply` (the only jobs its `--prune` deletes), else null. Set at create, never changed. Read-only.
+             * @enum {string|null}
+             */
+            managedBy: "apply" | null;
         };
         /**
          * CronJobCreate
@@ -993,6 +1002,13 @@ export interface components {
             successStatuses?: unknown[];
             /** @description Consecutive Failed executions after which the job pauses itself (1–1000), with `pausedReason` "paused after N consecutive failed executions"; null: never. A Succeeded execution resets the count; Skipped ones change nothing. Default null. */
             pauseAfterFailures?: number | null;
+            /** @description Your name for the job, unique among jobs of its kind: 1 to 128 of the characters A-Z a-z 0-9 . _ : - (`punctual apply` finds jobs by it). A key another job of the kind has is a 409 naming `key`. Default null. */
+            key?: string | null;
+            /**
+             * @description `apply` for a job created by `punctual apply` (the only jobs its `--prune` deletes), else null. Set at create, never changed. Default null.
+             * @enum {string|null}
+             */
+            managedBy?: "apply" | null;
         };
         /**
          * CronJobList
@@ -1115,6 +1131,8 @@ export interface components {
             pauseAfterFailures?: number | null;
             /** @description Why the job is Paused (at most 512 characters): given with the PATCH that pauses it, or set when the job paused itself ("endpoint answered 410 Gone", "paused after N consecutive failed executions"); null for an Active job and for one paused without a reason. Cleared when the job resumes. Accepted only when the job is Paused after the PATCH (with `"status": "Paused"`, or on a Paused job); 400 otherwise. */
             pausedReason?: string | null;
+            /** @description Your name for the job, unique among jobs of its kind: 1 to 128 of the characters A-Z a-z 0-9 . _ : - (`punctual apply` finds jobs by it). A key another job of the kind has is a 409 naming `key`. Default null. */
+            key?: string | null;
         };
         /**
          * CronPreview
@@ -1350,7 +1368,7 @@ export interface components {
             status: number;
             /** @description Explanation of this occurrence. */
             detail: string;
-            /** @description Every faulty field (validation problems only). */
+            /** @description Every faulty field (validation problems, and a conflict on one field such as a taken `key`). */
             errors?: components["schemas"]["FieldProblem"][];
         };
         /**
@@ -1427,7 +1445,9 @@ export interface components {
          *       "signingSecretSet": false,
          *       "successStatuses": [
          *         "2xx"
-         *       ]
+         *       ],
+         *       "key": null,
+         *       "managedBy": null
          *     }
          */
         Schedule: {
@@ -1501,6 +1521,13 @@ export interface components {
             signingSecretSet: boolean;
             /** @description What counts as success: HTTP status codes (integers, 100–599) and classes (`1xx` … `5xx`), 1 to 50 items, none repeated. A listed status ends the execution Succeeded (redirects are still not followed: list 302 to take a 302 as success); any other answer follows the retry rules (3xx, 408, 429 and 5xx retried; other 4xx failed at once; a 410 also pauses a cron job). */
             successStatuses: (number | ("1xx" | "2xx" | "3xx" | "4xx" | "5xx"))[];
+            /** @description Your name for the job, unique among jobs of its kind: 1 to 128 of the characters A-Z a-z 0-9 . _ : - (`punctual apply` finds jobs by it). A key another job of the kind has is a 409 naming `key`. Null: none. */
+            key: string | null;
+            /**
+             * @description `apply` for a job created by `punctual apply` (the only jobs its `--prune` deletes), else null. Set at create, never changed. Read-only.
+             * @enum {string|null}
+             */
+            managedBy: "apply" | null;
         };
         /**
          * ScheduleCreate
@@ -1607,6 +1634,13 @@ export interface components {
             signingSecret?: string | null;
             /** @description What counts as success: HTTP status codes (integers, 100–599) and classes (`1xx` … `5xx`), 1 to 50 items, none repeated. A listed status ends the execution Succeeded (redirects are still not followed: list 302 to take a 302 as success); any other answer follows the retry rules (3xx, 408, 429 and 5xx retried; other 4xx failed at once; a 410 also pauses a cron job). Default `["2xx"]`; a PATCH replaces the whole list. */
             successStatuses?: unknown[];
+            /** @description Your name for the job, unique among jobs of its kind: 1 to 128 of the characters A-Z a-z 0-9 . _ : - (`punctual apply` finds jobs by it). A key another job of the kind has is a 409 naming `key`. Default null. */
+            key?: string | null;
+            /**
+             * @description `apply` for a job created by `punctual apply` (the only jobs its `--prune` deletes), else null. Set at create, never changed. Default null.
+             * @enum {string|null}
+             */
+            managedBy?: "apply" | null;
         };
         /**
          * ScheduleList
@@ -1717,6 +1751,8 @@ export interface components {
             signingSecret?: string | null;
             /** @description What counts as success: HTTP status codes (integers, 100–599) and classes (`1xx` … `5xx`), 1 to 50 items, none repeated. A listed status ends the execution Succeeded (redirects are still not followed: list 302 to take a 302 as success); any other answer follows the retry rules (3xx, 408, 429 and 5xx retried; other 4xx failed at once; a 410 also pauses a cron job). Default `["2xx"]`; a PATCH replaces the whole list. */
             successStatuses?: unknown[];
+            /** @description Your name for the job, unique among jobs of its kind: 1 to 128 of the characters A-Z a-z 0-9 . _ : - (`punctual apply` finds jobs by it). A key another job of the kind has is a 409 naming `key`. Default null. */
+            key?: string | null;
         };
     };
     responses: {
@@ -1998,6 +2034,8 @@ export interface operations {
                 status?: "Active" | "Paused";
                 /** @description Only cron jobs whose name contains this text: the letters A–Z match in either case, every other character only itself (no wildcards). Checked row by row: a page looks at 5,000 cron jobs at most, so a page may hold fewer than `limit` (even none) while `nextCursor` goes on. */
                 name?: string;
+                /** @description Only the cron job with this key (exact; at most one). */
+                key?: string;
             };
             header?: never;
             path?: never;
@@ -2776,6 +2814,8 @@ export interface operations {
                 tag?: string[];
                 /** @description Only schedules whose name contains this text: the letters A–Z match in either case, every other character only itself (no wildcards). Checked row by row: a page looks at 5,000 schedules at most, so a page may hold fewer than `limit` (even none) while `nextCursor` goes on. */
                 name?: string;
+                /** @description Only the schedule with this key (exact; at most one). */
+                key?: string;
             };
             header?: never;
             path?: never;

@@ -67,3 +67,11 @@ export type HttpMethod = (typeof HTTP_METHODS)[number];
 
 /** The methods whose calls carry no body: a job with one has no `body` and an empty `data`. */
 export const BODILESS_METHODS: readonly HttpMethod[] = ['GET', 'HEAD'];
+
+/**
+ * What may manage a job (its `managedBy`, set at create and never changed): `apply`, the
+ * `punctual apply` command (docs/apply.md), which deletes with `--prune` only the jobs it manages.
+ */
+export const JOB_MANAGERS = ['apply'] as const;
+/** One of {@link JOB_MANAGERS}. */
+export type JobManager = (typeof JOB_MANAGERS)[number];

@@ -29,6 +29,7 @@ import { executionRoutes } from './routes/executions.js';
 import { notificationChannelRoutes, type ChannelRouteDeps } from './routes/notification-channels.js';
 import { consoleRoutes } from './console.js';
 import { openApiRoutes, registerOpenApiGenerator } from './openapi.js';
+import { schemaRoutes } from './routes/schemas.js';
 import { healthRoutes } from './routes/health.js';
 import { idempotencyOnRoute } from './idempotency.js';
 import { metricsRoute, observeRequests, type MetricsExposition } from './metrics.js';
@@ -132,7 +133,7 @@ declare module 'fastify' {
  * pending `lastUsed` updates; it does not close the store.
  *
  * Every route of the interface (schedules, cron jobs, executions, API keys) requires `Authorization: Bearer`;
- * `GET /healthz` and `GET /readyz` are open.
+ * `GET /healthz`, `GET /readyz`, `GET /openapi.json` and `GET /schemas/punctual-file.json` are open.
  */
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const { store, clock } = deps;
@@ -183,6 +184,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   });
   await app.register(consoleRoutes);
   await app.register(openApiRoutes);
+  await app.register(schemaRoutes);
 
   // A failing wake-up must not fail a request whose work is already stored: the dispatcher also
   // looks at the store on its own.

@@ -1,6 +1,6 @@
 /**
  * The paged, filtered job lists (docs/interface.md, "Lists"): `GET /schedules` and `GET /cron`
- * take `limit`, `cursor`, `status`, `tag` (schedules only) and `name`. This module checks that
+ * take `limit`, `cursor`, `status`, `tag` (schedules only), `name` and `key`. This module checks that
  * input (the HTTP layer checks the same in its schemas; this holds for any other caller) and turns
  * it into the store's page params. Paging and filtering themselves are the store's
  * (`Store.schedulePage`, `Store.cronPage`; the shared rules in `store/paging.ts`).
@@ -21,6 +21,8 @@ export interface JobListInput<S extends string> {
   status?: S;
   /** Only jobs whose name contains this text (A–Z in either case; see `store/paging.ts`). */
   name?: string;
+  /** Only the job with this key (exact). */
+  key?: string;
 }
 
 /** Input of the schedule list: also `tag`, every one of which a schedule must carry. */
@@ -35,7 +37,7 @@ export interface ScheduleListInput<S extends string> extends JobListInput<S> {
  * @param pathPrefix prefixed to the field paths of errors (`/query` for a query string)
  * @throws InvalidInputError naming every faulty parameter: `limit` out of 1–1,000 or not whole;
  *   a `status` not of the resource; an empty or too long `name`, or one with U+0000 or an unpaired
- *   surrogate; more `tag`s than a schedule may carry, or a tag longer than one may be. (A cursor
+ *   surrogate; a `key` that no job could have; more `tag`s than a schedule may carry, or a tag longer than one may be. (A cursor
  *   the store did not make is refused by the store, on `/query/cursor`.)
  */
 export function listParams<S extends string>(
@@ -51,10 +53,11 @@ export function listParams<S extends string>(
   }
   checks.oneOf(`${pathPrefix}/status`, input.status, statuses);
   checks.rule(`${pathPrefix}/name`, 'name-filter', input.name);
+  checks.rule(`${pathPrefix}/key`, 'job-key', input.key);
   // As a schedule's `tags` (the same rule, the same messages): more tags than a schedule can
   // carry could never all match.
   checks.tags(`${pathPrefix}/tag`, input.tag);
   checks.throwIfAny();
   const tags = input.tag ?? [];
-  return { limit, cursor: input.cursor ?? null, status: input.status ?? null, name: input.name ?? null, tags };
+  return { limit, cursor: input.cursor ?? null, status: input.status ?? null, name: input.name ?? null, key: input.key ?? null, tags };
 }

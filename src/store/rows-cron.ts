@@ -5,7 +5,11 @@
 import type { CronJob, CronJobStatus, ExecutionStatus, JsonObject, MisfirePolicy, OverlapPolicy } from '../domain/types.js';
 import { DEFAULT_SUCCESS_STATUSES } from '../domain/success-statuses.js';
 import {
+  IDENTITY_COLUMNS,
+  identityFromRow,
+  identityToRow,
   jsonText,
+  newIdentity,
   newRequest,
   newSuccessStatuses,
   REQUEST_COLUMNS,
@@ -14,6 +18,7 @@ import {
   retryFromRow,
   retryToRow,
   successStatusesFromRow,
+  type IdentityRow,
   type RequestRow,
   type RetryRow,
   type RowCodec,
@@ -46,20 +51,21 @@ export const CRON_JOB_COLUMNS = [
   'pause_after_failures',
   'paused_reason',
   'consecutive_failures',
+  ...IDENTITY_COLUMNS,
 ] as const;
 type CronJobColumn = (typeof CRON_JOB_COLUMNS)[number];
 
 /**
  * The columns a cron update writes (besides `id`, which finds the row): all but `invocations`,
- * `skipped_occurrences` and `created_at`, which only the claim and the insert write.
+ * `skipped_occurrences`, `created_at` and `managed_by`, which only the claim and the insert write.
  * (`consecutive_failures` is written too: a resume starts it at 0, cron-patch.ts.)
  */
 export const CRON_JOB_UPDATE_COLUMNS = CRON_JOB_COLUMNS.filter(
-  (c) => c !== 'id' && c !== 'invocations' && c !== 'skipped_occurrences' && c !== 'created_at',
+  (c) => c !== 'id' && c !== 'invocations' && c !== 'skipped_occurrences' && c !== 'created_at' && c !== 'managed_by',
 );
 
 /** A row of `cron_jobs` ({@link CRON_JOB_COLUMNS}); `data` as the driver gives JSON. */
-export interface CronJobRow extends RequestRow, RetryRow {
+export interface CronJobRow extends RequestRow, RetryRow, IdentityRow {
   id: string;
   expression: string;
   name: string | null;
@@ -113,6 +119,7 @@ export function cronRecordFromRow(codec: RowCodec, r: CronJobRow): CronJobRecord
     pauseAfterFailures: r.pause_after_failures ?? null,
     pausedReason: r.paused_reason ?? null,
     consecutiveFailures: r.consecutive_failures ?? 0,
+    ...identityFromRow(r),
   };
 }
 
@@ -144,6 +151,7 @@ export function newCronJob(p: CronCreateParams): CronJobRecord {
     pauseAfterFailures: p.pauseAfterFailures ?? null,
     pausedReason: null,
     consecutiveFailures: 0,
+    ...newIdentity(p),
   };
 }
 
@@ -170,5 +178,6 @@ export function cronJobToRow(j: CronJobRecord): Record<CronJobColumn, unknown> {
     pause_after_failures: j.pauseAfterFailures ?? null,
     paused_reason: j.pausedReason ?? null,
     consecutive_failures: j.consecutiveFailures ?? 0,
+    ...identityToRow(j),
   };
 }

@@ -62,7 +62,7 @@ describe('POST /cron', () => {
         'createdAt', 'data', 'endpoint', 'expression', 'id', 'invocations', 'name', 'nextInvocation', 'status', 'timezone',
         'retry', 'timeoutMs', 'misfire', 'overlap', 'lastInvocation', 'lastStatus', 'skippedOccurrences',
         'method', 'headers', 'body', 'secretHeaderNames', 'auth', 'signingSecretSet',
-        'successStatuses', 'pauseAfterFailures', 'pausedReason', 'consecutiveFailures',
+        'successStatuses', 'pauseAfterFailures', 'pausedReason', 'consecutiveFailures', 'key', 'managedBy',
       ].sort(),
     );
     expect(body).toMatchObject({ method: 'POST', headers: {}, body: null });

@@ -26,6 +26,7 @@ import type { ClaimDueParams, Store } from '../../src/store/store.js';
 import { describeExecutionSearch } from './conformance-executions.js';
 import { describeLists } from './conformance-lists.js';
 import { describeBatch, describeGroupCommit } from './conformance-batch.js';
+import { describeJobKeys } from './conformance-keys.js';
 import { describeIdempotency } from './conformance-idempotency.js';
 import { describeNodes } from './conformance-nodes.js';
 import { describeNotifications } from './conformance-notifications.js';
@@ -206,6 +207,8 @@ export function exerciseStore(name: string, factory: () => Promise<StoreUnderTes
     // ---- batch create (scheduleCreateMany): conformance-batch.ts ----------------------------------
     describeBatch(() => store);
     describeGroupCommit(() => store);
+    // ---- job keys (key, managedBy, the key filter): conformance-keys.ts ---------------------------
+    describeJobKeys(() => store);
     // ---- idempotency records (idempotencyBegin, …Finish, …Abandon, …Prune): conformance-idempotency.ts
     describeIdempotency(() => store);
     // ---- node liveness (heartbeats, reaping, re-registration): conformance-nodes.ts ----------------
@@ -357,6 +360,8 @@ export function exerciseStore(name: string, factory: () => Promise<StoreUnderTes
           dueAt: T0 + 123,
           ...REQUEST,
           successStatuses: [302, '2xx'],
+          key: null,
+          managedBy: null,
         });
         expect(await store.scheduleGet({ id })).toEqual(s);
       });
@@ -465,6 +470,8 @@ export function exerciseStore(name: string, factory: () => Promise<StoreUnderTes
           pauseAfterFailures: 3,
           pausedReason: null,
           consecutiveFailures: 0,
+          key: null,
+          managedBy: null,
         });
         expect(await store.cronGet({ id })).toEqual(c);
       });

@@ -52,6 +52,8 @@ function job(o: { nextInvocation?: number; misfire?: MisfirePolicy; overlap?: Ov
     createdAt: T0 - MINUTE,
     skippedOccurrences: 0,
     method: 'POST' as const, headers: {}, body: null, auth: null, secrets: null,
+    key: null,
+    managedBy: null,
   };
 }
 

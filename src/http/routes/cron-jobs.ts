@@ -57,7 +57,7 @@ export const cronJobRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app, {
           summary: 'List cron jobs',
           description:
             'A page of cron jobs, oldest first (by `createdAt`, then id), `limit` at a time; pass `nextCursor` as `cursor` for ' +
-            'the next page (null on the last one). Filters combine: `status` and `name` (a substring); cron jobs have no tags. ' +
+            'the next page (null on the last one). Filters combine: `status`, `name` (a substring) and `key` (exact); cron jobs have no tags. ' +
             '`size` is the length of this page.',
         },
         CronJobListQuery,
@@ -66,8 +66,8 @@ export const cronJobRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app, {
       ),
     },
     async (req) => {
-      const { limit, cursor, status, name } = req.query;
-      const page = await listCronJobs(ctx, { limit: queryNumber(limit), cursor, status, name }, '/query');
+      const { limit, cursor, status, name, key } = req.query;
+      const page = await listCronJobs(ctx, { limit: queryNumber(limit), cursor, status, name, key }, '/query');
       return pageReply('cronJobs', page, cronJobToWire);
     },
   );

@@ -10,6 +10,7 @@ import { Endpoint, Id, JsonObjectInput, JsonObjectSchema, Nullable, RuleString, 
 import { deliveryToWire, deliveryWireFields, requestInputFields, RetryInputSchema, TimeoutMsInput } from './delivery.js';
 import { EXECUTION_STATUS_DESCRIPTION } from './executions.js';
 import { cronOutcomeInputFields, cronOutcomeToWire, cronOutcomeWireFields, PausedReasonInput } from './outcome.js';
+import { identityCreateFields, identityPatchFields, identityToWire, identityWireFields, KeyQuery } from './job-identity.js';
 import { LIST_NEXT_CURSOR_DESCRIPTION, ListCursorQuery, ListLimitQuery, ListNameQuery } from './lists.js';
 
 const EXPRESSION_DESCRIPTION =
@@ -52,6 +53,7 @@ export const CronJobSchema = Type.Object(
         'included; at most 1,000 counted per catch-up). Overlap-skipped occurrences are not counted. Read-only.',
     }),
     ...cronOutcomeWireFields,
+    ...identityWireFields,
   },
   { additionalProperties: false, title: 'CronJob', description: 'A recurring job.' },
 );
@@ -73,6 +75,7 @@ export const CronJobListQuery = Type.Object(
     cursor: Type.Optional(ListCursorQuery),
     status: Type.Optional(StringEnum(CRON_JOB_STATUSES, 'Only cron jobs in this status.')),
     name: Type.Optional(ListNameQuery('cron jobs')),
+    key: Type.Optional(KeyQuery('cron job')),
   },
   { additionalProperties: false },
 );
@@ -108,7 +111,7 @@ const optionalCronFields = {
 
 /** Body of POST /cron. */
 export const CronCreateBody = Type.Object(
-  { expression: requestFields.expression, endpoint: requestFields.endpoint, ...optionalCronFields },
+  { expression: requestFields.expression, endpoint: requestFields.endpoint, ...optionalCronFields, ...identityCreateFields },
   { additionalProperties: false, title: 'CronJobCreate', description: 'A new cron job (Active).' },
 );
 export type CronCreateBody = Static<typeof CronCreateBody>;
@@ -127,6 +130,7 @@ export const CronPatchBody = Type.Object(
     endpoint: Type.Optional(requestFields.endpoint),
     ...optionalCronFields,
     pausedReason: PausedReasonInput,
+    ...identityPatchFields,
   },
   {
     additionalProperties: false,
@@ -180,5 +184,6 @@ export function cronJobToWire(j: CronJob): CronJobWire {
     lastStatus: j.lastStatus,
     skippedOccurrences: j.skippedOccurrences,
     ...cronOutcomeToWire(j),
+    ...identityToWire(j),
   };
 }

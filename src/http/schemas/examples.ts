@@ -39,6 +39,8 @@ export const SCHEDULE_EXAMPLE: ScheduleWire = {
   auth: null,
   signingSecretSet: false,
   successStatuses: ['2xx'],
+  key: null,
+  managedBy: null,
 };
 
 export const SCHEDULE_CREATE_EXAMPLE: ScheduleCreateBody = {
@@ -84,6 +86,8 @@ export const CRON_JOB_EXAMPLE: CronJobWire = {
   pauseAfterFailures: 10,
   pausedReason: null,
   consecutiveFailures: 0,
+  key: 'daily-digest',
+  managedBy: 'apply',
 };
 
 export const CRON_CREATE_EXAMPLE: CronCreateBody = {

@@ -7,6 +7,7 @@ import { CHECK_KEYWORD } from '../ajv.js';
 import { Endpoint, Id, JsonObjectInput, JsonObjectSchema, Nullable, RuleString, SizedList, StringEnum, TagsInput, Timestamp } from './common.js';
 import { deliveryToWire, deliveryWireFields, requestInputFields, RetryInputSchema, TimeoutMsInput } from './delivery.js';
 import { SuccessStatusesInput, SuccessStatusesSchema } from './outcome.js';
+import { identityCreateFields, identityPatchFields, identityToWire, identityWireFields, KeyQuery } from './job-identity.js';
 import { LIST_NEXT_CURSOR_DESCRIPTION, ListCursorQuery, ListLimitQuery, ListNameQuery } from './lists.js';
 
 /** A schedule on the wire. */
@@ -29,6 +30,7 @@ export const ScheduleSchema = Type.Object(
     createdAt: Timestamp('When the schedule was created (ISO 8601, UTC).'),
     ...deliveryWireFields,
     successStatuses: SuccessStatusesSchema,
+    ...identityWireFields,
   },
   { additionalProperties: false, title: 'Schedule', description: 'A one-time job.' },
 );
@@ -60,6 +62,7 @@ export const ScheduleListQuery = Type.Object(
       }),
     ),
     name: Type.Optional(ListNameQuery('schedules')),
+    key: Type.Optional(KeyQuery('schedule')),
   },
   { additionalProperties: false },
 );
@@ -93,6 +96,7 @@ export const ScheduleCreateBody = Type.Object(
     timeoutMs: Type.Optional(requestFields.timeoutMs),
     ...requestInputFields,
     successStatuses: Type.Optional(SuccessStatusesInput),
+    ...identityCreateFields,
   },
   { additionalProperties: false, title: 'ScheduleCreate', description: 'A new schedule.' },
 );
@@ -110,6 +114,7 @@ export const SchedulePatchBody = Type.Object(
     timeoutMs: Type.Optional(requestFields.timeoutMs),
     ...requestInputFields,
     successStatuses: Type.Optional(SuccessStatusesInput),
+    ...identityPatchFields,
   },
   {
     additionalProperties: false,
@@ -133,6 +138,7 @@ export function scheduleToWire(s: Schedule): ScheduleWire {
     createdAt: toIso(s.createdAt),
     ...deliveryToWire(s),
     successStatuses: [...s.successStatuses],
+    ...identityToWire(s),
   };
 }
 

@@ -14,7 +14,7 @@ import { columnList, PASS_THROUGH, valuesOf } from '../rows.js';
 import type { CronCreateParams, CronPageParams, CronUpdateParams } from '../store.js';
 import type { Sql } from './connection.js';
 import { notifySql } from './notify.js';
-import { foldNameSql, pageOf, tablePageSql, type PageRow } from './paging.js';
+import { foldNameSql, keyPageSql, pageOf, tablePageSql, type PageRow } from './paging.js';
 import type { NotifyContext } from './schedules.js';
 
 export type { CronRow } from '../rows-cron.js';
@@ -44,8 +44,11 @@ const hits = (where: string) =>
      LEFT JOIN executions l ON l.id = c.last_execution_id
     WHERE ${PAGE_FILTER}
     ORDER BY c.created_at, c.id LIMIT $4 + 1`;
-/** The page statement of each driver (paging.ts `tablePageSql`). */
-export const CRON_PAGE_SQL = tablePageSql('cron_jobs', CRON_JOB_STATUSES, hits);
+/**
+ * The page statement of each driver (paging.ts `tablePageSql`), and of a key (the unique index
+ * `cron_jobs_by_key`, migration 17; the key is `$7`).
+ */
+export const CRON_PAGE_SQL = { ...tablePageSql('cron_jobs', CRON_JOB_STATUSES, hits), key: keyPageSql('cron_jobs', '$7', hits) };
 
 /** Joined row → cron job (../rows-cron.ts; `pg` passes values through). */
 export function cronFromRow(r: CronRow): CronJob {
@@ -79,12 +82,17 @@ export const cronJobs = {
     return (await sql.rows<CronRow>(`${CRON_SELECT} ORDER BY c.created_at, c.id`)).map(cronFromRow);
   },
 
-  /** See `Store.cronPage`: one statement (paging.ts), driven by the status, else every job. */
+  /** See `Store.cronPage`: one statement (paging.ts), driven by the key, else the status, else every job. */
   async page(sql: Sql, p: CronPageParams): Promise<{ cronJobs: CronJob[]; nextCursor: string | null }> {
     const b = jobPageBounds(p);
-    const values = [b.at, b.id, b.scan, b.limit, p.status, b.name];
+    const key = p.key ?? null;
+    const values: unknown[] = [b.at, b.id, b.scan, b.limit, p.status, b.name];
     // An unknown status has no index: the scan over every job then finds nothing, within its bound.
-    const text = (p.status === null ? undefined : CRON_PAGE_SQL.status[p.status]) ?? CRON_PAGE_SQL.all;
+    let text = (p.status === null ? undefined : CRON_PAGE_SQL.status[p.status]) ?? CRON_PAGE_SQL.all;
+    if (key !== null) {
+      text = CRON_PAGE_SQL.key;
+      values.push(key);
+    }
     const { rows, nextCursor } = pageOf(await sql.rows<PageRow<CronRow>>(text, values), b.limit);
     return { cronJobs: rows.map(cronFromRow), nextCursor };
   },

@@ -86,3 +86,14 @@ export function tablePageSql<S extends string>(
     status: Object.fromEntries(statuses.map((st) => [st, page(`status = '${st}' AND ${AFTER}`)])) as Record<S, string>,
   };
 }
+
+/**
+ * The page statement of a job table driven by one key (its unique index `<table>_by_key`,
+ * ../job-keys.ts: at most one row).
+ * @param keyParam the key's parameter, e.g. `$8`
+ * @param hits the hits' SELECT for a driver condition (see {@link pageSql} `p.hits`)
+ */
+export function keyPageSql(table: string, keyParam: string, hits: (where: string) => string): string {
+  const where = `key = ${keyParam}::text AND ${AFTER}`;
+  return pageSql({ hits: hits(where), driver: `FROM ${table} WHERE ${where}`, order: 'created_at, id' });
+}

@@ -5,7 +5,7 @@ import * as rowMap from '../rows.js';
 import type { ScheduleCreateParams, SchedulePageParams, ScheduleUpdateParams } from '../store.js';
 import type { Sql } from './connection.js';
 import { notifySql } from './notify.js';
-import { foldNameSql, pageOf, pageSql, tablePageSql, type PageRow } from './paging.js';
+import { foldNameSql, keyPageSql, pageOf, pageSql, tablePageSql, type PageRow } from './paging.js';
 
 /**
  * Most groups of creates written at once (group-commit.ts `maxInFlight`), each on its own pool
@@ -41,9 +41,13 @@ const tableHits = (where: string) =>
     ORDER BY s.created_at, s.id LIMIT $4 + 1`;
 const TAG_AFTER = 'tag = $8::text AND (created_at, schedule_id) > ($1::bigint, $2::text)';
 
-/** The page statement of each driver: the table's own (paging.ts `tablePageSql`), or a tag's entries. */
+/**
+ * The page statement of each driver: the table's own (paging.ts `tablePageSql`), a key's (the
+ * unique index `schedules_by_key`, migration 17; the key is `$8`), or a tag's entries.
+ */
 export const SCHEDULE_PAGE_SQL = {
   ...tablePageSql('schedules', SCHEDULE_STATUSES, tableHits),
+  key: keyPageSql('schedules', '$8', tableHits),
   tag: pageSql({
     hits: `SELECT ${S_COLUMNS}, k.created_at AS k_at, k.schedule_id AS k_id
              FROM (SELECT created_at, schedule_id FROM schedule_tags WHERE ${TAG_AFTER}
@@ -71,6 +75,8 @@ const PATCH_CASTS: Partial<Record<rowMap.SchedulePatchParam, string>> = {
   secrets: 'json',
   success_statuses: 'json',
   body: 'text',
+  key: 'text',
+  key_set: 'int',
   body_set: 'int',
   auth_set: 'int',
   secrets_set: 'int',
@@ -129,17 +135,22 @@ export const schedules = {
   },
 
   /**
-   * See `Store.schedulePage`: one statement (paging.ts), driven by the first tag, else the status,
-   * else every schedule.
+   * See `Store.schedulePage`: one statement (paging.ts), driven by the key, else the first tag,
+   * else the status, else every schedule.
    */
   async page(sql: Sql, p: SchedulePageParams): Promise<{ schedules: Schedule[]; nextCursor: string | null }> {
     const b = jobPageBounds(p);
-    const [driverTag, ...otherTags] = [...new Set(p.tags)];
+    const key = p.key ?? null;
+    // With a key, the key drives and every tag is checked row by row.
+    const [driverTag, ...otherTags] = key === null ? [...new Set(p.tags)] : [undefined, ...new Set(p.tags)];
     const values: unknown[] = [b.at, b.id, b.scan, b.limit, p.status, b.name, otherTags.length > 0 ? otherTags : null];
     // An unknown status (not from the API, which checks) has no index: the scan over every
     // schedule then finds nothing, within its bound.
     let text = (p.status === null ? undefined : SCHEDULE_PAGE_SQL.status[p.status]) ?? SCHEDULE_PAGE_SQL.all;
-    if (driverTag !== undefined) {
+    if (key !== null) {
+      text = SCHEDULE_PAGE_SQL.key;
+      values.push(key);
+    } else if (driverTag !== undefined) {
       text = SCHEDULE_PAGE_SQL.tag;
       values.push(driverTag);
     }

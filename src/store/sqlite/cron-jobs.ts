@@ -35,12 +35,14 @@ const tableScan = (where: string) => `SELECT c.created_at, c.id, coalesce(${PAGE
 
 /**
  * Page scans in list order after (`:at`, `:id`), at most `:scan` rows, by driver (migration 3):
- * every job (`cron_jobs_by_created`) or one status (its partial index
- * `cron_jobs_<status>_by_created`, the status written into the statement). A null name never
- * matches a name filter (`instr` of NULL is NULL).
+ * every job (`cron_jobs_by_created`), one status (its partial index
+ * `cron_jobs_<status>_by_created`, the status written into the statement) or one key (the unique
+ * index `cron_jobs_by_key`, migration 18). A null name never matches a name filter (`instr` of
+ * NULL is NULL).
  */
 export const CRON_PAGE_SQL = {
   all: tableScan(''),
+  key: tableScan('c.key = :key AND '),
   status: Object.fromEntries(STATUSES.map((st) => [st, tableScan(`c.status = '${st}' AND `)])) as Record<CronJobStatus, string>,
 };
 
@@ -65,6 +67,7 @@ export class CronJobQueries {
     this.pageScan = {
       all: db.prepare<[object], ScanRow>(CRON_PAGE_SQL.all),
       status: new Map(STATUSES.map((st) => [st, db.prepare<[object], ScanRow>(CRON_PAGE_SQL.status[st])])),
+      key: db.prepare<[object], ScanRow>(CRON_PAGE_SQL.key),
     };
     this.byIds = db.prepare<[string], CronRow>(
       `${CRON_SELECT} WHERE c.id IN (SELECT value FROM json_each(?)) ORDER BY c.created_at, c.id`,
@@ -105,12 +108,14 @@ export class CronJobQueries {
     return this.pageTx(p);
   }
 
-  /** Scans from the cursor by status or over every job (see schedules.ts `pageIn`), then reads the hits. */
+  /** Scans from the cursor by key, by status or over every job (see schedules.ts `pageIn`), then reads the hits. */
   private pageIn(p: CronPageParams): { cronJobs: CronJob[]; nextCursor: string | null } {
     const b = jobPageBounds(p);
+    const key = p.key ?? null;
     // An unknown status has no index: the scan over every job then finds nothing, within its bound.
-    const stmt = (p.status === null ? undefined : this.pageScan.status.get(p.status)) ?? this.pageScan.all;
-    const { items, nextCursor } = readJobPage(stmt, { ...b, status: p.status }, b.limit, b.scan, (ids) =>
+    const stmt =
+      key !== null ? this.pageScan.key : ((p.status === null ? undefined : this.pageScan.status.get(p.status)) ?? this.pageScan.all);
+    const { items, nextCursor } = readJobPage(stmt, { ...b, status: p.status, key }, b.limit, b.scan, (ids) =>
       this.byIds.all(ids).map(cronFromRow),
     );
     return { cronJobs: items, nextCursor };

@@ -1,5 +1,6 @@
 import type { Db } from './connection.js';
 import { FAILURE_MIGRATIONS } from './migrations-failures.js';
+import { JOB_KEY_MIGRATIONS } from './migrations-job-keys.js';
 
 /** One numbered schema change. Versions start at 1, increase by 1, and are never edited once released. */
 export interface Migration {
@@ -376,6 +377,7 @@ CREATE INDEX cron_jobs_with_secrets ON cron_jobs (id) WHERE secrets IS NOT NULL;
 `,
   },
   ...FAILURE_MIGRATIONS,
+  ...JOB_KEY_MIGRATIONS,
 ];
 
 /** Highest schema version this code knows. */

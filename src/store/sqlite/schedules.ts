@@ -38,10 +38,12 @@ const tableScan = (where: string) => `SELECT s.created_at, s.id, ${PAGE_HIT} AS 
  * {@link PAGE_HIT}, by driver (migration 3): every schedule (`schedules_by_created`), one status
  * (its partial index `schedules_<status>_by_created`: the status is written into the statement,
  * as a partial index is only used for a condition known when the statement is prepared), one tag
- * (`schedule_tags`' primary key, then the schedule by id).
+ * (`schedule_tags`' primary key, then the schedule by id), one key (the unique index
+ * `schedules_by_key`, migration 18: at most one row).
  */
 export const SCHEDULE_PAGE_SQL = {
   all: tableScan(''),
+  key: tableScan('s.key = :key AND '),
   status: Object.fromEntries(STATUSES.map((st) => [st, tableScan(`s.status = '${st}' AND `)])) as Record<ScheduleStatus, string>,
   tag: `SELECT d.created_at, d.schedule_id AS id, ${PAGE_HIT} AS hit
           FROM schedule_tags d JOIN schedules s ON s.id = d.schedule_id
@@ -73,6 +75,7 @@ export class ScheduleQueries {
       all: db.prepare<[object], ScanRow>(SCHEDULE_PAGE_SQL.all),
       status: new Map(STATUSES.map((st) => [st, db.prepare<[object], ScanRow>(SCHEDULE_PAGE_SQL.status[st])])),
       tag: db.prepare<[object], ScanRow>(SCHEDULE_PAGE_SQL.tag),
+      key: db.prepare<[object], ScanRow>(SCHEDULE_PAGE_SQL.key),
     };
     this.byIds = db.prepare<[string], rowMap.ScheduleRow>(
       `SELECT ${COLUMNS} FROM schedules WHERE id IN (SELECT value FROM json_each(?)) ORDER BY created_at, id`,
@@ -126,22 +129,25 @@ export class ScheduleQueries {
   }
 
   /**
-   * Scans in list order from the cursor, by its driver (the first tag, else
+   * Scans in list order from the cursor, by its driver (the key, else the first tag, else
    * the status, else every schedule), until `limit + 1` hits or `scanBound` rows (../paging.ts), then
    * reads the hits' rows (primary-key lookups).
    */
   private pageIn(p: SchedulePageParams): { schedules: Schedule[]; nextCursor: string | null } {
     const b = jobPageBounds(p);
-    const [driverTag, ...otherTags] = [...new Set(p.tags)];
+    const key = p.key ?? null;
+    // With a key, the key drives and every tag is checked row by row.
+    const [driverTag, ...otherTags] = key === null ? [...new Set(p.tags)] : [undefined, ...new Set(p.tags)];
     // An unknown status (not from the API, which checks) has no index: the scan over every
     // schedule then finds nothing, within its bound.
     const byStatus = p.status === null ? undefined : this.pageScan.status.get(p.status);
-    const stmt = driverTag !== undefined ? this.pageScan.tag : (byStatus ?? this.pageScan.all);
+    const stmt = key !== null ? this.pageScan.key : driverTag !== undefined ? this.pageScan.tag : (byStatus ?? this.pageScan.all);
     const params = {
       ...b,
       status: p.status,
       tags: otherTags.length > 0 ? JSON.stringify(otherTags) : null,
       tag: driverTag ?? null,
+      key,
     };
     const { items, nextCursor } = readJobPage(stmt, params, b.limit, b.scan, (ids) => this.byIds.all(ids).map(fromRow));
     return { schedules: items, nextCursor };
