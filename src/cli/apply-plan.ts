@@ -142,7 +142,8 @@ function diff(
     const differs = Object.keys(want).some((k) => !sameJson(want[k], have[k] ?? null));
     if (differs) {
       patch.retry = want;
-      changes.push({ field: 'retry', before: shown(have), after: shown(want) });
+      // The fields the file gives, before and after.
+      changes.push({ field: 'retry', before: shown(Object.fromEntries(Object.keys(want).map((k) => [k, have[k] ?? null]))), after: shown(want) });
     }
   }
   const wantSecrets = secretsShown(item);
