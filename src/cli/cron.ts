@@ -65,6 +65,8 @@ interface FieldFlags extends ApiOptions, DeliveryFlags, SecretFlags {
   overlap?: string;
   /** A number, or false for `--no-pause-after-failures` (update: never). */
   pauseAfterFailures?: number | false;
+  /** A key, or false for `--no-key` (update: remove it). */
+  key?: string | false;
 }
 
 function withFieldOptions(cmd: Command, required: boolean): Command {
@@ -74,6 +76,7 @@ function withFieldOptions(cmd: Command, required: boolean): Command {
       .addOption(new Option('--expression <cron>', `cron expression, e.g. "0 9 * * MON-FRI"${req}`))
       .addOption(new Option('--tz <zone>', 'IANA time zone the expression is read in, e.g. Europe/Berlin (default UTC)'))
       .addOption(new Option('--name <name>', 'name of the job'))
+      .addOption(new Option('--key <key>', 'your unique name for the job (1–128 of A-Z a-z 0-9 . _ : -; docs/apply.md)'))
       .addOption(new Option('--endpoint <url>', `URL to call${req}`))
       .addOption(new Option('--data <json>', "JSON object sent as each call's body").argParser(json))
       .addOption(new Option('--misfire <policy>', 'occurrences missed while down: once (default), skip, all').choices(MISFIRE_POLICIES))
@@ -106,6 +109,7 @@ export function registerCronCommands(program: Command): void {
           misfire: opts.misfire,
           overlap: opts.overlap,
           pauseAfterFailures: orNull(opts.pauseAfterFailures),
+          key: opts.key || undefined,
         }),
         ...deliveryBody(opts),
         ...secretsBody(opts),
@@ -119,13 +123,14 @@ export function registerCronCommands(program: Command): void {
   withPageOptions(
     withApiOptions(cron.command('list').description('list cron jobs, oldest first'))
       .addOption(new Option('--status <status>', 'only jobs in this state').choices(CRON_JOB_STATUSES))
-      .addOption(new Option('--name <text>', 'only jobs whose name contains this')),
+      .addOption(new Option('--name <text>', 'only jobs whose name contains this'))
+      .addOption(new Option('--key <key>', 'only the job with this key')),
     'cron jobs',
     '1–1000, default 100',
   ).action(
-    action(async (opts: PageOptions & { status?: string; name?: string }) => {
+    action(async (opts: PageOptions & { status?: string; name?: string; key?: string }) => {
       const client = clientFrom(opts);
-      const query = defined({ status: opts.status, name: opts.name, limit: opts.limit }) as CronJobListQuery;
+      const query = defined({ status: opts.status, name: opts.name, key: opts.key, limit: opts.limit }) as CronJobListQuery;
       let result: CronJobList;
       if (opts.all) {
         const all: CronJob[] = [];
@@ -158,6 +163,7 @@ export function registerCronCommands(program: Command): void {
     .addOption(new Option('--no-name', 'set the name to null'))
     .addOption(new Option('--no-data', 'set the data to null'))
     .addOption(new Option('--no-pause-after-failures', 'never pause the job for failures (pauseAfterFailures null)'))
+    .addOption(new Option('--no-key', 'remove the key'))
     .action(
       action(async (id: string, opts: FieldFlags) => {
         const body = {
@@ -170,6 +176,7 @@ export function registerCronCommands(program: Command): void {
             misfire: opts.misfire,
             overlap: opts.overlap,
             pauseAfterFailures: orNull(opts.pauseAfterFailures),
+            key: orNull(opts.key),
           }),
           ...deliveryBody(opts),
           ...secretsBody(opts),

@@ -110,6 +110,9 @@ describe('punctual apply', () => {
       expect([again.code, again.stdout, again.stderr]).toEqual([0, 'Nothing to do: the service holds the jobs of the file.\n', '']);
     }
     expect((await cronByKey('nightly-report'))!.id).toBe(cron.id);
+    // The list commands filter by key too.
+    const listed = await punctual(['cron', 'list', '--key', 'nightly-report', '--json'], env);
+    expect(JSON.parse(listed.stdout)).toMatchObject({ size: 1, cronJobs: [{ id: cron.id, key: 'nightly-report', managedBy: 'apply' }] });
 
     await server.api('POST', `/cron/${cron.id}/trigger`);
     const call = (await receiver.waitFor((all) => all.some((a) => a.path === '/report'))).find((a) => a.path === '/report')!;
