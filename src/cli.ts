@@ -8,12 +8,15 @@
  *   tables by default and `--json` for scripts: `schedules …` (cli/schedules.ts), `cron …`
  *   (cli/cron.ts), `executions …` (cli/executions.ts), `channels …` (cli/channels.ts);
  * - `keys …` (cli/keys.ts): through the API when a URL is set, otherwise on the store directly;
- * - `secrets rekey` (cli/secrets.ts): on the store directly, with the key ring `serve` would use.
+ * - `secrets rekey` (cli/secrets.ts): on the store directly, with the key ring `serve` would use;
+ * - `apply -f punctual.yaml` (cli/apply.ts): jobs as code through the API; its own exit codes
+ *   (0 done, 2 changes pending under `--dry-run`, 1 any error).
  *
  * Exit codes (cli/exit.ts): 0 ok, 1 API error, 2 usage or configuration error, 3 not found,
  * 4 service unreachable or 5xx.
  */
 import { Command } from 'commander';
+import { registerApplyCommand } from './cli/apply.js';
 import { registerBackupCommand } from './cli/backup.js';
 import { registerChannelCommands } from './cli/channels.js';
 import { registerCronCommands } from './cli/cron.js';
@@ -51,6 +54,7 @@ registerScheduleImport(program);
 registerCronCommands(program);
 registerExecutionCommands(program);
 registerChannelCommands(program);
+registerApplyCommand(program);
 
 // Errors thrown while the arguments are parsed (a `--data` that is not JSON: exit code 2) or
 // that escaped an action.

@@ -66,6 +66,8 @@ interface FieldFlags extends ApiOptions, DeliveryFlags, SecretFlags {
   overlap?: string;
   /** A number, or false for `--no-pause-after-failures` (update: never). */
   pauseAfterFailures?: number | false;
+  /** A key, or false for `--no-key` (update: remove it). */
+  key?: string | false;
   /** Labels (repeatable), or false for `--no-tag` (update: none). */
   tag?: string[] | false;
   /** ISO 8601 instants, or false for `--no-start` / `--no-end` (update: none). */
@@ -93,6 +95,7 @@ function withFieldOptions(cmd: Command, required: boolean): Command {
       .addOption(new Option('--expression <cron>', `cron expression, e.g. "0 9 * * MON-FRI"${req}`))
       .addOption(new Option('--tz <zone>', 'IANA time zone the expression is read in, e.g. Europe/Berlin (default UTC)'))
       .addOption(new Option('--name <name>', 'name of the job'))
+      .addOption(new Option('--key <key>', 'your unique name for the job (1–128 of A-Z a-z 0-9 . _ : -; docs/apply.md)'))
       .addOption(new Option('--endpoint <url>', `URL to call${req}`))
       .addOption(new Option('--data <json>', "JSON object sent as each call's body").argParser(json))
       .addOption(new Option('--misfire <policy>', 'occurrences missed while down: once (default), skip, all').choices(MISFIRE_POLICIES))
@@ -137,6 +140,7 @@ export function registerCronCommands(program: Command): void {
           overlap: opts.overlap,
           pauseAfterFailures: orNull(opts.pauseAfterFailures),
           tags: opts.tag || undefined,
+          key: opts.key || undefined,
         }),
         ...lifeBody(opts),
         ...deliveryBody(opts),
@@ -152,13 +156,14 @@ export function registerCronCommands(program: Command): void {
     withApiOptions(cron.command('list').description('list cron jobs, oldest first'))
       .addOption(new Option('--status <status>', 'only jobs in this state').choices(CRON_JOB_STATUSES))
       .addOption(new Option('--tag <tag>', 'only jobs with this tag (repeatable: all must match)').argParser(collect))
-      .addOption(new Option('--name <text>', 'only jobs whose name contains this')),
+      .addOption(new Option('--name <text>', 'only jobs whose name contains this'))
+      .addOption(new Option('--key <key>', 'only the job with this key')),
     'cron jobs',
     '1–1000, default 100',
   ).action(
-    action(async (opts: PageOptions & { status?: string; tag?: string[]; name?: string }) => {
+    action(async (opts: PageOptions & { status?: string; tag?: string[]; name?: string; key?: string }) => {
       const client = clientFrom(opts);
-      const query = defined({ status: opts.status, tag: opts.tag, name: opts.name, limit: opts.limit }) as CronJobListQuery;
+      const query = defined({ status: opts.status, tag: opts.tag, name: opts.name, key: opts.key, limit: opts.limit }) as CronJobListQuery;
       let result: CronJobList;
       if (opts.all) {
         const all: CronJob[] = [];
@@ -195,6 +200,7 @@ export function registerCronCommands(program: Command): void {
     .addOption(new Option('--no-end', 'remove the end (endAt null)'))
     .addOption(new Option('--no-max-invocations', 'remove the limit (maxInvocations null)'))
     .addOption(new Option('--no-tag', 'remove every tag'))
+    .addOption(new Option('--no-key', 'remove the key'))
     .action(
       action(async (id: string, opts: FieldFlags) => {
         const body = {
@@ -208,6 +214,7 @@ export function registerCronCommands(program: Command): void {
             overlap: opts.overlap,
             pauseAfterFailures: orNull(opts.pauseAfterFailures),
             tags: opts.tag === false ? [] : opts.tag,
+            key: orNull(opts.key),
           }),
           ...lifeBody(opts),
           ...deliveryBody(opts),

@@ -31,6 +31,8 @@ interface FieldFlags extends ApiOptions, DeliveryFlags, SecretFlags {
   endpoint?: string;
   data?: unknown;
   tag?: string[] | false;
+  /** A key, or false for `--no-key` (update: remove it). */
+  key?: string | false;
 }
 
 function withFieldOptions(cmd: Command, required: boolean): Command {
@@ -41,7 +43,8 @@ function withFieldOptions(cmd: Command, required: boolean): Command {
       .addOption(new Option('--at <instant>', `ISO 8601 instant with Z or an offset, e.g. 2026-11-21T10:00:00Z${req}`))
       .addOption(new Option('--endpoint <url>', `URL to call${req}`))
       .addOption(new Option('--data <json>', "JSON object sent as the call's body, e.g. '{\"invoice\":42}'").argParser(json))
-      .addOption(new Option('--tag <tag>', required ? 'a label (repeatable)' : 'a label (repeatable; replaces the tags)').argParser(collect)),
+      .addOption(new Option('--tag <tag>', required ? 'a label (repeatable)' : 'a label (repeatable; replaces the tags)').argParser(collect))
+      .addOption(new Option('--key <key>', 'your unique name for the schedule (1–128 of A-Z a-z 0-9 . _ : -; docs/apply.md)')),
   ), !required);
 }
 
@@ -57,7 +60,7 @@ export function registerScheduleCommands(program: Command): void {
         name: opts.name,
         scheduledAt: opts.at,
         endpoint: opts.endpoint,
-        ...defined({ data: opts.data, tags: opts.tag || undefined }),
+        ...defined({ data: opts.data, tags: opts.tag || undefined, key: opts.key || undefined }),
         ...deliveryBody(opts),
         ...secretsBody(opts),
       } as ScheduleCreate;
@@ -71,13 +74,14 @@ export function registerScheduleCommands(program: Command): void {
     withApiOptions(schedules.command('list').description('list schedules, oldest first'))
       .addOption(new Option('--status <status>', 'only schedules in this state').choices(SCHEDULE_STATUSES))
       .addOption(new Option('--tag <tag>', 'only schedules with this tag (repeatable: all must match)').argParser(collect))
-      .addOption(new Option('--name <text>', 'only schedules whose name contains this')),
+      .addOption(new Option('--name <text>', 'only schedules whose name contains this'))
+      .addOption(new Option('--key <key>', 'only the schedule with this key')),
     'schedules',
     '1–1000, default 100',
   ).action(
-    action(async (opts: PageOptions & { status?: string; tag?: string[]; name?: string }) => {
+    action(async (opts: PageOptions & { status?: string; tag?: string[]; name?: string; key?: string }) => {
       const client = clientFrom(opts);
-      const query = defined({ status: opts.status, tag: opts.tag, name: opts.name, limit: opts.limit }) as ScheduleListQuery;
+      const query = defined({ status: opts.status, tag: opts.tag, name: opts.name, key: opts.key, limit: opts.limit }) as ScheduleListQuery;
       let result: ScheduleList;
       if (opts.all) {
         const all: Schedule[] = [];
@@ -110,6 +114,7 @@ export function registerScheduleCommands(program: Command): void {
   )
     // After --tag: defined first, --no-tag would make the tags default to true.
     .addOption(new Option('--no-tag', 'remove every tag'))
+    .addOption(new Option('--no-key', 'remove the key'))
     .action(
     action(async (id: string, opts: FieldFlags) => {
       const body = {
@@ -119,6 +124,7 @@ export function registerScheduleCommands(program: Command): void {
           endpoint: opts.endpoint,
           data: opts.data,
           tags: opts.tag === false ? [] : opts.tag,
+          key: opts.key === false ? null : opts.key,
         }),
         ...deliveryBody(opts),
         ...secretsBody(opts),

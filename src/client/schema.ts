@@ -85,7 +85,7 @@ export interface paths {
         };
         /**
          * List cron jobs
-         * @description A page of cron jobs, oldest first (by `createdAt`, then id), `limit` at a time; pass `nextCursor` as `cursor` for the next page (null on the last one). Filters combine: `status`, `tag` (repeatable: every tag must match) and `name` (a substring). `size` is the length of this page.
+         * @description A page of cron jobs, oldest first (by `createdAt`, then id), `limit` at a time; pass `nextCursor` as `cursor` for the next page (null on the last one). Filters combine: `status`, `tag` (repeatable: every tag must match), `name` (a substring) and `key` (exact). `size` is the length of this page.
          */
         get: operations["listCronJobs"];
         put?: never;
@@ -489,7 +489,7 @@ export interface paths {
         };
         /**
          * List schedules
-         * @description A page of schedules, oldest first (by `createdAt`, then id), `limit` at a time; pass `nextCursor` as `cursor` for the next page (null on the last one). Filters combine: `status`, `tag` (repeatable: every tag must match) and `name` (a substring). `size` is the length of this page.
+         * @description A page of schedules, oldest first (by `createdAt`, then id), `limit` at a time; pass `nextCursor` as `cursor` for the next page (null on the last one). Filters combine: `status`, `tag` (repeatable: every tag must match), `name` (a substring) and `key` (exact). `size` is the length of this page.
          */
         get: operations["listSchedules"];
         put?: never;
@@ -914,7 +914,9 @@ export interface components {
          *       "tags": [
          *         "newsletter",
          *         "nightly"
-         *       ]
+         *       ],
+         *       "key": "daily-digest",
+         *       "managedBy": "apply"
          *     }
          */
         CronJob: {
@@ -1034,6 +1036,13 @@ export interface components {
             consecutiveFailures: number;
             /** @description Labels for organising cron jobs, as those of schedules. */
             tags: string[];
+            /** @description Your name for the job, unique among jobs of its kind: 1 to 128 of the characters A-Z a-z 0-9 . _ : - (`punctual apply` finds jobs by it). A key another job of the kind has is a 409 naming `key`. Null: none. */
+            key: string | null;
+            /**
+             * @description `apply` for a job created by `punctual apply` (the only jobs its `--prune` deletes), else null. Set at create, never changed. Read-only.
+             * @enum {string|null}
+             */
+            managedBy: "apply" | null;
         };
         /**
          * CronJobCreate
@@ -1177,6 +1186,13 @@ export interface components {
             successStatuses?: unknown[];
             /** @description Consecutive Failed executions after which the job pauses itself (1–1000), with `pausedReason` "paused after N consecutive failed executions"; null: never. A Succeeded execution resets the count; Skipped ones change nothing. Default null. */
             pauseAfterFailures?: number | null;
+            /** @description Your name for the job, unique among jobs of its kind: 1 to 128 of the characters A-Z a-z 0-9 . _ : - (`punctual apply` finds jobs by it). A key another job of the kind has is a 409 naming `key`. Default null. */
+            key?: string | null;
+            /**
+             * @description `apply` for a job created by `punctual apply` (the only jobs its `--prune` deletes), else null. Set at create, never changed. Default null.
+             * @enum {string|null}
+             */
+            managedBy?: "apply" | null;
         };
         /**
          * CronJobList
@@ -1309,6 +1325,8 @@ export interface components {
             pauseAfterFailures?: number | null;
             /** @description Why the job is Paused (at most 512 characters): given with the PATCH that pauses it, or set when the job paused itself ("endpoint answered 410 Gone", "paused after N consecutive failed executions"); null for an Active job and for one paused without a reason. Cleared when the job resumes. Accepted only when the job is Paused after the PATCH (with `"status": "Paused"`, or on a Paused job); 400 otherwise. */
             pausedReason?: string | null;
+            /** @description Your name for the job, unique among jobs of its kind: 1 to 128 of the characters A-Z a-z 0-9 . _ : - (`punctual apply` finds jobs by it). A key another job of the kind has is a 409 naming `key`. Default null. */
+            key?: string | null;
         };
         /**
          * CronPreview
@@ -1550,7 +1568,7 @@ export interface components {
             status: number;
             /** @description Explanation of this occurrence. */
             detail: string;
-            /** @description Every faulty field (validation problems only). */
+            /** @description Every faulty field (validation problems, and a conflict on one field such as a taken `key`). */
             errors?: components["schemas"]["FieldProblem"][];
         };
         /**
@@ -1627,7 +1645,9 @@ export interface components {
          *       "signingSecretSet": false,
          *       "successStatuses": [
          *         "2xx"
-         *       ]
+         *       ],
+         *       "key": null,
+         *       "managedBy": null
          *     }
          */
         Schedule: {
@@ -1701,6 +1721,13 @@ export interface components {
             signingSecretSet: boolean;
             /** @description What counts as success: HTTP status codes (integers, 100–599) and classes (`1xx` … `5xx`), 1 to 50 items, none repeated. A listed status ends the execution Succeeded (redirects are still not followed: list 302 to take a 302 as success); any other answer follows the retry rules (3xx, 408, 429 and 5xx retried; other 4xx failed at once; a 410 also pauses a cron job). */
             successStatuses: (number | ("1xx" | "2xx" | "3xx" | "4xx" | "5xx"))[];
+            /** @description Your name for the job, unique among jobs of its kind: 1 to 128 of the characters A-Z a-z 0-9 . _ : - (`punctual apply` finds jobs by it). A key another job of the kind has is a 409 naming `key`. Null: none. */
+            key: string | null;
+            /**
+             * @description `apply` for a job created by `punctual apply` (the only jobs its `--prune` deletes), else null. Set at create, never changed. Read-only.
+             * @enum {string|null}
+             */
+            managedBy: "apply" | null;
         };
         /**
          * ScheduleCreate
@@ -1807,6 +1834,13 @@ export interface components {
             signingSecret?: string | null;
             /** @description What counts as success: HTTP status codes (integers, 100–599) and classes (`1xx` … `5xx`), 1 to 50 items, none repeated. A listed status ends the execution Succeeded (redirects are still not followed: list 302 to take a 302 as success); any other answer follows the retry rules (3xx, 408, 429 and 5xx retried; other 4xx failed at once; a 410 also pauses a cron job). Default `["2xx"]`; a PATCH replaces the whole list. */
             successStatuses?: unknown[];
+            /** @description Your name for the job, unique among jobs of its kind: 1 to 128 of the characters A-Z a-z 0-9 . _ : - (`punctual apply` finds jobs by it). A key another job of the kind has is a 409 naming `key`. Default null. */
+            key?: string | null;
+            /**
+             * @description `apply` for a job created by `punctual apply` (the only jobs its `--prune` deletes), else null. Set at create, never changed. Default null.
+             * @enum {string|null}
+             */
+            managedBy?: "apply" | null;
         };
         /**
          * ScheduleList
@@ -1917,6 +1951,8 @@ export interface components {
             signingSecret?: string | null;
             /** @description What counts as success: HTTP status codes (integers, 100–599) and classes (`1xx` … `5xx`), 1 to 50 items, none repeated. A listed status ends the execution Succeeded (redirects are still not followed: list 302 to take a 302 as success); any other answer follows the retry rules (3xx, 408, 429 and 5xx retried; other 4xx failed at once; a 410 also pauses a cron job). Default `["2xx"]`; a PATCH replaces the whole list. */
             successStatuses?: unknown[];
+            /** @description Your name for the job, unique among jobs of its kind: 1 to 128 of the characters A-Z a-z 0-9 . _ : - (`punctual apply` finds jobs by it). A key another job of the kind has is a 409 naming `key`. Default null. */
+            key?: string | null;
         };
     };
     responses: {
@@ -2241,6 +2277,8 @@ export interface operations {
                 tag?: string[];
                 /** @description Only cron jobs whose name contains this text: the letters A–Z match in either case, every other character only itself (no wildcards). Checked row by row: a page looks at 5,000 cron jobs at most, so a page may hold fewer than `limit` (even none) while `nextCursor` goes on. */
                 name?: string;
+                /** @description Only the cron job with this key (exact; at most one). */
+                key?: string;
             };
             header?: never;
             path?: never;
@@ -3155,6 +3193,8 @@ export interface operations {
                 tag?: string[];
                 /** @description Only schedules whose name contains this text: the letters A–Z match in either case, every other character only itself (no wildcards). Checked row by row: a page looks at 5,000 schedules at most, so a page may hold fewer than `limit` (even none) while `nextCursor` goes on. */
                 name?: string;
+                /** @description Only the schedule with this key (exact; at most one). */
+                key?: string;
             };
             header?: never;
             path?: never;

@@ -84,3 +84,11 @@ export const BODILESS_METHODS: readonly HttpMethod[] = ['GET', 'HEAD'];
 export const API_KEY_SCOPES = ['jobs:read', 'jobs:write', 'keys:manage', 'metrics:read'] as const;
 /** One of {@link API_KEY_SCOPES}. */
 export type ApiKeyScope = (typeof API_KEY_SCOPES)[number];
+
+/**
+ * What may manage a job (its `managedBy`, set at create and never changed): `apply`, the
+ * `punctual apply` command (docs/apply.md), which deletes with `--prune` only the jobs it manages.
+ */
+export const JOB_MANAGERS = ['apply'] as const;
+/** One of {@link JOB_MANAGERS}. */
+export type JobManager = (typeof JOB_MANAGERS)[number];

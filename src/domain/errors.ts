@@ -65,10 +65,13 @@ export class NotFoundError extends DomainError {
   }
 }
 
-/** The request is valid but conflicts with the resource's state (e.g. patching a schedule that already ran). */
+/**
+ * The request is valid but conflicts with the resource's state (e.g. patching a schedule that
+ * already ran, or a `key` another job holds); `errors` names the field at fault when there is one.
+ */
 export class ConflictError extends DomainError {
-  constructor(message: string) {
-    super('conflict', message);
+  constructor(message: string, errors: FieldProblem[] = []) {
+    super('conflict', message, errors);
     this.name = 'ConflictError';
   }
 }

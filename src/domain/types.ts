@@ -3,10 +3,10 @@
  * holds them: instants are epoch milliseconds (UTC) here and become ISO 8601 strings only at the
  * HTTP edge. Their statuses, policies and job types are the lists of `enums.ts`, re-exported here.
  */
-import type { ApiKeyScope, ApiKeyStatus, CronJobStatus, ExecutionStatus, HttpMethod, JobType, MisfirePolicy, OverlapPolicy, ScheduleStatus } from './enums.js';
+import type { ApiKeyScope, ApiKeyStatus, CronJobStatus, ExecutionStatus, HttpMethod, JobManager, JobType, MisfirePolicy, OverlapPolicy, ScheduleStatus } from './enums.js';
 import type { SuccessStatus } from './success-statuses.js';
 
-export type { ApiKeyScope, ApiKeyStatus, CronJobStatus, ExecutionStatus, HttpMethod, JobType, MisfirePolicy, OverlapPolicy, ScheduleStatus } from './enums.js';
+export type { ApiKeyScope, ApiKeyStatus, CronJobStatus, ExecutionStatus, HttpMethod, JobManager, JobType, MisfirePolicy, OverlapPolicy, ScheduleStatus } from './enums.js';
 export type { StatusClass, SuccessStatus } from './success-statuses.js';
 
 /** A JSON object, as accepted in `data` (a record: any JSON object). */
@@ -94,7 +94,7 @@ export interface JobRequest {
 }
 
 /** A one-time job. */
-export interface Schedule extends DeliverySettings, JobRequest {
+export interface Schedule extends DeliverySettings, JobRequest, JobIdentity {
   id: string;
   name: string;
   /** Epoch ms (UTC) at which the endpoint is called. */
@@ -119,8 +119,18 @@ export interface Schedule extends DeliverySettings, JobRequest {
   successStatuses: SuccessStatus[];
 }
 
+/**
+ * How a job is named by its owner and who manages it (docs/apply.md): `key`, unique among the jobs
+ * of one kind (`[A-Za-z0-9._:-]{1,128}`, src/domain/job-key.ts), or null; `managedBy`, `apply`
+ * for a job created by `punctual apply`, else null (set at create only).
+ */
+export interface JobIdentity {
+  key: string | null;
+  managedBy: JobManager | null;
+}
+
 /** A recurring job. */
-export interface CronJob extends DeliverySettings, JobRequest {
+export interface CronJob extends DeliverySettings, JobRequest, JobIdentity {
   id: string;
   expression: string;
   name: string | null;

@@ -32,6 +32,7 @@ import { executionRoutes } from './routes/executions.js';
 import { notificationChannelRoutes, type ChannelRouteDeps } from './routes/notification-channels.js';
 import { consoleRoutes } from './console.js';
 import { openApiRoutes, registerOpenApiGenerator } from './openapi.js';
+import { schemaRoutes } from './routes/schemas.js';
 import { healthRoutes } from './routes/health.js';
 import { nodeRoutes } from './routes/nodes.js';
 import { idempotencyOnRoute } from './idempotency.js';
@@ -146,7 +147,7 @@ declare module 'fastify' {
  * pending `lastUsed` updates; it does not close the store.
  *
  * Every route of the interface (schedules, cron jobs, executions, API keys) requires `Authorization: Bearer`;
- * `GET /healthz` and `GET /readyz` are open.
+ * `GET /healthz`, `GET /readyz`, `GET /openapi.json` and `GET /schemas/punctual-file.json` are open.
  */
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const { store, clock } = deps;
@@ -196,6 +197,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(healthRoutes, { store, isReady: deps.isReady ?? (() => true) });
   await app.register(consoleRoutes);
   await app.register(openApiRoutes);
+  await app.register(schemaRoutes);
 
   // A failing wake-up must not fail a request whose work is already stored: the dispatcher also
   // looks at the store on its own.

@@ -136,7 +136,7 @@ export function sendProblem(reply: FastifyReply, body: Problem): FastifyReply {
 /** The problem for a domain error, through {@link DOMAIN_ERROR_STATUS}. */
 export function domainProblem(err: DomainError): Problem {
   const { status, title } = DOMAIN_ERROR_STATUS[err.code];
-  return problem(err.code, status, title, err.message, err.code === 'invalid_input' ? err.errors.slice(0, MAX_LISTED_PROBLEMS) : undefined);
+  return problem(err.code, status, title, err.message, err.code === 'invalid_input' || err.code === 'conflict' ? err.errors.slice(0, MAX_LISTED_PROBLEMS) : undefined);
 }
 
 /** The app's error handler (`setErrorHandler`). */

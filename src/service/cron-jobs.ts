@@ -17,6 +17,7 @@ import type { CronJob, CronJobStatus, JsonObject, MisfirePolicy, OverlapPolicy }
 import type { CronJobPage, CronUpdateParams } from '../store/store.js';
 import type { JobServiceContext } from './context.js';
 import { checkDelivery, checkRetryDelays, createRetry, createRetryBase, deliveryDefaults, mergeRetry, type RetryInput } from './delivery.js';
+import { checkIdentity, type IdentityInput } from './job-identity.js';
 import { listParams, type JobListInput } from './job-lists.js';
 import { checkCronOutcomeFields, checkPausedReasonStatus, type CronOutcomeInput } from './outcome-fields.js';
 import { changesShape, checkRequestFields, checkRequestShape, DEFAULT_METHOD, patchedShape, type RequestInput } from './request.js';
@@ -46,7 +47,7 @@ const NO_OCCURRENCE = 'has no occurrence after now';
  * `successStatuses` `["2xx"]`, `pauseAfterFailures` null (outcome-fields.ts),
  * `method` `POST`, `headers` `{}` (rules of the request fields: request.ts).
  */
-export interface CronCreateInput extends Omit<RequestInput, 'data'>, SecretsInput, Omit<CronOutcomeInput, 'pausedReason'> {
+export interface CronCreateInput extends Omit<RequestInput, 'data'>, SecretsInput, Omit<CronOutcomeInput, 'pausedReason'>, IdentityInput {
   expression: string;
   name?: string | null;
   /** IANA zone; null or absent: the expression is evaluated in UTC (the job shows null). */
@@ -106,6 +107,7 @@ export async function createCronJob(ctx: JobServiceContext, input: CronCreateInp
   const defaults = deliveryDefaults(ctx);
   const checks = new Checks(ruleContext(ctx)).required('/expression', input.expression).required('/endpoint', input.endpoint);
   checkFields(checks, input);
+  checkIdentity(checks, input);
   checkDelivery(checks, input, createRetryBase(defaults.retry, input.retry));
   if (checks.problems.length === 0) {
     checkRequestShape(checks, { method: input.method ?? DEFAULT_METHOD, body: input.body ?? null, data: input.data ?? null }, input);
@@ -143,6 +145,8 @@ export async function createCronJob(ctx: JobServiceContext, input: CronCreateInp
     ...life,
     jitterMs: input.jitterMs ?? 0,
     ...sealed,
+    key: input.key ?? null,
+    managedBy: input.managedBy ?? null,
     now,
   });
   ctx.wake(job.nextInvocation);
@@ -182,11 +186,12 @@ export async function listCronJobs(
  * read before the update (two patches racing on different fields of `retry` may lose one).
  * @throws InvalidInputError naming every faulty field (checked first, whatever the id; the rule
  *   `maxDelayMs ≥ initialDelayMs` against the stored policy after the 404 check);
- *   NotFoundError for an unknown id
+ *   NotFoundError for an unknown id; ConflictError (on `/key`) when another cron job has the key
  */
 export async function updateCronJob(ctx: JobServiceContext, id: string, patch: CronPatch): Promise<CronJob> {
   const checks = new Checks(ruleContext(ctx));
   checkFields(checks, patch);
+  checks.rule('/key', 'job-key', patch.key, true);
   checks.oneOf('/status', patch.status, CRON_JOB_STATUSES);
   if (patch.status === 'Completed') checks.add('/status', 'Completed is set by the service: give Active or Paused');
   checkDelivery(checks, patch, null);
@@ -243,6 +248,7 @@ export async function updateCronJob(ctx: JobServiceContext, id: string, patch: C
     maxInvocations: patch.maxInvocations,
     jitterMs: patch.jitterMs,
     ...sealed,
+    key: patch.key,
   };
   // The store computes the occurrence from the job as patched, in its transaction; a job without
   // one after now fails with InvalidInputError at `/expression`, one whose window or limit leaves

@@ -1,6 +1,6 @@
 /**
  * The paged, filtered job lists (docs/interface.md, "Lists"): `GET /schedules` and `GET /cron`
- * take `limit`, `cursor`, `status`, `tag` and `name`, the same for both kinds. This module checks that
+ * take `limit`, `cursor`, `status`, `tag`, `name` and `key`, the same for both kinds. This module checks that
  * input (the HTTP layer checks the same in its schemas; this holds for any other caller) and turns
  * it into the store's page params. Paging and filtering themselves are the store's
  * (`Store.schedulePage`, `Store.cronPage`; the shared rules in `store/paging.ts`).
@@ -21,6 +21,8 @@ export interface JobListInput<S extends string> {
   status?: S;
   /** Only jobs whose name contains this text (A–Z in either case; see `store/paging.ts`). */
   name?: string;
+  /** Only the job with this key (exact). */
+  key?: string;
   /**
    * Only jobs carrying every one of these tags. At most `PUNCTUAL_MAX_TAGS` (default 32) tags,
    * each within `PUNCTUAL_MAX_TAG_LENGTH`.
@@ -37,7 +39,7 @@ export type ScheduleListInput<S extends string> = JobListInput<S>;
  * @param pathPrefix prefixed to the field paths of errors (`/query` for a query string)
  * @throws InvalidInputError naming every faulty parameter: `limit` out of 1–1,000 or not whole;
  *   a `status` not of the resource; an empty or too long `name`, or one with U+0000 or an unpaired
- *   surrogate; more `tag`s than a job may carry, or a tag longer than one may be. (A cursor
+ *   surrogate; a `key` that no job could have; more `tag`s than a job may carry, or a tag longer than one may be. (A cursor
  *   the store did not make is refused by the store, on `/query/cursor`.)
  */
 export function listParams<S extends string>(
@@ -53,10 +55,11 @@ export function listParams<S extends string>(
   }
   checks.oneOf(`${pathPrefix}/status`, input.status, statuses);
   checks.rule(`${pathPrefix}/name`, 'name-filter', input.name);
+  checks.rule(`${pathPrefix}/key`, 'job-key', input.key);
   // As a job's `tags` (the same rule, the same messages): more tags than a job can carry could
   // never all match.
   checks.tags(`${pathPrefix}/tag`, input.tag);
   checks.throwIfAny();
   const tags = input.tag ?? [];
-  return { limit, cursor: input.cursor ?? null, status: input.status ?? null, name: input.name ?? null, tags };
+  return { limit, cursor: input.cursor ?? null, status: input.status ?? null, name: input.name ?? null, key: input.key ?? null, tags };
 }

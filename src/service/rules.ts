@@ -7,6 +7,7 @@
 import { parseCronExpression, validateTimeZone } from '../cron/index.js';
 import { endpointProblem, STRICT_POLICY, type EndpointPolicy } from '../net/ssrf.js';
 import { DomainError, InvalidInputError, type FieldProblem } from '../domain/errors.js';
+import { jobKeyProblem } from '../domain/job-key.js';
 import { parseIsoInstant } from '../domain/time.js';
 import type { JsonObject } from '../domain/types.js';
 import {
@@ -104,6 +105,9 @@ export const RULES = {
   /** A tag of a schedule: at most `tagLength` characters of stored text. */
   tag: (value, ctx = DEFAULT_RULE_CONTEXT) =>
     exceedsLength(value, ctx.limits.tagLength) ? lengthMessage(ctx.limits.tagLength) : textProblem(value),
+
+  /** The `key` of a job (src/domain/job-key.ts): 1 to 128 of A-Z a-z 0-9 . _ : - */
+  'job-key': (value) => jobKeyProblem(value),
 
   /** RFC 3339 instant with `Z` or a numeric offset (`parseIsoInstant`). */
   instant: (value) => (parseIsoInstant(value) === null ? INSTANT_MESSAGE : null),

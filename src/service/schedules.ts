@@ -8,6 +8,7 @@ import type { JsonObject, RetryPolicy, Schedule, ScheduleStatus } from '../domai
 import type { ScheduleCreateParams, SchedulePage } from '../store/store.js';
 import type { JobServiceContext } from './context.js';
 import { checkDelivery, checkRetryDelays, createRetry, createRetryBase, deliveryDefaults, mergeRetry, type RetryInput } from './delivery.js';
+import { checkIdentity, type IdentityInput } from './job-identity.js';
 import { listParams, type ScheduleListInput } from './job-lists.js';
 import { checkSuccessStatuses, type SuccessInput } from './outcome-fields.js';
 import { changesShape, checkRequestFields, checkRequestShape, DEFAULT_METHOD, patchedShape, type RequestInput } from './request.js';
@@ -20,7 +21,7 @@ import { applySecrets, checkSecretsFields, touchesSecrets, type SecretsInput } f
  * `["2xx"]` (outcome-fields.ts); `method` to `POST`, `headers`
  * to `{}`, `body` to null (rules: request.ts).
  */
-export interface ScheduleCreateInput extends Omit<RequestInput, 'data'>, SecretsInput, SuccessInput {
+export interface ScheduleCreateInput extends Omit<RequestInput, 'data'>, SecretsInput, SuccessInput, IdentityInput {
   name: string;
   /** ISO 8601 with `Z` or an offset; stored as the same instant. */
   scheduledAt: string;
@@ -34,10 +35,10 @@ export interface ScheduleCreateInput extends Omit<RequestInput, 'data'>, Secrets
 }
 
 /**
- * Input of {@link updateSchedule}: absent fields keep their values;
- * the fields of a partial `retry` replace those of the stored policy.
+ * Input of {@link updateSchedule}: absent fields keep their values (a null `key` removes it);
+ * the fields of a partial `retry` replace those of the stored policy. `managedBy` is set at create only.
  */
-export type SchedulePatch = Partial<ScheduleCreateInput>;
+export type SchedulePatch = Partial<Omit<ScheduleCreateInput, 'managedBy'>>;
 
 const NOT_FOUND = 'No schedule has this id.';
 const NOT_PENDING = 'The schedule is no longer Pending (it ran, is running or was triggered) and cannot be changed.';
@@ -77,6 +78,8 @@ export function scheduleCreateParams(ctx: JobServiceContext, input: ScheduleCrea
     headers: input.headers ?? {},
     body: input.body ?? null,
     ...applySecrets(ctx, id, input, null, input.headers ?? {}),
+    key: input.key ?? null,
+    managedBy: input.managedBy ?? null,
     now,
   };
 }
@@ -108,7 +111,8 @@ export async function listSchedules(
  * invalid one.
  * @throws InvalidInputError naming every faulty field (checked first, whatever the id; the rule
  *   `maxDelayMs ≥ initialDelayMs` against the stored policy after the 404 and 409 checks);
- *   NotFoundError for an unknown id; ConflictError when the schedule is no longer `Pending`
+ *   NotFoundError for an unknown id; ConflictError when the schedule is no longer `Pending`, or
+ *   (on `/key`) when another schedule has the key
  */
 export async function updateSchedule(ctx: JobServiceContext, id: string, patch: SchedulePatch): Promise<Schedule> {
   const scheduledAt = check(patch, false, null, ruleContext(ctx), ctx.clock.now());
@@ -140,6 +144,7 @@ export async function updateSchedule(ctx: JobServiceContext, id: string, patch: 
     headers: patch.headers,
     body: patch.body,
     ...sealed,
+    key: patch.key,
     now: ctx.clock.now(),
   });
   if (result === 'not_found') throw new NotFoundError(NOT_FOUND);
@@ -165,7 +170,7 @@ export async function deleteSchedule(ctx: JobServiceContext, id: string): Promis
  * @param now epoch ms (UTC)
  */
 function check(
-  input: SchedulePatch,
+  input: SchedulePatch & IdentityInput,
   create: boolean,
   retryBase: RetryPolicy | null,
   rules: RuleContext,
@@ -187,6 +192,7 @@ function check(
   checkSuccessStatuses(checks, input);
   checkRequestFields(checks, input);
   checkSecretsFields(checks, input);
+  checkIdentity(checks, input);
   if (create && checks.problems.length === 0) {
     checkRequestShape(checks, { method: input.method ?? DEFAULT_METHOD, body: input.body ?? null, data: input.data ?? null }, input);
   }

@@ -125,9 +125,14 @@ export const CRON_TABLE: JobTable = Object.freeze({ table: 'cron_jobs', tagTable
 /**
  * The tags of a page filter, without repeats: the first drives the scan (its entries of the tag
  * table, in list order), the others are checked row by row (primary-key lookups), null when none.
+ * With a `key` (the unique index of the job table drives: at most one row) every tag is checked
+ * row by row.
  */
-export function pageTags(tags: readonly string[]): { driver: string | null; others: string[] | null } {
-  const [driver, ...others] = [...new Set(tags)];
+export function pageTags(tags: readonly string[], key: string | null = null): { driver: string | null; others: string[] | null } {
+  const distinct = [...new Set(tags)];
+  // A key drives (its unique index: at most one row); every tag is then checked row by row.
+  if (key !== null) return { driver: null, others: distinct.length > 0 ? distinct : null };
+  const [driver, ...others] = distinct;
   return { driver: driver ?? null, others: others.length > 0 ? others : null };
 }
 

@@ -5,7 +5,11 @@
 import type { CronJob, CronJobStatus, ExecutionStatus, JsonObject, MisfirePolicy, OverlapPolicy } from '../domain/types.js';
 import { DEFAULT_SUCCESS_STATUSES } from '../domain/success-statuses.js';
 import {
+  IDENTITY_COLUMNS,
+  identityFromRow,
+  identityToRow,
   jsonText,
+  newIdentity,
   newRequest,
   newSuccessStatuses,
   REQUEST_COLUMNS,
@@ -14,6 +18,7 @@ import {
   retryFromRow,
   retryToRow,
   successStatusesFromRow,
+  type IdentityRow,
   type RequestRow,
   type RetryRow,
   type RowCodec,
@@ -51,20 +56,21 @@ export const CRON_JOB_COLUMNS = [
   'max_invocations',
   'jitter_ms',
   'tags',
+  ...IDENTITY_COLUMNS,
 ] as const;
 type CronJobColumn = (typeof CRON_JOB_COLUMNS)[number];
 
 /**
  * The columns a cron update writes (besides `id`, which finds the row): all but `invocations`,
- * `skipped_occurrences` and `created_at`, which only the claim and the insert write.
+ * `skipped_occurrences`, `created_at` and `managed_by`, which only the claim and the insert write.
  * (`consecutive_failures` is written too: a resume starts it at 0, cron-patch.ts.)
  */
 export const CRON_JOB_UPDATE_COLUMNS = CRON_JOB_COLUMNS.filter(
-  (c) => c !== 'id' && c !== 'invocations' && c !== 'skipped_occurrences' && c !== 'created_at',
+  (c) => c !== 'id' && c !== 'invocations' && c !== 'skipped_occurrences' && c !== 'created_at' && c !== 'managed_by',
 );
 
 /** A row of `cron_jobs` ({@link CRON_JOB_COLUMNS}); `data` as the driver gives JSON. */
-export interface CronJobRow extends RequestRow, RetryRow {
+export interface CronJobRow extends RequestRow, RetryRow, IdentityRow {
   id: string;
   expression: string;
   name: string | null;
@@ -129,6 +135,7 @@ export function cronRecordFromRow(codec: RowCodec, r: CronJobRow): CronJobRecord
     maxInvocations: r.max_invocations ?? null,
     jitterMs: r.jitter_ms ?? 0,
     tags: (codec.json(r.tags) as string[] | null) ?? [],
+    ...identityFromRow(r),
   };
 }
 
@@ -165,6 +172,7 @@ export function newCronJob(p: CronCreateParams): CronJobRecord {
     maxInvocations: p.maxInvocations ?? null,
     jitterMs: p.jitterMs ?? 0,
     tags: p.tags ?? [],
+    ...newIdentity(p),
   };
 }
 
@@ -196,5 +204,6 @@ export function cronJobToRow(j: CronJobRecord): Record<CronJobColumn, unknown> {
     max_invocations: j.maxInvocations ?? null,
     jitter_ms: j.jitterMs ?? 0,
     tags: JSON.stringify(j.tags ?? []),
+    ...identityToRow(j),
   };
 }

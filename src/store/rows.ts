@@ -13,6 +13,8 @@
  */
 import type {
   HttpMethod,
+  JobIdentity,
+  JobManager,
   JobRequest,
   JsonObject,
   RetryPolicy,
@@ -156,7 +158,38 @@ export function retryToRow(p: RetryPolicy): Record<RetryColumn, unknown> {
   };
 }
 
-// ---- API keys ----------------------------------------------------------------------------------
+// ---- The key of a job and who manages it (both job tables) ---------------------------------------
+
+/**
+ * `key` and `managed_by` (SQLite migration 18, PostgreSQL 17; last in both job tables): the job's
+ * key, unique per table through the partial unique index `<table>_by_key` (job-keys.ts), and
+ * `apply` for a job created by `punctual apply`. NULL for the rows made before.
+ */
+export const IDENTITY_COLUMNS = ['key', 'managed_by'] as const;
+type IdentityColumn = (typeof IDENTITY_COLUMNS)[number];
+
+/** The {@link IDENTITY_COLUMNS} of a row. */
+export interface IdentityRow {
+  key: string | null;
+  managed_by: JobManager | null;
+}
+
+/** Row → the key and manager of a job. */
+export function identityFromRow(r: IdentityRow): JobIdentity {
+  return { key: r.key ?? null, managedBy: r.managed_by ?? null };
+}
+
+/** The key and manager new job params give: null when absent. */
+export function newIdentity(p: { key?: string | null; managedBy?: JobManager | null }): JobIdentity {
+  return { key: p.key ?? null, managedBy: p.managedBy ?? null };
+}
+
+/** The key and manager of a job → the values of their columns. */
+export function identityToRow(j: JobIdentity): Record<IdentityColumn, unknown> {
+  return { key: j.key ?? null, managed_by: j.managedBy ?? null };
+}
+
+// ---- API keys ---------------------------------------------------------------------------------
 
 // In rows-api-keys.ts; re-exported here, where the other tables' mappers are.
 export { API_KEY_COLUMNS, API_KEY_WRITE_COLUMNS, apiKeyFromRow, apiKeyToRow, scopesText, type ApiKeyRow } from './rows-api-keys.js';
@@ -181,11 +214,12 @@ export const SCHEDULE_COLUMNS = [
   ...REQUEST_COLUMNS,
   'retry_delays_ms',
   'success_statuses',
+  ...IDENTITY_COLUMNS,
 ] as const;
 type ScheduleColumn = (typeof SCHEDULE_COLUMNS)[number];
 
 /** A row of `schedules` ({@link SCHEDULE_COLUMNS}); `data` and `tags` as the driver gives JSON. */
-export interface ScheduleRow extends RequestRow, RetryRow {
+export interface ScheduleRow extends RequestRow, RetryRow, IdentityRow {
   id: string;
   name: string;
   scheduled_at: number;
@@ -217,6 +251,7 @@ export function scheduleFromRow(codec: RowCodec, r: ScheduleRow): Schedule {
     dueAt: r.due_at ?? r.scheduled_at,
     ...requestFromRow(codec, r),
     successStatuses: successStatusesFromRow(codec, r.success_statuses),
+    ...identityFromRow(r),
   };
 }
 
@@ -244,6 +279,7 @@ export function newSchedule(p: ScheduleCreateParams): Schedule {
     dueAt: scheduleDueAt(p.scheduledAt, p.now),
     ...newRequest(p),
     successStatuses: newSuccessStatuses(p),
+    ...newIdentity(p),
   };
 }
 
@@ -263,25 +299,26 @@ export function scheduleToRow(s: Schedule): Record<ScheduleColumn, unknown> {
     due_at: s.dueAt,
     ...requestToRow(s),
     success_statuses: JSON.stringify(s.successStatuses ?? DEFAULT_SUCCESS_STATUSES),
+    ...identityToRow(s),
   };
 }
 
-/** Columns a patch never sets: the status (the claim's) and the creation instant. */
-const NOT_PATCHED: readonly string[] = ['status', 'created_at'];
+/** Columns a patch never sets: the status (the claim's), the creation instant and the manager (set at create). */
+const NOT_PATCHED: readonly string[] = ['status', 'created_at', 'managed_by'];
 
 /** The columns a schedule patch may set, in the order of the table, each NULL when the patch leaves it. */
 export const SCHEDULE_PATCH_COLUMNS = SCHEDULE_COLUMNS.filter(
-  (c): c is Exclude<ScheduleColumn, 'status' | 'created_at'> => !NOT_PATCHED.includes(c),
+  (c): c is Exclude<ScheduleColumn, 'status' | 'created_at' | 'managed_by'> => !NOT_PATCHED.includes(c),
 );
 
 /**
  * The nullable columns a patch may clear: each has a parameter `<column>_set`, 1 when the patch
  * writes the column (NULL included), 0 when it keeps it. The other columns are NULL when kept.
  */
-export const SCHEDULE_PATCH_CLEARABLE = ['body', 'auth', 'secrets', 'retry_delays_ms'] as const;
+export const SCHEDULE_PATCH_CLEARABLE = ['body', 'auth', 'secrets', 'retry_delays_ms', 'key'] as const;
 
 /** The parameters of a schedule patch, in order: {@link SCHEDULE_PATCH_COLUMNS}, then the `_set` flags. */
-export const SCHEDULE_PATCH_PARAMS = [...SCHEDULE_PATCH_COLUMNS, 'body_set', 'auth_set', 'secrets_set', 'retry_delays_ms_set'] as const;
+export const SCHEDULE_PATCH_PARAMS = [...SCHEDULE_PATCH_COLUMNS, 'body_set', 'auth_set', 'secrets_set', 'retry_delays_ms_set', 'key_set'] as const;
 
 /** A parameter of a schedule patch by name ({@link SCHEDULE_PATCH_PARAMS}). */
 export type SchedulePatchParam = (typeof SCHEDULE_PATCH_PARAMS)[number];
@@ -331,9 +368,11 @@ export function schedulePatchToRow(
     auth: jsonText(p.auth),
     secrets: jsonText(p.secrets),
     success_statuses: jsonText(p.successStatuses),
+    key: p.key ?? null,
     body_set: p.body === undefined ? 0 : 1,
     auth_set: p.auth === undefined ? 0 : 1,
     secrets_set: p.secrets === undefined ? 0 : 1,
     retry_delays_ms_set: p.retry === undefined ? 0 : 1,
+    key_set: p.key === undefined ? 0 : 1,
   };
 }

@@ -6,6 +6,7 @@ import type {
   CronJob,
   CronJobStatus,
   Execution,
+  JobManager,
   JobRequest,
   JsonObject,
   MisfirePolicy,
@@ -294,8 +295,17 @@ export interface SuccessParams {
   successStatuses?: SuccessStatus[];
 }
 
+/**
+ * The key and manager of a new job (docs/apply.md): absent or null, none. A key another job of the
+ * same kind holds makes the create throw `ConflictError` (path `/key`, job-keys.ts).
+ */
+export interface IdentityParams {
+  key?: string | null;
+  managedBy?: JobManager | null;
+}
+
 /** Params of {@link Store.scheduleCreate}. */
-export interface ScheduleCreateParams extends JobRequestParams, SuccessParams {
+export interface ScheduleCreateParams extends JobRequestParams, SuccessParams, IdentityParams {
   id: string;
   name: string;
   scheduledAt: number;
@@ -324,6 +334,11 @@ export interface JobPageParams<S extends string> {
   /** Only jobs carrying every one of these tags (exact, case-sensitive); empty: any. */
   tags: string[];
   /**
+   * Only the job with this key (exact; through the unique index `<table>_by_key`, which then
+   * drives the scan); absent or null: any.
+   */
+  key?: string | null;
+  /**
    * Most rows this page looks at (`scanBound` in ../paging.ts): default and at most
    * `PAGE_SCAN_MAX`, at least `limit + 1`. Lower only to test the bound on few rows.
    */
@@ -346,12 +361,14 @@ export interface ScheduleUpdateParams extends JobRequestParams, SuccessParams {
   tags?: string[];
   retry?: RetryPolicy;
   timeoutMs?: number;
+  /** The new key (null removes it); a key another schedule holds: `ConflictError` (path `/key`). */
+  key?: string | null;
   /** Epoch ms (UTC) of the patch: a new `scheduledAt` is due from the later of it and this. */
   now: number;
 }
 
 /** Params of {@link Store.cronCreate}. */
-export interface CronCreateParams extends JobRequestParams, SuccessParams {
+export interface CronCreateParams extends JobRequestParams, SuccessParams, IdentityParams {
   id: string;
   expression: string;
   name: string | null;
@@ -392,6 +409,8 @@ export interface CronUpdateParams extends JobRequestParams, SuccessParams {
   misfire?: MisfirePolicy;
   overlap?: OverlapPolicy;
   pauseAfterFailures?: number | null;
+  /** The new key (null removes it); a key another cron job holds: `ConflictError` (path `/key`). */
+  key?: string | null;
   /** Kept when absent; cleared when the job is Active after the update (cron-patch.ts). */
   pausedReason?: string | null;
   /** Epoch ms (UTC) before which the job has no occurrence; null or absent: none (docs/cron.md, "Start, end and limits"). */

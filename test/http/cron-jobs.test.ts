@@ -64,6 +64,7 @@ describe('POST /cron', () => {
         'method', 'headers', 'body', 'secretHeaderNames', 'auth', 'signingSecretSet',
         'successStatuses', 'pauseAfterFailures', 'pausedReason', 'consecutiveFailures', 'tags',
         'startAt', 'endAt', 'maxInvocations', 'jitterMs',
+        'key', 'managedBy',
       ].sort(),
     );
     expect(body).toMatchObject({ method: 'POST', headers: {}, body: null, tags: [] });

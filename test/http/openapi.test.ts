@@ -39,8 +39,11 @@ interface Document {
   };
 }
 
-/** Routes that are not part of the API: the root (a redirect to the console), the console, the reference page and the document itself. */
-const NOT_API = /^\/$|^\/(console|docs)(\/|$)|^\/openapi\.json$/;
+/**
+ * Routes that are not part of the API: the root (a redirect to the console), the console, the
+ * reference page, the document itself and the JSON Schemas of files (`/schemas/…`, docs/apply.md).
+ */
+const NOT_API = /^\/$|^\/(console|docs|schemas)(\/|$)|^\/openapi\.json$/;
 
 /**
  * Every `METHOD /path` Fastify's router holds, read from `printRoutes` (the router's own tree,

@@ -49,8 +49,8 @@ describe('POST /schedules', () => {
     const body = res.json();
     expect(Object.keys(body).sort()).toEqual(
       [
-        'auth', 'body', 'createdAt', 'data', 'endpoint', 'headers', 'id', 'method', 'name', 'retry', 'runsImmediately', 'scheduledAt',
-        'secretHeaderNames', 'signingSecretSet', 'status', 'successStatuses', 'tags', 'timeoutMs',
+        'auth', 'body', 'createdAt', 'data', 'endpoint', 'headers', 'id', 'key', 'managedBy', 'method', 'name', 'retry', 'runsImmediately',
+        'scheduledAt', 'secretHeaderNames', 'signingSecretSet', 'status', 'successStatuses', 'tags', 'timeoutMs',
       ],
     );
     expect(body).toMatchObject({ method: 'POST', headers: {}, body: null, secretHeaderNames: [], auth: null, signingSecretSet: false });

@@ -27,6 +27,7 @@ import { describeExecutionSearch } from './conformance-executions.js';
 import { describeLists } from './conformance-lists.js';
 import { describeBatch, describeGroupCommit } from './conformance-batch.js';
 import { describeBulk } from './conformance-bulk.js';
+import { describeJobKeys } from './conformance-job-keys.js';
 import { describeIdempotency } from './conformance-idempotency.js';
 import { describeKeys } from './conformance-keys.js';
 import { describeNodes } from './conformance-nodes.js';
@@ -212,6 +213,8 @@ export function exerciseStore(name: string, factory: () => Promise<StoreUnderTes
     describeGroupCommit(() => store);
     // ---- bulk actions by filter (scheduleBulk, cronBulk): conformance-bulk.ts ----------------------
     describeBulk(() => store);
+    // ---- job keys (key, managedBy, the key filter): conformance-job-keys.ts ---------------------------
+    describeJobKeys(() => store);
     // ---- idempotency records (idempotencyBegin, …Finish, …Abandon, …Prune): conformance-idempotency.ts
     describeIdempotency(() => store);
     // ---- node liveness (heartbeats, reaping, re-registration): conformance-nodes.ts ----------------
@@ -378,6 +381,8 @@ export function exerciseStore(name: string, factory: () => Promise<StoreUnderTes
           dueAt: T0 + 123,
           ...REQUEST,
           successStatuses: [302, '2xx'],
+          key: null,
+          managedBy: null,
         });
         expect(await store.scheduleGet({ id })).toEqual(s);
       });
@@ -492,6 +497,8 @@ export function exerciseStore(name: string, factory: () => Promise<StoreUnderTes
           maxInvocations: null,
           jitterMs: 0,
           tags: ['nightly', 'eu'],
+          key: null,
+          managedBy: null,
         });
         expect(await store.cronGet({ id })).toEqual(c);
       });

@@ -297,7 +297,7 @@ describe('SQLite store', () => {
       const s = await open(); // migrates to the latest version
       // Migration 5: jobs stored before keep their calls (POST, no headers, no body, no authentication).
       const request = { method: 'POST', headers: {}, body: null, auth: null, secrets: null };
-      const defaults = { retry: { maxAttempts: 5, initialDelayMs: 1000, maxDelayMs: 3_600_000, delaysMs: null }, timeoutMs: 30_000, ...request, successStatuses: ['2xx'] };
+      const defaults = { retry: { maxAttempts: 5, initialDelayMs: 1000, maxDelayMs: 3_600_000, delaysMs: null }, timeoutMs: 30_000, ...request, successStatuses: ['2xx'], key: null, managedBy: null };
       expect(await s.apiKeyGet({ id: ids.key })).toEqual({ id: ids.key, name: 'k', status: 'Enabled', createdAt: T0, lastUsed: T0 + 9, scopes: ['jobs:read', 'jobs:write', 'keys:manage', 'metrics:read'], expiresAt: null, previousTokenExpiresAt: null });
       expect(await s.scheduleGet({ id: ids.pending })).toEqual({
         id: ids.pending,

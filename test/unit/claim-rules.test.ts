@@ -57,6 +57,8 @@ function job(o: { nextInvocation?: number; misfire?: MisfirePolicy; overlap?: Ov
     endAt: null,
     maxInvocations: null,
     jitterMs: 0,
+    key: null,
+    managedBy: null,
   };
 }
 

@@ -54,6 +54,8 @@ function job(o: Partial<CronJob> = {}): CronJob {
     maxInvocations: null,
     jitterMs: 0,
     tags: [],
+    key: null,
+    managedBy: null,
     ...o,
   };
 }

@@ -60,8 +60,8 @@ export const cronJobRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app, {
           summary: 'List cron jobs',
           description:
             'A page of cron jobs, oldest first (by `createdAt`, then id), `limit` at a time; pass `nextCursor` as `cursor` for ' +
-            'the next page (null on the last one). Filters combine: `status`, `tag` (repeatable: every tag must match) and ' +
-            '`name` (a substring). `size` is the length of this page.',
+            'the next page (null on the last one). Filters combine: `status`, `tag` (repeatable: every tag must match), ' +
+            '`name` (a substring) and `key` (exact). `size` is the length of this page.',
         },
         CronJobListQuery,
         'A page of cron jobs.',
@@ -71,8 +71,8 @@ export const cronJobRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app, {
       preValidation: async (req) => repeatable(req.query as Record<string, unknown>, 'tag'),
     },
     async (req) => {
-      const { limit, cursor, status, tag, name } = req.query;
-      const page = await listCronJobs(ctx, { limit: queryNumber(limit), cursor, status, tag, name }, '/query');
+      const { limit, cursor, status, tag, name, key } = req.query;
+      const page = await listCronJobs(ctx, { limit: queryNumber(limit), cursor, status, tag, name, key }, '/query');
       return pageReply('cronJobs', page, cronJobToWire);
     },
   );

@@ -130,7 +130,7 @@ export const ProblemSchema = Type.Object(
     title: Type.String({ description: 'Short summary of the kind of problem.' }),
     status: Type.Integer({ description: 'HTTP status code.' }),
     detail: Type.String({ description: 'Explanation of this occurrence.' }),
-    errors: Type.Optional(Type.Array(FieldProblemSchema, { description: 'Every faulty field (validation problems only).' })),
+    errors: Type.Optional(Type.Array(FieldProblemSchema, { description: 'Every faulty field (validation problems, and a conflict on one field such as a taken `key`).' })),
   },
   { title: 'ProblemDetails', description: 'RFC 9457 problem details.' },
 );

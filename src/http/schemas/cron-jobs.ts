@@ -10,6 +10,7 @@ import { Endpoint, Id, JsonObjectInput, JsonObjectSchema, Nullable, RuleString, 
 import { deliveryToWire, deliveryWireFields, requestInputFields, RetryInputSchema, TimeoutMsInput } from './delivery.js';
 import { EXECUTION_STATUS_DESCRIPTION } from './executions.js';
 import { cronOutcomeInputFields, cronOutcomeToWire, cronOutcomeWireFields, PausedReasonInput } from './outcome.js';
+import { identityCreateFields, identityPatchFields, identityToWire, identityWireFields, KeyQuery } from './job-identity.js';
 import { LIST_NEXT_CURSOR_DESCRIPTION, ListCursorQuery, ListLimitQuery, ListNameQuery } from './lists.js';
 
 const EXPRESSION_DESCRIPTION =
@@ -80,6 +81,7 @@ export const CronJobSchema = Type.Object(
     }),
     ...cronOutcomeWireFields,
     tags: Type.Array(Type.String(), { description: 'Labels for organising cron jobs, as those of schedules.' }),
+    ...identityWireFields,
   },
   { additionalProperties: false, title: 'CronJob', description: 'A recurring job.' },
 );
@@ -102,6 +104,7 @@ export const CronJobListQuery = Type.Object(
     status: Type.Optional(StringEnum(CRON_JOB_STATUSES, 'Only cron jobs in this status.')),
     tag: Type.Optional(TagQuery('cron jobs')),
     name: Type.Optional(ListNameQuery('cron jobs')),
+    key: Type.Optional(KeyQuery('cron job')),
   },
   { additionalProperties: false },
 );
@@ -147,7 +150,7 @@ const optionalCronFields = {
 
 /** Body of POST /cron. */
 export const CronCreateBody = Type.Object(
-  { expression: requestFields.expression, endpoint: requestFields.endpoint, ...optionalCronFields },
+  { expression: requestFields.expression, endpoint: requestFields.endpoint, ...optionalCronFields, ...identityCreateFields },
   { additionalProperties: false, title: 'CronJobCreate', description: 'A new cron job (Active).' },
 );
 export type CronCreateBody = Static<typeof CronCreateBody>;
@@ -167,6 +170,7 @@ export const CronPatchBody = Type.Object(
     endpoint: Type.Optional(requestFields.endpoint),
     ...optionalCronFields,
     pausedReason: PausedReasonInput,
+    ...identityPatchFields,
   },
   {
     additionalProperties: false,
@@ -228,5 +232,6 @@ export function cronJobToWire(j: CronJob): CronJobWire {
     skippedOccurrences: j.skippedOccurrences,
     ...cronOutcomeToWire(j),
     tags: j.tags,
+    ...identityToWire(j),
   };
 }

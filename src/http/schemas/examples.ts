@@ -39,6 +39,8 @@ export const SCHEDULE_EXAMPLE: ScheduleWire = {
   auth: null,
   signingSecretSet: false,
   successStatuses: ['2xx'],
+  key: null,
+  managedBy: null,
 };
 
 export const SCHEDULE_CREATE_EXAMPLE: ScheduleCreateBody = {
@@ -89,6 +91,8 @@ export const CRON_JOB_EXAMPLE: CronJobWire = {
   maxInvocations: null,
   jitterMs: 60000,
   tags: ['newsletter', 'nightly'],
+  key: 'daily-digest',
+  managedBy: 'apply',
 };
 
 export const CRON_CREATE_EXAMPLE: CronCreateBody = {

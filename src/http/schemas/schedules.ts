@@ -6,6 +6,7 @@ import type { Schedule } from '../../domain/types.js';
 import { Endpoint, Id, JsonObjectInput, JsonObjectSchema, Nullable, RuleString, SizedList, StringEnum, TagQuery, TagsInput, Timestamp } from './common.js';
 import { deliveryToWire, deliveryWireFields, requestInputFields, RetryInputSchema, TimeoutMsInput } from './delivery.js';
 import { SuccessStatusesInput, SuccessStatusesSchema } from './outcome.js';
+import { identityCreateFields, identityPatchFields, identityToWire, identityWireFields, KeyQuery } from './job-identity.js';
 import { LIST_NEXT_CURSOR_DESCRIPTION, ListCursorQuery, ListLimitQuery, ListNameQuery } from './lists.js';
 
 /** A schedule on the wire. */
@@ -28,6 +29,7 @@ export const ScheduleSchema = Type.Object(
     createdAt: Timestamp('When the schedule was created (ISO 8601, UTC).'),
     ...deliveryWireFields,
     successStatuses: SuccessStatusesSchema,
+    ...identityWireFields,
   },
   { additionalProperties: false, title: 'Schedule', description: 'A one-time job.' },
 );
@@ -50,6 +52,7 @@ export const ScheduleListQuery = Type.Object(
     status: Type.Optional(StringEnum(SCHEDULE_STATUSES, 'Only schedules in this status.')),
     tag: Type.Optional(TagQuery('schedules')),
     name: Type.Optional(ListNameQuery('schedules')),
+    key: Type.Optional(KeyQuery('schedule')),
   },
   { additionalProperties: false },
 );
@@ -83,6 +86,7 @@ export const ScheduleCreateBody = Type.Object(
     timeoutMs: Type.Optional(requestFields.timeoutMs),
     ...requestInputFields,
     successStatuses: Type.Optional(SuccessStatusesInput),
+    ...identityCreateFields,
   },
   { additionalProperties: false, title: 'ScheduleCreate', description: 'A new schedule.' },
 );
@@ -100,6 +104,7 @@ export const SchedulePatchBody = Type.Object(
     timeoutMs: Type.Optional(requestFields.timeoutMs),
     ...requestInputFields,
     successStatuses: Type.Optional(SuccessStatusesInput),
+    ...identityPatchFields,
   },
   {
     additionalProperties: false,
@@ -123,6 +128,7 @@ export function scheduleToWire(s: Schedule): ScheduleWire {
     createdAt: toIso(s.createdAt),
     ...deliveryToWire(s),
     successStatuses: [...s.successStatuses],
+    ...identityToWire(s),
   };
 }
 

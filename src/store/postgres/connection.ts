@@ -1,5 +1,6 @@
 import pg from 'pg';
-import { InvalidInputError, StoreUnavailableError } from '../../domain/errors.js';
+import { ConflictError, InvalidInputError, StoreUnavailableError } from '../../domain/errors.js';
+import { keyConflict, tableOfKeyIndex } from '../job-keys.js';
 
 /** Options of the PostgreSQL store (see `openStore`). */
 export interface PostgresStoreOptions {
@@ -280,9 +281,12 @@ const CONNECTION_MESSAGES = [
  * - anything else (a unique violation, a bug) is returned as is, as the SQLite store does.
  */
 export function toStoreError(err: unknown): unknown {
-  if (err instanceof StoreUnavailableError || err instanceof InvalidInputError) return err;
+  if (err instanceof StoreUnavailableError || err instanceof InvalidInputError || err instanceof ConflictError) return err;
   const state = sqlState(err);
   if (state !== undefined) {
+    // A key another job holds: the unique index on `key` of a job table (../job-keys.ts).
+    const keyed = state === '23505' ? tableOfKeyIndex((err as { constraint?: string }).constraint) : null;
+    if (keyed !== null) return keyConflict(keyed);
     if (UNAVAILABLE_CODES.has(state) || UNAVAILABLE_CLASSES.includes(state.slice(0, 2))) {
       return new StoreUnavailableError(`The store is unavailable (PostgreSQL ${state}).`, err);
     }

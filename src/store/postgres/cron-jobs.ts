@@ -71,7 +71,7 @@ export const cronJobs = {
     return (await sql.rows<CronRow>(`${CRON_SELECT} ORDER BY c.created_at, c.id`)).map(cronFromRow);
   },
 
-  /** See `Store.cronPage`: one statement (paging.ts), driven by the first tag, else the status, else every job. */
+  /** See `Store.cronPage`: one statement (paging.ts), driven by the key, else the first tag, else the status, else every job. */
   async page(sql: Sql, p: CronPageParams): Promise<{ cronJobs: CronJob[]; nextCursor: string | null }> {
     const q = jobPageQuery(CRON_PAGE_SQL, p);
     const { rows, nextCursor } = pageOf(await sql.rows<PageRow<CronRow>>(q.text, q.values), q.limit);

@@ -5,6 +5,7 @@ import { CRON_TAG_MIGRATIONS } from './migrations-cron-tags.js';
 import { BACKFILL_MIGRATIONS } from './migrations-backfill.js';
 import { FAILURE_MIGRATIONS } from './migrations-failures.js';
 import { KEY_MIGRATIONS } from './migrations-keys.js';
+import { JOB_KEY_MIGRATIONS } from './migrations-job-keys.js';
 
 /** One numbered schema change. Versions start at 1, increase by 1, and are never edited once released. */
 export interface Migration {
@@ -302,6 +303,7 @@ CREATE INDEX cron_jobs_with_secrets ON cron_jobs (id) WHERE secrets IS NOT NULL;
   ...CRON_TAG_MIGRATIONS,
   ...BACKFILL_MIGRATIONS,
   ...KEY_MIGRATIONS,
+  ...JOB_KEY_MIGRATIONS,
 ];
 
 /** Highest schema version this code knows. */

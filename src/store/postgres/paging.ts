@@ -103,7 +103,7 @@ export function jobPageSql<S extends string>(
   t: JobTable,
   statuses: readonly S[],
   row: { alias: string; select: string; join: string },
-): { all: string; status: Record<S, string>; tag: string } {
+): { all: string; status: Record<S, string>; tag: string; key: string } {
   const a = row.alias;
   const filter = `($5::text IS NULL OR ${a}.status = $5::text)
      AND ($6::text IS NULL OR strpos(${foldNameSql(`${a}.name`)}, $6::text) > 0)
@@ -118,6 +118,7 @@ export function jobPageSql<S extends string>(
       ORDER BY ${a}.created_at, ${a}.id LIMIT $4 + 1`;
   return {
     ...tablePageSql(t.table, statuses, tableHits),
+    key: keyPageSql(t.table, '$8', tableHits),
     tag: pageSql({
       hits: `SELECT ${row.select}, k.created_at AS k_at, k.${t.tagJob} AS k_id
                FROM (SELECT created_at, ${t.tagJob} FROM ${t.tagTable} WHERE ${tagAfter(t)}
@@ -133,22 +134,38 @@ export function jobPageSql<S extends string>(
 
 /**
  * The statement and values of a page (`Store.schedulePage`, `Store.cronPage`) from
- * {@link jobPageSql}'s statements: driven by the first tag, else the status, else every job.
+ * {@link jobPageSql}'s statements: driven by the key (`$8`), else the first tag (`$8`), else the
+ * status, else every job.
  * @throws InvalidInputError (path `/query/cursor`) for a cursor the store did not make
  */
 export function jobPageQuery<S extends string>(
-  sql: { all: string; status: Record<S, string>; tag: string },
+  sql: { all: string; status: Record<S, string>; tag: string; key: string },
   p: JobPageParams<S>,
 ): { text: string; values: unknown[]; limit: number } {
   const b = jobPageBounds(p);
-  const tags = pageTags(p.tags);
+  const key = p.key ?? null;
+  const tags = pageTags(p.tags, key);
   const values: unknown[] = [b.at, b.id, b.scan, b.limit, p.status, b.name, tags.others];
   // An unknown status (not from the API, which checks) has no index: the scan over every job
   // then finds nothing, within its bound.
   let text = (p.status === null ? undefined : sql.status[p.status]) ?? sql.all;
-  if (tags.driver !== null) {
+  if (key !== null) {
+    text = sql.key;
+    values.push(key);
+  } else if (tags.driver !== null) {
     text = sql.tag;
     values.push(tags.driver);
   }
   return { text, values, limit: b.limit };
+}
+
+/**
+ * The page statement of a job table driven by one key (its unique index `<table>_by_key`,
+ * ../job-keys.ts: at most one row).
+ * @param keyParam the key's parameter, e.g. `$8`
+ * @param hits the hits' SELECT for a driver condition (see {@link pageSql} `p.hits`)
+ */
+export function keyPageSql(table: string, keyParam: string, hits: (where: string) => string): string {
+  const where = `key = ${keyParam}::text AND ${AFTER}`;
+  return pageSql({ hits: hits(where), driver: `FROM ${table} WHERE ${where}`, order: 'created_at, id' });
 }

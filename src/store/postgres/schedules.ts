@@ -43,6 +43,8 @@ const PATCH_CASTS: Partial<Record<rowMap.SchedulePatchParam, string>> = {
   secrets: 'json',
   success_statuses: 'json',
   body: 'text',
+  key: 'text',
+  key_set: 'int',
   body_set: 'int',
   auth_set: 'int',
   secrets_set: 'int',
@@ -101,8 +103,8 @@ export const schedules = {
   },
 
   /**
-   * See `Store.schedulePage`: one statement (paging.ts), driven by the first tag, else the status,
-   * else every schedule.
+   * See `Store.schedulePage`: one statement (paging.ts), driven by the key, else the first tag,
+   * else the status, else every schedule.
    */
   async page(sql: Sql, p: SchedulePageParams): Promise<{ schedules: Schedule[]; nextCursor: string | null }> {
     const q = jobPageQuery(SCHEDULE_PAGE_SQL, p);

@@ -1,5 +1,6 @@
 import Database from 'better-sqlite3';
 import { StoreUnavailableError } from '../../domain/errors.js';
+import { keyConflict, KEYED_TABLES, type KeyedTable } from '../job-keys.js';
 
 /** A better-sqlite3 connection. */
 export type Db = Database.Database;
@@ -113,10 +114,16 @@ function sqliteCode(err: unknown): string | undefined {
 /**
  * Translates an error thrown by better-sqlite3 into the store's vocabulary: availability
  * failures become `StoreUnavailableError` whose message names only the result code (never SQL
- * text; the original error is kept as `cause` for the logs). Anything else is returned as is.
+ * text; the original error is kept as `cause` for the logs); a write the unique index on a job
+ * table's `key` refuses (SQLite names the column: `UNIQUE constraint failed: schedules.key`)
+ * becomes the conflict of ../job-keys.ts. Anything else is returned as is.
  */
 export function toStoreError(err: unknown): unknown {
   const code = sqliteCode(err);
+  if (code === 'SQLITE_CONSTRAINT_UNIQUE') {
+    const table = /UNIQUE constraint failed: (\w+)\.key$/.exec((err as Error).message)?.[1];
+    if (table !== undefined && Object.hasOwn(KEYED_TABLES, table)) return keyConflict(table as KeyedTable);
+  }
   if (code && UNAVAILABLE.some((c) => code === c || code.startsWith(`${c}_`))) {
     return new StoreUnavailableError(`The store is unavailable (${code}).`, err);
   }

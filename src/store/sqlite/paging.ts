@@ -85,14 +85,19 @@ function pageHit(t: JobTable): string {
  * flagged with its hit, by driver (migration 3): every job (`<table>_by_created`), one status (its
  * partial index `<table>_<status>_by_created`: the status is written into the statement, as a
  * partial index is only used for a condition known when the statement is prepared), one tag (the
- * tag table's primary key, then the job by id).
+ * tag table's primary key, then the job by id), one key (the unique index `<table>_by_key`: at
+ * most one row).
  */
-export function jobPageSql<S extends string>(t: JobTable, statuses: readonly S[]): { all: string; status: Record<S, string>; tag: string } {
+export function jobPageSql<S extends string>(
+  t: JobTable,
+  statuses: readonly S[],
+): { all: string; status: Record<S, string>; tag: string; key: string } {
   const hit = pageHit(t);
   const tableScan = (where: string) => `SELECT j.created_at, j.id, ${hit} AS hit FROM ${t.table} j
   WHERE ${where}(j.created_at, j.id) > (:at, :id) ORDER BY j.created_at, j.id LIMIT :scan`;
   return {
     all: tableScan(''),
+    key: tableScan('j.key = :key AND '),
     status: Object.fromEntries(statuses.map((st) => [st, tableScan(`j.status = '${st}' AND `)])) as Record<S, string>,
     tag: `SELECT d.created_at, d.${t.tagJob} AS id, ${hit} AS hit
           FROM ${t.tagTable} d JOIN ${t.table} j ON j.id = d.${t.tagJob}
@@ -106,28 +111,31 @@ export class JobPages<S extends string> {
   private readonly all;
   private readonly status;
   private readonly tag;
+  private readonly key;
 
   constructor(db: Db, t: JobTable, statuses: readonly S[]) {
     const sql = jobPageSql(t, statuses);
     this.all = db.prepare<[object], ScanRow>(sql.all);
     this.status = new Map(statuses.map((st) => [st, db.prepare<[object], ScanRow>(sql.status[st])]));
     this.tag = db.prepare<[object], ScanRow>(sql.tag);
+    this.key = db.prepare<[object], ScanRow>(sql.key);
   }
 
   /**
-   * A page (`Store.schedulePage`, `Store.cronPage`): scans from the cursor by its driver (the first
-   * tag, else the status, else every job) until `limit + 1` hits or `scanBound` rows
+   * A page (`Store.schedulePage`, `Store.cronPage`): scans from the cursor by its driver (the key,
+   * else the first tag, else the status, else every job) until `limit + 1` hits or `scanBound` rows
    * (../paging.ts), then reads the hits' rows ({@link readJobPage}).
    * @throws InvalidInputError (path `/query/cursor`) for a cursor the store did not make
    */
   page<T>(p: JobPageParams<S>, read: (idsJson: string) => T[]): { items: T[]; nextCursor: string | null } {
     const b = jobPageBounds(p);
-    const tags = pageTags(p.tags);
+    const key = p.key ?? null;
+    const tags = pageTags(p.tags, key);
     // An unknown status (not from the API, which checks) has no index: the scan over every job
     // then finds nothing, within its bound.
     const byStatus = p.status === null ? undefined : this.status.get(p.status);
-    const stmt = tags.driver !== null ? this.tag : (byStatus ?? this.all);
-    const params = { ...b, status: p.status, tags: tags.others && JSON.stringify(tags.others), tag: tags.driver };
+    const stmt = key !== null ? this.key : tags.driver !== null ? this.tag : (byStatus ?? this.all);
+    const params = { ...b, status: p.status, tags: tags.others && JSON.stringify(tags.others), tag: tags.driver, key };
     return readJobPage(stmt, params, b.limit, b.scan, read);
   }
 }

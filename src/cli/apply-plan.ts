@@ -1,0 +1,249 @@
+/**
+ * The plan of `punctual apply` (docs/apply.md): what to create, update and delete so that the
+ * service holds the jobs of the file. Pure: it compares the file with the jobs the service answered
+ * and says what to send; apply.ts does the I/O.
+ *
+ * The rules:
+ * - A job of the file is found by its key. None: `create` (with `managedBy: apply`).
+ * - Found: `update` with the fields that differ, or nothing. A field the file leaves out is
+ *   compared with its default (`name`, `timezone`, `data`, `body`, `pauseAfterFailures` null,
+ *   `method` POST, `headers` {}, `misfire` once, `overlap` allow, `successStatuses` ["2xx"], for
+ *   schedules `data` {} and `tags` []), except `retry` and `timeoutMs`, whose defaults are the
+ *   service's settings: left out, they are left as they are; a `retry` given is compared field by
+ *   field. A cron job's `status` (paused or not) is never touched.
+ * - Secrets cannot be read back: their public part is compared (`secretHeaders` by names, `auth`
+ *   without its secret, `signingSecret` set or not). The secret fields are sent on create, when
+ *   their public part differs, and with `rotateSecrets` for every job of the file.
+ * - A schedule that is no longer Pending (it ran) is left alone.
+ * - With `prune`, the jobs with `managedBy: apply` whose key is not in the file are deleted:
+ *   cron jobs whatever their status, schedules only while Pending (a schedule that ran is history).
+ */
+import type { CronJob, CronJobCreate, CronJobUpdate, Schedule, ScheduleCreate, ScheduleUpdate } from '../client/index.js';
+import type { FileCron, FileOneTime } from './apply-file.js';
+
+/** The kinds of jobs, as the plan names them. */
+export type JobKind = 'cron' | 'schedule';
+
+/** One changed field, as printed: its name and both values (secrets never shown). */
+export interface FieldChange {
+  field: string;
+  before: string;
+  after: string;
+}
+
+/** One step of the plan. */
+export type PlanAction =
+  | { op: 'create'; kind: 'cron'; key: string; index: number; body: CronJobCreate }
+  | { op: 'create'; kind: 'schedule'; key: string; index: number; body: ScheduleCreate }
+  | { op: 'update'; kind: 'cron'; key: string; index: number; id: string; body: CronJobUpdate; changes: FieldChange[] }
+  | { op: 'update'; kind: 'schedule'; key: string; index: number; id: string; body: ScheduleUpdate; changes: FieldChange[] }
+  | { op: 'delete'; kind: JobKind; key: string; id: string }
+  | { op: 'keep'; kind: JobKind; key: string; reason: string };
+
+/** What the plan compares with. */
+export interface CurrentJobs {
+  /** The service's cron jobs by key (those of the file's keys; with prune, every managed one too). */
+  cron: Map<string, CronJob>;
+  schedules: Map<string, Schedule>;
+}
+
+/** Options of {@link planApply}. */
+export interface PlanOptions {
+  prune: boolean;
+  rotateSecrets: boolean;
+}
+
+const SECRET_FIELDS = ['secretHeaders', 'auth', 'signingSecret'] as const;
+
+/** Fields compared with a default when the file leaves them out, by kind. */
+const CRON_DEFAULTS: Record<string, unknown> = {
+  name: null, timezone: null, data: null, method: 'POST', headers: {}, body: null,
+  misfire: 'once', overlap: 'allow', successStatuses: ['2xx'], pauseAfterFailures: null,
+  tags: [], startAt: null, endAt: null, maxInvocations: null, jitterMs: 0,
+};
+const SCHEDULE_DEFAULTS: Record<string, unknown> = {
+  data: {}, tags: [], method: 'POST', headers: {}, body: null, successStatuses: ['2xx'],
+};
+
+/** Fields that must be given (compared as they are). */
+const CRON_REQUIRED = ['expression', 'endpoint'];
+const SCHEDULE_REQUIRED = ['name', 'scheduledAt', 'endpoint'];
+
+/** Fields holding an ISO 8601 instant. */
+const INSTANT_FIELDS = new Set(['scheduledAt', 'startAt', 'endAt']);
+
+/** Whether a field's wanted and stored values are the same: instants as instants, others as JSON. */
+function sameValue(field: string, want: unknown, have: unknown): boolean {
+  if (INSTANT_FIELDS.has(field) && typeof want === 'string' && typeof have === 'string') return Date.parse(want) === Date.parse(have);
+  return sameJson(want, have);
+}
+
+/** JSON equality, objects compared without regard to the order of their properties. */
+export function sameJson(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
+  if (Array.isArray(a) !== Array.isArray(b)) return false;
+  if (Array.isArray(a)) return a.length === (b as unknown[]).length && a.every((x, i) => sameJson(x, (b as unknown[])[i]));
+  const ka = Object.keys(a).sort();
+  const kb = Object.keys(b).sort();
+  return sameJson(ka, kb) && ka.every((k) => sameJson((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k]));
+}
+
+/** A value as the plan prints it: JSON, cut at 60 characters. */
+function shown(v: unknown): string {
+  const text = v === undefined ? 'none' : JSON.stringify(v);
+  return text.length > 60 ? `${text.slice(0, 57)}…` : text;
+}
+
+/** The public part of an `auth` object (as the API answers it): never a secret. */
+function authPublic(a: unknown): Record<string, unknown> | null {
+  if (typeof a !== 'object' || a === null) return null;
+  const r = a as Record<string, unknown>;
+  if (r.type === 'basic') return { type: 'basic', username: r.username ?? null };
+  if (r.type === 'oauth2') {
+    return { type: 'oauth2', tokenUrl: r.tokenUrl ?? null, clientId: r.clientId ?? null, scope: r.scope ?? null, audience: r.audience ?? null };
+  }
+  return { type: r.type };
+}
+
+/** The secret fields of a file item as the API shows them (names, public parts, set or not). */
+function secretsShown(item: Record<string, unknown>): Record<string, unknown> {
+  const headers = item.secretHeaders as Record<string, string> | null | undefined;
+  return {
+    secretHeaders: Object.keys(headers ?? {}).sort(),
+    auth: authPublic(item.auth),
+    signingSecret: item.signingSecret !== undefined && item.signingSecret !== null,
+  };
+}
+
+/** The same of a job the service answered. */
+function secretsStored(job: CronJob | Schedule): Record<string, unknown> {
+  return { secretHeaders: [...job.secretHeaderNames].sort(), auth: authPublic(job.auth), signingSecret: job.signingSecretSet };
+}
+
+/**
+ * The fields of `item` that differ from `job`: the patch to send and the changes to print.
+ * Instants (`scheduledAt`, `startAt`, `endAt`) are compared as instants: the file may write them
+ * in any ISO 8601 form the API accepts.
+ */
+function diff(
+  item: Record<string, unknown>,
+  job: Record<string, unknown>,
+  required: readonly string[],
+  defaults: Record<string, unknown>,
+  rotateSecrets: boolean,
+): { patch: Record<string, unknown>; changes: FieldChange[] } {
+  const patch: Record<string, unknown> = {};
+  const changes: FieldChange[] = [];
+  const compare = (field: string, want: unknown, have: unknown, same = sameValue(field, want, have)) => {
+    if (same) return;
+    patch[field] = want;
+    changes.push({ field, before: shown(have), after: shown(want) });
+  };
+  for (const field of required) {
+    const want = item[field];
+    const have = job[field];
+    compare(field, want, have);
+  }
+  for (const [field, fallback] of Object.entries(defaults)) compare(field, item[field] === undefined ? fallback : item[field], job[field]);
+  if (item.timeoutMs !== undefined) compare('timeoutMs', item.timeoutMs, job.timeoutMs);
+  if (item.retry !== undefined) {
+    const want = item.retry as Record<string, unknown>;
+    const have = (job.retry ?? {}) as Record<string, unknown>;
+    const differs = Object.keys(want).some((k) => !sameJson(want[k], have[k] ?? null));
+    if (differs) {
+      patch.retry = want;
+      // The fields the file gives, before and after.
+      changes.push({ field: 'retry', before: shown(Object.fromEntries(Object.keys(want).map((k) => [k, have[k] ?? null]))), after: shown(want) });
+    }
+  }
+  const wantSecrets = secretsShown(item);
+  const haveSecrets = secretsStored(job as unknown as CronJob);
+  for (const field of SECRET_FIELDS) {
+    const differs = !sameJson(wantSecrets[field], haveSecrets[field]);
+    if (!differs && !rotateSecrets) continue;
+    if (!differs && item[field] === undefined) continue;
+    patch[field] = item[field] ?? null;
+    changes.push({
+      field,
+      before: differs ? shown(haveSecrets[field]) : 'secret',
+      after: differs ? shown(wantSecrets[field]) : 'rotated',
+    });
+  }
+  return { patch, changes };
+}
+
+/** The create body of a file item: its fields, `managedBy: apply`. */
+function createBody<T extends { key: string }>(item: T): T & { managedBy: 'apply' } {
+  return { ...item, managedBy: 'apply' };
+}
+
+/**
+ * The plan that makes the service hold the file's jobs (rules in the module's description):
+ * creates and updates in the order of the file, cron jobs first, then deletes.
+ */
+export function planApply(file: { cron: FileCron[]; schedules: FileOneTime[] }, current: CurrentJobs, o: PlanOptions): PlanAction[] {
+  const plan: PlanAction[] = [];
+  file.cron.forEach((item, index) => {
+    const job = current.cron.get(item.key);
+    if (job === undefined) {
+      plan.push({ op: 'create', kind: 'cron', key: item.key, index, body: createBody(item) });
+      return;
+    }
+    const { patch, changes } = diff(item, job, CRON_REQUIRED, CRON_DEFAULTS, o.rotateSecrets);
+    if (changes.length > 0) plan.push({ op: 'update', kind: 'cron', key: item.key, index, id: job.id, body: patch as CronJobUpdate, changes });
+  });
+  file.schedules.forEach((item, index) => {
+    const job = current.schedules.get(item.key);
+    if (job === undefined) {
+      plan.push({ op: 'create', kind: 'schedule', key: item.key, index, body: createBody(item) });
+      return;
+    }
+    const { patch, changes } = diff(item, job, SCHEDULE_REQUIRED, SCHEDULE_DEFAULTS, o.rotateSecrets);
+    if (changes.length === 0) return;
+    if (job.status !== 'Pending') {
+      plan.push({ op: 'keep', kind: 'schedule', key: item.key, reason: `${job.status}: a schedule that ran is left alone` });
+      return;
+    }
+    plan.push({ op: 'update', kind: 'schedule', key: item.key, index, id: job.id, body: patch as ScheduleUpdate, changes });
+  });
+  if (o.prune) {
+    const cronKeys = new Set(file.cron.map((c) => c.key));
+    const scheduleKeys = new Set(file.schedules.map((s) => s.key));
+    for (const [key, job] of current.cron) {
+      if (job.managedBy === 'apply' && !cronKeys.has(key)) plan.push({ op: 'delete', kind: 'cron', key, id: job.id });
+    }
+    for (const [key, job] of current.schedules) {
+      if (job.managedBy === 'apply' && !scheduleKeys.has(key) && job.status === 'Pending') {
+        plan.push({ op: 'delete', kind: 'schedule', key, id: job.id });
+      }
+    }
+  }
+  return plan;
+}
+
+/** Whether a step changes the service. */
+export function changes(a: PlanAction): boolean {
+  return a.op !== 'keep';
+}
+
+/** A step as printed: `+ create cron nightly`, `~ update cron nightly: expression "0 2 * * *" → "0 3 * * *"`, … */
+export function planLine(a: PlanAction): string {
+  switch (a.op) {
+    case 'create':
+      return `+ create ${a.kind} ${a.key}`;
+    case 'update':
+      return `~ update ${a.kind} ${a.key}: ${a.changes.map((c) => `${c.field} ${c.before} → ${c.after}`).join(', ')}`;
+    case 'delete':
+      return `- delete ${a.kind} ${a.key}`;
+    case 'keep':
+      return `= keep ${a.kind} ${a.key} (${a.reason})`;
+  }
+}
+
+/** The last line: `Plan: 1 to create, 2 to update, 0 to delete.` or `Nothing to do.` */
+export function planSummary(plan: PlanAction[]): string {
+  const count = (op: PlanAction['op']) => plan.filter((a) => a.op === op).length;
+  if (!plan.some(changes)) return 'Nothing to do: the service holds the jobs of the file.';
+  return `Plan: ${count('create')} to create, ${count('update')} to update, ${count('delete')} to delete.`;
+}
