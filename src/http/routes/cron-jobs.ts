@@ -141,8 +141,10 @@ export const cronJobRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app, {
           description:
             'Partial update: absent fields keep their values; null sets a nullable field to null; the fields of `retry` given ' +
             'replace those of the stored policy. `status: Paused` pauses the job and `status: Active` resumes it. Changing ' +
-            '`expression` or `timezone`, or resuming a `Paused` job, recomputes `nextInvocation` from now (occurrences missed ' +
-            'while paused are not run); any other change keeps the occurrence the job waits for.',
+            '`expression`, `timezone`, `startAt`, `endAt` or `maxInvocations`, or resuming a `Paused` or `Completed` job, recomputes ' +
+            '`nextInvocation` from now within the job\'s window and limit (occurrences missed while paused are not run); any other ' +
+            'change keeps the occurrence the job waits for. An Active job left with no occurrence becomes Completed; a Completed job ' +
+            'runs again only with `status: Active` (400 on `/status` when it would still have no occurrence).',
         },
         CronPatchBody,
         'The cron job as updated.',
