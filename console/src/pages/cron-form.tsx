@@ -19,6 +19,7 @@ import {
 } from './form-common';
 import { parsePauseAfter, parseSuccessStatuses, PauseAfterField, SuccessStatusesField, successStatusesText } from './outcome-fields';
 import { EMPTY_REQUEST, hasBody, parseRequest, requestDraftOf, type RequestDraft } from './request-draft';
+import { splitTags } from './list-common';
 import { RequestFields } from './request-fields';
 
 const LABELS: Record<string, string> = {
@@ -29,6 +30,7 @@ const LABELS: Record<string, string> = {
   overlap: 'Overlap',
   successStatuses: 'Counts as success',
   pauseAfterFailures: 'Pause after failures',
+  tags: 'Tags',
 };
 
 interface Draft {
@@ -41,6 +43,7 @@ interface Draft {
   overlap: string;
   successStatuses: string;
   pauseAfterFailures: string;
+  tags: string;
   delivery: DeliveryDraft;
   request: RequestDraft;
 }
@@ -56,6 +59,7 @@ function draftOf(j: CronJob): Draft {
     overlap: j.overlap,
     successStatuses: successStatusesText(j.successStatuses),
     pauseAfterFailures: j.pauseAfterFailures === null ? '' : String(j.pauseAfterFailures),
+    tags: j.tags.join(', '),
     delivery: deliveryDraft(j.retry, j.timeoutMs),
     request: requestDraftOf(j),
   };
@@ -73,6 +77,7 @@ export function CronFormPage({ id }: { id?: string }) {
     data: '',
     misfire: 'once',
     overlap: 'allow',
+    tags: '',
     successStatuses: '2xx',
     pauseAfterFailures: '',
     delivery: EMPTY_DELIVERY,
@@ -123,6 +128,7 @@ export function CronFormPage({ id }: { id?: string }) {
       misfire: draft.misfire as CronInput['misfire'],
       overlap: draft.overlap as CronInput['overlap'],
       successStatuses: parseSuccessStatuses(draft.successStatuses),
+      tags: splitTags(draft.tags),
       pauseAfterFailures: pauseAfter.value,
     };
     setBusy(true);
@@ -160,6 +166,9 @@ export function CronFormPage({ id }: { id?: string }) {
           <ErrorSummary errors={errors} labels={LABELS} />
           <Field name="name" label="Name (optional)" error={errors.fields.name}>
             {(attrs) => <input {...attrs} type="text" value={draft.name} onInput={set('name')} />}
+          </Field>
+          <Field name="tags" label="Tags (optional)" hint="Separated by commas or spaces." error={errors.fields.tags}>
+            {(attrs) => <input {...attrs} type="text" value={draft.tags} onInput={set('tags')} placeholder="nightly, eu" />}
           </Field>
           <div class="grid-2">
             <Field
