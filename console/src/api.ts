@@ -212,7 +212,7 @@ export async function listSchedules(q: ListQuery = {}): Promise<Page<Schedule>> 
 
 /** A page of cron jobs (oldest first). `tag` does not apply: cron jobs have no tags. */
 export async function listCronJobs(q: ListQuery = {}): Promise<Page<CronJob>> {
-  const answer = await request('get', '/cron', { query: listParams({ ...q, tag: undefined }) });
+  const answer = await request('get', '/cron', { query: listParams(q) });
   return { items: answer.cronJobs, nextCursor: answer.nextCursor };
 }
 
@@ -347,3 +347,17 @@ export const replayExecution = (id: string): Promise<Execution> => request('post
 /** Replays the Failed executions matching the filter (at least one field); answers how many. */
 export const replayExecutions = async (f: Omit<ExecutionFilter, 'status'>): Promise<number> =>
   (await request('post', '/executions/replay', { body: f })).count;
+
+/** The filter of a bulk action: tags (every one), status (one); at least one given. */
+export interface BulkFilter {
+  tag?: string[];
+  status?: string;
+}
+
+/** POST /cron/bulk: pauses, resumes or deletes the matching cron jobs (or, dry, counts them); answers the count. */
+export const bulkCronJobs = async (action: 'pause' | 'resume' | 'delete', filter: BulkFilter, dryRun: boolean): Promise<number> =>
+  (await request('post', '/cron/bulk', { body: { action, filter: filter as never, dryRun } })).count;
+
+/** POST /schedules/bulk: deletes the matching schedules (or, dry, counts them); answers the count. */
+export const bulkSchedules = async (filter: BulkFilter, dryRun: boolean): Promise<number> =>
+  (await request('post', '/schedules/bulk', { body: { action: 'delete', filter: filter as never, dryRun } })).count;

@@ -512,6 +512,24 @@ describe.skipIf(!HAS_CHROMIUM)('console in Chromium', () => {
     expect((await server.api('GET', `/cron/${job.id}`)).body).toBeNull();
   });
 
+  it('pauses every cron job of a tag from the list, after a confirmation showing the dry run\'s count', async () => {
+    const mk = async (tags: string[]) =>
+      ((await server.api('POST', '/cron', { name: `Bulk ${tags.join(' ')}`, expression: '@daily', endpoint: `${receiver.url}/bulk`, tags })).body as { id: string }).id;
+    const a = await mk(['bulk-night']);
+    const b = await mk(['bulk-night', 'eu']);
+    const other = await mk(['bulk-day']);
+    await page.goto(url('/cron?tag=bulk-night'));
+    await eventually(() => page.locator('tbody tr').count()).toBe(2);
+    await page.getByRole('button', { name: 'Pause matching…' }).click();
+    const dialog = page.getByRole('dialog');
+    await eventually(() => dialog.isVisible()).toBe(true);
+    expect(await dialog.textContent()).toContain('2 cron jobs match; pause them?');
+    await dialog.getByRole('button', { name: 'Pause', exact: true }).click();
+    await eventually(async () => ((await server.api('GET', `/cron/${a}`)).body as { status: string }).status).toBe('Paused');
+    expect(((await server.api('GET', `/cron/${b}`)).body as { status: string }).status).toBe('Paused');
+    expect(((await server.api('GET', `/cron/${other}`)).body as { status: string }).status).toBe('Active');
+  });
+
   it('adds a notification channel, showing the service’s errors, sends it a test message, then deletes it', async () => {
     await nav('Channels').click();
     await eventually(() => heading().textContent()).toBe('Notification channels');

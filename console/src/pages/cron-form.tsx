@@ -20,6 +20,7 @@ import {
 } from './form-common';
 import { parsePauseAfter, parseSuccessStatuses, PauseAfterField, SuccessStatusesField, successStatusesText } from './outcome-fields';
 import { EMPTY_REQUEST, hasBody, parseRequest, requestDraftOf, type RequestDraft } from './request-draft';
+import { splitTags } from './list-common';
 import { RequestFields } from './request-fields';
 
 const LABELS: Record<string, string> = {
@@ -34,6 +35,7 @@ const LABELS: Record<string, string> = {
   endAt: 'End',
   maxInvocations: 'Most executions',
   jitterMs: 'Jitter',
+  tags: 'Tags',
 };
 
 interface Draft {
@@ -46,6 +48,7 @@ interface Draft {
   overlap: string;
   successStatuses: string;
   pauseAfterFailures: string;
+  tags: string;
   delivery: DeliveryDraft;
   request: RequestDraft;
   life: LifeDraft;
@@ -62,6 +65,7 @@ function draftOf(j: CronJob): Draft {
     overlap: j.overlap,
     successStatuses: successStatusesText(j.successStatuses),
     pauseAfterFailures: j.pauseAfterFailures === null ? '' : String(j.pauseAfterFailures),
+    tags: j.tags.join(', '),
     delivery: deliveryDraft(j.retry, j.timeoutMs),
     request: requestDraftOf(j),
     life: lifeDraftOf(j),
@@ -80,6 +84,7 @@ export function CronFormPage({ id }: { id?: string }) {
     data: '',
     misfire: 'once',
     overlap: 'allow',
+    tags: '',
     successStatuses: '2xx',
     pauseAfterFailures: '',
     delivery: EMPTY_DELIVERY,
@@ -133,6 +138,7 @@ export function CronFormPage({ id }: { id?: string }) {
       misfire: draft.misfire as CronInput['misfire'],
       overlap: draft.overlap as CronInput['overlap'],
       successStatuses: parseSuccessStatuses(draft.successStatuses),
+      tags: splitTags(draft.tags),
       pauseAfterFailures: pauseAfter.value,
       ...life.input,
     };
@@ -171,6 +177,9 @@ export function CronFormPage({ id }: { id?: string }) {
           <ErrorSummary errors={errors} labels={LABELS} />
           <Field name="name" label="Name (optional)" error={errors.fields.name}>
             {(attrs) => <input {...attrs} type="text" value={draft.name} onInput={set('name')} />}
+          </Field>
+          <Field name="tags" label="Tags (optional)" hint="Separated by commas or spaces." error={errors.fields.tags}>
+            {(attrs) => <input {...attrs} type="text" value={draft.tags} onInput={set('tags')} placeholder="nightly, eu" />}
           </Field>
           <div class="grid-2">
             <Field

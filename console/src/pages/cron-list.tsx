@@ -1,10 +1,17 @@
 /** The list of cron jobs, with filters and paging. */
 import { useEffect } from 'preact/hooks';
-import { CRON_JOB_STATUSES, listCronJobs, type CronJob } from '../api';
+import { bulkCronJobs, CRON_JOB_STATUSES, listCronJobs, type CronJob } from '../api';
 import { describeCron } from '../components/cron-preview';
 import { Alert, Instant, StatusBadge } from '../components/ui';
 import { Link, useLocation } from '../router';
+import { BulkActions, type BulkAction } from './bulk-actions';
 import { FilterForm, filtersFrom, Pager, usePagedList } from './list-common';
+
+/** The bulk actions of the cron list. */
+const CRON_BULK: BulkAction[] = (['pause', 'resume', 'delete'] as const).map((verb) => ({
+  verb,
+  run: (filter, dryRun) => bulkCronJobs(verb, filter, dryRun),
+}));
 
 /** A cron job's display name: its name, or its expression when it has none. */
 export function cronTitle(job: Pick<CronJob, 'name' | 'expression'>): string {
@@ -29,7 +36,8 @@ export function CronListPage() {
         </Link>
       </div>
       <p class="lead">Recurring jobs: Punctual calls the endpoint at each occurrence of the expression, in its time zone.</p>
-      <FilterForm path="/cron" filters={filters} statuses={CRON_JOB_STATUSES} withTags={false} label="cron jobs" />
+      <FilterForm path="/cron" filters={filters} statuses={CRON_JOB_STATUSES} withTags label="cron jobs" />
+      <BulkActions filters={filters} noun="cron jobs" actions={CRON_BULK} onDone={list.reload} />
       {list.error && <Alert>Could not load the cron jobs: {list.error}</Alert>}
       {list.items === null && !list.error && <p aria-busy="true">Loading…</p>}
       {list.items !== null && list.items.length === 0 && list.hasNext && (
@@ -37,7 +45,7 @@ export function CronListPage() {
       )}
       {list.items !== null && list.items.length === 0 && !list.hasNext && (
         <p class="empty">
-          {filters.name || filters.status ? 'No cron job matches these filters.' : 'No cron jobs yet.'}{' '}
+          {filters.name || filters.status || filters.tag ? 'No cron job matches these filters.' : 'No cron jobs yet.'}{' '}
           <Link href="/cron/new">Create one</Link>.
         </p>
       )}
@@ -52,6 +60,7 @@ export function CronListPage() {
                 <th scope="col">Status</th>
                 <th scope="col">Next run</th>
                 <th scope="col">Last run</th>
+                <th scope="col">Tags</th>
               </tr>
             </thead>
             <tbody>
@@ -78,6 +87,9 @@ export function CronListPage() {
                     ) : (
                       <span class="muted">never</span>
                     )}
+                  </td>
+                  <td data-label="Tags">
+                    {j.tags.length ? j.tags.map((t) => <span class="chip" key={t}>{t}</span>) : <span class="muted">—</span>}
                   </td>
                 </tr>
               ))}

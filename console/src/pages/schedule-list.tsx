@@ -1,8 +1,9 @@
 /** The list of schedules, with filters and paging. */
 import { useEffect } from 'preact/hooks';
-import { listSchedules, SCHEDULE_STATUSES } from '../api';
+import { bulkSchedules, listSchedules, SCHEDULE_STATUSES } from '../api';
 import { Alert, Instant, StatusBadge } from '../components/ui';
 import { Link, useLocation } from '../router';
+import { BulkActions } from './bulk-actions';
 import { FilterForm, filtersFrom, Pager, usePagedList } from './list-common';
 
 export function ScheduleListPage() {
@@ -24,6 +25,7 @@ export function ScheduleListPage() {
       </div>
       <p class="lead">One-time jobs: Punctual calls the endpoint once, at the instant given.</p>
       <FilterForm path="/schedules" filters={filters} statuses={SCHEDULE_STATUSES} withTags label="schedules" />
+      <BulkActions filters={filters} noun="schedules" actions={[{ verb: 'delete', run: bulkSchedules }]} onDone={list.reload} />
       {list.error && <Alert>Could not load the schedules: {list.error}</Alert>}
       {list.items === null && !list.error && <p aria-busy="true">Loading…</p>}
       {list.items !== null && list.items.length === 0 && list.hasNext && (

@@ -83,7 +83,7 @@ export async function openPostgresTransferTarget(url: string): Promise<TransferT
       // walk their indexes when it knows the tables' sizes; see migrations.ts, version 2). Only
       // an optimisation: the copy is committed whatever happens here.
       await client
-        .query('ANALYZE api_keys, settings, schedules, schedule_tags, cron_jobs, executions, execution_attempts')
+        .query('ANALYZE api_keys, settings, schedules, schedule_tags, cron_jobs, cron_job_tags, executions, execution_attempts')
         .catch(() => undefined);
     },
     close: async () => {
