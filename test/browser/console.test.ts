@@ -541,7 +541,7 @@ describe.skipIf(!HAS_CHROMIUM)('console in Chromium', () => {
     await page.getByLabel('Name', { exact: true }).fill('Dashboard');
     await page.getByLabel(/Read schedules, cron jobs/).uncheck();
     await page.getByRole('button', { name: 'Create the key' }).click();
-    await eventually(() => page.locator('#f-scopes-error').textContent()).toContain('at least one scope');
+    await eventually(() => page.locator('#f-scopes-error').textContent()).toContain('fewer than 1 items');
 
     await page.getByLabel(/Read schedules, cron jobs/).check();
     await page.getByLabel(/Read the metrics/).check();
