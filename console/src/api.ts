@@ -279,6 +279,25 @@ export const deleteChannel = (id: string) => request('delete', '/notification-ch
 /** Sends a test message to the channel now (POST …/test). */
 export const testChannel = (id: string) => request('post', '/notification-channels/{id}/test', { id });
 
+// ---- API keys ------------------------------------------------------------------------------------
+
+/** An API key (never its token), with its scopes and expiry (docs/keys-and-audit.md). */
+export type ApiKey = Schemas['ApiKey'];
+/** A key with its token: the answer of a creation or a rotation, shown once. */
+export type ApiKeyCreated = Schemas['ApiKeyCreated'];
+/** Body of POST /api-keys. */
+export type ApiKeyInput = Schemas['ApiKeyCreate'];
+/** A scope of a key. */
+export type ApiKeyScope = ApiKey['scopes'][number];
+export { API_KEY_SCOPES } from '../../src/domain/enums';
+
+/** Every key, oldest first. */
+export const listApiKeys = async (): Promise<ApiKey[]> => (await request('get', '/api-keys')).apiKeys;
+export const createApiKey = (body: ApiKeyInput) => request('post', '/api-keys', { body });
+/** A new token for the key; the old one works for `gracePeriodSeconds`. */
+export const rotateApiKey = (id: string, gracePeriodSeconds: number) =>
+  request('post', '/api-keys/{id}/rotate', { id, body: { gracePeriodSeconds } });
+
 // ---- Executions ---------------------------------------------------------------------------------
 
 /** A page of a job's executions, newest first (`limit` 1–100). */

@@ -9,6 +9,7 @@ import { onUnauthorized, session } from './api';
 import { announce, StatusArea } from './components/ui';
 import { LOCAL_ZONE } from './format';
 import { ChannelsPage } from './pages/channels';
+import { KeysPage } from './pages/keys';
 import { CronDetailPage } from './pages/cron-detail';
 import { CronFormPage } from './pages/cron-form';
 import { CronHelperPage } from './pages/cron-helper';
@@ -28,6 +29,7 @@ const NAV: Array<{ href: string; label: string; section: string }> = [
   { href: '/failures', label: 'Failures', section: 'failures' },
   { href: '/cron-helper', label: 'Cron helper', section: 'cron-helper' },
   { href: '/channels', label: 'Channels', section: 'channels' },
+  { href: '/keys', label: 'Keys', section: 'keys' },
 ];
 
 function route(path: string): ComponentChildren {
@@ -44,6 +46,7 @@ function route(path: string): ComponentChildren {
   if (path === '/cron-helper') return <CronHelperPage />;
   if (path === '/failures') return <FailuresPage />;
   if (path === '/channels') return <ChannelsPage />;
+  if (path === '/keys') return <KeysPage />;
   return <NotFound />;
 }
 

@@ -40,7 +40,9 @@ expression in a time zone (cron jobs), with retries, per-job timeouts and a full
 
 **Authentication.** Every operation except the probes (\`/healthz\`, \`/readyz\`) needs an API key:
 \`Authorization: Bearer pk_…\`. Create the first one on the server with \`punctual keys create admin\`
-(or \`PUNCTUAL_BOOTSTRAP_TOKEN\`); every key can do everything, managing keys included.
+(or \`PUNCTUAL_BOOTSTRAP_TOKEN\`). Each key holds scopes (\`jobs:read\`, \`jobs:write\`, \`keys:manage\`,
+\`metrics:read\`); each operation's \`security\` names the one it needs, and a key without it gets a 403
+of type \`insufficient_scope\`. A key may expire (401 from \`expiresAt\` on) and be rotated with a grace period.
 
 **Errors** are RFC 9457 problem details (\`application/problem+json\`): \`type\`
 (\`urn:punctual:problem:<code>\`), \`title\`, \`status\`, \`detail\`, and for invalid input

@@ -577,6 +577,48 @@ describe.skipIf(!HAS_CHROMIUM)('console in Chromium', () => {
     expect(((await server.api('GET', '/notification-channels')).body as { size: number }).size).toBe(0);
   });
 
+  it('creates a key with scopes and an expiry on the keys page, shows its token once, then rotates it', async () => {
+    await nav('Keys').click();
+    await eventually(() => heading().textContent()).toBe('API keys');
+    // No scope at all: the service's error, next to the scopes.
+    await page.getByLabel('Name', { exact: true }).fill('Dashboard');
+    await page.getByLabel(/Read schedules, cron jobs/).uncheck();
+    await page.getByRole('button', { name: 'Create the key' }).click();
+    await eventually(() => page.locator('#f-scopes-error').textContent()).toContain('fewer than 1 items');
+
+    await page.getByLabel(/Read schedules, cron jobs/).check();
+    await page.getByLabel(/Read the metrics/).check();
+    await page.getByLabel('Expires at').fill('2099-06-01T12:00');
+    await page.getByRole('button', { name: 'Create the key' }).click();
+    const token = page.locator('[data-token]');
+    await eventually(() => token.count()).toBe(1);
+    const first = (await token.textContent())!.trim();
+    expect(first).toMatch(/^pk_/);
+    const row = page.locator('tbody tr', { hasText: 'Dashboard' });
+    expect(await row.textContent()).toContain('jobs:read');
+    expect(await row.textContent()).toContain('metrics:read');
+    expect(await row.textContent()).not.toContain('keys:manage');
+    const listed = ((await server.api('GET', '/api-keys')).body as { apiKeys: { id: string; name: string; scopes: string[]; expiresAt: string }[] })
+      .apiKeys.find((k) => k.name === 'Dashboard')!;
+    expect(listed.scopes).toEqual(['jobs:read', 'metrics:read']);
+    expect(listed.expiresAt).toBe('2099-06-01T10:00:00.000Z'); // Europe/Berlin, summer time
+    // The new key reads jobs but cannot manage keys.
+    const as = (t: string, path: string) => fetch(`${server.url}${path}`, { headers: { authorization: `Bearer ${t}` } }).then((r) => r.status);
+    expect(await as(first, '/schedules')).toBe(200);
+    expect(await as(first, '/api-keys')).toBe(403);
+
+    await page.getByRole('button', { name: 'I stored it' }).click();
+    await eventually(() => token.count()).toBe(0);
+    await row.getByLabel(/Grace/).fill('600');
+    await row.getByRole('button', { name: /Rotate/ }).click();
+    await eventually(() => token.count()).toBe(1);
+    const second = (await token.textContent())!.trim();
+    expect(second).not.toBe(first);
+    expect([await as(first, '/schedules'), await as(second, '/schedules')]).toEqual([200, 200]);
+    await shot('console-keys.png');
+    expect((await server.api('DELETE', `/api-keys/${listed.id}`)).status).toBe(204);
+  });
+
   it('sends a PUT with a header, a secret header and a bearer token set in the form, never showing a secret again', async () => {
     const API_KEY = 'k_live_console-secret-header-4f1c';
     const TOKEN = 'console-bearer-token-9d2e';
@@ -769,7 +811,7 @@ describe.skipIf(!HAS_CHROMIUM)('console in Chromium', () => {
   });
 
   it('labels every form control and keeps the pages free of script and CSP errors', async () => {
-    for (const path of ['/schedules/new', '/cron/new', '/cron-helper', '/schedules', '/cron', '/channels', '/failures']) {
+    for (const path of ['/schedules/new', '/cron/new', '/cron-helper', '/schedules', '/cron', '/channels', '/keys', '/failures']) {
       await page.goto(url(path));
       await page.locator('main h1').waitFor();
       const unlabelled = await page.evaluate(`[...document.querySelectorAll('input, select, textarea')]

@@ -179,7 +179,7 @@ describe('the store holds digests only', () => {
     const db = new Database(h.dbFile, { readonly: true });
     try {
       const columns = (db.prepare('SELECT name FROM pragma_table_info(?)').all('api_keys') as { name: string }[]).map((c) => c.name);
-      expect(columns.sort()).toEqual(['created_at', 'digest', 'id', 'last_used', 'name', 'status']);
+      expect(columns.sort()).toEqual(['created_at', 'digest', 'expires_at', 'id', 'last_used', 'name', 'previous_digest', 'previous_expires_at', 'scopes', 'status']);
       const digests = (db.prepare('SELECT digest FROM api_keys').all() as { digest: string }[]).map((r) => r.digest);
       expect(digests.sort()).toEqual(tokens.map(digestToken).sort());
       for (const d of digests) expect(d).toMatch(/^[0-9a-f]{64}$/);
