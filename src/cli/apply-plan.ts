@@ -112,8 +112,8 @@ function secretsStored(job: CronJob | Schedule): Record<string, unknown> {
 }
 
 /**
- * The fields of `item` that differ from `job`: the patch to send and the changes to print.
- * @param instants fields compared as instants (`scheduledAt`)
+ * The fields of `item` that differ from `job`: the patch to send and the changes to print
+ * (`scheduledAt` compared as an instant, whatever its offset).
  */
 function diff(
   item: Record<string, unknown>,
