@@ -14,7 +14,9 @@ import type {
   ScheduleStatus,
   SuccessStatus,
 } from '../domain/types.js';
+import type { AuditRecord } from '../domain/audit.js';
 import type { ClaimDueResult } from './claim-rules.js';
+import type { AuditStore } from './store-audit.js';
 import type { FinishResult } from './outcome-rules.js';
 import type { BatchStore } from './store-batch.js';
 import type { ExecutionSearchStore } from './store-executions.js';
@@ -37,7 +39,7 @@ export type { CronJobPage, ExecutionListParams, ExecutionPage, JobTriggerParams,
  * all. Instants are epoch milliseconds (UTC). Methods throw `StoreUnavailableError` when the
  * database cannot be reached or written; they never throw for "not found" unless documented.
  */
-export interface Store extends JobSecretsStore, BatchStore, IdempotencyStore, NodesStore, ExecutionSearchStore, NotificationsStore, BacklogStore {
+export interface Store extends AuditStore, JobSecretsStore, BatchStore, IdempotencyStore, NodesStore, ExecutionSearchStore, NotificationsStore, BacklogStore {
   /** Applies pending numbered migrations. Idempotent. */
   migrate(): Promise<void>;
   /**
@@ -68,9 +70,9 @@ export interface Store extends JobSecretsStore, BatchStore, IdempotencyStore, No
   /** All keys, oldest first. */
   apiKeyList(): Promise<ApiKey[]>;
   /** Partial update; returns null when no key has that id. */
-  apiKeyUpdate(p: { id: string; name?: string; status?: ApiKeyStatus }): Promise<ApiKey | null>;
+  apiKeyUpdate(p: { id: string; name?: string; status?: ApiKeyStatus; audit?: AuditRecord }): Promise<ApiKey | null>;
   /** Returns false when no key had that id. */
-  apiKeyDelete(p: { id: string }): Promise<boolean>;
+  apiKeyDelete(p: { id: string; audit?: AuditRecord }): Promise<boolean>;
   /** The key whose token has this SHA-256 digest (lowercase hex), or null. */
   apiKeyFindByDigest(p: { digest: string }): Promise<ApiKey | null>;
   /**
@@ -117,7 +119,7 @@ export interface Store extends JobSecretsStore, BatchStore, IdempotencyStore, No
    */
   scheduleUpdate(p: ScheduleUpdateParams): Promise<Schedule | 'not_found' | 'not_pending'>;
   /** Returns false when no schedule had that id. */
-  scheduleDelete(p: { id: string }): Promise<boolean>;
+  scheduleDelete(p: { id: string; audit?: AuditRecord }): Promise<boolean>;
 
   // ---- Cron jobs -----------------------------------------------------------------------------
   cronCreate(p: CronCreateParams): Promise<CronJob>;
@@ -141,7 +143,7 @@ export interface Store extends JobSecretsStore, BatchStore, IdempotencyStore, No
    */
   cronUpdate(p: CronUpdateParams): Promise<CronJob | null>;
   /** Returns false when no job had that id. */
-  cronDelete(p: { id: string }): Promise<boolean>;
+  cronDelete(p: { id: string; audit?: AuditRecord }): Promise<boolean>;
 
   // ---- Dispatch ------------------------------------------------------------------------------
   /**
@@ -242,6 +244,8 @@ export interface Store extends JobSecretsStore, BatchStore, IdempotencyStore, No
 
 /** Params of {@link Store.apiKeyCreate}. `digest` is the SHA-256 (lowercase hex) of the token. */
 export interface ApiKeyCreateParams {
+  /** When given, the change writes this audit event in its transaction (audit-rules.ts). */
+  audit?: AuditRecord;
   id: string;
   name: string;
   status: ApiKeyStatus;
@@ -264,6 +268,8 @@ export interface SuccessParams {
 
 /** Params of {@link Store.scheduleCreate}. */
 export interface ScheduleCreateParams extends JobRequestParams, SuccessParams {
+  /** When given, the change writes this audit event in its transaction (audit-rules.ts). */
+  audit?: AuditRecord;
   id: string;
   name: string;
   scheduledAt: number;
@@ -307,6 +313,8 @@ export type CronPageParams = JobPageParams<CronJobStatus>;
 
 /** Params of {@link Store.scheduleUpdate}: absent fields keep their values. */
 export interface ScheduleUpdateParams extends JobRequestParams, SuccessParams {
+  /** When given, the change writes this audit event in its transaction (audit-rules.ts). */
+  audit?: AuditRecord;
   id: string;
   name?: string;
   scheduledAt?: number;
@@ -321,6 +329,8 @@ export interface ScheduleUpdateParams extends JobRequestParams, SuccessParams {
 
 /** Params of {@link Store.cronCreate}. */
 export interface CronCreateParams extends JobRequestParams, SuccessParams {
+  /** When given, the change writes this audit event in its transaction (audit-rules.ts). */
+  audit?: AuditRecord;
   id: string;
   expression: string;
   name: string | null;
@@ -339,6 +349,8 @@ export interface CronCreateParams extends JobRequestParams, SuccessParams {
 
 /** Params of {@link Store.cronUpdate}: absent fields keep their values, null sets null. */
 export interface CronUpdateParams extends JobRequestParams, SuccessParams {
+  /** When given, the change writes this audit event in its transaction (audit-rules.ts). */
+  audit?: AuditRecord;
   id: string;
   expression?: string;
   name?: string | null;

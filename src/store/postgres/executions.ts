@@ -104,7 +104,9 @@ ${finishedOutboxSql('f')}),
 q AS (
 ${pausedOutboxSql(`(SELECT p.id AS job_id, p.paused_reason AS reason, CAST(NULL AS text) AS execution_id,
                            (SELECT max(f.finished_at) FROM f) AS occurred_at
-                      FROM p WHERE p.kind IS NOT NULL)`)})
+                      FROM p WHERE p.kind IS NOT NULL)`)}),
+u AS (
+${AUTO_PAUSE_AUDIT_SQL})
 SELECT (SELECT count(*) FROM f) AS finished,
        ${notifySql(`(SELECT min(f.next_attempt_at) FROM f WHERE f.status = 'Retrying')`, '$15', clock)} AS notified,
        (SELECT coalesce(json_agg(json_build_object('jobId', p.id, 'kind', p.kind, 'reason', p.paused_reason)), '[]'::json)
@@ -119,6 +121,24 @@ const DECISION = cronDecisionSql({
   trailing: 'j.trailing',
   gone: 'j.gone',
 });
+
+/** A UUID v7 of the instant `ms` (epoch ms, bigint), from two v4 ids of gen_random_uuid(): per row, as ids.ts makes them. */
+function uuidV7Sql(ms: string): string {
+  const hex = `lpad(to_hex(${ms}), 12, '0')`;
+  return `substr(${hex}, 1, 8) || '-' || substr(${hex}, 9, 4) || '-7' || substr(replace(gen_random_uuid()::text, '-', ''), 1, 3) || '-' || substr(gen_random_uuid()::text, 20, 17)`;
+}
+
+/**
+ * The CTE u of {@link finishSql}: a `cron.autoPause` audit event (actor `system`) per job p
+ * paused, at the end of the batch's last attempt, its changes those of `autoPauseChanges`
+ * (../audit-rules.ts). Writes nothing, and costs one empty scan of p, when no job paused.
+ */
+const AUTO_PAUSE_AUDIT_SQL = `INSERT INTO audit_events (id, occurred_at, actor_kind, action, resource_type, resource_id, changes)
+SELECT ${uuidV7Sql('x.at')}, x.at, 'system', 'cron.autoPause', 'cronJob', p.id,
+       json_build_object('status', json_build_object('before', 'Active', 'after', 'Paused'),
+                         'pausedReason', json_build_object('before', NULL, 'after', p.paused_reason))::text
+  FROM p, (SELECT max(f.finished_at) AS at FROM f) x
+ WHERE p.kind IS NOT NULL`;
 
 /** The CTEs r, t, j, d, p of {@link finishSql} (the auto-pause of cron jobs). */
 const CRON_PAUSE_CTES = `r AS (

@@ -1,3 +1,4 @@
+import { AUDIT_INSERT_SQL, autoPauseRow, type AuditRow } from '../audit-rules.js';
 import type { AttemptOutcome, CronJobStatus, Execution, JobType } from '../../domain/types.js';
 import { cronAfterFinished, isGone, type AutoPause, type FinishedOutcome, type FinishResult } from '../outcome-rules.js';
 import { decodeCursor } from '../paging.js';
@@ -47,6 +48,7 @@ export class ExecutionQueries {
   private readonly outbox;
   private readonly anyChannel;
   private readonly pausedOutbox;
+  private readonly auditInsert;
   private readonly byId;
   private readonly retrying;
   private readonly attemptsOfOne;
@@ -118,6 +120,8 @@ export class ExecutionQueries {
        WHERE id = :id`,
     );
     this.pausedOutbox = pausedOutboxStatement(db);
+    // The `cron.autoPause` audit events, in the same transaction (only when a job paused).
+    this.auditInsert = db.prepare<[AuditRow]>(AUDIT_INSERT_SQL);
     this.finishTx = db.transaction((nodeId: string, outcomes: readonly AttemptOutcome[]): FinishResult => {
       const notify = this.anyChannel.get() !== undefined;
       const finishedCron = new Map<string, FinishedOutcome[]>();
@@ -129,9 +133,10 @@ export class ExecutionQueries {
       }
       // cron.auto_paused notifications, in the transaction that paused the jobs, at the end of
       // the batch's last attempt (its outcomes' own times, as PostgreSQL's finish statement).
-      if (notify && paused.length > 0) {
+      if (paused.length > 0) {
         const now = Math.max(...outcomes.map((o) => execRows.outcomeTimes(o).finishedAt ?? 0));
-        this.pausedOutbox.run({ items: pausedItems(paused), now });
+        if (notify) this.pausedOutbox.run({ items: pausedItems(paused), now });
+        for (const p of paused) this.auditInsert.run(autoPauseRow(p.jobId, p.reason, now));
       }
       return { paused };
     });

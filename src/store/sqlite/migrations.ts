@@ -1,4 +1,5 @@
 import type { Db } from './connection.js';
+import { AUDIT_MIGRATIONS } from './migrations-audit.js';
 import { FAILURE_MIGRATIONS } from './migrations-failures.js';
 
 /** One numbered schema change. Versions start at 1, increase by 1, and are never edited once released. */
@@ -376,6 +377,7 @@ CREATE INDEX cron_jobs_with_secrets ON cron_jobs (id) WHERE secrets IS NOT NULL;
 `,
   },
   ...FAILURE_MIGRATIONS,
+  ...AUDIT_MIGRATIONS,
 ];
 
 /** Highest schema version this code knows. */
