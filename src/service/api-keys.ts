@@ -2,6 +2,7 @@
  * API key use cases: create (the only place a token is shown), read, rename, enable/disable,
  * delete, authenticate, and the operator's bootstrap key.
  */
+import { auditRecord, type AuditContext } from '../domain/audit.js';
 import type { Clock } from '../domain/clock.js';
 import { API_KEY_STATUSES } from '../domain/enums.js';
 import { DomainError, InvalidInputError, NotFoundError } from '../domain/errors.js';
@@ -42,6 +43,7 @@ export async function createApiKey(
   clock: Clock,
   input: ApiKeyCreateInput,
   rules: RuleContext = DEFAULT_RULE_CONTEXT,
+  audit?: AuditContext,
 ): Promise<{ apiKey: ApiKey; token: string }> {
   new Checks(rules)
     .required('/name', input.name)
@@ -55,6 +57,7 @@ export async function createApiKey(
     status: input.status ?? 'Enabled',
     digest: digestToken(token),
     now: clock.now(),
+    audit: auditRecord(audit, 'apiKey.create', clock.now()),
   });
   return { apiKey, token };
 }
@@ -87,10 +90,11 @@ export async function updateApiKey(
   patch: ApiKeyPatch,
   recorder?: LastUsedRecorder,
   rules: RuleContext = DEFAULT_RULE_CONTEXT,
+  audit?: AuditContext,
 ): Promise<ApiKey> {
   new Checks(rules).rule('/name', 'name', patch.name).oneOf('/status', patch.status, API_KEY_STATUSES).throwIfAny();
   if (!isUuid(id)) throw new NotFoundError('No API key has this id.');
-  const key = await store.apiKeyUpdate({ id, name: patch.name, status: patch.status });
+  const key = await store.apiKeyUpdate({ id, name: patch.name, status: patch.status, audit: auditRecord(audit, 'apiKey.update', Date.now()) });
   if (key === null) throw new NotFoundError('No API key has this id.');
   return withPendingUse(key, recorder);
 }
@@ -99,8 +103,8 @@ export async function updateApiKey(
  * Deletes a key; requests carrying its token are refused from the next one on.
  * @throws NotFoundError for an unknown id
  */
-export async function deleteApiKey(store: Store, id: string): Promise<void> {
-  if (!isUuid(id) || !(await store.apiKeyDelete({ id }))) throw new NotFoundError('No API key has this id.');
+export async function deleteApiKey(store: Store, id: string, audit?: AuditContext): Promise<void> {
+  if (!isUuid(id) || !(await store.apiKeyDelete({ id, audit: auditRecord(audit, 'apiKey.delete', Date.now()) }))) throw new NotFoundError('No API key has this id.');
 }
 
 /**

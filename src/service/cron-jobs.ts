@@ -7,6 +7,7 @@
  * `Paused` to `Active` (so the occurrences missed while paused are not run). A `Paused` job is
  * shown with the occurrence it would run next if resumed now, computed when it is read.
  */
+import { auditRecord, type AuditContext } from '../domain/audit.js';
 import { cronJobNext, nextOccurrence, nextOccurrences, parseCronExpression } from '../cron/index.js';
 import { CRON_JOB_STATUSES, MISFIRE_POLICIES, OVERLAP_POLICIES } from '../domain/enums.js';
 import { InvalidInputError, NotFoundError } from '../domain/errors.js';
@@ -83,7 +84,7 @@ export interface CronPreviewInput {
  * @throws InvalidInputError naming every faulty field (also when the expression has no occurrence
  *   after now)
  */
-export async function createCronJob(ctx: JobServiceContext, input: CronCreateInput): Promise<CronJob> {
+export async function createCronJob(ctx: JobServiceContext, input: CronCreateInput, audit?: AuditContext): Promise<CronJob> {
   const defaults = deliveryDefaults(ctx);
   const checks = new Checks(ruleContext(ctx)).required('/expression', input.expression).required('/endpoint', input.endpoint);
   checkFields(checks, input);
@@ -116,6 +117,7 @@ export async function createCronJob(ctx: JobServiceContext, input: CronCreateInp
     body: input.body ?? null,
     ...sealed,
     now,
+    audit: auditRecord(audit, 'cron.create', now),
   });
   ctx.wake(job.nextInvocation);
   return job;
@@ -156,7 +158,7 @@ export async function listCronJobs(
  *   `maxDelayMs ≥ initialDelayMs` against the stored policy after the 404 check);
  *   NotFoundError for an unknown id
  */
-export async function updateCronJob(ctx: JobServiceContext, id: string, patch: CronPatch): Promise<CronJob> {
+export async function updateCronJob(ctx: JobServiceContext, id: string, patch: CronPatch, audit?: AuditContext): Promise<CronJob> {
   const checks = new Checks(ruleContext(ctx));
   checkFields(checks, patch);
   checks.oneOf('/status', patch.status, CRON_JOB_STATUSES);
@@ -202,6 +204,8 @@ export async function updateCronJob(ctx: JobServiceContext, id: string, patch: C
     headers: patch.headers,
     body: patch.body,
     ...sealed,
+    // A change of status is a pause or a resume; any other patch an update.
+    audit: auditRecord(audit, patch.status !== undefined && patch.status !== before.status ? (patch.status === 'Paused' ? 'cron.pause' : 'cron.resume') : 'cron.update', now),
   };
   // The store computes the occurrence from the job as patched, in its transaction; a job without
   // one after now fails with InvalidInputError at `/expression`.
@@ -216,8 +220,8 @@ export async function updateCronJob(ctx: JobServiceContext, id: string, patch: C
  * Deletes a job; it never fires afterwards.
  * @throws NotFoundError for an unknown id
  */
-export async function deleteCronJob(ctx: JobServiceContext, id: string): Promise<void> {
-  if (!isUuid(id) || !(await ctx.store.cronDelete({ id }))) throw new NotFoundError('No cron job has this id.');
+export async function deleteCronJob(ctx: JobServiceContext, id: string, audit?: AuditContext): Promise<void> {
+  if (!isUuid(id) || !(await ctx.store.cronDelete({ id, audit: auditRecord(audit, 'cron.delete', ctx.clock.now()) }))) throw new NotFoundError('No cron job has this id.');
 }
 
 /**

@@ -1,4 +1,5 @@
 /** Routes of /api-keys, with GET/PATCH/DELETE /api-keys/{id} (docs/interface.md). */
+import { auditContext } from '../request-id.js';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { createApiKey, deleteApiKey, getApiKey, listApiKeys, updateApiKey } from '../../service/api-keys.js';
 import { ruleContext } from '../../service/rules.js';
@@ -38,7 +39,7 @@ export const apiKeyRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app, { 
       ),
     },
     async (req, reply) => {
-      const { apiKey, token } = await createApiKey(store, clock, req.body, rules);
+      const { apiKey, token } = await createApiKey(store, clock, req.body, rules, auditContext(req));
       return reply.code(201).send({ ...apiKeyToWire(apiKey), token });
     },
   );
@@ -101,7 +102,7 @@ export const apiKeyRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app, { 
         ApiKeySchema,
       ),
     },
-    async (req) => apiKeyToWire(await updateApiKey(store, req.params.id, req.body, recorder, rules)),
+    async (req) => apiKeyToWire(await updateApiKey(store, req.params.id, req.body, recorder, rules, auditContext(req))),
   );
 
   deleteRoute(
@@ -113,6 +114,6 @@ export const apiKeyRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app, { 
       summary: 'Delete an API key',
       description: 'Requests with its token are refused (401) from the very next one on. A key may delete itself.',
     },
-    (id) => deleteApiKey(store, id),
+    (id, req) => deleteApiKey(store, id, auditContext(req)),
   );
 };
