@@ -32,6 +32,7 @@ import { describeNotifications } from './conformance-notifications.js';
 import { describeAhead } from './conformance-ahead.js';
 import { describeOutcomes } from './conformance-outcomes.js';
 import { describeSecrets } from './conformance-secrets.js';
+import { describeAudit } from './conformance-audit.js';
 
 /** 2030-01-01T00:00:00.000Z: the suite's "now". */
 export const T0 = Date.UTC(2030, 0, 1);
@@ -216,6 +217,8 @@ export function exerciseStore(name: string, factory: () => Promise<StoreUnderTes
     describeAhead(() => store);
     // ---- successStatuses and the auto-pause of cron jobs: conformance-outcomes.ts -----------------
     describeOutcomes(() => store);
+    // ---- the audit log: conformance-audit.ts ----------------------------------------------------
+    describeAudit(() => store);
 
     // ---- lifecycle -------------------------------------------------------------------------
     describe('migrate, ping, close', () => {
