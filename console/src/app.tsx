@@ -8,6 +8,7 @@ import { useEffect, useRef, useState } from 'preact/hooks';
 import { onUnauthorized, session } from './api';
 import { announce, StatusArea } from './components/ui';
 import { LOCAL_ZONE } from './format';
+import { AuditPage } from './pages/audit';
 import { ChannelsPage } from './pages/channels';
 import { CronDetailPage } from './pages/cron-detail';
 import { CronFormPage } from './pages/cron-form';
@@ -28,6 +29,7 @@ const NAV: Array<{ href: string; label: string; section: string }> = [
   { href: '/failures', label: 'Failures', section: 'failures' },
   { href: '/cron-helper', label: 'Cron helper', section: 'cron-helper' },
   { href: '/channels', label: 'Channels', section: 'channels' },
+  { href: '/audit', label: 'Audit log', section: 'audit' },
 ];
 
 function route(path: string): ComponentChildren {
@@ -44,6 +46,7 @@ function route(path: string): ComponentChildren {
   if (path === '/cron-helper') return <CronHelperPage />;
   if (path === '/failures') return <FailuresPage />;
   if (path === '/channels') return <ChannelsPage />;
+  if (path === '/audit') return <AuditPage />;
   return <NotFound />;
 }
 

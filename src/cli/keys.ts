@@ -9,6 +9,7 @@ import type { ApiKey, ApiKeyCreated, ApiKeyList } from '../client/index.js';
 import { API_KEY_STATUSES } from '../domain/enums.js';
 import type { ApiKey as StoredApiKey, ApiKeyStatus } from '../domain/types.js';
 import { toIso, toIsoOrNull } from '../domain/time.js';
+import type { AuditContext } from '../domain/audit.js';
 import type { Store } from '../store/store.js';
 import { action, clientFrom, withApiOptions, type ApiOptions } from './connect.js';
 import { NotFound, UsageError } from './exit.js';
@@ -38,11 +39,14 @@ function onStore<T>(fn: (store: Store) => Promise<T>): Promise<T> {
   return withStore(fn, { existing: true, viaApi: true });
 }
 
+/** Changes made on the store by these commands are audit events of actor `cli` (docs/audit.md). */
+const CLI_AUDIT: AuditContext = { actor: 'cli', requestId: null, sourceAddress: null };
+
 /** The keys in the store of `DATABASE_URL`, through the service's use cases (the same rules as the API). */
 const localBackend: KeyBackend = {
   async create(name, status) {
     const [{ createApiKey }, { systemClock }] = await Promise.all([import('../service/api-keys.js'), import('../domain/clock.js')]);
-    const { apiKey, token } = await onStore((store) => createApiKey(store, systemClock, { name, status }));
+    const { apiKey, token } = await onStore((store) => createApiKey(store, systemClock, { name, status }, undefined, CLI_AUDIT));
     return { ...toWire(apiKey), token };
   },
   async list() {
@@ -57,11 +61,11 @@ const localBackend: KeyBackend = {
   },
   async update(id, patch) {
     const { updateApiKey } = await import('../service/api-keys.js');
-    return toWire(await onStore((store) => updateApiKey(store, id, patch)));
+    return toWire(await onStore((store) => updateApiKey(store, id, patch, undefined, undefined, CLI_AUDIT)));
   },
   async delete(id) {
     const { deleteApiKey } = await import('../service/api-keys.js');
-    await onStore((store) => deleteApiKey(store, id));
+    await onStore((store) => deleteApiKey(store, id, CLI_AUDIT));
   },
 };
 
