@@ -2,7 +2,7 @@
  * Many schedules at once (docs/interface.md, "Batch create"): every item checked by the rules of
  * a single create, then all stored in one transaction, or none.
  */
-import { auditRecord, type AuditContext } from '../domain/audit.js';
+import type { AuditContext } from '../domain/audit.js';
 import { InvalidInputError, type FieldProblem } from '../domain/errors.js';
 import type { Schedule } from '../domain/types.js';
 import type { ScheduleCreateParams } from '../store/store.js';

@@ -17,6 +17,7 @@ import type {
 import type { AuditRecord } from '../domain/audit.js';
 import type { ClaimDueResult } from './claim-rules.js';
 import type { AuditStore } from './store-audit.js';
+export type { AuditPage, AuditPageParams } from './store-audit.js';
 import type { FinishResult } from './outcome-rules.js';
 import type { BatchStore } from './store-batch.js';
 import type { ExecutionSearchStore } from './store-executions.js';
@@ -72,7 +73,7 @@ export interface Store extends AuditStore, JobSecretsStore, BatchStore, Idempote
   /** Partial update; returns null when no key has that id. */
   apiKeyUpdate(p: { id: string; name?: string; status?: ApiKeyStatus; audit?: AuditRecord }): Promise<ApiKey | null>;
   /** Returns false when no key had that id. */
-  apiKeyDelete(p: { id: string; audit?: AuditRecord }): Promise<boolean>;
+  apiKeyDelete(p: AuditedId): Promise<boolean>;
   /** The key whose token has this SHA-256 digest (lowercase hex), or null. */
   apiKeyFindByDigest(p: { digest: string }): Promise<ApiKey | null>;
   /**
@@ -119,7 +120,7 @@ export interface Store extends AuditStore, JobSecretsStore, BatchStore, Idempote
    */
   scheduleUpdate(p: ScheduleUpdateParams): Promise<Schedule | 'not_found' | 'not_pending'>;
   /** Returns false when no schedule had that id. */
-  scheduleDelete(p: { id: string; audit?: AuditRecord }): Promise<boolean>;
+  scheduleDelete(p: AuditedId): Promise<boolean>;
 
   // ---- Cron jobs -----------------------------------------------------------------------------
   cronCreate(p: CronCreateParams): Promise<CronJob>;
@@ -143,7 +144,7 @@ export interface Store extends AuditStore, JobSecretsStore, BatchStore, Idempote
    */
   cronUpdate(p: CronUpdateParams): Promise<CronJob | null>;
   /** Returns false when no job had that id. */
-  cronDelete(p: { id: string; audit?: AuditRecord }): Promise<boolean>;
+  cronDelete(p: AuditedId): Promise<boolean>;
 
   // ---- Dispatch ------------------------------------------------------------------------------
   /**
@@ -240,6 +241,12 @@ export interface Store extends AuditStore, JobSecretsStore, BatchStore, Idempote
   settingGetOrCreate(p: { key: string; create: () => string }): Promise<string>;
   /** The value of setting `key`, or null when it is absent. Reads only. */
   settingGet(p: { key: string }): Promise<string | null>;
+}
+
+/** Params of the deletes: the id, and the audit event to write with the delete (audit-rules.ts). */
+export interface AuditedId {
+  id: string;
+  audit?: AuditRecord;
 }
 
 /** Params of {@link Store.apiKeyCreate}. `digest` is the SHA-256 (lowercase hex) of the token. */

@@ -3,7 +3,7 @@ import { cronDecisionSql, goneSql, pauseReasonSql, type AutoPause, type FinishRe
 import { decodeCursor } from '../paging.js';
 import { columnList, PASS_THROUGH } from '../rows.js';
 import * as execRows from '../rows-executions.js';
-import { lockKeySql, type Sql } from './connection.js';
+import { DB_NOW_MS, lockKeySql, type Sql } from './connection.js';
 import { notifySql } from './notify.js';
 import { finishedOutboxSql, pausedOutboxSql } from '../notification-rules.js';
 import type { NotifyContext } from './schedules.js';
@@ -194,6 +194,22 @@ export const executions = {
     }
     const [r] = await sql.rows<{ paused: AutoPause[] }>(finishSql(n.clock), [nodeId, ...cols, n.channel], `punctual_finish_${n.clock}`);
     return { paused: r?.paused ?? [] };
+  },
+
+  /**
+   * Hands back leases (`Store.leasesRelease`): each execution still Running and leased to
+   * `p.nodeId` expires at once (the database's clock with clock 'database', else `p.now`).
+   */
+  async release(sql: Sql, clock: 'database' | 'caller', p: { nodeId: string; executionIds: string[]; now: number }): Promise<void> {
+    if (p.executionIds.length === 0) return;
+    const now = clock === 'database' ? DB_NOW_MS : '$3::bigint';
+    const values: unknown[] = [p.nodeId, p.executionIds];
+    if (clock === 'caller') values.push(Math.floor(p.now));
+    await sql.count(
+      `UPDATE executions SET lease_expires_at = LEAST(lease_expires_at, ${now})
+        WHERE id = ANY($2::text[]) AND lease_owner = $1::text AND status = 'Running'`,
+      values,
+    );
   },
 
   /** Retrying executions, counted up to `limit` (Store.executionRetryingCount; through executions_waiting). */

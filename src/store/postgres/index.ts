@@ -11,8 +11,6 @@ import type * as N from '../store-notifications.js';
 import type { NotificationChannel, OutboxNotification } from '../../domain/notifications.js';
 import type { JobSecretsEntry, SecretsPageParams, SecretsReplaceParams } from '../store-secrets.js';
 import * as A from '../audit-rules.js';
-import type { AuditPage, AuditPageParams } from '../store-audit.js';
-import type { AuditRecord } from '../../domain/audit.js';
 import { apiKeys } from './api-keys.js';
 import { audit } from './audit.js';
 import { ClaimQueries } from './claim.js';
@@ -170,7 +168,7 @@ export class PostgresStore implements S.Store {
   async apiKeyUpdate(p: Parameters<S.Store['apiKeyUpdate']>[0]): Promise<D.ApiKey | null> {
     return this.run(() => audit.audited(this.db, p.audit, A.updateTarget('apiKey', p.id), (sql) => apiKeys.update(sql, p)));
   }
-  async apiKeyDelete(p: { id: string; audit?: AuditRecord }): Promise<boolean> {
+  async apiKeyDelete(p: S.AuditedId): Promise<boolean> {
     return this.run(() => audit.audited(this.db, p.audit, A.deleteTarget('apiKey', p.id), (sql) => apiKeys.delete(sql, p.id)));
   }
   async apiKeyFindByDigest(p: { digest: string }): Promise<D.ApiKey | null> {
@@ -202,7 +200,7 @@ export class PostgresStore implements S.Store {
   async scheduleUpdate(p: S.ScheduleUpdateParams): Promise<D.Schedule | 'not_found' | 'not_pending'> {
     return this.run(() => audit.audited(this.db, p.audit, A.updateTarget('schedule', p.id), async (sql) => schedules.update(sql, await this.notifyContext(), p)));
   }
-  async scheduleDelete(p: { id: string; audit?: AuditRecord }): Promise<boolean> {
+  async scheduleDelete(p: S.AuditedId): Promise<boolean> {
     return this.run(() => audit.audited(this.db, p.audit, A.deleteTarget('schedule', p.id), (sql) => schedules.delete(sql, p.id)));
   }
 
@@ -225,7 +223,7 @@ export class PostgresStore implements S.Store {
       return audit.audited(this.db, p.audit, A.updateTarget('cronJob', p.id), (sql) => cronJobs.update(sql, n, p), true);
     });
   }
-  async cronDelete(p: { id: string; audit?: AuditRecord }): Promise<boolean> {
+  async cronDelete(p: S.AuditedId): Promise<boolean> {
     return this.run(() => audit.audited(this.db, p.audit, A.deleteTarget('cronJob', p.id), (sql) => cronJobs.delete(sql, p.id)));
   }
 
@@ -245,17 +243,7 @@ export class PostgresStore implements S.Store {
   }
   /** With clock 'database', `p.now` is ignored: the database's clock decides (as for claims). */
   async leasesRelease(p: { nodeId: string; executionIds: string[]; now: number }): Promise<void> {
-    if (p.executionIds.length === 0) return this.run(async () => undefined);
-    const now = this.clock === 'database' ? DB_NOW_MS : '$3::bigint';
-    const values: unknown[] = [p.nodeId, p.executionIds];
-    if (this.clock === 'caller') values.push(Math.floor(p.now));
-    await this.run(() =>
-      this.db.sql.count(
-        `UPDATE executions SET lease_expires_at = LEAST(lease_expires_at, ${now})
-          WHERE id = ANY($2::text[]) AND lease_owner = $1::text AND status = 'Running'`,
-        values,
-      ),
-    );
+    await this.run(() => executions.release(this.db.sql, this.clock, p));
   }
   async nextDueAt(): Promise<number | null> {
     return this.run(() => this.claims.nextDueAt(this.db.sql));
@@ -278,7 +266,7 @@ export class PostgresStore implements S.Store {
   async executionSearch(p: ExecutionSearchParams): Promise<S.ExecutionPage> {
     return this.run(() => executionSearch.search(this.db.sql, p));
   }
-  async executionReplay(p: { id: string; now: number; audit?: AuditRecord }): Promise<D.Execution | 'not_found' | 'not_failed' | 'job_deleted'> {
+  async executionReplay(p: Parameters<S.Store['executionReplay']>[0]): ReturnType<S.Store['executionReplay']> {
     return this.run(async () => {
       const n = await this.notifyContext();
       return audit.audited(this.db, p.audit, A.updateTarget('execution', p.id), (sql) => executionSearch.replay(sql, n, p.id, p.now), true);
@@ -338,7 +326,7 @@ export class PostgresStore implements S.Store {
   async channelUpdate(p: N.ChannelUpdateParams): Promise<NotificationChannel | null> {
     return this.run(() => audit.audited(this.db, p.audit, A.updateTarget('channel', p.id), (sql) => notifications.update(sql, p)));
   }
-  async channelDelete(p: { id: string; audit?: AuditRecord }): Promise<boolean> {
+  async channelDelete(p: S.AuditedId): Promise<boolean> {
     return this.run(() => audit.audited(this.db, p.audit, A.deleteTarget('channel', p.id), (sql) => notifications.delete(sql, p.id)));
   }
   async notificationsRecordPaused(p: { paused: N.PausedJob[]; now: number }): Promise<number> {
@@ -377,8 +365,7 @@ export class PostgresStore implements S.Store {
     return this.run(() => idempotency.prune(this.db.sql, p.before, p.limit));
   }
 
-  // ---- Audit log (store-audit.ts; events are written by the changes, audit.ts) -----------------
-  async auditPage(p: AuditPageParams): Promise<AuditPage> {
+  async auditPage(p: S.AuditPageParams): Promise<S.AuditPage> {
     return this.run(() => audit.page(this.db.sql, p));
   }
   async auditAuthFailure(p: { address: string; now: number }): Promise<void> {

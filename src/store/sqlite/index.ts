@@ -1,5 +1,4 @@
 import { StoreUnavailableError } from '../../domain/errors.js';
-import type { AuditRecord } from '../../domain/audit.js';
 import type * as D from '../../domain/types.js';
 import { warnPaused, type ClaimDueResult } from '../claim-rules.js';
 import { GROUP_MAX_ROWS, GroupCommit } from '../group-commit.js';
@@ -12,7 +11,6 @@ import type * as N from '../store-notifications.js';
 import type { NotificationChannel, OutboxNotification } from '../../domain/notifications.js';
 import type { JobSecretsEntry, SecretsPageParams, SecretsReplaceParams } from '../store-secrets.js';
 import * as A from '../audit-rules.js';
-import type { AuditPage, AuditPageParams } from '../store-audit.js';
 import { ApiKeyQueries } from './api-keys.js';
 import { AuditQueries } from './audit.js';
 import { ClaimQueries } from './claim.js';
@@ -152,7 +150,7 @@ export class SqliteStore implements S.Store {
   async apiKeyUpdate(p: Parameters<S.Store['apiKeyUpdate']>[0]): Promise<D.ApiKey | null> {
     return this.run((q) => q.audit.audited(p.audit, A.updateTarget('apiKey', p.id), () => q.apiKeys.update(p)));
   }
-  async apiKeyDelete(p: { id: string; audit?: AuditRecord }): Promise<boolean> {
+  async apiKeyDelete(p: S.AuditedId): Promise<boolean> {
     return this.run((q) => q.audit.audited(p.audit, A.deleteTarget('apiKey', p.id), () => q.apiKeys.delete(p.id)));
   }
   async apiKeyFindByDigest(p: { digest: string }): Promise<D.ApiKey | null> {
@@ -184,7 +182,7 @@ export class SqliteStore implements S.Store {
   async scheduleUpdate(p: S.ScheduleUpdateParams): Promise<D.Schedule | 'not_found' | 'not_pending'> {
     return this.run((q) => q.audit.audited(p.audit, A.updateTarget('schedule', p.id), () => q.schedules.update(p)));
   }
-  async scheduleDelete(p: { id: string; audit?: AuditRecord }): Promise<boolean> {
+  async scheduleDelete(p: S.AuditedId): Promise<boolean> {
     return this.run((q) => q.audit.audited(p.audit, A.deleteTarget('schedule', p.id), () => q.schedules.delete(p.id)));
   }
 
@@ -204,7 +202,7 @@ export class SqliteStore implements S.Store {
   async cronUpdate(p: S.CronUpdateParams): Promise<D.CronJob | null> {
     return this.run((q) => q.audit.audited(p.audit, A.updateTarget('cronJob', p.id), () => q.cron.update(p)));
   }
-  async cronDelete(p: { id: string; audit?: AuditRecord }): Promise<boolean> {
+  async cronDelete(p: S.AuditedId): Promise<boolean> {
     return this.run((q) => q.audit.audited(p.audit, A.deleteTarget('cronJob', p.id), () => q.cron.delete(p.id)));
   }
 
@@ -240,7 +238,7 @@ export class SqliteStore implements S.Store {
   async executionSearch(p: ExecutionSearchParams): Promise<S.ExecutionPage> {
     return this.run((q) => q.search.search(p));
   }
-  async executionReplay(p: { id: string; now: number; audit?: AuditRecord }): Promise<D.Execution | 'not_found' | 'not_failed' | 'job_deleted'> {
+  async executionReplay(p: Parameters<S.Store['executionReplay']>[0]): ReturnType<S.Store['executionReplay']> {
     return this.run((q) => q.audit.audited(p.audit, A.updateTarget('execution', p.id), () => q.search.replay(p.id, p.now)));
   }
   async executionsReplay(p: ExecutionsReplayParams): Promise<number> {
@@ -283,7 +281,7 @@ export class SqliteStore implements S.Store {
   async channelUpdate(p: N.ChannelUpdateParams): Promise<NotificationChannel | null> {
     return this.run((q) => q.audit.audited(p.audit, A.updateTarget('channel', p.id), () => q.notifications.update(p)));
   }
-  async channelDelete(p: { id: string; audit?: AuditRecord }): Promise<boolean> {
+  async channelDelete(p: S.AuditedId): Promise<boolean> {
     return this.run((q) => q.audit.audited(p.audit, A.deleteTarget('channel', p.id), () => q.notifications.delete(p.id)));
   }
   async notificationsRecordPaused(p: { paused: N.PausedJob[]; now: number }): Promise<number> {
@@ -322,7 +320,7 @@ export class SqliteStore implements S.Store {
   }
 
   // ---- Settings ----------------------------------------------------------------------------
-  async auditPage(p: AuditPageParams): Promise<AuditPage> {
+  async auditPage(p: S.AuditPageParams): Promise<S.AuditPage> {
     return this.run((q) => q.audit.page(p));
   }
   async auditAuthFailure(p: { address: string; now: number }): Promise<void> {
