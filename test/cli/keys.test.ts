@@ -67,6 +67,11 @@ describe('punctual keys, without a service URL: the store itself', () => {
     const events = ((await res.json()) as { events: { action: string; actor: unknown; requestId: unknown; sourceAddress: unknown }[] }).events;
     expect(events.map((e) => e.action)).toEqual(['apiKey.delete', 'apiKey.update', 'apiKey.create']);
     for (const e of events) expect(e).toMatchObject({ actor: 'cli', requestId: null, sourceAddress: null });
+    // punctual audit list shows them, filtered, through the API.
+    const shown = await punctual(['audit', 'list', '--resource-type', 'apiKey', '--resource-id', json.id], remote);
+    expect(shown.code).toBe(0);
+    expect(shown.stdout).toContain('apiKey.delete');
+    expect(shown.stdout).toContain('status: Disabled → Enabled');
   });
 
   it('--local goes to the store even when PUNCTUAL_URL is set (here to a server that is not there)', async () => {
