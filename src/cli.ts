@@ -20,6 +20,7 @@ import { registerApplyCommand } from './cli/apply.js';
 import { registerBackupCommand } from './cli/backup.js';
 import { registerChannelCommands } from './cli/channels.js';
 import { registerCronCommands } from './cli/cron.js';
+import { registerAuditCommands } from './cli/audit.js';
 import { registerExecutionCommands } from './cli/executions.js';
 import { describeError, EXIT, exitCodeOf } from './cli/exit.js';
 import { registerKeyCommands } from './cli/keys.js';
@@ -55,6 +56,7 @@ registerCronCommands(program);
 registerExecutionCommands(program);
 registerChannelCommands(program);
 registerApplyCommand(program);
+registerAuditCommands(program);
 
 // Errors thrown while the arguments are parsed (a `--data` that is not JSON: exit code 2) or
 // that escaped an action.

@@ -70,6 +70,8 @@ export interface Config {
   retry: RetryPolicy;
   /** Finished executions are deleted after this long (`PUNCTUAL_EXECUTION_RETENTION`, default `7d`). */
   executionRetentionMs: number;
+  /** Audit events are deleted after this long (`PUNCTUAL_AUDIT_RETENTION`, default `90d`; docs/audit.md). */
+  auditRetentionMs: number;
   /** A cron occurrence claimed later than this is a misfire (`PUNCTUAL_MISFIRE_THRESHOLD_MS`, default 60,000). */
   misfireThresholdMs: number;
   /** Calls in flight at most (`PUNCTUAL_MAX_IN_FLIGHT`, default 512). */
@@ -283,6 +285,7 @@ export function loadConfig(processEnv: NodeJS.ProcessEnv = process.env): Config 
   };
 
   const executionRetentionMs = duration('PUNCTUAL_EXECUTION_RETENTION', 7 * 86_400_000, 60_000, '1m, like 90m, 36h or 7d');
+  const auditRetentionMs = duration('PUNCTUAL_AUDIT_RETENTION', 90 * 86_400_000, 60_000, '1m, like 36h, 90d or 365d');
 
   let signingSecrets: string[] | null = null;
   if (env.PUNCTUAL_SIGNING_SECRET?.trim()) {
@@ -339,6 +342,7 @@ export function loadConfig(processEnv: NodeJS.ProcessEnv = process.env): Config 
     encryptionKeys,
     retry,
     executionRetentionMs,
+    auditRetentionMs,
     misfireThresholdMs,
     maxInFlight,
     notifyMaxPerMinute,

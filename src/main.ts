@@ -236,6 +236,20 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
           batchSize: 500,
           maxPerPass: 10_000,
         });
+  // Audit events (docs/audit.md) are pruned where the API runs, which writes them, after
+  // PUNCTUAL_AUDIT_RETENTION, at most 10,000 a pass in batches of 500.
+  const auditPruner =
+    role === 'dispatcher'
+      ? null
+      : new Pruner({
+          prune: (p) => store.auditPrune(p),
+          what: 'audit events',
+          clock,
+          logger: logger.child({ component: 'prune' }),
+          retentionMs: config.auditRetentionMs,
+          batchSize: 500,
+          maxPerPass: 10_000,
+        });
   let draining = false;
   const isReady = () => !draining;
   const app =
@@ -280,6 +294,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
   notifier?.start();
   pruner?.start();
   idempotencyPruner?.start();
+  auditPruner?.start();
   const host = config.host.includes(':') ? `[${config.host}]` : config.host;
   const urlOf = (server: FastifyInstance, fallbackPort: number): string => {
     const address = server.server.address();
@@ -297,6 +312,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
       await app.close();
       await pruner?.stop();
       await idempotencyPruner?.stop();
+      await auditPruner?.stop();
       if (dispatcher) {
         const { unfinished } = await dispatcher.stop(config.shutdownGraceMs);
         if (unfinished > 0) logger.warn({ unfinished }, 'calls still in flight at shutdown; they will be attempted again');

@@ -22,6 +22,8 @@ export type Schedule = Schemas['Schedule'];
 export type CronJob = Schemas['CronJob'];
 /** One firing of a job, with its attempts (oldest first). */
 export type Execution = Schemas['Execution'];
+/** One event of the audit log. */
+export type AuditEvent = paths['/audit-events']['get']['responses'][200]['content']['application/json']['events'][number];
 /** One call of an endpoint; `durationMs` in ms. */
 export type Attempt = Schemas['Attempt'];
 /** Retry policy of a job; delays in ms. */
@@ -380,3 +382,21 @@ export const bulkCronJobs = async (action: 'pause' | 'resume' | 'delete', filter
 /** POST /schedules/bulk: deletes the matching schedules (or, dry, counts them); answers the count. */
 export const bulkSchedules = async (filter: BulkFilter, dryRun: boolean): Promise<number> =>
   (await request('post', '/schedules/bulk', { body: { action: 'delete', filter: filter as never, dryRun } })).count;
+
+/** Filters of the audit log (GET /audit-events); empty fields are left out. */
+export interface AuditFilter {
+  action?: string;
+  resourceType?: string;
+  resourceId?: string;
+  actorKeyId?: string;
+}
+
+/** A page of the audit log, newest first (GET /audit-events). */
+export async function listAuditEvents(f: AuditFilter, opts: { limit?: number; cursor?: string | null } = {}): Promise<Page<AuditEvent>> {
+  const query = new URLSearchParams();
+  for (const [k, v] of Object.entries(f)) if (v) query.set(k, v);
+  if (opts.limit) query.set('limit', String(opts.limit));
+  if (opts.cursor) query.set('cursor', opts.cursor);
+  const answer = await request('get', '/audit-events', { query });
+  return { items: answer.events, nextCursor: answer.nextCursor };
+}

@@ -8,6 +8,7 @@ import { useEffect, useRef, useState } from 'preact/hooks';
 import { onUnauthorized, session } from './api';
 import { announce, StatusArea } from './components/ui';
 import { LOCAL_ZONE } from './format';
+import { AuditPage } from './pages/audit';
 import { ChannelsPage } from './pages/channels';
 import { KeysPage } from './pages/keys';
 import { CronDetailPage } from './pages/cron-detail';
@@ -30,6 +31,7 @@ const NAV: Array<{ href: string; label: string; section: string }> = [
   { href: '/cron-helper', label: 'Cron helper', section: 'cron-helper' },
   { href: '/channels', label: 'Channels', section: 'channels' },
   { href: '/keys', label: 'Keys', section: 'keys' },
+  { href: '/audit', label: 'Audit log', section: 'audit' },
 ];
 
 function route(path: string): ComponentChildren {
@@ -47,6 +49,7 @@ function route(path: string): ComponentChildren {
   if (path === '/failures') return <FailuresPage />;
   if (path === '/channels') return <ChannelsPage />;
   if (path === '/keys') return <KeysPage />;
+  if (path === '/audit') return <AuditPage />;
   return <NotFound />;
 }
 

@@ -10,6 +10,7 @@ import type { ApiKey, ApiKeyCreate, ApiKeyCreated, ApiKeyList, ApiKeyUpdate } fr
 import { API_KEY_SCOPES, API_KEY_STATUSES, type ApiKeyScope } from '../domain/enums.js';
 import type { ApiKey as StoredApiKey } from '../domain/types.js';
 import { toIso, toIsoOrNull } from '../domain/time.js';
+import type { AuditContext } from '../domain/audit.js';
 import type { Store } from '../store/store.js';
 import { action, clientFrom, withApiOptions, type ApiOptions } from './connect.js';
 import { NotFound, UsageError } from './exit.js';
@@ -81,12 +82,15 @@ function onStore<T>(fn: (store: Store) => Promise<T>): Promise<T> {
   return withStore(fn, { existing: true, viaApi: true });
 }
 
+/** Changes made on the store by these commands are audit events of actor `cli` (docs/audit.md). */
+const CLI_AUDIT: AuditContext = { actor: 'cli', requestId: null, sourceAddress: null };
+
 /** The keys in the store of `DATABASE_URL`, through the service's use cases (the same rules as the API). */
 const localBackend: KeyBackend = {
   async create(body) {
     const [{ createApiKey }, { systemClock }] = await Promise.all([import('../service/api-keys.js'), import('../domain/clock.js')]);
     // On the store, the command acts as the operator: the key holds every scope unless --scopes says otherwise.
-    const { apiKey, token } = await onStore((store) => createApiKey(store, systemClock, body));
+    const { apiKey, token } = await onStore((store) => createApiKey(store, systemClock, body, undefined, undefined, CLI_AUDIT));
     return { ...toWire(apiKey), token };
   },
   async list() {
@@ -101,7 +105,7 @@ const localBackend: KeyBackend = {
   },
   async update(id, patch) {
     const [{ updateApiKey }, { systemClock }] = await Promise.all([import('../service/api-keys.js'), import('../domain/clock.js')]);
-    return toWire(await onStore((store) => updateApiKey(store, id, patch, undefined, undefined, { clock: systemClock })));
+    return toWire(await onStore((store) => updateApiKey(store, id, patch, undefined, undefined, { clock: systemClock, audit: CLI_AUDIT })));
   },
   async rotate(id, gracePeriodSeconds) {
     const [{ rotateApiKey }, { systemClock }, { ALL_SCOPES }] = await Promise.all([
@@ -110,12 +114,12 @@ const localBackend: KeyBackend = {
       import('../domain/scopes.js'),
     ]);
     const input = gracePeriodSeconds === undefined ? {} : { gracePeriodSeconds };
-    const { apiKey, token } = await onStore((store) => rotateApiKey(store, systemClock, id, input, ALL_SCOPES));
+    const { apiKey, token } = await onStore((store) => rotateApiKey(store, systemClock, id, input, ALL_SCOPES, CLI_AUDIT));
     return { ...toWire(apiKey), token };
   },
   async delete(id) {
     const { deleteApiKey } = await import('../service/api-keys.js');
-    await onStore((store) => deleteApiKey(store, id));
+    await onStore((store) => deleteApiKey(store, id, CLI_AUDIT));
   },
 };
 

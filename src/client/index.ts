@@ -82,6 +82,12 @@ export type ExecutionPageQuery = QueryOf<'/schedules/{id}/executions', 'get'>;
 export type ExecutionPage = ResponseOf<'/schedules/{id}/executions', 'get', 200>;
 /** Query of `executions.list`: `status` (any of), `jobType`, `jobId`, `from`, `to`, `limit` (1–1,000, default 100), `cursor`. */
 export type ExecutionListQuery = QueryOf<'/executions', 'get'>;
+/** One page of the audit log, newest first: `{ size, events, nextCursor }`. */
+export type AuditEventPage = ResponseOf<'/audit-events', 'get', 200>;
+/** One audit event. */
+export type AuditEvent = AuditEventPage['events'][number];
+/** Query of `auditEvents.list`: `actorKeyId`, `resourceType`, `resourceId`, `action`, `from`, `to`, `limit`, `cursor`. */
+export type AuditEventQuery = QueryOf<'/audit-events', 'get'>;
 /** Body of `executions.replayMany`: which Failed executions (`jobType`, `jobId`, `from`, `to`; at least one). */
 export type ExecutionsReplayFilter = BodyOf<'/executions/replay', 'post'>;
 /** Answer of `executions.replayMany`: `{ count }`. */
@@ -341,12 +347,18 @@ export function createPunctualClient(options: PunctualClientOptions) {
     test: (channelId: string) => unwrap<NotificationChannelTest>(raw.POST('/notification-channels/{id}/test', id(channelId))),
   };
 
+  const auditEvents = {
+    /** GET /audit-events: one page of the audit log, newest first, filtered (needs keys:manage). */
+    list: (query: AuditEventQuery = {}) => unwrap<AuditEventPage>(raw.GET('/audit-events', { params: { query } })),
+  };
+
   return {
     schedules,
     cron,
     executions,
     apiKeys,
     notificationChannels,
+    auditEvents,
     /** GET /healthz: answers while the process serves (liveness; needs no key). */
     liveness: () => unwrap<Liveness>(raw.GET('/healthz')),
     /** GET /readyz: answers while the node takes work and its store answers; a 503 PunctualProblem otherwise. */

@@ -76,6 +76,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/audit-events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List audit events
+         * @description Every change made through the API or the CLI, and by the service itself (auto-pauses, failed sign-ins counted per address and minute), newest first (by `occurredAt`, then id), `limit` at a time; pass `nextCursor` as `cursor` for the next page. Filters combine: `actorKeyId`, `resourceType`, `resourceId`, `action`, `from` (inclusive) and `to` (exclusive) on `occurredAt`. Events are kept `PUNCTUAL_AUDIT_RETENTION` (default 90 days).
+         */
+        get: operations["listAuditEvents"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/cron": {
         parameters: {
             query?: never;
@@ -2260,6 +2280,98 @@ export interface operations {
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listAuditEvents: {
+        parameters: {
+            query?: {
+                /** @description Only changes made with this API key (its id). */
+                actorKeyId?: string;
+                /** @description Only events about this kind of resource. */
+                resourceType?: "schedule" | "cronJob" | "execution" | "apiKey" | "channel" | "address";
+                /** @description Only events about this resource (its id; an address for `address`). */
+                resourceId?: string;
+                /** @description Only events of this action. */
+                action?: "schedule.create" | "schedule.update" | "schedule.delete" | "schedule.trigger" | "cron.create" | "cron.update" | "cron.pause" | "cron.resume" | "cron.delete" | "cron.trigger" | "cron.autoPause" | "execution.replay" | "apiKey.create" | "apiKey.update" | "apiKey.delete" | "apiKey.rotate" | "channel.create" | "channel.update" | "channel.delete" | "auth.failure";
+                /** @description Only events at or after this instant (ISO 8601 with `Z` or an offset; inclusive). */
+                from?: string;
+                /** @description Only events before this instant (ISO 8601 with `Z` or an offset; exclusive). */
+                to?: string;
+                /** @description Events per page, 1 to 1,000 (default 100). */
+                limit?: number;
+                /** @description The `nextCursor` of the previous page (opaque); absent for the first page. A page continues strictly after the previous one, so jobs created or deleted meanwhile never make one appear twice. A cursor this service did not make is a 400. */
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of audit events, newest first. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Length of `events`. */
+                        size: number;
+                        /** @description The events of this page, newest first. */
+                        events: {
+                            /**
+                             * Format: uuid
+                             * @description The event id (UUID v7).
+                             */
+                            id: string;
+                            /**
+                             * Format: date-time
+                             * @description When the change was made (ISO 8601, UTC); for `auth.failure`, the start of its minute.
+                             */
+                            occurredAt: string;
+                            /** @description Who made the change. */
+                            actor: {
+                                /** @description The id of the API key. */
+                                keyId: string;
+                                /** @description Its name when the change was made. */
+                                keyName: string;
+                            } | "cli" | "system";
+                            /**
+                             * @description What was done, `<resource>.<verb>`.
+                             * @enum {string}
+                             */
+                            action: "schedule.create" | "schedule.update" | "schedule.delete" | "schedule.trigger" | "cron.create" | "cron.update" | "cron.pause" | "cron.resume" | "cron.delete" | "cron.trigger" | "cron.autoPause" | "execution.replay" | "apiKey.create" | "apiKey.update" | "apiKey.delete" | "apiKey.rotate" | "channel.create" | "channel.update" | "channel.delete" | "auth.failure";
+                            /**
+                             * @description The kind of resource changed.
+                             * @enum {string}
+                             */
+                            resourceType: "schedule" | "cronJob" | "execution" | "apiKey" | "channel" | "address";
+                            /** @description Its id (for `address`, the client address). */
+                            resourceId: string;
+                            /** @description The `X-Request-Id` of the request that made the change; null for the CLI and the system. */
+                            requestId: string | null;
+                            /** @description The client address of that request; null for the CLI and the system. */
+                            sourceAddress: string | null;
+                            /** @description The fields changed: `{before, after}`; a create has only `after`, a delete only `before`. Secrets (job secrets, channel URLs, tokens, secret-looking header values) read `"[redacted]"`. `auth.failure`: `{"count": {"after": n}}`. */
+                            changes: {
+                                [key: string]: {
+                                    /** @description The value before (absent for a create). */
+                                    before?: unknown;
+                                    /** @description The value after (absent for a delete). */
+                                    after?: unknown;
+                                };
+                            };
+                        }[];
+                        /** @description Pass as `cursor` to get the next page; null on the last page. */
+                        nextCursor: string | null;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
             503: components["responses"]["ServiceUnavailable"];
         };

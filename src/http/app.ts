@@ -3,6 +3,8 @@
  * their own modules, one error handler (docs/architecture.md). Knows nothing of SQL: everything goes through the
  * services and the `Store` interface.
  */
+import { auditRoutes } from './routes/audit.js';
+import { requestIdOf, sendRequestIds } from './request-id.js';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { pino, type Logger } from 'pino';
 import { STRICT_POLICY, type EndpointPolicy } from '../net/ssrf.js';
@@ -168,6 +170,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     // `request.ip` is the forwarded client's address only when the peer is trusted (net/trust-proxy.ts).
     // (Fastify takes a hop count too, though its types omit numbers.)
     trustProxy: (deps.trustProxy ?? false) as boolean | string[],
+    // The request id: the client's valid X-Request-Id, else a new one (request-id.ts); logged as reqId.
+    genReqId: requestIdOf,
+    requestIdHeader: false,
     // Errors raised by the router before any route runs (a badly encoded URL) get problems too.
     frameworkErrors: (err, request, reply) => {
       errorHandler(err, request, reply);
@@ -187,6 +192,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   // JSON is the only media type taken; any other body is a 415.
   app.removeContentTypeParser('text/plain');
 
+  sendRequestIds(app);
   app.setErrorHandler(errorHandler);
   app.setNotFoundHandler(notFoundHandler);
   if (deps.metrics) observeRequests(app, deps.metrics);
@@ -237,6 +243,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     await api.register(nodeRoutes, {
       liveNodes: deps.liveNodes ?? (() => store.nodesLive({ now: clock.now(), timeoutMs: DEFAULT_NODE_TIMEOUT_MS })),
     });
+    await api.register(auditRoutes, routeDeps);
     await api.register(notificationChannelRoutes, { ...routeDeps, ...(deps.testChannel && { testChannel: deps.testChannel }) });
     if (deps.metrics && !deps.metricsOnOwnPort) await api.register(metricsRoute, { metrics: deps.metrics, authenticated: true });
   });

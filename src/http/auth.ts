@@ -70,6 +70,8 @@ export function authHook(store: Store, clock: Clock, recorder: LastUsedRecorder,
     } catch (err) {
       if (err instanceof DomainError && err.code === 'unauthenticated') {
         limiter.failures.fail(request.ip, now);
+        // The audit log counts failed sign-ins per address and minute; a failure to count is logged, never the answer.
+        await store.auditAuthFailure({ address: request.ip, now }).catch((e: unknown) => request.log.warn({ err: e }, 'could not count a failed sign-in in the audit log'));
         if (bearerToken(request.headers.authorization) !== null) {
           reply.header('www-authenticate', 'Bearer realm="punctual", error="invalid_token"');
         }

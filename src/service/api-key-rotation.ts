@@ -10,6 +10,7 @@ import type { Store } from '../store/store.js';
 import { assertMayGrant, type Granter } from './api-keys.js';
 import { Checks } from './rules.js';
 import { digestToken, generateToken } from './tokens.js';
+import { auditRecord, type AuditContext } from '../domain/audit.js';
 
 /** Longest grace period of a rotation: 7 days, in seconds. */
 export const ROTATION_GRACE_MAX_SECONDS = 604_800;
@@ -33,6 +34,7 @@ export async function rotateApiKey(
   id: string,
   input: { gracePeriodSeconds?: number },
   granter: Granter,
+  audit?: AuditContext,
 ): Promise<{ apiKey: ApiKey; token: string }> {
   new Checks().integer('/gracePeriodSeconds', input.gracePeriodSeconds, 0, ROTATION_GRACE_MAX_SECONDS).throwIfAny();
   const key = isUuid(id) ? await store.apiKeyGet({ id }) : null;
@@ -40,7 +42,13 @@ export async function rotateApiKey(
   assertMayGrant(granter, key.scopes);
   const token = generateToken();
   const graceMs = (input.gracePeriodSeconds ?? ROTATION_GRACE_DEFAULT_SECONDS) * 1000;
-  const apiKey = await store.apiKeyRotate({ id, digest: digestToken(token), previousExpiresAt: clock.now() + graceMs });
+  const now = clock.now();
+  const apiKey = await store.apiKeyRotate({
+    id,
+    digest: digestToken(token),
+    previousExpiresAt: now + graceMs,
+    audit: auditRecord(audit, 'apiKey.rotate', now),
+  });
   if (apiKey === null) throw new NotFoundError('No API key has this id.');
   return { apiKey, token };
 }

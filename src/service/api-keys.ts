@@ -3,6 +3,7 @@
  * enable/disable, re-scope, set the expiry, delete, authenticate, and the operator's bootstrap key.
  * Scopes and expiry: docs/keys-and-audit.md.
  */
+import { auditRecord, type AuditContext } from '../domain/audit.js';
 import type { Clock } from '../domain/clock.js';
 import { API_KEY_SCOPES, API_KEY_STATUSES } from '../domain/enums.js';
 import { DomainError, InsufficientScopeError, InvalidInputError, NotFoundError } from '../domain/errors.js';
@@ -79,6 +80,7 @@ function expiryOf(value: string | null | undefined): number | null | undefined {
  * @param rules the limits of the service (the name's length); default `DEFAULT_RULE_CONTEXT`
  * @param granter the scopes of the creator: the new key's scopes when `input.scopes` is absent,
  *   and the most it may be given; default every scope (the server's own commands)
+ * @param audit who asks, for the audit event (none: no event)
  * @returns the key and its token; the token is not stored (only its SHA-256 digest) and cannot
  *   be shown again.
  * @throws InvalidInputError when `name` is blank or too long, `status` is not a key state,
@@ -91,6 +93,7 @@ export async function createApiKey(
   input: ApiKeyCreateInput,
   rules: RuleContext = DEFAULT_RULE_CONTEXT,
   granter: Granter = ALL_SCOPES,
+  audit?: AuditContext,
 ): Promise<{ apiKey: ApiKey; token: string }> {
   const now = clock.now();
   const checks = new Checks(rules)
@@ -109,6 +112,7 @@ export async function createApiKey(
     scopes,
     expiresAt: expiryOf(input.expiresAt) ?? null,
     now,
+    audit: auditRecord(audit, 'apiKey.create', now),
   });
   return { apiKey, token };
 }
@@ -133,7 +137,8 @@ export async function listApiKeys(store: Store, recorder?: LastUsedRecorder): Pr
  * Renames a key, sets its status (this is how a key is disabled and enabled again), its scopes
  * or its expiry; the change applies from the next request.
  * @param rules the limits of the service (the name's length); default `DEFAULT_RULE_CONTEXT`
- * @param granter the scopes of the caller: new `scopes` may hold none it lacks; default every scope
+ * @param options `clock` (default the system's), `granter`: the scopes of the caller (new `scopes`
+ *   may hold none it lacks; default every scope), `audit`: who asks, for the audit event
  * @throws InvalidInputError for a blank or too long name, an unknown status, empty or unknown
  *   scopes, or an `expiresAt` that is not an instant after now; InsufficientScopeError when
  *   `scopes` holds a scope `granter` lacks; NotFoundError for an unknown id
@@ -144,7 +149,7 @@ export async function updateApiKey(
   patch: ApiKeyPatch,
   recorder?: LastUsedRecorder,
   rules: RuleContext = DEFAULT_RULE_CONTEXT,
-  options: { clock?: Clock; granter?: Granter } = {},
+  options: { clock?: Clock; granter?: Granter; audit?: AuditContext } = {},
 ): Promise<ApiKey> {
   const now = (options.clock ?? { now: () => Date.now() }).now();
   const checks = new Checks(rules).rule('/name', 'name', patch.name).oneOf('/status', patch.status, API_KEY_STATUSES);
@@ -157,6 +162,7 @@ export async function updateApiKey(
     status: patch.status,
     ...(patch.scopes === undefined ? {} : { scopes: canonicalScopes(patch.scopes) }),
     ...(patch.expiresAt === undefined ? {} : { expiresAt: expiryOf(patch.expiresAt) ?? null }),
+    audit: auditRecord(options.audit, 'apiKey.update', now),
   });
   if (key === null) throw new NotFoundError('No API key has this id.');
   return withPendingUse(key, recorder);
@@ -166,8 +172,8 @@ export async function updateApiKey(
  * Deletes a key; requests carrying its token are refused from the next one on.
  * @throws NotFoundError for an unknown id
  */
-export async function deleteApiKey(store: Store, id: string): Promise<void> {
-  if (!isUuid(id) || !(await store.apiKeyDelete({ id }))) throw new NotFoundError('No API key has this id.');
+export async function deleteApiKey(store: Store, id: string, audit?: AuditContext): Promise<void> {
+  if (!isUuid(id) || !(await store.apiKeyDelete({ id, audit: auditRecord(audit, 'apiKey.delete', Date.now()) }))) throw new NotFoundError('No API key has this id.');
 }
 
 /**

@@ -7,6 +7,7 @@
  * `Paused` to `Active` (so the occurrences missed while paused are not run). A `Paused` job is
  * shown with the occurrence it would run next if resumed now, computed when it is read.
  */
+import { auditRecord, type AuditContext } from '../domain/audit.js';
 import { cronJobNext, lifeNext, nextOccurrence, nextOccurrences, parseCronExpression } from '../cron/index.js';
 import { CRON_JOB_STATUSES, MISFIRE_POLICIES, OVERLAP_POLICIES } from '../domain/enums.js';
 import { InvalidInputError, NotFoundError } from '../domain/errors.js';
@@ -103,7 +104,7 @@ export interface CronPreviewInput {
  *   after now: `/expression`; when the window leaves it none: `/endAt`; `endAt` not after
  *   `startAt`: `/endAt`)
  */
-export async function createCronJob(ctx: JobServiceContext, input: CronCreateInput): Promise<CronJob> {
+export async function createCronJob(ctx: JobServiceContext, input: CronCreateInput, audit?: AuditContext): Promise<CronJob> {
   const defaults = deliveryDefaults(ctx);
   const checks = new Checks(ruleContext(ctx)).required('/expression', input.expression).required('/endpoint', input.endpoint);
   checkFields(checks, input);
@@ -148,6 +149,7 @@ export async function createCronJob(ctx: JobServiceContext, input: CronCreateInp
     key: input.key ?? null,
     managedBy: input.managedBy ?? null,
     now,
+    audit: auditRecord(audit, 'cron.create', now),
   });
   ctx.wake(job.nextInvocation);
   return job;
@@ -188,7 +190,7 @@ export async function listCronJobs(
  *   `maxDelayMs ≥ initialDelayMs` against the stored policy after the 404 check);
  *   NotFoundError for an unknown id; ConflictError (on `/key`) when another cron job has the key
  */
-export async function updateCronJob(ctx: JobServiceContext, id: string, patch: CronPatch): Promise<CronJob> {
+export async function updateCronJob(ctx: JobServiceContext, id: string, patch: CronPatch, audit?: AuditContext): Promise<CronJob> {
   const checks = new Checks(ruleContext(ctx));
   checkFields(checks, patch);
   checks.rule('/key', 'job-key', patch.key, true);
@@ -249,6 +251,8 @@ export async function updateCronJob(ctx: JobServiceContext, id: string, patch: C
     jitterMs: patch.jitterMs,
     ...sealed,
     key: patch.key,
+    // A change of status is a pause or a resume; any other patch an update.
+    audit: auditRecord(audit, patch.status !== undefined && patch.status !== before.status ? (patch.status === 'Paused' ? 'cron.pause' : 'cron.resume') : 'cron.update', now),
   };
   // The store computes the occurrence from the job as patched, in its transaction; a job without
   // one after now fails with InvalidInputError at `/expression`, one whose window or limit leaves
@@ -264,8 +268,8 @@ export async function updateCronJob(ctx: JobServiceContext, id: string, patch: C
  * Deletes a job; it never fires afterwards.
  * @throws NotFoundError for an unknown id
  */
-export async function deleteCronJob(ctx: JobServiceContext, id: string): Promise<void> {
-  if (!isUuid(id) || !(await ctx.store.cronDelete({ id }))) throw new NotFoundError('No cron job has this id.');
+export async function deleteCronJob(ctx: JobServiceContext, id: string, audit?: AuditContext): Promise<void> {
+  if (!isUuid(id) || !(await ctx.store.cronDelete({ id, audit: auditRecord(audit, 'cron.delete', ctx.clock.now()) }))) throw new NotFoundError('No cron job has this id.');
 }
 
 /**

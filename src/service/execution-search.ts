@@ -5,6 +5,7 @@
  * other caller) and turns it into the store's params; which index answers a filter is the
  * store's (`store/execution-search.ts`).
  */
+import { auditRecord, type AuditContext } from '../domain/audit.js';
 import { EXECUTION_STATUSES, JOB_TYPES } from '../domain/enums.js';
 import { ConflictError, NotFoundError } from '../domain/errors.js';
 import { isUuid } from '../domain/ids.js';
@@ -97,11 +98,11 @@ export async function searchExecutions(ctx: JobServiceContext, input: ExecutionS
  * @throws NotFoundError for an unknown id (or one that is not a UUID); ConflictError when it is not
  *   `Failed`, or its job was deleted
  */
-export async function replayExecution(ctx: JobServiceContext, id: string): Promise<Execution> {
+export async function replayExecution(ctx: JobServiceContext, id: string, audit?: AuditContext): Promise<Execution> {
   const notFound = 'No execution has this id.';
   if (!isUuid(id)) throw new NotFoundError(notFound);
   const now = ctx.clock.now();
-  const result = await ctx.store.executionReplay({ id, now });
+  const result = await ctx.store.executionReplay({ id, now, audit: auditRecord(audit, 'execution.replay', now) });
   if (result === 'not_found') throw new NotFoundError(notFound);
   if (result === 'not_failed') throw new ConflictError('Only a Failed execution can be replayed; this one is not Failed.');
   if (result === 'job_deleted') throw new ConflictError('The job of this execution was deleted: there is nothing to call.');

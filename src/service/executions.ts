@@ -2,6 +2,7 @@
  * Execution use cases (docs/calls.md, "Executions"): a job's execution history, one execution, and
  * running a job now (trigger).
  */
+import { auditRecord, type AuditContext } from '../domain/audit.js';
 import { ConflictError, NotFoundError } from '../domain/errors.js';
 import { isUuid, newId } from '../domain/ids.js';
 import type { Execution, JobType } from '../domain/types.js';
@@ -66,10 +67,12 @@ export async function getExecution(ctx: JobServiceContext, id: string): Promise<
  * @throws NotFoundError for an unknown id (or one that is not a UUID); ConflictError for a
  *   schedule that is not `Pending`
  */
-export async function triggerJob(ctx: JobServiceContext, jobType: JobType, jobId: string): Promise<Execution> {
+export async function triggerJob(ctx: JobServiceContext, jobType: JobType, jobId: string, audit?: AuditContext): Promise<Execution> {
   const notFound = `No ${NOUN[jobType]} has this id.`;
   if (!isUuid(jobId)) throw new NotFoundError(notFound);
-  const result = await ctx.store.jobTrigger({ jobType, jobId, id: newId(), now: ctx.clock.now() });
+  const now = ctx.clock.now();
+  const action = jobType === 'cron' ? 'cron.trigger' : 'schedule.trigger';
+  const result = await ctx.store.jobTrigger({ jobType, jobId, id: newId(), now, audit: auditRecord(audit, action, now) });
   if (result === 'not_found') throw new NotFoundError(notFound);
   if (result === 'not_pending') {
     throw new ConflictError('The schedule is no longer Pending (it ran, is running or was triggered) and cannot be triggered.');

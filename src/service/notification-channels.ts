@@ -3,6 +3,7 @@
  * The URL keeps the rule of job endpoints (`endpoint`: an absolute http(s) URL under the SSRF
  * guard's policy); `events` is a non-empty list of known events; `jobIds` a list of UUIDs or null.
  */
+import { auditRecord, type AuditContext } from '../domain/audit.js';
 import type { Clock } from '../domain/clock.js';
 import { NotFoundError } from '../domain/errors.js';
 import { isUuid, newId } from '../domain/ids.js';
@@ -50,7 +51,13 @@ function uniqueIds(ids: readonly string[]): string[] {
  * Creates a channel.
  * @throws InvalidInputError naming each faulty field (`/name`, `/type`, `/url`, `/events`, `/jobIds`)
  */
-export async function createChannel(store: Store, clock: Clock, input: ChannelInput, rules: RuleContext = DEFAULT_RULE_CONTEXT): Promise<NotificationChannel> {
+export async function createChannel(
+  store: Store,
+  clock: Clock,
+  input: ChannelInput,
+  rules: RuleContext = DEFAULT_RULE_CONTEXT,
+  audit?: AuditContext,
+): Promise<NotificationChannel> {
   new Checks(rules).required('/name', input.name).required('/type', input.type).required('/url', input.url).required('/events', input.events).throwIfAny();
   check(rules, input);
   return store.channelCreate({
@@ -61,6 +68,7 @@ export async function createChannel(store: Store, clock: Clock, input: ChannelIn
     events: input.events,
     jobIds: input.jobIds == null ? null : uniqueIds(input.jobIds),
     now: clock.now(),
+    audit: auditRecord(audit, 'channel.create', clock.now()),
   });
 }
 
@@ -78,7 +86,13 @@ export function listChannels(store: Store): Promise<NotificationChannel[]> {
  * Updates a channel.
  * @throws InvalidInputError naming each faulty field; NotFoundError for an unknown id
  */
-export async function updateChannel(store: Store, id: string, patch: ChannelPatch, rules: RuleContext = DEFAULT_RULE_CONTEXT): Promise<NotificationChannel> {
+export async function updateChannel(
+  store: Store,
+  id: string,
+  patch: ChannelPatch,
+  rules: RuleContext = DEFAULT_RULE_CONTEXT,
+  audit?: AuditContext,
+): Promise<NotificationChannel> {
   check(rules, patch);
   if (!isUuid(id)) throw new NotFoundError(NOT_FOUND);
   const updated = await store.channelUpdate({
@@ -88,6 +102,7 @@ export async function updateChannel(store: Store, id: string, patch: ChannelPatc
     url: patch.url,
     events: patch.events,
     jobIds: patch.jobIds === undefined ? undefined : patch.jobIds === null ? null : uniqueIds(patch.jobIds),
+    audit: auditRecord(audit, 'channel.update', Date.now()),
   });
   if (updated === null) throw new NotFoundError(NOT_FOUND);
   return updated;
@@ -97,8 +112,8 @@ export async function updateChannel(store: Store, id: string, patch: ChannelPatc
  * Deletes a channel and its notifications not yet sent.
  * @throws NotFoundError for an unknown id
  */
-export async function deleteChannel(store: Store, id: string): Promise<void> {
-  if (!isUuid(id) || !(await store.channelDelete({ id }))) throw new NotFoundError(NOT_FOUND);
+export async function deleteChannel(store: Store, id: string, audit?: AuditContext): Promise<void> {
+  if (!isUuid(id) || !(await store.channelDelete({ id, audit: auditRecord(audit, 'channel.delete', Date.now()) }))) throw new NotFoundError(NOT_FOUND);
 }
 
 /**

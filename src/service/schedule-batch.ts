@@ -2,6 +2,7 @@
  * Many schedules at once (docs/interface.md, "Batch create"): every item checked by the rules of
  * a single create, then all stored in one transaction, or none.
  */
+import type { AuditContext } from '../domain/audit.js';
 import { ConflictError, InvalidInputError, type FieldProblem } from '../domain/errors.js';
 import type { Schedule } from '../domain/types.js';
 import type { ScheduleCreateParams } from '../store/store.js';
@@ -18,7 +19,7 @@ import { scheduleCreateParams, type ScheduleCreateInput } from './schedules.js';
  *   items share a key (`/schedules/<index>/key`, the later one) or a schedule has it already
  *   (`/key`); then nothing is stored
  */
-export async function createSchedules(ctx: JobServiceContext, inputs: ScheduleCreateInput[]): Promise<Schedule[]> {
+export async function createSchedules(ctx: JobServiceContext, inputs: ScheduleCreateInput[], audit?: AuditContext): Promise<Schedule[]> {
   const max = ctx.limits?.batch ?? DEFAULT_LIMITS.batch;
   if (inputs.length === 0) throw InvalidInputError.field('/schedules', 'must have at least 1 schedule');
   if (inputs.length > max) throw InvalidInputError.field('/schedules', `must have at most ${max} schedules (PUNCTUAL_MAX_BATCH)`);
@@ -26,7 +27,7 @@ export async function createSchedules(ctx: JobServiceContext, inputs: ScheduleCr
   const params: ScheduleCreateParams[] = [];
   inputs.forEach((input, i) => {
     try {
-      params.push(scheduleCreateParams(ctx, input));
+      params.push(scheduleCreateParams(ctx, input, audit));
     } catch (err) {
       if (!(err instanceof InvalidInputError)) throw err;
       for (const p of err.errors) problems.push({ path: `/schedules/${i}${p.path}`, message: p.message });

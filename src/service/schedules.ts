@@ -1,4 +1,5 @@
 /** One-time schedule use cases. */
+import { auditRecord, type AuditContext } from '../domain/audit.js';
 import { SCHEDULE_STATUSES } from '../domain/enums.js';
 import { ConflictError, NotFoundError } from '../domain/errors.js';
 import { isUuid, newId } from '../domain/ids.js';
@@ -48,8 +49,8 @@ const NOT_PENDING = 'The schedule is no longer Pending (it ran, is running or wa
  * runs at once).
  * @throws InvalidInputError naming every faulty field
  */
-export async function createSchedule(ctx: JobServiceContext, input: ScheduleCreateInput): Promise<Schedule> {
-  const schedule = await ctx.store.scheduleCreate(scheduleCreateParams(ctx, input));
+export async function createSchedule(ctx: JobServiceContext, input: ScheduleCreateInput, audit?: AuditContext): Promise<Schedule> {
+  const schedule = await ctx.store.scheduleCreate(scheduleCreateParams(ctx, input, audit));
   ctx.wake(schedule.scheduledAt);
   return schedule;
 }
@@ -59,7 +60,7 @@ export async function createSchedule(ctx: JobServiceContext, input: ScheduleCrea
  * secrets sealed (secrets-input.ts). Stores nothing.
  * @throws InvalidInputError naming every faulty field
  */
-export function scheduleCreateParams(ctx: JobServiceContext, input: ScheduleCreateInput): ScheduleCreateParams {
+export function scheduleCreateParams(ctx: JobServiceContext, input: ScheduleCreateInput, audit?: AuditContext): ScheduleCreateParams {
   const defaults = deliveryDefaults(ctx);
   const now = ctx.clock.now();
   const scheduledAt = check(input, true, createRetryBase(defaults.retry, input.retry), ruleContext(ctx), now);
@@ -81,6 +82,7 @@ export function scheduleCreateParams(ctx: JobServiceContext, input: ScheduleCrea
     key: input.key ?? null,
     managedBy: input.managedBy ?? null,
     now,
+    audit: auditRecord(audit, 'schedule.create', now),
   };
 }
 
@@ -114,7 +116,7 @@ export async function listSchedules(
  *   NotFoundError for an unknown id; ConflictError when the schedule is no longer `Pending`, or
  *   (on `/key`) when another schedule has the key
  */
-export async function updateSchedule(ctx: JobServiceContext, id: string, patch: SchedulePatch): Promise<Schedule> {
+export async function updateSchedule(ctx: JobServiceContext, id: string, patch: SchedulePatch, audit?: AuditContext): Promise<Schedule> {
   const scheduledAt = check(patch, false, null, ruleContext(ctx), ctx.clock.now());
   if (!isUuid(id)) throw new NotFoundError(NOT_FOUND);
   let retry: RetryPolicy | undefined;
@@ -146,6 +148,7 @@ export async function updateSchedule(ctx: JobServiceContext, id: string, patch: 
     ...sealed,
     key: patch.key,
     now: ctx.clock.now(),
+    audit: auditRecord(audit, 'schedule.update', ctx.clock.now()),
   });
   if (result === 'not_found') throw new NotFoundError(NOT_FOUND);
   if (result === 'not_pending') throw new ConflictError(NOT_PENDING);
@@ -157,8 +160,8 @@ export async function updateSchedule(ctx: JobServiceContext, id: string, patch: 
  * Deletes a schedule; it never fires afterwards.
  * @throws NotFoundError for an unknown id
  */
-export async function deleteSchedule(ctx: JobServiceContext, id: string): Promise<void> {
-  if (!isUuid(id) || !(await ctx.store.scheduleDelete({ id }))) throw new NotFoundError(NOT_FOUND);
+export async function deleteSchedule(ctx: JobServiceContext, id: string, audit?: AuditContext): Promise<void> {
+  if (!isUuid(id) || !(await ctx.store.scheduleDelete({ id, audit: auditRecord(audit, 'schedule.delete', ctx.clock.now()) }))) throw new NotFoundError(NOT_FOUND);
 }
 
 /**

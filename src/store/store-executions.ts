@@ -3,6 +3,7 @@
  * "Replay"): part of the `Store` contract (store.ts extends {@link ExecutionSearchStore}); the
  * rules shared by both databases are in execution-search.ts.
  */
+import type { AuditRecord } from '../domain/audit.js';
 import type { Execution } from '../domain/types.js';
 import type { ExecutionSearchParams, ExecutionsReplayParams } from './execution-search.js';
 import type { ExecutionPage } from './store-pages.js';
@@ -27,7 +28,7 @@ export interface ExecutionSearchStore {
    * @returns the execution as replayed; `'not_found'`; `'not_failed'` when it is not `Failed`
    *   (nothing changes); `'job_deleted'` when its job no longer exists (nothing changes)
    */
-  executionReplay(p: { id: string; now: number }): Promise<Execution | 'not_found' | 'not_failed' | 'job_deleted'>;
+  executionReplay(p: { id: string; now: number; audit?: AuditRecord }): Promise<Execution | 'not_found' | 'not_failed' | 'job_deleted'>;
   /**
    * Replays, as {@link executionReplay} does, the `Failed` executions within the filter whose
    * job still exists, newest first, at most `p.limit` of them, in one transaction.

@@ -9,16 +9,19 @@
  * which claims rows with a lease as the dispatcher claims executions, so at most one node sends a
  * row at a time and a node that dies loses nothing: its leases expire. Instants are epoch ms (UTC).
  */
+import type { AuditRecord } from '../domain/audit.js';
 import type { ChannelType, NotificationChannel, NotificationEvent, OutboxNotification } from '../domain/notifications.js';
 
 /**
  * Params of {@link NotificationsStore.channelCreate}: the channel without its `createdAt`, which is
  * `now` (epoch ms, UTC). `events` must not be empty; duplicates are kept once.
  */
-export type ChannelCreateParams = Omit<NotificationChannel, 'createdAt'> & { now: number };
+export type ChannelCreateParams = Omit<NotificationChannel, 'createdAt'> & { now: number; audit?: AuditRecord };
 
 /** Params of {@link NotificationsStore.channelUpdate}: absent fields keep their values; `jobIds: null` means every job. */
 export interface ChannelUpdateParams {
+  /** When given, the change writes this audit event in its transaction (audit-rules.ts). */
+  audit?: AuditRecord;
   id: string;
   name?: string;
   type?: ChannelType;
@@ -57,7 +60,7 @@ export interface NotificationsStore {
   /** Partial update; null when no channel has that id. */
   channelUpdate(p: ChannelUpdateParams): Promise<NotificationChannel | null>;
   /** Deletes the channel and its notifications not yet sent; false when no channel had that id. */
-  channelDelete(p: { id: string }): Promise<boolean>;
+  channelDelete(p: { id: string; audit?: AuditRecord }): Promise<boolean>;
   /**
    * Writes a `cron.auto_paused` notification for every channel that wants it for each job of
    * `paused` (the same SQL an auto-pause runs inside its own transaction: notification-rules.ts

@@ -2,6 +2,7 @@
  * The parameter and answer types of the store's pages and triggers (`Store.schedulePage`,
  * `Store.cronPage`, `Store.executionList`, `Store.jobTrigger`); store.ts re-exports them.
  */
+import type { AuditRecord } from '../domain/audit.js';
 import type { CronJob, Execution, JobType, Schedule } from '../domain/types.js';
 
 /** A page of a job's executions (`Store.executionList`); `cursor` as that method says. */
@@ -32,6 +33,8 @@ export interface ExecutionPage {
 
 /** A run of a job now (`Store.jobTrigger`): `id` of the new execution, `now` epoch ms (UTC). */
 export interface JobTriggerParams {
+  /** When given, the trigger writes this audit event in its transaction (audit-rules.ts). */
+  audit?: AuditRecord;
   jobType: JobType;
   jobId: string;
   id: string;

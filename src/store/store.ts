@@ -16,8 +16,11 @@ import type {
   ScheduleStatus,
   SuccessStatus,
 } from '../domain/types.js';
+import type { AuditRecord } from '../domain/audit.js';
 import type { ClaimDueResult } from './claim-rules.js';
 import type { ApiKeyMatch } from './rows-api-keys.js';
+import type { AuditStore } from './store-audit.js';
+export type { AuditPage, AuditPageParams } from './store-audit.js';
 import type { FinishResult } from './outcome-rules.js';
 import type { BatchStore } from './store-batch.js';
 import type { BulkStore } from './store-bulk.js';
@@ -43,7 +46,7 @@ export type { ApiKeyMatch } from './rows-api-keys.js';
  * all. Instants are epoch milliseconds (UTC). Methods throw `StoreUnavailableError` when the
  * database cannot be reached or written; they never throw for "not found" unless documented.
  */
-export interface Store extends JobSecretsStore, BatchStore, BulkStore, IdempotencyStore, NodesStore, ExecutionSearchStore, NotificationsStore, BacklogStore {
+export interface Store extends AuditStore, JobSecretsStore, BatchStore, BulkStore, IdempotencyStore, NodesStore, ExecutionSearchStore, NotificationsStore, BacklogStore {
   /** Applies pending numbered migrations. Idempotent. */
   migrate(): Promise<void>;
   /**
@@ -76,7 +79,7 @@ export interface Store extends JobSecretsStore, BatchStore, BulkStore, Idempoten
   /** Partial update; returns null when no key has that id. */
   apiKeyUpdate(p: ApiKeyUpdateParams): Promise<ApiKey | null>;
   /** Returns false when no key had that id. */
-  apiKeyDelete(p: { id: string }): Promise<boolean>;
+  apiKeyDelete(p: AuditedId): Promise<boolean>;
   /**
    * The key whose token, or whose token replaced by its last rotation, has this SHA-256 digest
    * (lowercase hex), and which of the two it is; null when none. Whether the token is still
@@ -89,7 +92,7 @@ export interface Store extends JobSecretsStore, BatchStore, BulkStore, Idempoten
    * replaced earlier is forgotten. Id, name, scopes, status, expiry and `lastUsed` are kept.
    * @returns the key, or null when no key has that id
    */
-  apiKeyRotate(p: { id: string; digest: string; previousExpiresAt: number }): Promise<ApiKey | null>;
+  apiKeyRotate(p: { id: string; digest: string; previousExpiresAt: number; audit?: AuditRecord }): Promise<ApiKey | null>;
   /**
    * Records last use of keys in one write. An entry only moves `lastUsed` forward.
    * @param p.lastUsed key id → epoch ms (UTC)
@@ -135,7 +138,7 @@ export interface Store extends JobSecretsStore, BatchStore, BulkStore, Idempoten
    */
   scheduleUpdate(p: ScheduleUpdateParams): Promise<Schedule | 'not_found' | 'not_pending'>;
   /** Returns false when no schedule had that id. */
-  scheduleDelete(p: { id: string }): Promise<boolean>;
+  scheduleDelete(p: AuditedId): Promise<boolean>;
 
   // ---- Cron jobs -----------------------------------------------------------------------------
   cronCreate(p: CronCreateParams): Promise<CronJob>;
@@ -160,7 +163,7 @@ export interface Store extends JobSecretsStore, BatchStore, BulkStore, Idempoten
    */
   cronUpdate(p: CronUpdateParams): Promise<CronJob | null>;
   /** Returns false when no job had that id. */
-  cronDelete(p: { id: string }): Promise<boolean>;
+  cronDelete(p: AuditedId): Promise<boolean>;
 
   // ---- Dispatch ------------------------------------------------------------------------------
   /**
@@ -259,8 +262,16 @@ export interface Store extends JobSecretsStore, BatchStore, BulkStore, Idempoten
   settingGet(p: { key: string }): Promise<string | null>;
 }
 
+/** Params of the deletes: the id, and the audit event to write with the delete (audit-rules.ts). */
+export interface AuditedId {
+  id: string;
+  audit?: AuditRecord;
+}
+
 /** Params of {@link Store.apiKeyCreate}. `digest` is the SHA-256 (lowercase hex) of the token. */
 export interface ApiKeyCreateParams {
+  /** When given, the change writes this audit event in its transaction (audit-rules.ts). */
+  audit?: AuditRecord;
   id: string;
   name: string;
   status: ApiKeyStatus;
@@ -281,6 +292,8 @@ export interface ApiKeyUpdateParams {
   /** Non-empty when given. */
   scopes?: readonly ApiKeyScope[];
   expiresAt?: number | null;
+  /** When given, the change writes this audit event in its transaction (audit-rules.ts). */
+  audit?: AuditRecord;
 }
 
 /**
@@ -306,6 +319,8 @@ export interface IdentityParams {
 
 /** Params of {@link Store.scheduleCreate}. */
 export interface ScheduleCreateParams extends JobRequestParams, SuccessParams, IdentityParams {
+  /** When given, the change writes this audit event in its transaction (audit-rules.ts). */
+  audit?: AuditRecord;
   id: string;
   name: string;
   scheduledAt: number;
@@ -353,6 +368,8 @@ export type CronPageParams = JobPageParams<CronJobStatus>;
 
 /** Params of {@link Store.scheduleUpdate}: absent fields keep their values. */
 export interface ScheduleUpdateParams extends JobRequestParams, SuccessParams {
+  /** When given, the change writes this audit event in its transaction (audit-rules.ts). */
+  audit?: AuditRecord;
   id: string;
   name?: string;
   scheduledAt?: number;
@@ -369,6 +386,8 @@ export interface ScheduleUpdateParams extends JobRequestParams, SuccessParams {
 
 /** Params of {@link Store.cronCreate}. */
 export interface CronCreateParams extends JobRequestParams, SuccessParams, IdentityParams {
+  /** When given, the change writes this audit event in its transaction (audit-rules.ts). */
+  audit?: AuditRecord;
   id: string;
   expression: string;
   name: string | null;
@@ -397,6 +416,8 @@ export interface CronCreateParams extends JobRequestParams, SuccessParams, Ident
 
 /** Params of {@link Store.cronUpdate}: absent fields keep their values, null sets null. */
 export interface CronUpdateParams extends JobRequestParams, SuccessParams {
+  /** When given, the change writes this audit event in its transaction (audit-rules.ts). */
+  audit?: AuditRecord;
   id: string;
   expression?: string;
   name?: string | null;

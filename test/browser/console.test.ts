@@ -619,6 +619,26 @@ describe.skipIf(!HAS_CHROMIUM)('console in Chromium', () => {
     expect((await server.api('DELETE', `/api-keys/${listed.id}`)).status).toBe(204);
   });
 
+  it('shows the audit log: the changes made so far, filtered by action, a channel URL redacted', async () => {
+    await nav('Audit log').click();
+    await eventually(() => heading().textContent()).toBe('Audit log');
+    const rows = page.getByTestId('audit-event');
+    await eventually(() => rows.count()).toBeGreaterThan(2);
+    await page.getByLabel('Action', { exact: true }).selectOption('channel.create');
+    await page.getByRole('button', { name: 'Apply' }).click();
+    await eventually(() => rows.count()).toBe(2);
+    for (const text of await rows.allTextContents()) {
+      expect(text).toContain('channel.create');
+      expect(text).toContain('url: [redacted]');
+    }
+    expect(await page.locator('main').textContent()).not.toContain(`${receiver.url}/channel`);
+    await page.getByLabel('Action', { exact: true }).selectOption('channel.delete');
+    await page.getByRole('button', { name: 'Apply' }).click();
+    await eventually(() => rows.count()).toBe(2);
+    expect(await rows.first().textContent()).toContain('events: ["execution.failed","job.recovered"]');
+    await shot('console-audit.png');
+  });
+
   it('sends a PUT with a header, a secret header and a bearer token set in the form, never showing a secret again', async () => {
     const API_KEY = 'k_live_console-secret-header-4f1c';
     const TOKEN = 'console-bearer-token-9d2e';
@@ -811,7 +831,7 @@ describe.skipIf(!HAS_CHROMIUM)('console in Chromium', () => {
   });
 
   it('labels every form control and keeps the pages free of script and CSP errors', async () => {
-    for (const path of ['/schedules/new', '/cron/new', '/cron-helper', '/schedules', '/cron', '/channels', '/keys', '/failures']) {
+    for (const path of ['/schedules/new', '/cron/new', '/cron-helper', '/schedules', '/cron', '/channels', '/keys', '/failures', '/audit']) {
       await page.goto(url(path));
       await page.locator('main h1').waitFor();
       const unlabelled = await page.evaluate(`[...document.querySelectorAll('input, select, textarea')]

@@ -62,6 +62,16 @@ describe('punctual keys, without a service URL: the store itself', () => {
     expect(await statusWith(json.token)).toBe(401);
     expect((await punctual(['keys', 'get', json.id], local)).code).toBe(3);
     expect((await punctual(['keys', 'delete', json.id], local)).code).toBe(3);
+    // Each change is an audit event of actor `cli`, without request id or address.
+    const res = await fetch(`${server.url}/audit-events?resourceType=apiKey&resourceId=${json.id}`, { headers: { authorization: `Bearer ${TEST_TOKEN}` } });
+    const events = ((await res.json()) as { events: { action: string; actor: unknown; requestId: unknown; sourceAddress: unknown }[] }).events;
+    expect(events.map((e) => e.action)).toEqual(['apiKey.delete', 'apiKey.update', 'apiKey.create']);
+    for (const e of events) expect(e).toMatchObject({ actor: 'cli', requestId: null, sourceAddress: null });
+    // punctual audit list shows them, filtered, through the API.
+    const shown = await punctual(['audit', 'list', '--resource-type', 'apiKey', '--resource-id', json.id], remote);
+    expect(shown.code).toBe(0);
+    expect(shown.stdout).toContain('apiKey.delete');
+    expect(shown.stdout).toContain('status: Disabled → Enabled');
   });
 
   it('--local goes to the store even when PUNCTUAL_URL is set (here to a server that is not there)', async () => {

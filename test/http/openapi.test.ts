@@ -249,6 +249,7 @@ describe('the OpenAPI document', () => {
       }
     }
     expect(integers.sort()).toEqual([
+      'GET /audit-events limit',
       'GET /cron limit',
       'GET /cron/preview count',
       'GET /cron/{id}/executions limit',

@@ -37,6 +37,7 @@ import { describeLife } from './conformance-life.js';
 import { describeBackfill } from './conformance-backfill.js';
 import { describeOutcomes } from './conformance-outcomes.js';
 import { describeSecrets } from './conformance-secrets.js';
+import { describeAudit } from './conformance-audit.js';
 
 /** 2030-01-01T00:00:00.000Z: the suite's "now". */
 export const T0 = Date.UTC(2030, 0, 1);
@@ -231,6 +232,8 @@ export function exerciseStore(name: string, factory: () => Promise<StoreUnderTes
     describeOutcomes(() => store);
     // ---- scopes, expiry and rotation of API keys: conformance-keys.ts -----------------------------
     describeKeys(() => store);
+    // ---- the audit log: conformance-audit.ts ----------------------------------------------------
+    describeAudit(() => store);
 
     // ---- lifecycle -------------------------------------------------------------------------
     describe('migrate, ping, close', () => {

@@ -20,6 +20,7 @@ describe('loadConfig', () => {
       encryptionKeys: null,
       retry: DEFAULT_RETRY_POLICY,
       executionRetentionMs: 7 * 86_400_000,
+      auditRetentionMs: 90 * 86_400_000,
       misfireThresholdMs: 60_000,
       maxInFlight: 512,
       notifyMaxPerMinute: 10,
@@ -127,6 +128,8 @@ describe('loadConfig', () => {
     const b = `whsec_${Buffer.alloc(32, 2).toString('base64')}`;
     const c = loadConfig({ PUNCTUAL_EXECUTION_RETENTION: '36h', PUNCTUAL_SIGNING_SECRET: ` ${a}  ${b} ` });
     expect(c.executionRetentionMs).toBe(36 * 3_600_000);
+    expect(loadConfig({ PUNCTUAL_AUDIT_RETENTION: '365d' }).auditRetentionMs).toBe(365 * 86_400_000);
+    expect(() => loadConfig({ PUNCTUAL_AUDIT_RETENTION: '90' })).toThrow(/PUNCTUAL_AUDIT_RETENTION/);
     expect(c.signingSecrets).toEqual([a, b]);
     expect(parseDuration('90m')).toBe(5_400_000);
     expect(parseDuration('7')).toBeNull();

@@ -18,6 +18,7 @@ import { IdParams, NoQuery } from '../schemas/common.js';
 import { AUTHENTICATED, jsonResponse, problemResponses, WITH_BODY } from '../schemas/operations.js';
 import type { RouteDeps } from './deps.js';
 import { createSchema, deleteRoute, getByIdSchema, operationHead, readSchema, updateSchema } from './operations.js';
+import { auditContext } from '../request-id.js';
 
 /**
  * POST/GET /api-keys, GET/PATCH/DELETE /api-keys/{id}, POST /api-keys/{id}/rotate; all need
@@ -47,7 +48,7 @@ export const apiKeyRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app, { 
       ),
     },
     async (req, reply) => {
-      const { apiKey, token } = await createApiKey(store, clock, req.body, rules, req.apiKey!.scopes);
+      const { apiKey, token } = await createApiKey(store, clock, req.body, rules, req.apiKey!.scopes, auditContext(req));
       return reply.code(201).send({ ...apiKeyToWire(apiKey), token });
     },
   );
@@ -115,7 +116,7 @@ export const apiKeyRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app, { 
       ),
     },
     async (req) =>
-      apiKeyToWire(await updateApiKey(store, req.params.id, req.body, recorder, rules, { clock, granter: req.apiKey!.scopes })),
+      apiKeyToWire(await updateApiKey(store, req.params.id, req.body, recorder, rules, { clock, granter: req.apiKey!.scopes, audit: auditContext(req) })),
   );
 
   app.post(
@@ -146,7 +147,7 @@ export const apiKeyRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app, { 
       },
     },
     async (req) => {
-      const { apiKey, token } = await rotateApiKey(store, clock, req.params.id, (req.body as Static<typeof ApiKeyRotateBody> | undefined) ?? {}, req.apiKey!.scopes);
+      const { apiKey, token } = await rotateApiKey(store, clock, req.params.id, (req.body as Static<typeof ApiKeyRotateBody> | undefined) ?? {}, req.apiKey!.scopes, auditContext(req));
       return { ...apiKeyToWire(apiKey), token };
     },
   );
@@ -161,6 +162,6 @@ export const apiKeyRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app, { 
       summary: 'Delete an API key',
       description: 'Requests with its token are refused (401) from the very next one on. A key may delete itself.',
     },
-    (id) => deleteApiKey(store, id),
+    (id, req) => deleteApiKey(store, id, auditContext(req)),
   );
 };

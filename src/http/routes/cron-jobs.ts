@@ -1,4 +1,5 @@
 /** Routes of /cron, DELETE and the preview included (docs/interface.md, docs/cron.md). */
+import { auditContext } from '../request-id.js';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { toIso } from '../../domain/time.js';
 import {
@@ -46,7 +47,7 @@ export const cronJobRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app, {
         CronJobSchema,
       ),
     },
-    async (req, reply) => reply.code(201).send(cronJobToWire(await createCronJob(ctx, req.body))),
+    async (req, reply) => reply.code(201).send(cronJobToWire(await createCronJob(ctx, req.body, auditContext(req)))),
   );
 
   app.get(
@@ -151,7 +152,7 @@ export const cronJobRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app, {
         CronJobSchema,
       ),
     },
-    async (req) => cronJobToWire(await updateCronJob(ctx, req.params.id, req.body)),
+    async (req) => cronJobToWire(await updateCronJob(ctx, req.params.id, req.body, auditContext(req))),
   );
 
   deleteRoute(
@@ -165,6 +166,6 @@ export const cronJobRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app, {
       description:
         'Deletes the cron job. It never fires again: an execution waiting for a retry ends `Failed` with the error `job deleted`.',
     },
-    (id) => deleteCronJob(ctx, id),
+    (id, req) => deleteCronJob(ctx, id, auditContext(req)),
   );
 };

@@ -2,6 +2,7 @@
  * Routes of executions across jobs (docs/interface.md, "Executions across jobs" and "Replay"):
  * GET /executions, POST /executions/{id}/replay, POST /executions/replay.
  */
+import { auditContext } from '../request-id.js';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { replayExecution, replayExecutions } from '../../service/execution-search.js';
 import { searchExecutions } from '../../service/execution-search.js';
@@ -71,7 +72,7 @@ export const executionSearchRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async
       },
     },
     async (req, reply) => {
-      const execution = await replayExecution(ctx, req.params.id);
+      const execution = await replayExecution(ctx, req.params.id, auditContext(req));
       metrics?.countReplayed?.(1);
       return reply.code(202).send(executionToWire(execution));
     },

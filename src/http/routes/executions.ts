@@ -2,6 +2,7 @@
  * Routes of executions (docs/calls.md, "Executions"): the history of a schedule or cron job, one
  * execution, and running a job now.
  */
+import { auditContext } from '../request-id.js';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import type { JobType } from '../../domain/types.js';
@@ -111,7 +112,7 @@ export const executionRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app,
           },
         },
       },
-      async (req, reply) => reply.code(202).send(executionToWire(await triggerJob(ctx, jobType, req.params.id))),
+      async (req, reply) => reply.code(202).send(executionToWire(await triggerJob(ctx, jobType, req.params.id, auditContext(req)))),
     );
 
     app.post(

@@ -2,6 +2,7 @@
  * Routes of /notification-channels, with GET/PATCH/DELETE /notification-channels/{id} and
  * POST /notification-channels/{id}/test (docs/interface.md, docs/when-calls-fail.md).
  */
+import { auditContext } from '../request-id.js';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { NotFoundError } from '../../domain/errors.js';
 import type { NotificationChannel } from '../../domain/notifications.js';
@@ -63,7 +64,7 @@ export const notificationChannelRoutes: FastifyPluginAsyncTypebox<ChannelRouteDe
         ChannelSchema,
       ),
     },
-    async (req, reply) => reply.code(201).send(channelToWire(await createChannel(store, clock, req.body, rules))),
+    async (req, reply) => reply.code(201).send(channelToWire(await createChannel(store, clock, req.body, rules, auditContext(req)))),
   );
 
   app.get(
@@ -119,7 +120,7 @@ export const notificationChannelRoutes: FastifyPluginAsyncTypebox<ChannelRouteDe
         ChannelSchema,
       ),
     },
-    async (req) => channelToWire(await updateChannel(store, req.params.id, req.body, rules)),
+    async (req) => channelToWire(await updateChannel(store, req.params.id, req.body, rules, auditContext(req))),
   );
 
   deleteRoute(
@@ -132,7 +133,7 @@ export const notificationChannelRoutes: FastifyPluginAsyncTypebox<ChannelRouteDe
       summary: 'Delete a notification channel',
       description: 'Deletes the channel and its notifications not yet sent.',
     },
-    (id) => deleteChannel(store, id),
+    (id, req) => deleteChannel(store, id, auditContext(req)),
   );
 
   app.post(

@@ -2,6 +2,7 @@
  * What the resource routes share: the schemas of a read (200 with a JSON body), of a GET by id, of a
  * create and of an update, the whole DELETE by id route, and the JSON of a page of a list (docs/interface.md, "Lists").
  */
+import type { FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type, type TSchema } from 'typebox';
 import { IdParams, NoQuery } from '../schemas/common.js';
@@ -95,10 +96,15 @@ export function updateSchema<B extends TSchema, T extends TSchema>(
  * Registers DELETE `path` (a path ending in `/:id`): `remove` deletes the resource (rejecting with
  * a 404 problem for an unknown id), and the answer is 204 with no body.
  */
-export function deleteRoute(app: App, path: string, text: OperationText, remove: (id: string) => Promise<unknown>): void {
+export function deleteRoute(
+  app: App,
+  path: string,
+  text: OperationText,
+  remove: (id: string, request: FastifyRequest) => Promise<unknown>,
+): void {
   const response = { 204: Type.Null({ description: 'Deleted; no body.' }), ...problemResponses(400, 404, ...AUTHENTICATED) };
   app.delete(path, { schema: { ...operationHead(text), params: IdParams, querystring: NoQuery, response } }, async (req, reply) => {
-    await remove(req.params.id);
+    await remove(req.params.id, req);
     return reply.code(204).send(null);
   });
 }

@@ -1,4 +1,5 @@
 /** POST /schedules/batch (docs/interface.md, "Batch create"). */
+import { auditContext } from '../request-id.js';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { DEFAULT_LIMITS } from '../../service/limits.js';
 import { createSchedules } from '../../service/schedule-batch.js';
@@ -35,7 +36,7 @@ export const scheduleBatchRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (
       ),
     },
     async (req, reply) => {
-      const created = await createSchedules(ctx, req.body.schedules);
+      const created = await createSchedules(ctx, req.body.schedules, auditContext(req));
       return reply.code(201).send({ size: created.length, schedules: created.map(scheduleToWire) });
     },
   );

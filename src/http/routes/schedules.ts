@@ -1,4 +1,5 @@
 /** Routes of /schedules, DELETE included (docs/interface.md). */
+import { auditContext } from '../request-id.js';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { createSchedule, deleteSchedule, getSchedule, listSchedules, updateSchedule } from '../../service/schedules.js';
 import {
@@ -37,7 +38,7 @@ export const scheduleRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app, 
         ScheduleSchema,
       ),
     },
-    async (req, reply) => reply.code(201).send(scheduleToWire(await createSchedule(ctx, req.body))),
+    async (req, reply) => reply.code(201).send(scheduleToWire(await createSchedule(ctx, req.body, auditContext(req)))),
   );
 
   app.get(
@@ -108,7 +109,7 @@ export const scheduleRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app, 
         true,
       ),
     },
-    async (req) => scheduleToWire(await updateSchedule(ctx, req.params.id, req.body)),
+    async (req) => scheduleToWire(await updateSchedule(ctx, req.params.id, req.body, auditContext(req))),
   );
 
   deleteRoute(
@@ -123,6 +124,6 @@ export const scheduleRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app, 
         'Deletes the schedule, whatever its status. A deleted schedule never fires again: an execution waiting for a retry ' +
         'ends `Failed` with the error `job deleted`.',
     },
-    (id) => deleteSchedule(ctx, id),
+    (id, req) => deleteSchedule(ctx, id, auditContext(req)),
   );
 };

@@ -44,6 +44,10 @@ export const TAGS = [
     description: 'Where Punctual tells people that calls failed, succeeded again, or that a cron job was paused: signed webhooks or Slack messages.',
   },
   {
+    name: 'Audit log',
+    description: 'Who changed what: every change made through the API or the CLI, and by the service itself, with secrets redacted.',
+  },
+  {
     name: 'Metrics',
     description: 'Prometheus metrics; here behind an API key, or on `PUNCTUAL_METRICS_PORT` without one (then not on this port).',
   },

@@ -3,7 +3,7 @@ import { cronDecisionSql, goneSql, pauseReasonSql, type AutoPause, type FinishRe
 import { decodeCursor } from '../paging.js';
 import { columnList, PASS_THROUGH } from '../rows.js';
 import * as execRows from '../rows-executions.js';
-import { lockKeySql, type Sql } from './connection.js';
+import { DB_NOW_MS, lockKeySql, type Sql } from './connection.js';
 import { notifySql } from './notify.js';
 import { promoteBackfillSql } from '../backfill-rules.js';
 import { finishedOutboxSql, pausedOutboxSql } from '../notification-rules.js';
@@ -111,7 +111,9 @@ ${finishedOutboxSql('f')}),
 q AS (
 ${pausedOutboxSql(`(SELECT p.id AS job_id, p.paused_reason AS reason, CAST(NULL AS text) AS execution_id,
                            (SELECT max(f.finished_at) FROM f) AS occurred_at
-                      FROM p WHERE p.kind IS NOT NULL)`)})
+                      FROM p WHERE p.kind IS NOT NULL)`)}),
+u AS (
+${AUTO_PAUSE_AUDIT_SQL})
 SELECT (SELECT count(*) FROM f) AS finished,
        ${notifySql(`LEAST((SELECT min(f.next_attempt_at) FROM f WHERE f.status = 'Retrying'), (SELECT min(b.next_attempt_at) FROM b))`, '$15', clock)} AS notified,
        (SELECT min(b.next_attempt_at) FROM b) AS backfill_due,
@@ -127,6 +129,24 @@ const DECISION = cronDecisionSql({
   trailing: 'j.trailing',
   gone: 'j.gone',
 });
+
+/** A UUID v7 of the instant `ms` (epoch ms, bigint), from two v4 ids of gen_random_uuid(): per row, as ids.ts makes them. */
+function uuidV7Sql(ms: string): string {
+  const hex = `lpad(to_hex(${ms}), 12, '0')`;
+  return `substr(${hex}, 1, 8) || '-' || substr(${hex}, 9, 4) || '-7' || substr(replace(gen_random_uuid()::text, '-', ''), 1, 3) || '-' || substr(gen_random_uuid()::text, 20, 17)`;
+}
+
+/**
+ * The CTE u of {@link finishSql}: a `cron.autoPause` audit event (actor `system`) per job p
+ * paused, at the end of the batch's last attempt, its changes those of `autoPauseChanges`
+ * (../audit-rules.ts). Writes nothing, and costs one empty scan of p, when no job paused.
+ */
+const AUTO_PAUSE_AUDIT_SQL = `INSERT INTO audit_events (id, occurred_at, actor_kind, action, resource_type, resource_id, changes)
+SELECT ${uuidV7Sql('x.at')}, x.at, 'system', 'cron.autoPause', 'cronJob', p.id,
+       json_build_object('status', json_build_object('before', 'Active', 'after', 'Paused'),
+                         'pausedReason', json_build_object('before', NULL, 'after', p.paused_reason))::text
+  FROM p, (SELECT max(f.finished_at) AS at FROM f) x
+ WHERE p.kind IS NOT NULL`;
 
 /** The CTEs r, t, j, d, p of {@link finishSql} (the auto-pause of cron jobs). */
 const CRON_PAUSE_CTES = `r AS (
@@ -187,6 +207,22 @@ export const executions = {
     );
     const paused = r?.paused ?? [];
     return r?.backfill_due != null ? { paused, backfillDueAt: Number(r.backfill_due) } : { paused };
+  },
+
+  /**
+   * Hands back leases (`Store.leasesRelease`): each execution still Running and leased to
+   * `p.nodeId` expires at once (the database's clock with clock 'database', else `p.now`).
+   */
+  async release(sql: Sql, clock: 'database' | 'caller', p: { nodeId: string; executionIds: string[]; now: number }): Promise<void> {
+    if (p.executionIds.length === 0) return;
+    const now = clock === 'database' ? DB_NOW_MS : '$3::bigint';
+    const values: unknown[] = [p.nodeId, p.executionIds];
+    if (clock === 'caller') values.push(Math.floor(p.now));
+    await sql.count(
+      `UPDATE executions SET lease_expires_at = LEAST(lease_expires_at, ${now})
+        WHERE id = ANY($2::text[]) AND lease_owner = $1::text AND status = 'Running'`,
+      values,
+    );
   },
 
   /** Retrying executions, counted up to `limit` (Store.executionRetryingCount; through executions_waiting). */

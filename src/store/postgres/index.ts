@@ -12,7 +12,9 @@ import type { NodeRecord, NodesAtParams, NodesReaped } from '../store-nodes.js';
 import type * as N from '../store-notifications.js';
 import type { NotificationChannel, OutboxNotification } from '../../domain/notifications.js';
 import type { JobSecretsEntry, SecretsPageParams, SecretsReplaceParams } from '../store-secrets.js';
+import * as A from '../audit-rules.js';
 import { apiKeys } from './api-keys.js';
+import { audit } from './audit.js';
 import { ClaimQueries } from './claim.js';
 import { connectionConfig, Database, DB_NOW_MS, DEFAULTS, toStoreError, type ConnectionTarget, type PostgresStoreOptions, type Sql } from './connection.js';
 import { cronJobs } from './cron-jobs.js';
@@ -56,7 +58,9 @@ export class PostgresStore implements S.Store {
     write: (rows) =>
       this.run(async () => {
         const n = await this.notifyContext();
-        return rows.length === 1 ? [await schedules.create(this.db.sql, n, rows[0]!)] : schedules.createMany(this.db.sql, n, rows);
+        return audit.createsAudited(this.db, rows, (sql) =>
+          rows.length === 1 ? Promise.all([schedules.create(sql, n, rows[0]!)]) : schedules.createMany(sql, n, rows),
+        );
       }),
     maxRows: GROUP_MAX_ROWS,
     maxInFlight: CREATE_FLUSHES,
@@ -155,7 +159,7 @@ export class PostgresStore implements S.Store {
 
   // ---- API keys ----------------------------------------------------------------------------
   async apiKeyCreate(p: S.ApiKeyCreateParams): Promise<D.ApiKey> {
-    return this.run(() => apiKeys.create(this.db.sql, p));
+    return this.run(() => audit.audited(this.db, p.audit, A.createTarget('apiKey', p.id), (sql) => apiKeys.create(sql, p)));
   }
   async apiKeyGet(p: { id: string }): Promise<D.ApiKey | null> {
     return this.run(() => apiKeys.get(this.db.sql, p.id));
@@ -164,16 +168,16 @@ export class PostgresStore implements S.Store {
     return this.run(() => apiKeys.list(this.db.sql));
   }
   async apiKeyUpdate(p: S.ApiKeyUpdateParams): Promise<D.ApiKey | null> {
-    return this.run(() => apiKeys.update(this.db.sql, p));
+    return this.run(() => audit.audited(this.db, p.audit, A.updateTarget('apiKey', p.id), (sql) => apiKeys.update(sql, p)));
   }
-  async apiKeyDelete(p: { id: string }): Promise<boolean> {
-    return this.run(() => apiKeys.delete(this.db.sql, p.id));
+  async apiKeyDelete(p: S.AuditedId): Promise<boolean> {
+    return this.run(() => audit.audited(this.db, p.audit, A.deleteTarget('apiKey', p.id), (sql) => apiKeys.delete(sql, p.id)));
   }
   async apiKeyFindByDigest(p: { digest: string }): Promise<S.ApiKeyMatch | null> {
     return this.run(() => apiKeys.findByDigest(this.db.sql, p.digest));
   }
-  async apiKeyRotate(p: { id: string; digest: string; previousExpiresAt: number }): Promise<D.ApiKey | null> {
-    return this.run(() => apiKeys.rotate(this.db.sql, p));
+  async apiKeyRotate(p: Parameters<S.Store['apiKeyRotate']>[0]): Promise<D.ApiKey | null> {
+    return this.run(() => audit.audited(this.db, p.audit, A.updateTarget('apiKey', p.id), (sql) => apiKeys.rotate(sql, p)));
   }
   async apiKeyTouch(p: { lastUsed: ReadonlyMap<string, number> }): Promise<void> {
     await this.run(() => apiKeys.touch(this.db.sql, p.lastUsed));
@@ -199,15 +203,15 @@ export class PostgresStore implements S.Store {
     return this.run(() => schedules.page(this.db.sql, p));
   }
   async scheduleUpdate(p: S.ScheduleUpdateParams): Promise<D.Schedule | 'not_found' | 'not_pending'> {
-    return this.run(async () => schedules.update(this.db.sql, await this.notifyContext(), p));
+    return this.run(() => audit.audited(this.db, p.audit, A.updateTarget('schedule', p.id), async (sql) => schedules.update(sql, await this.notifyContext(), p)));
   }
-  async scheduleDelete(p: { id: string }): Promise<boolean> {
-    return this.run(() => schedules.delete(this.db.sql, p.id));
+  async scheduleDelete(p: S.AuditedId): Promise<boolean> {
+    return this.run(() => audit.audited(this.db, p.audit, A.deleteTarget('schedule', p.id), (sql) => schedules.delete(sql, p.id)));
   }
 
   // ---- Cron jobs ---------------------------------------------------------------------------
   async cronCreate(p: S.CronCreateParams): Promise<D.CronJob> {
-    return this.run(async () => cronJobs.create(this.db.sql, await this.notifyContext(), p));
+    return this.run(() => audit.audited(this.db, p.audit, A.createTarget('cronJob', p.id), async (sql) => cronJobs.create(sql, await this.notifyContext(), p)));
   }
   async cronGet(p: { id: string }): Promise<D.CronJob | null> {
     return this.run(() => cronJobs.get(this.db.sql, p.id));
@@ -221,11 +225,11 @@ export class PostgresStore implements S.Store {
   async cronUpdate(p: S.CronUpdateParams): Promise<D.CronJob | null> {
     return this.run(async () => {
       const n = await this.notifyContext();
-      return this.db.tx((sql) => cronJobs.update(sql, n, p));
+      return audit.audited(this.db, p.audit, A.updateTarget('cronJob', p.id), (sql) => cronJobs.update(sql, n, p), true);
     });
   }
-  async cronDelete(p: { id: string }): Promise<boolean> {
-    return this.run(() => cronJobs.delete(this.db.sql, p.id));
+  async cronDelete(p: S.AuditedId): Promise<boolean> {
+    return this.run(() => audit.audited(this.db, p.audit, A.deleteTarget('cronJob', p.id), (sql) => cronJobs.delete(sql, p.id)));
   }
   async scheduleBulk(p: S.ScheduleBulkParams): Promise<S.BulkResult> {
     return this.run(() => schedules.bulk(this.db.sql, p));
@@ -253,17 +257,7 @@ export class PostgresStore implements S.Store {
   }
   /** With clock 'database', `p.now` is ignored: the database's clock decides (as for claims). */
   async leasesRelease(p: { nodeId: string; executionIds: string[]; now: number }): Promise<void> {
-    if (p.executionIds.length === 0) return this.run(async () => undefined);
-    const now = this.clock === 'database' ? DB_NOW_MS : '$3::bigint';
-    const values: unknown[] = [p.nodeId, p.executionIds];
-    if (this.clock === 'caller') values.push(Math.floor(p.now));
-    await this.run(() =>
-      this.db.sql.count(
-        `UPDATE executions SET lease_expires_at = LEAST(lease_expires_at, ${now})
-          WHERE id = ANY($2::text[]) AND lease_owner = $1::text AND status = 'Running'`,
-        values,
-      ),
-    );
+    await this.run(() => executions.release(this.db.sql, this.clock, p));
   }
   async nextDueAt(): Promise<number | null> {
     return this.run(() => this.claims.nextDueAt(this.db.sql));
@@ -286,10 +280,10 @@ export class PostgresStore implements S.Store {
   async executionSearch(p: ExecutionSearchParams): Promise<S.ExecutionPage> {
     return this.run(() => executionSearch.search(this.db.sql, p));
   }
-  async executionReplay(p: { id: string; now: number }): Promise<D.Execution | 'not_found' | 'not_failed' | 'job_deleted'> {
+  async executionReplay(p: Parameters<S.Store['executionReplay']>[0]): ReturnType<S.Store['executionReplay']> {
     return this.run(async () => {
       const n = await this.notifyContext();
-      return this.db.tx((sql) => executionSearch.replay(sql, n, p.id, p.now));
+      return audit.audited(this.db, p.audit, A.updateTarget('execution', p.id), (sql) => executionSearch.replay(sql, n, p.id, p.now), true);
     });
   }
   async executionsReplay(p: ExecutionsReplayParams): Promise<number> {
@@ -307,7 +301,7 @@ export class PostgresStore implements S.Store {
   async jobTrigger(p: S.JobTriggerParams): Promise<D.Execution | 'not_found' | 'not_pending'> {
     return this.run(async () => {
       const n = await this.notifyContext();
-      return this.db.tx((sql) => executions.trigger(sql, n, p));
+      return audit.audited(this.db, p.audit, A.triggerTarget(p.jobType === 'cron' ? 'cronJob' : 'schedule', p.jobId), (sql) => executions.trigger(sql, n, p), true);
     });
   }
   /** Once per cluster: returns 0 at once while another node prunes (see executions.ts). */
@@ -341,7 +335,7 @@ export class PostgresStore implements S.Store {
 
   // ---- Notifications (store-notifications.ts) ----------------------------------------------
   async channelCreate(p: N.ChannelCreateParams): Promise<NotificationChannel> {
-    return this.run(() => notifications.create(this.db.sql, p));
+    return this.run(() => audit.audited(this.db, p.audit, A.createTarget('channel', p.id), (sql) => notifications.create(sql, p)));
   }
   async channelGet(p: { id: string }): Promise<NotificationChannel | null> {
     return this.run(() => notifications.get(this.db.sql, p.id));
@@ -350,10 +344,10 @@ export class PostgresStore implements S.Store {
     return this.run(() => notifications.list(this.db.sql));
   }
   async channelUpdate(p: N.ChannelUpdateParams): Promise<NotificationChannel | null> {
-    return this.run(() => notifications.update(this.db.sql, p));
+    return this.run(() => audit.audited(this.db, p.audit, A.updateTarget('channel', p.id), (sql) => notifications.update(sql, p)));
   }
-  async channelDelete(p: { id: string }): Promise<boolean> {
-    return this.run(() => notifications.delete(this.db.sql, p.id));
+  async channelDelete(p: S.AuditedId): Promise<boolean> {
+    return this.run(() => audit.audited(this.db, p.audit, A.deleteTarget('channel', p.id), (sql) => notifications.delete(sql, p.id)));
   }
   async notificationsRecordPaused(p: { paused: N.PausedJob[]; now: number }): Promise<number> {
     return this.run(() => notifications.recordPaused(this.db.sql, p.paused, p.now));
@@ -389,6 +383,16 @@ export class PostgresStore implements S.Store {
   }
   async idempotencyPrune(p: { before: number; limit: number }): Promise<number> {
     return this.run(() => idempotency.prune(this.db.sql, p.before, p.limit));
+  }
+
+  async auditPage(p: S.AuditPageParams): Promise<S.AuditPage> {
+    return this.run(() => audit.page(this.db.sql, p));
+  }
+  async auditAuthFailure(p: { address: string; now: number }): Promise<void> {
+    await this.run(() => audit.countAuthFailure(this.db.sql, p.address, p.now));
+  }
+  async auditPrune(p: { before: number; limit: number }): Promise<number> {
+    return this.run(() => audit.prune(this.db.sql, p.before, p.limit));
   }
 
   // ---- Settings ----------------------------------------------------------------------------

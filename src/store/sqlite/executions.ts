@@ -1,4 +1,5 @@
 import { promoteBackfillSql } from '../backfill-rules.js';
+import { AUDIT_INSERT_SQL, autoPauseRow, type AuditRow } from '../audit-rules.js';
 import type { AttemptOutcome, CronJobStatus, Execution, JobType } from '../../domain/types.js';
 import { cronAfterFinished, isGone, type AutoPause, type FinishedOutcome, type FinishResult } from '../outcome-rules.js';
 import { decodeCursor } from '../paging.js';
@@ -49,6 +50,7 @@ export class ExecutionQueries {
   private readonly anyChannel;
   private readonly pausedOutbox;
   private readonly promoteBackfill;
+  private readonly auditInsert;
   private readonly byId;
   private readonly retrying;
   private readonly attemptsOfOne;
@@ -121,6 +123,8 @@ export class ExecutionQueries {
     );
     this.pausedOutbox = pausedOutboxStatement(db);
     this.promoteBackfill = db.prepare<[{ job: string; at: number }]>(promoteBackfillSql(':job', ':at'));
+    // The `cron.autoPause` audit events, in the same transaction (only when a job paused).
+    this.auditInsert = db.prepare<[AuditRow]>(AUDIT_INSERT_SQL);
     this.finishTx = db.transaction((nodeId: string, outcomes: readonly AttemptOutcome[]): FinishResult => {
       const notify = this.anyChannel.get() !== undefined;
       const finishedCron = new Map<string, FinishedOutcome[]>();
@@ -133,7 +137,10 @@ export class ExecutionQueries {
       // cron.auto_paused notifications, in the transaction that paused the jobs, at the end of
       // the batch's last attempt (its outcomes' own times, as PostgreSQL's finish statement).
       const end = Math.max(...outcomes.map((o) => execRows.outcomeTimes(o).finishedAt ?? 0));
-      if (notify && paused.length > 0) this.pausedOutbox.run({ items: pausedItems(paused), now: end });
+      if (paused.length > 0) {
+        if (notify) this.pausedOutbox.run({ items: pausedItems(paused), now: end });
+        for (const p of paused) this.auditInsert.run(autoPauseRow(p.jobId, p.reason, end));
+      }
       // The next backfilled execution of each cron job that finished one (backfill-rules.ts, "Pacing").
       let promoted = 0;
       for (const jobId of finishedCron.keys()) promoted += this.promoteBackfill.run({ job: jobId, at: end }).changes;

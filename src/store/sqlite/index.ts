@@ -12,7 +12,9 @@ import type { NodeRecord, NodesAtParams, NodesReaped } from '../store-nodes.js';
 import type * as N from '../store-notifications.js';
 import type { NotificationChannel, OutboxNotification } from '../../domain/notifications.js';
 import type { JobSecretsEntry, SecretsPageParams, SecretsReplaceParams } from '../store-secrets.js';
+import * as A from '../audit-rules.js';
 import { ApiKeyQueries } from './api-keys.js';
+import { AuditQueries } from './audit.js';
 import { ClaimQueries } from './claim.js';
 import {
   openConnection,
@@ -52,6 +54,7 @@ interface Queries {
   idempotency: IdempotencyQueries;
   nodes: NodeQueries;
   notifications: NotificationQueries;
+  audit: AuditQueries;
 }
 
 /**
@@ -71,7 +74,16 @@ export class SqliteStore implements S.Store {
    * create queued in the same turn of the event loop.
    */
   private readonly creates = new GroupCommit<S.ScheduleCreateParams, D.Schedule>({
-    write: (rows) => this.run((q) => q.schedules.createMany(rows)),
+    write: (rows) =>
+      this.run((q) => {
+        if (!rows.some((r) => r.audit)) return q.schedules.createMany(rows);
+        // The events of the audited creates in the group's transaction (audit-rules.ts).
+        return q.audit.within(() => {
+          const out = q.schedules.createMany(rows);
+          q.audit.write(rows.flatMap((r, i) => (r.audit ? [A.auditRow(r.audit, A.createTarget('schedule', r.id), null, out[i]!)!] : [])));
+          return out;
+        });
+      }),
     maxRows: GROUP_MAX_ROWS,
     maxInFlight: 1,
   });
@@ -130,7 +142,7 @@ export class SqliteStore implements S.Store {
 
   // ---- API keys ----------------------------------------------------------------------------
   async apiKeyCreate(p: S.ApiKeyCreateParams): Promise<D.ApiKey> {
-    return this.run((q) => q.apiKeys.create(p));
+    return this.run((q) => q.audit.audited(p.audit, A.createTarget('apiKey', p.id), () => q.apiKeys.create(p)));
   }
   async apiKeyGet(p: { id: string }): Promise<D.ApiKey | null> {
     return this.run((q) => q.apiKeys.get(p.id));
@@ -139,16 +151,16 @@ export class SqliteStore implements S.Store {
     return this.run((q) => q.apiKeys.list());
   }
   async apiKeyUpdate(p: S.ApiKeyUpdateParams): Promise<D.ApiKey | null> {
-    return this.run((q) => q.apiKeys.update(p));
+    return this.run((q) => q.audit.audited(p.audit, A.updateTarget('apiKey', p.id), () => q.apiKeys.update(p)));
   }
-  async apiKeyDelete(p: { id: string }): Promise<boolean> {
-    return this.run((q) => q.apiKeys.delete(p.id));
+  async apiKeyDelete(p: S.AuditedId): Promise<boolean> {
+    return this.run((q) => q.audit.audited(p.audit, A.deleteTarget('apiKey', p.id), () => q.apiKeys.delete(p.id)));
   }
   async apiKeyFindByDigest(p: { digest: string }): Promise<S.ApiKeyMatch | null> {
     return this.run((q) => q.apiKeys.findByDigest(p.digest));
   }
-  async apiKeyRotate(p: { id: string; digest: string; previousExpiresAt: number }): Promise<D.ApiKey | null> {
-    return this.run((q) => q.apiKeys.rotate(p));
+  async apiKeyRotate(p: Parameters<S.Store['apiKeyRotate']>[0]): Promise<D.ApiKey | null> {
+    return this.run((q) => q.audit.audited(p.audit, A.updateTarget('apiKey', p.id), () => q.apiKeys.rotate(p)));
   }
   async apiKeyTouch(p: { lastUsed: ReadonlyMap<string, number> }): Promise<void> {
     this.run((q) => q.apiKeys.touch(p.lastUsed));
@@ -174,15 +186,15 @@ export class SqliteStore implements S.Store {
     return this.run((q) => q.schedules.page(p));
   }
   async scheduleUpdate(p: S.ScheduleUpdateParams): Promise<D.Schedule | 'not_found' | 'not_pending'> {
-    return this.run((q) => q.schedules.update(p));
+    return this.run((q) => q.audit.audited(p.audit, A.updateTarget('schedule', p.id), () => q.schedules.update(p)));
   }
-  async scheduleDelete(p: { id: string }): Promise<boolean> {
-    return this.run((q) => q.schedules.delete(p.id));
+  async scheduleDelete(p: S.AuditedId): Promise<boolean> {
+    return this.run((q) => q.audit.audited(p.audit, A.deleteTarget('schedule', p.id), () => q.schedules.delete(p.id)));
   }
 
   // ---- Cron jobs ---------------------------------------------------------------------------
   async cronCreate(p: S.CronCreateParams): Promise<D.CronJob> {
-    return this.run((q) => q.cron.create(p));
+    return this.run((q) => q.audit.audited(p.audit, A.createTarget('cronJob', p.id), () => q.cron.create(p)));
   }
   async cronGet(p: { id: string }): Promise<D.CronJob | null> {
     return this.run((q) => q.cron.get(p.id));
@@ -194,10 +206,10 @@ export class SqliteStore implements S.Store {
     return this.run((q) => q.cron.page(p));
   }
   async cronUpdate(p: S.CronUpdateParams): Promise<D.CronJob | null> {
-    return this.run((q) => q.cron.update(p));
+    return this.run((q) => q.audit.audited(p.audit, A.updateTarget('cronJob', p.id), () => q.cron.update(p)));
   }
-  async cronDelete(p: { id: string }): Promise<boolean> {
-    return this.run((q) => q.cron.delete(p.id));
+  async cronDelete(p: S.AuditedId): Promise<boolean> {
+    return this.run((q) => q.audit.audited(p.audit, A.deleteTarget('cronJob', p.id), () => q.cron.delete(p.id)));
   }
   async scheduleBulk(p: S.ScheduleBulkParams): Promise<S.BulkResult> {
     return this.run((q) => q.schedules.bulk(p));
@@ -238,8 +250,8 @@ export class SqliteStore implements S.Store {
   async executionSearch(p: ExecutionSearchParams): Promise<S.ExecutionPage> {
     return this.run((q) => q.search.search(p));
   }
-  async executionReplay(p: { id: string; now: number }): Promise<D.Execution | 'not_found' | 'not_failed' | 'job_deleted'> {
-    return this.run((q) => q.search.replay(p.id, p.now));
+  async executionReplay(p: Parameters<S.Store['executionReplay']>[0]): ReturnType<S.Store['executionReplay']> {
+    return this.run((q) => q.audit.audited(p.audit, A.updateTarget('execution', p.id), () => q.search.replay(p.id, p.now)));
   }
   async executionsReplay(p: ExecutionsReplayParams): Promise<number> {
     return this.run((q) => q.search.replayMany(p));
@@ -248,7 +260,7 @@ export class SqliteStore implements S.Store {
     return this.run((q) => q.backfill.backfill(p));
   }
   async jobTrigger(p: S.JobTriggerParams): Promise<D.Execution | 'not_found' | 'not_pending'> {
-    return this.run((q) => q.executions.trigger(p));
+    return this.run((q) => q.audit.audited(p.audit, A.triggerTarget(p.jobType === 'cron' ? 'cronJob' : 'schedule', p.jobId), () => q.executions.trigger(p)));
   }
   async executionsPrune(p: { before: number; limit: number }): Promise<number> {
     return this.run((q) => q.executions.prune(p.before, p.limit));
@@ -273,7 +285,7 @@ export class SqliteStore implements S.Store {
 
   // ---- Notifications (store-notifications.ts) ----------------------------------------------
   async channelCreate(p: N.ChannelCreateParams): Promise<NotificationChannel> {
-    return this.run((q) => q.notifications.create(p));
+    return this.run((q) => q.audit.audited(p.audit, A.createTarget('channel', p.id), () => q.notifications.create(p)));
   }
   async channelGet(p: { id: string }): Promise<NotificationChannel | null> {
     return this.run((q) => q.notifications.get(p.id));
@@ -282,10 +294,10 @@ export class SqliteStore implements S.Store {
     return this.run((q) => q.notifications.list());
   }
   async channelUpdate(p: N.ChannelUpdateParams): Promise<NotificationChannel | null> {
-    return this.run((q) => q.notifications.update(p));
+    return this.run((q) => q.audit.audited(p.audit, A.updateTarget('channel', p.id), () => q.notifications.update(p)));
   }
-  async channelDelete(p: { id: string }): Promise<boolean> {
-    return this.run((q) => q.notifications.delete(p.id));
+  async channelDelete(p: S.AuditedId): Promise<boolean> {
+    return this.run((q) => q.audit.audited(p.audit, A.deleteTarget('channel', p.id), () => q.notifications.delete(p.id)));
   }
   async notificationsRecordPaused(p: { paused: N.PausedJob[]; now: number }): Promise<number> {
     return this.run((q) => q.notifications.recordPaused(p.paused, p.now));
@@ -323,6 +335,16 @@ export class SqliteStore implements S.Store {
   }
 
   // ---- Settings ----------------------------------------------------------------------------
+  async auditPage(p: S.AuditPageParams): Promise<S.AuditPage> {
+    return this.run((q) => q.audit.page(p));
+  }
+  async auditAuthFailure(p: { address: string; now: number }): Promise<void> {
+    this.run((q) => q.audit.countAuthFailure(p.address, p.now));
+  }
+  async auditPrune(p: { before: number; limit: number }): Promise<number> {
+    return this.run((q) => q.audit.pruneOld(p.before, p.limit));
+  }
+
   async settingGetOrCreate(p: { key: string; create: () => string }): Promise<string> {
     return this.run((q) => q.settings.getOrCreate(p.key, p.create));
   }
@@ -353,11 +375,20 @@ export class SqliteStore implements S.Store {
 function prepare(db: Db): Queries {
   try {
     const executions = new ExecutionQueries(db);
+    const [apiKeys, schedules, cron, notifications] = [new ApiKeyQueries(db), new ScheduleQueries(db), new CronJobQueries(db), new NotificationQueries(db)];
+    const readers = {
+      apiKey: (id: string) => apiKeys.get(id),
+      schedule: (id: string) => schedules.get(id),
+      cronJob: (id: string) => cron.get(id),
+      execution: (id: string) => executions.get(id),
+      channel: (id: string) => notifications.get(id),
+    };
     return {
-      apiKeys: new ApiKeyQueries(db),
+      apiKeys,
       backfill: new BackfillQueries(db),
-      schedules: new ScheduleQueries(db),
-      cron: new CronJobQueries(db),
+      schedules,
+      cron,
+      audit: new AuditQueries(db, readers),
       claim: new ClaimQueries(db),
       executions,
       search: new ExecutionSearchQueries(db, executions),
@@ -365,7 +396,7 @@ function prepare(db: Db): Queries {
       secrets: new SecretsQueries(db),
       idempotency: new IdempotencyQueries(db),
       nodes: new NodeQueries(db),
-      notifications: new NotificationQueries(db),
+      notifications,
     };
   } catch (err) {
     if (err instanceof Error && /no such table/.test(err.message)) {

@@ -2,6 +2,7 @@ import type { Db } from './connection.js';
 import { CRON_LIFE_MIGRATIONS } from './migrations-cron-life.js';
 import { CRON_TAG_MIGRATIONS } from './migrations-cron-tags.js';
 import { BACKFILL_MIGRATIONS } from './migrations-backfill.js';
+import { AUDIT_MIGRATIONS } from './migrations-audit.js';
 import { FAILURE_MIGRATIONS } from './migrations-failures.js';
 import { KEY_MIGRATIONS } from './migrations-keys.js';
 import { JOB_KEY_MIGRATIONS } from './migrations-job-keys.js';
@@ -386,6 +387,7 @@ CREATE INDEX cron_jobs_with_secrets ON cron_jobs (id) WHERE secrets IS NOT NULL;
   ...BACKFILL_MIGRATIONS,
   ...KEY_MIGRATIONS,
   ...JOB_KEY_MIGRATIONS,
+  ...AUDIT_MIGRATIONS,
 ];
 
 /** Highest schema version this code knows. */
