@@ -1,7 +1,4 @@
 import type {
-  ApiKey,
-  ApiKeyScope,
-  ApiKeyStatus,
   AttemptOutcome,
   CronJob,
   CronJobStatus,
@@ -18,7 +15,8 @@ import type {
 } from '../domain/types.js';
 import type { AuditRecord } from '../domain/audit.js';
 import type { ClaimDueResult } from './claim-rules.js';
-import type { ApiKeyMatch } from './rows-api-keys.js';
+import type { ApiKeysStore, AuditedId } from './store-api-keys.js';
+import type { ClaimDueParams } from './store-claim.js';
 import type { AuditStore } from './store-audit.js';
 export type { AuditPage, AuditPageParams } from './store-audit.js';
 import type { FinishResult } from './outcome-rules.js';
@@ -30,12 +28,13 @@ import type { NodesStore } from './store-nodes.js';
 import type { NotificationsStore } from './store-notifications.js';
 import type { CronJobPage, ExecutionListParams, ExecutionPage, JobTriggerParams, SchedulePage } from './store-pages.js';
 import type { JobSecretsStore } from './store-secrets.js';
-
 import type { BacklogStore } from './store-backlog.js';
 export type { BacklogStore, DueCounts, RetryingCounts } from './store-backlog.js';
 export type { CronJobPage, ExecutionListParams, ExecutionPage, JobTriggerParams, SchedulePage } from './store-pages.js';
 export type { BulkResult, CronBulkAction, CronBulkParams, JobBulkFilter, ScheduleBulkParams } from './store-bulk.js';
 export type { ApiKeyMatch } from './rows-api-keys.js';
+export type { ClaimDueParams } from './store-claim.js';
+export type { ApiKeyCreateParams, ApiKeysStore, ApiKeyUpdateParams, AuditedId } from './store-api-keys.js';
 
 /**
  * The store: every persistent operation of the service, as domain operations taking one params
@@ -46,7 +45,7 @@ export type { ApiKeyMatch } from './rows-api-keys.js';
  * all. Instants are epoch milliseconds (UTC). Methods throw `StoreUnavailableError` when the
  * database cannot be reached or written; they never throw for "not found" unless documented.
  */
-export interface Store extends AuditStore, JobSecretsStore, BatchStore, BulkStore, IdempotencyStore, NodesStore, ExecutionSearchStore, NotificationsStore, BacklogStore {
+export interface Store extends ApiKeysStore, AuditStore, JobSecretsStore, BatchStore, BulkStore, IdempotencyStore, NodesStore, ExecutionSearchStore, NotificationsStore, BacklogStore {
   /** Applies pending numbered migrations. Idempotent. */
   migrate(): Promise<void>;
   /**
@@ -70,40 +69,6 @@ export interface Store extends AuditStore, JobSecretsStore, BatchStore, BulkStor
    * @returns a function that unsubscribes
    */
   onWork(listener: (dueAtMs: number) => void): () => void;
-
-  // ---- API keys ---------------------------------------------------------------------------
-  apiKeyCreate(p: ApiKeyCreateParams): Promise<ApiKey>;
-  apiKeyGet(p: { id: string }): Promise<ApiKey | null>;
-  /** All keys, oldest first. */
-  apiKeyList(): Promise<ApiKey[]>;
-  /** Partial update; returns null when no key has that id. */
-  apiKeyUpdate(p: ApiKeyUpdateParams): Promise<ApiKey | null>;
-  /** Returns false when no key had that id. */
-  apiKeyDelete(p: AuditedId): Promise<boolean>;
-  /**
-   * The key whose token, or whose token replaced by its last rotation, has this SHA-256 digest
-   * (lowercase hex), and which of the two it is; null when none. Whether the token is still
-   * valid (expiry, the grace period, the status) is the caller's rule (service/api-keys.ts).
-   */
-  apiKeyFindByDigest(p: { digest: string }): Promise<ApiKeyMatch | null>;
-  /**
-   * Replaces the key's token in one statement: the digest becomes `p.digest`, the old digest
-   * becomes the previous one, accepted until `p.previousExpiresAt` (epoch ms, UTC). A token
-   * replaced earlier is forgotten. Id, name, scopes, status, expiry and `lastUsed` are kept.
-   * @returns the key, or null when no key has that id
-   */
-  apiKeyRotate(p: { id: string; digest: string; previousExpiresAt: number; audit?: AuditRecord }): Promise<ApiKey | null>;
-  /**
-   * Records last use of keys in one write. An entry only moves `lastUsed` forward.
-   * @param p.lastUsed key id → epoch ms (UTC)
-   */
-  apiKeyTouch(p: { lastUsed: ReadonlyMap<string, number> }): Promise<void>;
-  /**
-   * Makes sure an `Enabled` key with this digest exists: creates it (with `p.id`, `p.name`,
-   * `p.scopes`, `p.expiresAt`) when no key has the digest, otherwise sets the existing key
-   * `Enabled`, renames it `p.name` and gives it `p.scopes` and `p.expiresAt`.
-   */
-  apiKeyEnsure(p: ApiKeyCreateParams): Promise<ApiKey>;
 
   // ---- Schedules -----------------------------------------------------------------------------
   /**
@@ -262,40 +227,6 @@ export interface Store extends AuditStore, JobSecretsStore, BatchStore, BulkStor
   settingGet(p: { key: string }): Promise<string | null>;
 }
 
-/** Params of the deletes: the id, and the audit event to write with the delete (audit-rules.ts). */
-export interface AuditedId {
-  id: string;
-  audit?: AuditRecord;
-}
-
-/** Params of {@link Store.apiKeyCreate}. `digest` is the SHA-256 (lowercase hex) of the token. */
-export interface ApiKeyCreateParams {
-  /** When given, the change writes this audit event in its transaction (audit-rules.ts). */
-  audit?: AuditRecord;
-  id: string;
-  name: string;
-  status: ApiKeyStatus;
-  digest: string;
-  /** Non-empty; stored without duplicates in the order of `API_KEY_SCOPES`. Absent: all of them. */
-  scopes?: readonly ApiKeyScope[];
-  /** Epoch ms (UTC) from which the key is refused, or null (or absent): never. */
-  expiresAt?: number | null;
-  /** Epoch ms (UTC). */
-  now: number;
-}
-
-/** Params of {@link Store.apiKeyUpdate}: absent fields keep their values; `expiresAt` null clears the expiry. */
-export interface ApiKeyUpdateParams {
-  id: string;
-  name?: string;
-  status?: ApiKeyStatus;
-  /** Non-empty when given. */
-  scopes?: readonly ApiKeyScope[];
-  expiresAt?: number | null;
-  /** When given, the change writes this audit event in its transaction (audit-rules.ts). */
-  audit?: AuditRecord;
-}
-
 /**
  * The request of a job's calls (docs/calls.md), in create and update params. On a create, an
  * absent field takes `POST`, `{}` or null; on an update, an absent field is kept and null clears
@@ -385,7 +316,7 @@ export interface ScheduleUpdateParams extends JobRequestParams, SuccessParams {
 }
 
 /** Params of {@link Store.cronCreate}. */
-export interface CronCreateParams extends JobRequestParams, SuccessParams, IdentityParams {
+export interface CronCreateParams extends JobRequestParams, SuccessParams, IdentityParams, CronLifeParams {
   /** When given, the change writes this audit event in its transaction (audit-rules.ts). */
   audit?: AuditRecord;
   id: string;
@@ -401,21 +332,13 @@ export interface CronCreateParams extends JobRequestParams, SuccessParams, Ident
   overlap: OverlapPolicy;
   /** Consecutive failed executions that pause the job (1–1,000); null or absent: never. */
   pauseAfterFailures?: number | null;
-  /** Epoch ms (UTC) before which the job has no occurrence; null or absent: none (docs/cron.md, "Start, end and limits"). */
-  startAt?: number | null;
-  /** Epoch ms (UTC) at and after which the job has no occurrence; null or absent: none. */
-  endAt?: number | null;
-  /** The job is Completed once `invocations` reaches this (1–1,000,000,000); null or absent: no limit. */
-  maxInvocations?: number | null;
-  /** Largest jitter of an occurrence, ms (0–3,600,000); absent: 0 (src/store/cron-life.ts). */
-  jitterMs?: number;
   /** Labels to find the job by (the rules of a schedule's `tags`); absent: none. */
   tags?: string[];
   now: number;
 }
 
 /** Params of {@link Store.cronUpdate}: absent fields keep their values, null sets null. */
-export interface CronUpdateParams extends JobRequestParams, SuccessParams {
+export interface CronUpdateParams extends JobRequestParams, SuccessParams, CronLifeParams {
   /** When given, the change writes this audit event in its transaction (audit-rules.ts). */
   audit?: AuditRecord;
   id: string;
@@ -434,15 +357,6 @@ export interface CronUpdateParams extends JobRequestParams, SuccessParams {
   key?: string | null;
   /** Kept when absent; cleared when the job is Active after the update (cron-patch.ts). */
   pausedReason?: string | null;
-  /** Epoch ms (UTC) before which the job has no occurrence; null or absent: none (docs/cron.md, "Start, end and limits"). */
-  startAt?: number | null;
-  /** Epoch ms (UTC) at and after which the job has no occurrence; null or absent: none. */
-  endAt?: number | null;
-  /** The job is Completed once `invocations` reaches this (1–1,000,000,000); null or absent: no limit. */
-  maxInvocations?: number | null;
-  /** Largest jitter of an occurrence, ms (0–3,600,000); absent: 0 (src/store/cron-life.ts). */
-  jitterMs?: number;
-
   /** Replaces the job's tags. */
   tags?: string[];
   /**
@@ -454,25 +368,18 @@ export interface CronUpdateParams extends JobRequestParams, SuccessParams {
   recomputeAfter?: number;
 }
 
-/** Params of {@link Store.claimDue}. */
-export interface ClaimDueParams {
-  /** Epoch ms (UTC) that decides what is due. */
-  now: number;
-  /** Most items returned. */
-  limit: number;
-  nodeId: string;
-  /**
-   * Lease margin in ms beyond each item's `timeoutMs`: an attempt not finished by
-   * `now + timeoutMs + leaseMs` is claimed again (its node is taken for dead).
-   */
-  leaseMs: number;
-  /** A cron occurrence claimed more than this late (ms) is a misfire (default policy: 60,000). */
-  misfireThresholdMs: number;
-  /**
-   * Also claims work due within this many ms after `now` (default 0): Pending schedules, cron
-   * occurrences and waiting executions, never a lease before it expired. Each item taken before
-   * it is due carries `notBefore`; misfires, leases and recorded times are reckoned at `now`
-   * (claim-rules.ts, "Claiming ahead").
-   */
-  aheadMs?: number;
+/**
+ * The window, limit and jitter of a cron job in its create and update params (docs/cron.md, "Start,
+ * end and limits", "Jitter"). On a create an absent field is null (`jitterMs` 0); on an update it
+ * is kept, and null clears it.
+ */
+export interface CronLifeParams {
+  /** Epoch ms (UTC) before which the job has no occurrence. */
+  startAt?: number | null;
+  /** Epoch ms (UTC) at and after which the job has no occurrence. */
+  endAt?: number | null;
+  /** The job is Completed once `invocations` reaches this (1–1,000,000,000). */
+  maxInvocations?: number | null;
+  /** Largest jitter of an occurrence, ms (0–3,600,000; src/store/cron-life.ts). */
+  jitterMs?: number;
 }

@@ -1,11 +1,5 @@
 import type { Db } from './connection.js';
-import { CRON_LIFE_MIGRATIONS } from './migrations-cron-life.js';
-import { CRON_TAG_MIGRATIONS } from './migrations-cron-tags.js';
-import { BACKFILL_MIGRATIONS } from './migrations-backfill.js';
-import { AUDIT_MIGRATIONS } from './migrations-audit.js';
-import { FAILURE_MIGRATIONS } from './migrations-failures.js';
-import { KEY_MIGRATIONS } from './migrations-keys.js';
-import { JOB_KEY_MIGRATIONS } from './migrations-job-keys.js';
+import { LATER_MIGRATIONS } from './migrations-later.js';
 
 /** One numbered schema change. Versions start at 1, increase by 1, and are never edited once released. */
 export interface Migration {
@@ -381,13 +375,7 @@ CREATE INDEX schedules_with_secrets ON schedules (id) WHERE secrets IS NOT NULL;
 CREATE INDEX cron_jobs_with_secrets ON cron_jobs (id) WHERE secrets IS NOT NULL;
 `,
   },
-  ...FAILURE_MIGRATIONS,
-  ...CRON_LIFE_MIGRATIONS,
-  ...CRON_TAG_MIGRATIONS,
-  ...BACKFILL_MIGRATIONS,
-  ...KEY_MIGRATIONS,
-  ...JOB_KEY_MIGRATIONS,
-  ...AUDIT_MIGRATIONS,
+  ...LATER_MIGRATIONS,
 ];
 
 /** Highest schema version this code knows. */
