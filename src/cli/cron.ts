@@ -92,7 +92,7 @@ function withFieldOptions(cmd: Command, required: boolean): Command {
   const req = required ? ' (required)' : '';
   return withSecretOptions(withDeliveryOptions(
     withApiOptions(cmd)
-      .addOption(new Option('--expression <cron>', `cron expression, e.g. "0 9 * * MON-FRI"${req}`))
+      .addOption(new Option('--expression <cron>', `cron expression, e.g. "0 9 * * MON-FRI", "0 9 * * MON#1" or "@every 1h30m"${req}`))
       .addOption(new Option('--tz <zone>', 'IANA time zone the expression is read in, e.g. Europe/Berlin (default UTC)'))
       .addOption(new Option('--name <name>', 'name of the job'))
       .addOption(new Option('--key <key>', 'your unique name for the job (1–128 of A-Z a-z 0-9 . _ : -; docs/apply.md)'))
@@ -314,14 +314,18 @@ export function registerCronCommands(program: Command): void {
   withApiOptions(
     cron
       .command('preview')
-      .argument('<expression>', 'cron expression, e.g. "0 9 * * MON-FRI"')
+      .argument('<expression>', 'cron expression, e.g. "0 9 * * MON-FRI", "0 9 * * MON#1", "0 18 L * *" or "@every 1h30m"')
       .description('show the next occurrences of an expression, computed by the service as for real jobs')
       .addOption(new Option('--tz <zone>', 'IANA time zone (default UTC)'))
       .addOption(new Option('--from <instant>', 'occurrences strictly after this ISO 8601 instant (default now)'))
-      .addOption(new Option('--count <n>', 'how many, 1–100 (default 5)').argParser(integer)),
+      .addOption(new Option('--count <n>', 'how many, 1–100 (default 5)').argParser(integer))
+      .addOption(new Option('--start-at <instant>', 'for @every: the ISO 8601 instant its intervals count from (default now)')),
   ).action(
-    action(async (expression: string, opts: ApiOptions & { tz?: string; from?: string; count?: number }) => {
-      const query = { expression, ...defined({ timezone: opts.tz, from: opts.from, count: opts.count }) } as CronPreviewQuery;
+    action(async (expression: string, opts: ApiOptions & { tz?: string; from?: string; count?: number; startAt?: string }) => {
+      const query = {
+        expression,
+        ...defined({ timezone: opts.tz, from: opts.from, count: opts.count, startAt: opts.startAt }),
+      } as CronPreviewQuery;
       const preview = await clientFrom(opts).cron.preview(query);
       if (opts.json) return printJson(preview);
       const zone = opts.tz ?? 'UTC';

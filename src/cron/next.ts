@@ -48,13 +48,24 @@ export function nextOccurrence(cron: ParsedCron, zone: string, afterMs: number, 
   if (!Number.isFinite(afterMs) || Math.abs(afterMs) > MAX_AFTER_MS) {
     throw new RangeError(`afterMs out of range: ${afterMs}`);
   }
+  if (cron.everyMs !== null) return nextInterval(cron.everyMs, zone, afterMs, anchorMs ?? afterMs);
+  return nextFieldMatch(cron, zone, afterMs);
+}
+
+/** {@link nextOccurrence} of `@every`: absolute time from the anchor. */
+function nextInterval(everyMs: number, zone: string, afterMs: number, anchorMs: number): number | null {
+  zoneRules(zone); // validated as for other expressions, though DST does not apply
+  if (!Number.isFinite(anchorMs) || Math.abs(anchorMs) > MAX_AFTER_MS) throw new RangeError(`anchorMs out of range: ${anchorMs}`);
+  const next = nextEvery(everyMs, anchorMs, afterMs);
+  return next - afterMs > HORIZON_MS ? null : next;
+}
+
+/**
+ * {@link nextOccurrence} of a field expression (a function of its own, kept as small as before
+ * `@every` existed: it is the hot path of every claim).
+ */
+function nextFieldMatch(cron: ParsedCron, zone: string, afterMs: number): number | null {
   const rules = zoneRules(zone);
-  if (cron.everyMs !== null) {
-    const anchor = anchorMs ?? afterMs;
-    if (!Number.isFinite(anchor) || Math.abs(anchor) > MAX_AFTER_MS) throw new RangeError(`anchorMs out of range: ${anchor}`);
-    const next = nextEvery(cron.everyMs, anchor, afterMs);
-    return next - afterMs > HORIZON_MS ? null : next;
-  }
   const t = cron.tables;
   const fixed = cron.fixedTime;
   const stop = afterMs + HORIZON_MS;
