@@ -84,9 +84,13 @@ const NICKNAMES: ReadonlyMap<string, string> = new Map([
  * field, separated by spaces or tabs, surrounding whitespace ignored; the nicknames `@yearly`
  * `@annually` `@monthly` `@weekly` `@daily` `@midnight` `@hourly`; names JAN–DEC and SUN–SAT
  * (case-insensitive); lists, ranges, steps (`*\/5`, `1-30/2`, `5/15` = from 5 to the field's
- * maximum by 15); weekday 0 and 7 for Sunday. The expression must have an occurrence: a day of
- * month that exists in some allowed month (February counting 29 days), unless day of week is
- * also restricted (then the two fields are OR-ed).
+ * maximum by 15; any step from 1, a step beyond its range giving the range's start alone, as
+ * Vixie cron); weekday 0 and 7 for Sunday; the calendar words `L`, `LW`, `nW` (day of month) and
+ * `nL`, `n#k`, `n#L` (day of week), alone or in lists, never in ranges or steps; and
+ * `@every <duration>` (d, h, m, s in that order, 1 s to 366 d). The expression must have an
+ * occurrence: a day of month that exists in some allowed month (February counting 29 days),
+ * unless day of week is also restricted (then the two fields are OR-ed); with calendar words,
+ * some month length and weekday of the 1st that gives a matching day.
  *
  * @param path JSON-pointer path reported with the error (default `/expression`).
  * @throws InvalidInputError (one field problem at `path`) naming what is wrong.

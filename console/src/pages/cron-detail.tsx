@@ -217,7 +217,7 @@ export function CronDetailPage({ id }: { id: string }) {
           <BackfillForm id={id} />
           <section class="card" aria-labelledby="upcoming-title">
             <h2 id="upcoming-title">Upcoming occurrences</h2>
-            <CronPreview expression={job.expression} timezone={job.timezone ?? ''} count={5} startAt={job.createdAt} />
+            <CronPreview expression={job.expression} timezone={job.timezone ?? ''} count={5} startAt={job.startAt ?? job.createdAt} />
           </section>
         </>
       )}
