@@ -70,7 +70,7 @@ export interface Config {
   retry: RetryPolicy;
   /** Finished executions are deleted after this long (`PUNCTUAL_EXECUTION_RETENTION`, default `7d`). */
   executionRetentionMs: number;
-  /** Audit events are deleted after this long (`PUNCTUAL_AUDIT_RETENTION`, default `90d`; docs/audit.md). */
+  /** Audit events are deleted after this long (`PUNCTUAL_AUDIT_RETENTION`, default `90d`; docs/keys-and-audit.md). */
   auditRetentionMs: number;
   /** A cron occurrence claimed later than this is a misfire (`PUNCTUAL_MISFIRE_THRESHOLD_MS`, default 60,000). */
   misfireThresholdMs: number;

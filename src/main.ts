@@ -236,7 +236,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
           batchSize: 500,
           maxPerPass: 10_000,
         });
-  // Audit events (docs/audit.md) are pruned where the API runs, which writes them, after
+  // Audit events (docs/keys-and-audit.md) are pruned where the API runs, which writes them, after
   // PUNCTUAL_AUDIT_RETENTION, at most 10,000 a pass in batches of 500.
   const auditPruner =
     role === 'dispatcher'

@@ -1,5 +1,5 @@
 /**
- * `punctual audit list`: the audit log (docs/audit.md), through the API (`PUNCTUAL_URL` and
+ * `punctual audit list`: the audit log (docs/keys-and-audit.md), through the API (`PUNCTUAL_URL` and
  * `PUNCTUAL_TOKEN`, or `--url` and `--token`; the key needs the `keys:manage` scope).
  */
 import { Option, type Command } from 'commander';

@@ -82,7 +82,7 @@ function onStore<T>(fn: (store: Store) => Promise<T>): Promise<T> {
   return withStore(fn, { existing: true, viaApi: true });
 }
 
-/** Changes made on the store by these commands are audit events of actor `cli` (docs/audit.md). */
+/** Changes made on the store by these commands are audit events of actor `cli` (docs/keys-and-audit.md). */
 const CLI_AUDIT: AuditContext = { actor: 'cli', requestId: null, sourceAddress: null };
 
 /** The keys in the store of `DATABASE_URL`, through the service's use cases (the same rules as the API). */

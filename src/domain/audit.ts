@@ -1,5 +1,5 @@
 /**
- * The audit log (docs/audit.md): one event per change made through the API or the CLI, and per
+ * The audit log (docs/keys-and-audit.md): one event per change made through the API or the CLI, and per
  * change the service makes by itself (an auto-pause), written in the transaction of the change.
  * The closed lists of actions and resource types live here; the rules of the rows (the diff, the
  * redaction, the SQL valid in both dialects) are src/store/audit-rules.ts.
@@ -8,7 +8,9 @@
 /**
  * Every action an audit event may record, as `<resource>.<verb>`. Closed: an event with another
  * action cannot be written. `auth.failure` counts the failed sign-ins of one source address within
- * one minute (one event per address and minute, its `changes.count.after` the count).
+ * one minute (one event per address and minute, its `changes.count.after` the count). A bulk
+ * action (`schedule.bulk`, `cron.bulk`, `execution.bulkReplay`) is one event whose `resourceId` is
+ * `*` and whose changes are its parameters and the count of rows it changed.
  */
 export const AUDIT_ACTIONS = [
   'schedule.create',
@@ -22,7 +24,11 @@ export const AUDIT_ACTIONS = [
   'cron.delete',
   'cron.trigger',
   'cron.autoPause',
+  'cron.backfill',
+  'schedule.bulk',
+  'cron.bulk',
   'execution.replay',
+  'execution.bulkReplay',
   'apiKey.create',
   'apiKey.update',
   'apiKey.delete',

@@ -1,5 +1,5 @@
 /**
- * The request id (docs/audit.md, "Request ids"): Fastify's `request.id`, which pino logs as
+ * The request id (docs/keys-and-audit.md, "Request ids"): Fastify's `request.id`, which pino logs as
  * `reqId`, every answer carries as `X-Request-Id`, and the audit event of a change records as
  * `requestId`. A client's own `X-Request-Id` is kept when it is 1–128 characters of
  * `[A-Za-z0-9._:-]`; otherwise (absent, too long, other characters) the service makes one, a UUID v7.

@@ -1,5 +1,5 @@
 /**
- * The audit log's list (`GET /audit-events`, docs/audit.md). Events are written by the use cases
+ * The audit log's list (`GET /audit-events`, docs/keys-and-audit.md). Events are written by the use cases
  * that change things (their `audit` parameter, domain/audit.ts) inside the store's transactions.
  */
 import { AUDIT_ACTIONS, AUDIT_RESOURCE_TYPES, type AuditAction, type AuditResourceType } from '../domain/audit.js';

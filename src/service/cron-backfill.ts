@@ -11,6 +11,7 @@ import type { Execution } from '../domain/types.js';
 import { BACKFILL_MAX, backfillOccurrences } from '../store/backfill-rules.js';
 import type { JobServiceContext } from './context.js';
 import { Checks } from './rules.js';
+import { auditRecord, type AuditContext } from '../domain/audit.js';
 
 export { BACKFILL_MAX };
 
@@ -38,7 +39,13 @@ export interface CronBackfillInput {
  *   execution retention (they would be pruned at once); more than {@link BACKFILL_MAX} occurrences
  *   in the range (`to`: narrow it). NotFoundError for an unknown id (or one that is not a UUID).
  */
-export async function backfillCron(ctx: JobServiceContext, id: string, input: CronBackfillInput, pathPrefix = ''): Promise<Execution[]> {
+export async function backfillCron(
+  ctx: JobServiceContext,
+  id: string,
+  input: CronBackfillInput,
+  pathPrefix = '',
+  audit?: AuditContext,
+): Promise<Execution[]> {
   const checks = new Checks();
   checks.required(`${pathPrefix}/from`, input.from).required(`${pathPrefix}/to`, input.to);
   checks.rule(`${pathPrefix}/from`, 'instant', input.from);
@@ -67,7 +74,7 @@ export async function backfillCron(ctx: JobServiceContext, id: string, input: Cr
       { path: `${pathPrefix}/to`, message: `the range holds more than ${BACKFILL_MAX.toLocaleString('en')} occurrences: narrow it (call again for the rest)` },
     ]);
   }
-  const created = await ctx.store.cronBackfill({ jobId: id, occurrences, now });
+  const created = await ctx.store.cronBackfill({ jobId: id, occurrences, now, audit: auditRecord(audit, 'cron.backfill', now) });
   if (created === 'not_found') throw new NotFoundError(notFound);
   if (created.length > 0) ctx.wake(now);
   return created;

@@ -120,7 +120,7 @@ export async function replayExecution(ctx: JobServiceContext, id: string, audit?
  * @returns how many were replayed; {@link REPLAY_MAX} means more may remain (call again)
  * @throws InvalidInputError for a faulty field, or an empty filter (path `pathPrefix`: the empty pointer, the whole body)
  */
-export async function replayExecutions(ctx: JobServiceContext, input: ExecutionFilterInput, pathPrefix = ''): Promise<number> {
+export async function replayExecutions(ctx: JobServiceContext, input: ExecutionFilterInput, pathPrefix = '', audit?: AuditContext): Promise<number> {
   const checks = new Checks();
   const f = checkFilter(checks, input, pathPrefix);
   if (input.jobType === undefined && input.jobId === undefined && input.from === undefined && input.to === undefined) {
@@ -129,7 +129,15 @@ export async function replayExecutions(ctx: JobServiceContext, input: ExecutionF
   checks.throwIfAny();
   if (!f.possible) return 0;
   const now = ctx.clock.now();
-  const count = await ctx.store.executionsReplay({ jobType: f.jobType, jobId: f.jobId, from: f.from, to: f.to, now, limit: REPLAY_MAX });
+  const count = await ctx.store.executionsReplay({
+    jobType: f.jobType,
+    jobId: f.jobId,
+    from: f.from,
+    to: f.to,
+    now,
+    limit: REPLAY_MAX,
+    audit: auditRecord(audit, 'execution.bulkReplay', now),
+  });
   if (count > 0) ctx.wake(now);
   return count;
 }

@@ -11,6 +11,7 @@ import type { CronJobStatus, ScheduleStatus } from '../domain/types.js';
 import type { CronBulkAction, JobBulkFilter } from '../store/store.js';
 import type { JobServiceContext } from './context.js';
 import { Checks, ruleContext } from './rules.js';
+import { auditRecord, type AuditContext } from '../domain/audit.js';
 
 /** Most ids a bulk filter may list. */
 export const BULK_IDS_MAX = 1_000;
@@ -53,9 +54,9 @@ export interface BulkAnswer {
  * @throws InvalidInputError naming every faulty field (`/action`, `/filter`, `/filter/tag`,
  *   `/filter/status`, `/filter/ids`, …); nothing changes then
  */
-export async function bulkSchedules(ctx: JobServiceContext, input: BulkInput<ScheduleStatus, 'delete'>): Promise<BulkAnswer> {
+export async function bulkSchedules(ctx: JobServiceContext, input: BulkInput<ScheduleStatus, 'delete'>, audit?: AuditContext): Promise<BulkAnswer> {
   const { filter, action, dryRun } = checkBulk(ctx, input, SCHEDULE_STATUSES, SCHEDULE_BULK_ACTIONS);
-  const r = await ctx.store.scheduleBulk({ filter, action, dryRun });
+  const r = await ctx.store.scheduleBulk({ filter, action, dryRun, audit: auditRecord(audit, 'schedule.bulk', ctx.clock.now()) });
   return { count: r.count };
 }
 
@@ -65,9 +66,14 @@ export async function bulkSchedules(ctx: JobServiceContext, input: BulkInput<Sch
  * wakes the dispatcher for the earliest occurrence a resume gave.
  * @throws InvalidInputError naming every faulty field; nothing changes then
  */
-export async function bulkCronJobs(ctx: JobServiceContext, input: BulkInput<CronJobStatus, CronBulkAction>): Promise<BulkAnswer> {
+export async function bulkCronJobs(
+  ctx: JobServiceContext,
+  input: BulkInput<CronJobStatus, CronBulkAction>,
+  audit?: AuditContext,
+): Promise<BulkAnswer> {
   const { filter, action, dryRun } = checkBulk(ctx, input, CRON_JOB_STATUSES, CRON_BULK_ACTIONS);
-  const r = await ctx.store.cronBulk({ filter, action, dryRun, now: ctx.clock.now() });
+  const now = ctx.clock.now();
+  const r = await ctx.store.cronBulk({ filter, action, dryRun, now, audit: auditRecord(audit, 'cron.bulk', now) });
   if (r.wakeAt !== null) ctx.wake(r.wakeAt);
   return { count: r.count };
 }

@@ -1,5 +1,5 @@
 /**
- * The rules of the audit log shared by both stores (docs/audit.md): which fields are secret and
+ * The rules of the audit log shared by both stores (docs/keys-and-audit.md): which fields are secret and
  * how they are redacted, the `changes` of an event (the diff of the rows before and after, computed
  * here once, inside each store's transaction), what each audited operation records, the row of an
  * event, and the statements valid in both dialects (named `:parameters`; PostgreSQL's driver turns
@@ -107,6 +107,47 @@ export function triggerTarget<T>(resourceType: 'schedule' | 'cronJob', resourceI
     resourceId,
     readBefore: false,
     after: (r) => (r !== null && typeof r === 'object' && 'id' in r ? { executionId: (r as { id: string }).id } : undefined),
+  };
+}
+
+/**
+ * A change of many rows at once (a bulk action, a replay by filter): the kind is the resource,
+ * `resourceId` `*`, the change its parameters (`what`) and how many rows changed; no event when
+ * none did (a dry run, or nothing matched).
+ */
+export function manyTarget<T>(resourceType: AuditTarget<T>['resourceType'], what: object, count: (result: T) => number): AuditTarget<T> {
+  return {
+    resourceType,
+    resourceId: '*',
+    readBefore: false,
+    after: (r) => {
+      const n = count(r);
+      return n > 0 ? { ...what, count: n } : undefined;
+    },
+  };
+}
+
+/** The parameters of a bulk action, as its event shows them. */
+export function bulkWhat(p: { action: string; filter: object }): object {
+  return { action: p.action, filter: p.filter };
+}
+
+/** The filter of a replay by filter, as its event shows it (instants in ISO 8601). */
+export function replayWhat(p: { jobType: string | null; jobId: string | null; from: number | null; to: number | null }): object {
+  const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
+  return { filter: { jobType: p.jobType, jobId: p.jobId, from: iso(p.from), to: iso(p.to) } };
+}
+
+/** A backfill of a cron job: the job is the resource, the change the executions made (count, first and last occurrence). */
+export function backfillTarget(jobId: string): AuditTarget<readonly { scheduledFor: number }[] | 'not_found'> {
+  return {
+    resourceType: 'cronJob',
+    resourceId: jobId,
+    readBefore: false,
+    after: (r) =>
+      Array.isArray(r) && r.length > 0
+        ? { backfilled: r.length, firstOccurrence: new Date(r[0]!.scheduledFor).toISOString(), lastOccurrence: new Date(r[r.length - 1]!.scheduledFor).toISOString() }
+        : undefined,
   };
 }
 

@@ -18,6 +18,7 @@
  *   trigger); its executions stay in the history until pruned, as after a single DELETE. A
  *   `Running` schedule may be deleted, as by a single DELETE: a call already under way still ends.
  */
+import type { AuditRecord } from '../domain/audit.js';
 import type { CronJob, CronJobStatus, ScheduleStatus } from '../domain/types.js';
 import { patchCronJob, patchedLife } from './cron-patch.js';
 import type { BoundSql, Placeholder } from './execution-search.js';
@@ -41,6 +42,8 @@ export interface ScheduleBulkParams {
   filter: JobBulkFilter<ScheduleStatus>;
   action: 'delete';
   dryRun: boolean;
+  /** When given (and something changes), the event `schedule.bulk` in the same transaction (audit-rules.ts). */
+  audit?: AuditRecord;
 }
 
 /** Params of `Store.cronBulk`; `now` (epoch ms, UTC) is the instant a resume recomputes from. */
@@ -49,6 +52,8 @@ export interface CronBulkParams {
   action: CronBulkAction;
   dryRun: boolean;
   now: number;
+  /** When given (and something changes), the event `cron.bulk` in the same transaction (audit-rules.ts). */
+  audit?: AuditRecord;
 }
 
 /**

@@ -24,6 +24,7 @@
  * `from` and `to` (on `scheduled_for`) and the cursor bound the range of every branch.
  */
 import { EXECUTION_STATUSES, JOB_TYPES } from '../domain/enums.js';
+import type { AuditRecord } from '../domain/audit.js';
 import type { ExecutionStatus, JobType } from '../domain/types.js';
 import { encodeCursor, startOf } from './paging.js';
 
@@ -48,6 +49,8 @@ export interface ExecutionSearchParams extends ExecutionFilter {
 
 /** Params of `Store.executionsReplay`: Failed executions within the filter, at most `limit` of them, newest first. */
 export interface ExecutionsReplayParams {
+  /** When given (and something is replayed), the event `execution.bulkReplay` in the same transaction (audit-rules.ts). */
+  audit?: AuditRecord;
   jobType: JobType | null;
   jobId: string | null;
   from: number | null;

@@ -1,5 +1,5 @@
 /**
- * The audit-log operations of a store (docs/audit.md). Events themselves are written by the
+ * The audit-log operations of a store (docs/keys-and-audit.md). Events themselves are written by the
  * operations that change things, in their own transaction, when their params carry `audit`
  * (domain/audit.ts `AuditRecord`; the row and the diff by audit-rules.ts); these read, count and
  * prune them. Part of the `Store` contract (store.ts extends {@link AuditStore}).

@@ -51,6 +51,8 @@ export interface ExecutionSearchStore {
 /** Params of `Store.cronBackfill`. */
 export interface CronBackfillParams {
   jobId: string;
+  /** When given (and executions are made), the event `cron.backfill` in the same transaction (audit-rules.ts). */
+  audit?: AuditRecord;
   /** Epoch ms (UTC), increasing. */
   occurrences: number[];
   /** Epoch ms (UTC). */

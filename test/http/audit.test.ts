@@ -1,5 +1,5 @@
 /**
- * The audit log at the HTTP layer (docs/audit.md): `X-Request-Id` on every answer (the client's
+ * The audit log at the HTTP layer (docs/keys-and-audit.md): `X-Request-Id` on every answer (the client's
  * when valid, else a new one), the same id in the logs (`reqId`) and in the event of a change;
  * the events the routes write, with the key as actor; failed sign-ins counted; GET /audit-events,
  * its filters, paging and the 400 problems naming the query parameter. The store's rules are

@@ -1,5 +1,5 @@
 /**
- * Conformance of the audit log (src/store/audit-rules.ts, docs/audit.md): the event each audited
+ * Conformance of the audit log (src/store/audit-rules.ts, docs/keys-and-audit.md): the event each audited
  * operation writes (actor, action, resource, changes, secrets redacted), in the transaction of the
  * change (a failed or refused change leaves none), the auto-pause's `system` event, the count of
  * failed sign-ins per address and minute, the list's filters and paging, and pruning. Registered
@@ -160,6 +160,42 @@ export function describeAudit(current: () => Store): void {
       const [event] = await all({ action: 'execution.replay' });
       expect(event).toMatchObject({ resourceType: 'execution', resourceId: claimed!.executionId });
       expect(event!.changes.status).toEqual({ before: 'Failed', after: 'Retrying' });
+    });
+
+    it('records bulk actions, a replay by filter and a backfill as one event each, and none when nothing changed', async () => {
+      const a = await cron({ tags: ['nightly'] });
+      await cron({ tags: ['nightly'] });
+      await cron({ tags: ['other'] });
+      const filter = { tags: ['nightly'], statuses: null, ids: null };
+      expect(await store().cronBulk({ filter, action: 'pause', dryRun: true, now: T0, audit: rec('cron.bulk') })).toMatchObject({ count: 2 });
+      expect(await all({ action: 'cron.bulk' })).toEqual([]);
+      expect(await store().cronBulk({ filter, action: 'pause', dryRun: false, now: T0, audit: rec('cron.bulk') })).toMatchObject({ count: 2 });
+      expect(await store().cronBulk({ filter, action: 'pause', dryRun: false, now: T0, audit: rec('cron.bulk') })).toMatchObject({ count: 0 });
+      const [bulk, ...rest] = await all({ action: 'cron.bulk' });
+      expect(rest).toEqual([]);
+      expect(bulk).toMatchObject({ resourceType: 'cronJob', resourceId: '*', changes: { action: { after: 'pause' }, count: { after: 2 } } });
+      expect(bulk!.changes.filter).toEqual({ after: filter });
+
+      await schedule({ tags: ['campaign'] });
+      await store().scheduleBulk({ filter: { tags: ['campaign'], statuses: null, ids: null }, action: 'delete', dryRun: false, audit: rec('schedule.bulk') });
+      expect((await all({ action: 'schedule.bulk' }))[0]).toMatchObject({ resourceType: 'schedule', resourceId: '*', changes: { count: { after: 1 } } });
+
+      const made = await store().cronBackfill({ jobId: a.id, occurrences: [T0 - 7_200_000, T0 - 3_600_000], now: T0 + 1, audit: rec('cron.backfill', T0 + 1) });
+      expect(made).toHaveLength(2);
+      await store().cronBackfill({ jobId: a.id, occurrences: [T0 - 7_200_000, T0 - 3_600_000], now: T0 + 2, audit: rec('cron.backfill', T0 + 2) });
+      const backfills = await all({ action: 'cron.backfill' });
+      expect(backfills).toHaveLength(1);
+      expect(backfills[0]).toMatchObject({
+        resourceType: 'cronJob',
+        resourceId: a.id,
+        changes: { backfilled: { after: 2 }, firstOccurrence: { after: new Date(T0 - 7_200_000).toISOString() } },
+      });
+
+      const replayed = await store().executionsReplay({
+        jobType: 'cron', jobId: a.id, from: null, to: null, now: T0 + 3, limit: 100, audit: rec('execution.bulkReplay', T0 + 3),
+      });
+      expect(replayed).toBe(0);
+      expect(await all({ action: 'execution.bulkReplay' })).toEqual([]);
     });
 
     it('counts failed sign-ins in one event per address and minute', async () => {

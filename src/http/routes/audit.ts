@@ -1,4 +1,4 @@
-/** GET /audit-events (docs/audit.md). */
+/** GET /audit-events (docs/keys-and-audit.md). */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { listAuditEvents } from '../../service/audit.js';
 import { AuditEventPageSchema, AuditEventQuery, auditEventToWire } from '../schemas/audit.js';

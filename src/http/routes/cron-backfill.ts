@@ -7,6 +7,7 @@ import { executionToWire } from '../schemas/executions.js';
 import { AUTHENTICATED, jsonResponse, problemResponses, WITH_BODY } from '../schemas/operations.js';
 import { bearer } from '../scopes.js';
 import type { RouteDeps } from './deps.js';
+import { auditContext } from '../request-id.js';
 
 /** POST /cron/{id}/backfill. */
 export const cronBackfillRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app, { ctx, metrics }) => {
@@ -38,7 +39,7 @@ export const cronBackfillRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (a
       },
     },
     async (req, reply) => {
-      const created = await backfillCron(ctx, req.params.id, req.body);
+      const created = await backfillCron(ctx, req.params.id, req.body, '', auditContext(req));
       if (created.length > 0) metrics?.countBackfilled?.(created.length);
       return reply.code(202).send({ count: created.length, executions: created.map(executionToWire) });
     },

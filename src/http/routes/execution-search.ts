@@ -101,7 +101,7 @@ export const executionSearchRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async
       },
     },
     async (req, reply) => {
-      const count = await replayExecutions(ctx, req.body);
+      const count = await replayExecutions(ctx, req.body, '', auditContext(req));
       if (count > 0) metrics?.countReplayed?.(count);
       return reply.code(202).send({ count });
     },

@@ -4,6 +4,7 @@ import { bulkCronJobs, bulkSchedules } from '../../service/job-bulk.js';
 import { BulkResultSchema, CronBulkBody, ScheduleBulkBody } from '../schemas/bulk.js';
 import type { RouteDeps } from './deps.js';
 import { actionSchema } from './operations.js';
+import { auditContext } from '../request-id.js';
 
 const ONE_TRANSACTION =
   'Acts on every matching job in one transaction and answers the count; with `"dryRun": true` it answers the count and changes ' +
@@ -29,7 +30,7 @@ export const jobBulkRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app, {
         BulkResultSchema,
       ),
     },
-    async (req) => bulkSchedules(ctx, req.body),
+    async (req) => bulkSchedules(ctx, req.body, auditContext(req)),
   );
 
   app.post(
@@ -50,6 +51,6 @@ export const jobBulkRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app, {
         BulkResultSchema,
       ),
     },
-    async (req) => bulkCronJobs(ctx, req.body),
+    async (req) => bulkCronJobs(ctx, req.body, auditContext(req)),
   );
 };

@@ -1,5 +1,5 @@
 /**
- * Wire schemas of the audit log (`GET /audit-events`, docs/audit.md).
+ * Wire schemas of the audit log (`GET /audit-events`, docs/keys-and-audit.md).
  */
 import { Type, type Static } from 'typebox';
 import { AUDIT_ACTIONS, AUDIT_RESOURCE_TYPES, type AuditEvent } from '../../domain/audit.js';

@@ -232,12 +232,14 @@ export class PostgresStore implements S.Store {
     return this.run(() => audit.audited(this.db, p.audit, A.deleteTarget('cronJob', p.id), (sql) => cronJobs.delete(sql, p.id)));
   }
   async scheduleBulk(p: S.ScheduleBulkParams): Promise<S.BulkResult> {
-    return this.run(() => schedules.bulk(this.db.sql, p));
+    const target = A.manyTarget('schedule', A.bulkWhat(p), (r: S.BulkResult) => (p.dryRun ? 0 : r.count));
+    return this.run(() => audit.audited(this.db, p.audit, target, (sql) => schedules.bulk(sql, p)));
   }
   async cronBulk(p: S.CronBulkParams): Promise<S.BulkResult> {
     return this.run(async () => {
       const n = await this.notifyContext();
-      return this.db.tx((sql) => cronJobs.bulk(sql, n, p));
+      const target = A.manyTarget('cronJob', A.bulkWhat(p), (r: S.BulkResult) => (p.dryRun ? 0 : r.count));
+      return audit.audited(this.db, p.audit, target, (sql) => cronJobs.bulk(sql, n, p), true);
     });
   }
 
@@ -289,13 +291,13 @@ export class PostgresStore implements S.Store {
   async executionsReplay(p: ExecutionsReplayParams): Promise<number> {
     return this.run(async () => {
       const n = await this.notifyContext();
-      return this.db.tx((sql) => executionSearch.replayMany(sql, n, p));
+      return audit.audited(this.db, p.audit, A.manyTarget('execution', A.replayWhat(p), (c: number) => c), (sql) => executionSearch.replayMany(sql, n, p), true);
     });
   }
   async cronBackfill(p: CronBackfillParams): Promise<D.Execution[] | 'not_found'> {
     return this.run(async () => {
       const n = await this.notifyContext();
-      return this.db.tx((sql) => cronBackfill(sql, n, p));
+      return audit.audited(this.db, p.audit, A.backfillTarget(p.jobId), (sql) => cronBackfill(sql, n, p), true);
     });
   }
   async jobTrigger(p: S.JobTriggerParams): Promise<D.Execution | 'not_found' | 'not_pending'> {

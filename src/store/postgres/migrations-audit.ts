@@ -1,5 +1,5 @@
 /**
- * PostgreSQL's migration of the audit log (docs/audit.md; src/store/audit-rules.ts). Registered in
+ * PostgreSQL's migration of the audit log (docs/keys-and-audit.md; src/store/audit-rules.ts). Registered in
  * migrations.ts after the others.
  */
 import type { Migration } from './migrations.js';

@@ -212,10 +212,10 @@ export class SqliteStore implements S.Store {
     return this.run((q) => q.audit.audited(p.audit, A.deleteTarget('cronJob', p.id), () => q.cron.delete(p.id)));
   }
   async scheduleBulk(p: S.ScheduleBulkParams): Promise<S.BulkResult> {
-    return this.run((q) => q.schedules.bulk(p));
+    return this.run((q) => q.audit.audited(p.audit, A.manyTarget('schedule', A.bulkWhat(p), (r: S.BulkResult) => (p.dryRun ? 0 : r.count)), () => q.schedules.bulk(p)));
   }
   async cronBulk(p: S.CronBulkParams): Promise<S.BulkResult> {
-    return this.run((q) => q.cron.bulk(p));
+    return this.run((q) => q.audit.audited(p.audit, A.manyTarget('cronJob', A.bulkWhat(p), (r: S.BulkResult) => (p.dryRun ? 0 : r.count)), () => q.cron.bulk(p)));
   }
 
   // ---- Dispatch ----------------------------------------------------------------------------
@@ -254,10 +254,10 @@ export class SqliteStore implements S.Store {
     return this.run((q) => q.audit.audited(p.audit, A.updateTarget('execution', p.id), () => q.search.replay(p.id, p.now)));
   }
   async executionsReplay(p: ExecutionsReplayParams): Promise<number> {
-    return this.run((q) => q.search.replayMany(p));
+    return this.run((q) => q.audit.audited(p.audit, A.manyTarget('execution', A.replayWhat(p), (n: number) => n), () => q.search.replayMany(p)));
   }
   async cronBackfill(p: CronBackfillParams): Promise<D.Execution[] | 'not_found'> {
-    return this.run((q) => q.backfill.backfill(p));
+    return this.run((q) => q.audit.audited(p.audit, A.backfillTarget(p.jobId), () => q.backfill.backfill(p)));
   }
   async jobTrigger(p: S.JobTriggerParams): Promise<D.Execution | 'not_found' | 'not_pending'> {
     return this.run((q) => q.audit.audited(p.audit, A.triggerTarget(p.jobType === 'cron' ? 'cronJob' : 'schedule', p.jobId), () => q.executions.trigger(p)));
