@@ -112,7 +112,10 @@ export function databaseDumper(dbFile: string): { dump(): string; close(): void 
     // A WITHOUT ROWID table (schedule_tags) has no rowid: its rows in key order, by every column.
     const withoutRowid = (db.prepare('SELECT wr FROM pragma_table_list WHERE name = ?').get(table) as { wr: number } | undefined)?.wr === 1;
     const order = withoutRowid ? columns.map((_, i) => i + 1).join(', ') : 'rowid';
-    return db.prepare(`SELECT ${columns.map((c) => `"${c}"`).join(', ')} FROM "${table}" ORDER BY ${order}`).raw();
+    // Failed sign-ins are counted in the audit log by design (an `auth.failure` event per address
+    // and minute), as `last_used` moves on a key's use: neither is a change a request made.
+    const where = table === 'audit_events' ? ` WHERE action <> 'auth.failure'` : '';
+    return db.prepare(`SELECT ${columns.map((c) => `"${c}"`).join(', ')} FROM "${table}"${where} ORDER BY ${order}`).raw();
   });
   return {
     dump: () => JSON.stringify(reads.map((read) => read.all())),
