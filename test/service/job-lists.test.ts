@@ -49,6 +49,7 @@ describe('job list input', () => {
       cursor: null,
       status: null,
       name: null,
+      key: null,
       tags: [],
     });
     expect(LIST_LIMIT_DEFAULT).toBe(100);
