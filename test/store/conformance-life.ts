@@ -62,6 +62,23 @@ export function describeLife(current: () => Store): void {
         })),
       });
 
+    it('@every runs in absolute time from startAt across a DST change (New York, spring forward)', async () => {
+      // 2030-03-10: New York's clocks go from 02:00 EST to 03:00 EDT at 07:00Z.
+      const start = Date.UTC(2030, 2, 10, 4, 0); // midnight EST
+      const c = await cron({ expression: '@every 1h30m', timezone: 'America/New_York', startAt: start, nextInvocation: start, now: start - MINUTE });
+      const seen: number[] = [];
+      for (let i = 0; i < 6; i++) {
+        const at = (await store().cronGet({ id: c.id }))!.nextInvocation!;
+        const claimed = await claim(at);
+        expect(claimed.map((x) => x.scheduledFor)).toEqual([at]);
+        seen.push(at);
+        await finishAll(claimed);
+      }
+      // Every 90 minutes of elapsed time, the wall clock's jump notwithstanding.
+      expect(seen).toEqual([0, 1, 2, 3, 4, 5].map((k) => start + k * 90 * MINUTE));
+      expect(seen.some((t) => t < Date.UTC(2030, 2, 10, 7)) && seen.some((t) => t > Date.UTC(2030, 2, 10, 7))).toBe(true);
+    });
+
     it('stores startAt, endAt, maxInvocations and jitterMs, and a patch changes them', async () => {
       const c = await cron({ startAt: T0 - 5 * MINUTE, endAt: T0 + 60 * MINUTE, maxInvocations: 7, jitterMs: 1_500 });
       expect(await store().cronGet({ id: c.id })).toMatchObject({
