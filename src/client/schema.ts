@@ -2294,7 +2294,7 @@ export interface operations {
                 /** @description Only events about this resource (its id; an address for `address`). */
                 resourceId?: string;
                 /** @description Only events of this action. */
-                action?: "schedule.create" | "schedule.update" | "schedule.delete" | "schedule.trigger" | "cron.create" | "cron.update" | "cron.pause" | "cron.resume" | "cron.delete" | "cron.trigger" | "cron.autoPause" | "execution.replay" | "apiKey.create" | "apiKey.update" | "apiKey.delete" | "apiKey.rotate" | "channel.create" | "channel.update" | "channel.delete" | "auth.failure";
+                action?: "schedule.create" | "schedule.update" | "schedule.delete" | "schedule.trigger" | "cron.create" | "cron.update" | "cron.pause" | "cron.resume" | "cron.delete" | "cron.trigger" | "cron.autoPause" | "cron.backfill" | "schedule.bulk" | "cron.bulk" | "execution.replay" | "execution.bulkReplay" | "apiKey.create" | "apiKey.update" | "apiKey.delete" | "apiKey.rotate" | "channel.create" | "channel.update" | "channel.delete" | "auth.failure";
                 /** @description Only events at or after this instant (ISO 8601 with `Z` or an offset; inclusive). */
                 from?: string;
                 /** @description Only events before this instant (ISO 8601 with `Z` or an offset; exclusive). */
@@ -2342,7 +2342,7 @@ export interface operations {
                              * @description What was done, `<resource>.<verb>`.
                              * @enum {string}
                              */
-                            action: "schedule.create" | "schedule.update" | "schedule.delete" | "schedule.trigger" | "cron.create" | "cron.update" | "cron.pause" | "cron.resume" | "cron.delete" | "cron.trigger" | "cron.autoPause" | "execution.replay" | "apiKey.create" | "apiKey.update" | "apiKey.delete" | "apiKey.rotate" | "channel.create" | "channel.update" | "channel.delete" | "auth.failure";
+                            action: "schedule.create" | "schedule.update" | "schedule.delete" | "schedule.trigger" | "cron.create" | "cron.update" | "cron.pause" | "cron.resume" | "cron.delete" | "cron.trigger" | "cron.autoPause" | "cron.backfill" | "schedule.bulk" | "cron.bulk" | "execution.replay" | "execution.bulkReplay" | "apiKey.create" | "apiKey.update" | "apiKey.delete" | "apiKey.rotate" | "channel.create" | "channel.update" | "channel.delete" | "auth.failure";
                             /**
                              * @description The kind of resource changed.
                              * @enum {string}
