@@ -11,7 +11,8 @@ import { Alert, errorText, Instant } from '../components/ui';
 const ACTION_KEYS: Record<AuditEvent['action'], true> = {
   'schedule.create': true, 'schedule.update': true, 'schedule.delete': true, 'schedule.trigger': true,
   'cron.create': true, 'cron.update': true, 'cron.pause': true, 'cron.resume': true, 'cron.delete': true, 'cron.trigger': true,
-  'cron.autoPause': true, 'execution.replay': true,
+  'cron.autoPause': true, 'cron.backfill': true, 'cron.bulk': true, 'schedule.bulk': true, 'execution.replay': true,
+  'execution.bulkReplay': true,
   'apiKey.create': true, 'apiKey.update': true, 'apiKey.delete': true, 'apiKey.rotate': true,
   'channel.create': true, 'channel.update': true, 'channel.delete': true, 'auth.failure': true,
 };
