@@ -6,8 +6,8 @@
  * env-files.ts).
  */
 
-import { DEFAULT_NODE_TIMEOUT_MS } from './store/nodes-rows.js';
-import { parseSigningSecrets } from './dispatch/signing.js';
+import { DEFAULT_NODE_TIMEOUT_MS } from './store/rows/nodes.js';
+import { parseSigningSecrets } from './dispatch/call/signing.js';
 import { resolveFileEnv } from './env-files.js';
 import { KeyRing, parseKeys } from './secrets/key-ring.js';
 import { parseAllowedNetworks, STRICT_POLICY, type EndpointPolicy } from './net/ssrf.js';

@@ -2,12 +2,12 @@ import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import type { Config, Role } from './config.js';
 import { Dispatcher } from './dispatch/dispatcher.js';
-import { NodeLiveness } from './dispatch/liveness.js';
+import { NodeLiveness } from './dispatch/maintenance/liveness.js';
 import { CLAIM_AHEAD_MS } from './dispatch/held-calls.js';
-import { NotificationSender } from './dispatch/notification-sender.js';
-import { Notifier } from './dispatch/notifier.js';
-import { Pruner } from './dispatch/pruner.js';
-import { resolveSigningSecrets, WebhookSigner } from './dispatch/signing.js';
+import { NotificationSender } from './dispatch/notify/sender.js';
+import { Notifier } from './dispatch/notify/notifier.js';
+import { Pruner } from './dispatch/maintenance/pruner.js';
+import { resolveSigningSecrets, WebhookSigner } from './dispatch/call/signing.js';
 import { offsetClock, systemClock, type Clock } from './domain/clock.js';
 import { newId } from './domain/ids.js';
 import { AJV_OPTIONS, ruleKeywordPlugin } from './http/ajv.js';
@@ -22,7 +22,7 @@ import { ServerMetrics } from './metrics/metrics.js';
 import { ensureBootstrapKey } from './service/api-keys.js';
 import type { KeyRing } from './secrets/key-ring.js';
 import { buildServeKeyRing, buildServeStore } from './serve-store.js';
-import { IDEMPOTENCY_RETENTION_MS } from './store/idempotency-rules.js';
+import { IDEMPOTENCY_RETENTION_MS } from './store/rules/idempotency.js';
 import type { Store } from './store/store.js';
 import { startTracing } from './tracing/tracing.js';
 import { VERSION } from './version.js';
@@ -36,7 +36,7 @@ export interface RunningServer {
   app: FastifyInstance;
   /** The dispatcher, or null on an `api` node. */
   dispatcher: Dispatcher | null;
-  /** The notifier (the outbox of notifications, dispatch/notifier.ts), or null on an `api` node. */
+  /** The notifier (the outbox of notifications, dispatch/notify/notifier.ts), or null on an `api` node. */
   notifier: Notifier | null;
   store: Store;
   role: Role;
@@ -139,7 +139,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     throw err;
   }
 
-  // Every node heartbeats its row and reaps dead nodes (dispatch/liveness.ts); a dispatcher claims
+  // Every node heartbeats its row and reaps dead nodes (dispatch/maintenance/liveness.ts); a dispatcher claims
   // only while its node is registered and heartbeating.
   const nodeId = newId();
   // Traces (tracing/tracing.ts): with an OTLP endpoint set, spans of requests, claims, attempts
@@ -186,7 +186,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
   if (dispatcher) metrics.watchDispatcher(dispatcher);
   if (dispatcher) tracing?.traceDispatcher(dispatcher);
   const storeNow = () => (dispatcher ? dispatcher.now() : clock.now());
-  // Notifications (dispatch/notifier.ts): sent where dispatching runs, from the outbox of the main
+  // Notifications (dispatch/notify/notifier.ts): sent where dispatching runs, from the outbox of the main
   // store; test messages from any node that serves the API.
   const sender = new NotificationSender({
     signer,

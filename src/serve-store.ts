@@ -6,9 +6,9 @@ import { access } from 'node:fs/promises';
 import { timedStore, type StoreOperationObserver } from './metrics/store-timing.js';
 import { keyFilePath, loadKeyFile, loadOrCreateKeyFile, type KeyFileLogger } from './secrets/key-file.js';
 import { KeyRing } from './secrets/key-ring.js';
-import type { DispatchStore } from './store/dispatch-store.js';
+import type { DispatchStore } from './store/contract/dispatch.js';
 import { driverOf, parseDatabaseUrl, type OpenStoreOptions } from './store/open.js';
-import type { JobSecretsEntry } from './store/store-secrets.js';
+import type { JobSecretsEntry } from './store/contract/secrets.js';
 import type { Store } from './store/store.js';
 
 /** Options of {@link buildServeStore}. */

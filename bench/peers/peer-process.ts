@@ -1,7 +1,7 @@
 /**
  * One peer library's worker, in its own process (forked by peers.ts with an IPC channel). Every
  * job carries `{ url, body }`; the job's work is what Punctual's dispatcher does for a call: a JSON
- * POST of `body` to `url` through an undici Agent made like src/dispatch/http-agent.ts (keep-alive
+ * POST of `body` to `url` through an undici Agent made like src/dispatch/call/http-agent.ts (keep-alive
  * pool per origin, 10 s connect timeout), with a `user-agent`; any non-2xx answer fails the job.
  *
  * argv[2]: the library (graphile-worker | pg-boss | bullmq); argv[3]: a JSON {@link PeerWorkerConfig}.

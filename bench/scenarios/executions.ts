@@ -13,7 +13,7 @@
  * is full at both sizes.
  */
 import { Pool } from 'undici';
-import { encodeCursor } from '../../src/store/paging.js';
+import { encodeCursor } from '../../src/store/rules/paging.js';
 import type { BenchContext } from '../context.js';
 import { summarize, type Summary } from '../stats.js';
 import { EXECUTION_SEED } from '../stores/store.js';

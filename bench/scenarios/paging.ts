@@ -11,7 +11,7 @@
  * stores/*.ts `seedPending`: `seed-<i>`, tag `bench-seed`, Pending). So only the store changes
  * between the two sets of figures. On PostgreSQL the tables are analysed after each seeding, as
  * autovacuum would soon do (the planner walks the list indexes once it knows the tables' sizes;
- * src/store/postgres/migrations.ts, version 2).
+ * src/store/postgres/migrations/index.ts, version 2).
  */
 import pg from 'pg';
 import { Pool } from 'undici';

@@ -17,7 +17,7 @@
  * no checkpoint forced by the seed's WAL runs during the measurement that follows (sqlite.ts
  * ends with `wal_checkpoint(TRUNCATE)` for the same reason). Only the columns the seeding needs
  * are named; a NOT NULL column without a default added to `schedules`
- * (src/store/postgres/migrations.ts) makes the seeding fail with PostgreSQL's message.
+ * (src/store/postgres/migrations/index.ts) makes the seeding fail with PostgreSQL's message.
  *
  * Nothing here changes the server's settings; {@link postgresStore}.describe records them.
  */

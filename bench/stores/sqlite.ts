@@ -2,7 +2,7 @@
  * The embedded SQLite store for the bench: a fresh file in a temp directory per scenario, migrated
  * by the service's own `punctual migrate`, seeded (when a scenario needs many far-future rows)
  * by writing the file directly: prepared INSERTs into the `schedules` table of
- * src/store/sqlite/migrations.ts, in transactions of 50,000 rows, from a second connection
+ * src/store/sqlite/migrations/index.ts, in transactions of 50,000 rows, from a second connection
  * (before the service starts, or while it idles). Only the columns the seeding
  * needs are named; a schema change that adds a NOT NULL column without a default makes the
  * seeding fail with SQLite's message rather than write wrong rows.

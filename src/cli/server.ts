@@ -236,7 +236,7 @@ export function registerServerCommands(program: Command): void {
       const from = opts.from ?? (await configOrExit()).databaseUrl;
       const [{ describeDatabaseUrl }, { describeCounts, TargetNotEmptyError, transferStore }] = await Promise.all([
         import('../store/open.js'),
-        import('../store/transfer.js'),
+        import('../store/transfer/copy.js'),
       ]);
       process.stdout.write(`copying ${describeDatabaseUrl(from)} → ${describeDatabaseUrl(opts.to)}\n`);
       try {
@@ -259,7 +259,7 @@ export function registerServerCommands(program: Command): void {
     )
     .action(async () => {
       const config = await configOrExit();
-      const { resolveSigningSecrets } = await import('../dispatch/signing.js');
+      const { resolveSigningSecrets } = await import('../dispatch/call/signing.js');
       // The store is opened only when no secret is configured, and only if it exists: the secret a
       // new, empty database would generate is not the one the server signs with.
       const stored: Pick<Store, 'settingGetOrCreate'> = {

@@ -16,7 +16,7 @@ export type JobLife = Pick<CronJob, 'startAt' | 'endAt' | 'maxInvocations' | 'in
  * its time zone (UTC when `timezone` is null), by the rules of docs/cron.md, with the anchor of
  * `@every` expressions `startAt ?? createdAt`. Its window (`startAt`, `endAt`) and limit are not
  * applied here: {@link windowNext} and {@link lifeNext} do. Parsed expressions are cached (at most
- * 10,000), since every store's claim calls this for every firing (src/store/claim-rules.ts).
+ * 10,000), since every store's claim calls this for every firing (src/store/rules/claim.ts).
  *
  * Runs inside the claim transaction, so it never throws: an expression or zone that no longer
  * parses (e.g. a zone dropped from tzdata after an upgrade) yields null, and the store pauses the
@@ -43,8 +43,8 @@ export type WindowNext = number | 'ended' | null;
 /**
  * The first occurrence of a job strictly after `afterMs` and within its window: not before
  * `startAt` (the engine is asked from `startAt − 1` when that is later), and `'ended'` when it
- * falls at or after `endAt`. The one rule of the window, for the claim (src/store/claim-rules.ts),
- * the patch (src/store/cron-patch.ts) and the service (create, the occurrence shown of a Paused
+ * falls at or after `endAt`. The one rule of the window, for the claim (src/store/rules/claim.ts),
+ * the patch (src/store/rules/cron-patch.ts) and the service (create, the occurrence shown of a Paused
  * job). Instants: epoch ms (UTC), the engine's answer rounded up to whole ms (never early).
  * @param engine the next occurrence of the job's expression after an instant, or null for none
  *   (e.g. `(ms) => cronJobNext(job, ms)`); may throw, and then so does this

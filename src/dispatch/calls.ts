@@ -5,16 +5,16 @@
  */
 import type { SecretDecryptError } from '../secrets/errors.js';
 import type { KeyRing } from '../secrets/key-ring.js';
-import { OAuthTokens } from './target-auth.js';
+import { OAuthTokens } from './call/target-auth.js';
 import type { Dispatcher as HttpDispatcher } from 'undici';
 import type { ClaimedExecution } from '../domain/types.js';
-import { DeadlineSweeper } from './deadlines.js';
-import { deliver, sendCall, type AttemptResult, type DeliverOptions } from './deliver.js';
+import { DeadlineSweeper } from './call/deadlines.js';
+import { deliver, sendCall, type AttemptResult, type DeliverOptions } from './call/deliver.js';
 import type { DispatchLogger } from './logger.js';
-import { createHttpAgent } from './http-agent.js';
+import { createHttpAgent } from './call/http-agent.js';
 import { LaunchQueue } from './launch-queue.js';
 import { SlowLane } from './slow-lane.js';
-import type { WebhookSigner } from './signing.js';
+import type { WebhookSigner } from './call/signing.js';
 import type { EndpointPolicy } from '../net/ssrf.js';
 
 /** A claimed call waiting in the launch queue. */
@@ -48,7 +48,7 @@ export interface CallsOptions {
   http?: HttpDispatcher;
   /** Send the calls to hung origins from the slow lane's thread (slow-lane.ts). */
   slowLane: boolean;
-  /** Opens job secrets (call-secrets.ts); null: a job with secrets fails its attempts. */
+  /** Opens job secrets (dispatch/call/secrets.ts); null: a job with secrets fails its attempts. */
   keyRing: KeyRing | null;
   /** Told of each job secret that could not be opened. */
   onSecretFailure?: (error: SecretDecryptError) => void;

@@ -5,7 +5,7 @@
  */
 import type { Clock } from '../domain/clock.js';
 import type { ClaimedExecution } from '../domain/types.js';
-import type { DispatchStore } from '../store/dispatch-store.js';
+import type { DispatchStore } from '../store/contract/dispatch.js';
 import type { DispatchLogger } from './logger.js';
 import type { DispatcherEvents } from './events.js';
 import { WakeTimer } from './wake-timer.js';

@@ -2,14 +2,14 @@ import type { KeyRing } from '../secrets/key-ring.js';
 import type { Dispatcher as HttpDispatcher } from 'undici';
 import type { Clock } from '../domain/clock.js';
 import { newId } from '../domain/ids.js';
-import type { DispatchStore } from '../store/dispatch-store.js';
+import type { DispatchStore } from '../store/contract/dispatch.js';
 import { Calls } from './calls.js';
 import { ClaimLoop } from './claim-loop.js';
 import { DispatcherEvents } from './events.js';
 import { CLAIM_AHEAD_MS, HeldCalls } from './held-calls.js';
-import { attemptOutcome } from './outcome.js';
-import { OutcomeWriter } from './outcome-writer.js';
-import type { WebhookSigner } from './signing.js';
+import { attemptOutcome } from './call/outcome.js';
+import { OutcomeWriter } from './call/outcome-writer.js';
+import type { WebhookSigner } from './call/signing.js';
 import type { EndpointPolicy } from '../net/ssrf.js';
 import type { DispatchLogger } from './logger.js';
 

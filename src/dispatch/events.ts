@@ -1,7 +1,7 @@
 import { EventEmitter } from 'node:events';
 import type { AttemptOutcome, ClaimedExecution } from '../domain/types.js';
 import type { SecretDecryptError } from '../secrets/errors.js';
-import type { AutoPause } from '../store/outcome-rules.js';
+import type { AutoPause } from '../store/rules/outcome.js';
 
 /** A finished attempt whose outcome is already stored. */
 export interface DeliveredEvent {
@@ -16,7 +16,7 @@ export interface DeliveredEvent {
  * - `dispatch:skipped`: a claim dropped cron occurrences under misfire `skip` (how many: the
  *   claim's `skippedOccurrences`, > 0);
  * - `dispatch:auto-paused`: a write of outcomes paused a cron job (its endpoint answered 410 Gone,
- *   or its `pauseAfterFailures` was reached; src/store/outcome-rules.ts), once per job paused;
+ *   or its `pauseAfterFailures` was reached; src/store/rules/outcome.ts), once per job paused;
  * - `dispatch:error`: the store failed during a claim or a write (the dispatcher retries);
  * - `dispatch:secret-failed`: a job's secret could not be decrypted for a call (key missing, or
  *   the value tampered with or moved; counted in `punctual_secret_decrypt_failures_total`).

@@ -8,9 +8,9 @@
 import { readlinkSync } from 'node:fs';
 import { setPriority } from 'node:os';
 import { parentPort, workerData } from 'node:worker_threads';
-import { DeadlineSweeper } from './deadlines.js';
-import { sendCall } from './deliver.js';
-import { createHttpAgent } from './http-agent.js';
+import { DeadlineSweeper } from './call/deadlines.js';
+import { sendCall } from './call/deliver.js';
+import { createHttpAgent } from './call/http-agent.js';
 import type { SlowLaneReply, SlowLaneRequest, SlowLaneWorkerData } from './slow-lane.js';
 import { policyFromData } from '../net/ssrf.js';
 

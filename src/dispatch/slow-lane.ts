@@ -25,7 +25,7 @@
  * of 15 held. Figures: docs/benchmarks.md, "Isolation".
  */
 import type { Worker } from 'node:worker_threads';
-import type { CallRequest, CallResult, CallSender } from './deliver.js';
+import type { CallRequest, CallResult, CallSender } from './call/deliver.js';
 import { policyToData, type EndpointPolicy, type EndpointPolicyData } from '../net/ssrf.js';
 import { startWorker } from '../runtime/worker-start.js';
 

@@ -2,7 +2,7 @@
  * The audit log (docs/keys-and-audit.md): one event per change made through the API or the CLI, and per
  * change the service makes by itself (an auto-pause), written in the transaction of the change.
  * The closed lists of actions and resource types live here; the rules of the rows (the diff, the
- * redaction, the SQL valid in both dialects) are src/store/audit-rules.ts.
+ * redaction, the SQL valid in both dialects) are src/store/rules/audit.ts.
  */
 
 /**
@@ -70,7 +70,7 @@ export interface AuditEvent {
   requestId: string | null;
   /** The client's address (`request.ip`), or null (CLI, system). */
   sourceAddress: string | null;
-  /** Field name → change; secrets are `"[redacted]"` (src/store/audit-rules.ts, `redact`). */
+  /** Field name → change; secrets are `"[redacted]"` (src/store/rules/audit.ts, `redact`). */
   changes: Record<string, AuditFieldChange>;
 }
 

@@ -1,7 +1,7 @@
 /**
  * Notification channels (docs/when-calls-fail.md): where Punctual tells people that calls fail,
  * succeed again, or that a cron job was paused. Types and closed lists only; the rules of which
- * outcome causes which event are in src/store/notification-rules.ts.
+ * outcome causes which event are in src/store/rules/notifications.ts.
  */
 
 /**

@@ -1,7 +1,7 @@
 /**
  * The retry policies a job takes when neither the request nor the configuration gives one. Pure
  * data shared by the service (defaults filled in at create) and the configuration; which attempts
- * are retried and how long to wait are the dispatcher's rules (src/dispatch/retry.ts).
+ * are retried and how long to wait are the dispatcher's rules (src/dispatch/call/retry.ts).
  */
 import type { RetryPolicy } from './types.js';
 

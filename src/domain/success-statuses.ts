@@ -2,7 +2,7 @@
  * What counts as success for a job's calls (docs/calls.md, "What counts as success"): its
  * `successStatuses`, a list of HTTP status codes (100–599) and status classes (`1xx` … `5xx`).
  * An answer whose status is listed, by code or by class, is a success; any other answer follows
- * the retry rules of src/dispatch/retry.ts. Pure: shared by the service (the checks), the
+ * the retry rules of src/dispatch/call/retry.ts. Pure: shared by the service (the checks), the
  * dispatcher (the classification) and the CLI (the flag).
  */
 import type { FieldProblem } from './errors.js';

@@ -35,7 +35,7 @@ export interface ApiKey {
 /**
  * Retry settings of a job. Delays in ms. Stored with the job, defaults filled in at creation
  * (DEFAULT_RETRY_POLICY of retry-policy.ts, or the configuration's). Two rules of delay
- * (src/dispatch/retry.ts): explicit steps (`delaysMs`) with a ±20 % jitter, or, when `delaysMs` is
+ * (src/dispatch/call/retry.ts): explicit steps (`delaysMs`) with a ±20 % jitter, or, when `delaysMs` is
  * null, exponential backoff with full jitter from `initialDelayMs` up to `maxDelayMs`.
  */
 export interface RetryPolicy {
@@ -169,7 +169,7 @@ export interface CronJob extends DeliverySettings, JobRequest, JobIdentity {
   successStatuses: SuccessStatus[];
   /**
    * Consecutive `Failed` executions after which the job pauses itself (1–1,000), or null: never
-   * (src/store/outcome-rules.ts, docs/cron.md "Auto-pause").
+   * (src/store/rules/outcome.ts, docs/cron.md "Auto-pause").
    */
   pauseAfterFailures: number | null;
   /**
@@ -179,7 +179,7 @@ export interface CronJob extends DeliverySettings, JobRequest, JobIdentity {
   pausedReason: string | null;
   /**
    * `Failed` executions since the job's last `Succeeded` one (or since it was created or last
-   * resumed); `Skipped` ones change nothing. Only the outcome writes it (outcome-rules.ts).
+   * resumed); `Skipped` ones change nothing. Only the outcome writes it (store/rules/outcome.ts).
    */
   consecutiveFailures: number;
   /**
@@ -193,7 +193,7 @@ export interface CronJob extends DeliverySettings, JobRequest, JobIdentity {
   maxInvocations: number | null;
   /**
    * Largest delay added to each occurrence, ms (0–3,600,000; 0: none): an occurrence runs at its
-   * instant plus a delay in [0, jitterMs) fixed per occurrence (src/store/cron-life.ts).
+   * instant plus a delay in [0, jitterMs) fixed per occurrence (src/store/rules/cron-life.ts).
    */
   jitterMs: number;
   /** Labels to find the job by, as a schedule's `tags` (exact, case-sensitive); `[]` when none. */
@@ -332,7 +332,7 @@ export interface AttemptOutcome {
   /**
    * `Succeeded` (a status the job lists in `successStatuses`), `Retrying` (a retryable failure
    * with attempts left), `Failed`. A `Failed` outcome with `statusCode` 410 is *gone*: the store
-   * pauses its cron job (src/store/outcome-rules.ts).
+   * pauses its cron job (src/store/rules/outcome.ts).
    */
   status: 'Succeeded' | 'Failed' | 'Retrying';
   /** Epoch ms (UTC) of the next attempt when `status` is `Retrying`, else null. */

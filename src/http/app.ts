@@ -10,8 +10,8 @@ import { pino, type Logger } from 'pino';
 import { STRICT_POLICY, type EndpointPolicy } from '../net/ssrf.js';
 import type { TrustProxy } from '../net/trust-proxy.js';
 import type { Clock } from '../domain/clock.js';
-import { DEFAULT_NODE_TIMEOUT_MS } from '../store/nodes-rows.js';
-import type { NodeRecord } from '../store/store-nodes.js';
+import { DEFAULT_NODE_TIMEOUT_MS } from '../store/rows/nodes.js';
+import type { NodeRecord } from '../store/contract/nodes.js';
 import type { DeliverySettings } from '../domain/types.js';
 import type { JobServiceContext } from '../service/context.js';
 import { DEFAULT_DELIVERY } from '../service/delivery.js';
@@ -127,7 +127,7 @@ export interface AppDeps {
   traceRequests?: (app: FastifyInstance) => void;
   /**
    * Sends the test message of `POST /notification-channels/{id}/test` (the server's notification
-   * sender, src/dispatch/notification-sender.ts). Absent: that route answers 404.
+   * sender, src/dispatch/notify/sender.ts). Absent: that route answers 404.
    */
   testChannel?: ChannelRouteDeps['testChannel'];
 }

@@ -21,7 +21,7 @@ import type { FastifyReply, FastifyRequest, onRouteHookHandler, preValidationAsy
 import { Type } from 'typebox';
 import type { Clock } from '../domain/clock.js';
 import { InvalidInputError } from '../domain/errors.js';
-import type { IdempotencyRef } from '../store/store-idempotency.js';
+import type { IdempotencyRef } from '../store/contract/idempotency.js';
 import type { Store } from '../store/store.js';
 import { IDEMPOTENCY_PROBLEMS, PROBLEM_CONTENT_TYPE, sendProblem } from './problem.js';
 import { problemResponses } from './schemas/operations.js';

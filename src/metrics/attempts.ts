@@ -1,7 +1,7 @@
 /**
  * How an attempt is labelled in `punctual_attempts_total` (docs/metrics.md), from the outcome the
  * dispatcher recorded (`dispatch:delivered`). The kinds follow the retry rules of
- * src/dispatch/retry.ts and the error texts of src/dispatch/deliver.ts.
+ * src/dispatch/call/retry.ts and the error texts of src/dispatch/call/deliver.ts.
  */
 import type { AttemptOutcome } from '../domain/types.js';
 

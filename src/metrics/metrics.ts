@@ -18,10 +18,10 @@
 import { Counter, Gauge, Histogram, Registry } from 'prom-client';
 import { JOB_TYPES } from '../domain/enums.js';
 import type { DeliveredEvent, DispatcherEvents } from '../dispatch/events.js';
-import type { NotifierEvents } from '../dispatch/notifier.js';
+import type { NotifierEvents } from '../dispatch/notify/notifier.js';
 import type { EventEmitter } from 'node:events';
 import type { SecretDecryptError, SecretFailureReason } from '../secrets/errors.js';
-import type { AutoPause, AutoPauseKind } from '../store/outcome-rules.js';
+import type { AutoPause, AutoPauseKind } from '../store/rules/outcome.js';
 import type { DueCounts, RetryingCounts } from '../store/store.js';
 import { attemptLabels } from './attempts.js';
 import { processRegistry } from './process-metrics.js';
@@ -45,7 +45,7 @@ const DUE_SOURCES: readonly (keyof DueCounts)[] = ['schedule', 'cron', 'waiting'
 
 const SECRET_FAILURE_REASONS: readonly SecretFailureReason[] = ['key_missing', 'tampered'];
 
-/** What {@link ServerMetrics.watchNotifier} reads of the notifier (src/dispatch/notifier.ts). */
+/** What {@link ServerMetrics.watchNotifier} reads of the notifier (src/dispatch/notify/notifier.ts). */
 export interface WatchedNotifier {
   events: Pick<EventEmitter<NotifierEvents>, 'on' | 'off'>;
 }
@@ -184,7 +184,7 @@ export class ServerMetrics {
    * - `punctual_cron_skipped_occurrences_total`: cron occurrences this node's claims dropped under
    *   misfire `skip` (the jobs' `skippedOccurrences` grow by as much; docs/cron.md);
    * - `punctual_cron_auto_paused_total{reason}`: cron jobs this node's outcome writes paused, by
-   *   `gone` (a 410 answer) or `failures` (`pauseAfterFailures` reached; src/store/outcome-rules.ts);
+   *   `gone` (a 410 answer) or `failures` (`pauseAfterFailures` reached; src/store/rules/outcome.ts);
    * - `punctual_secret_decrypt_failures_total{reason}` (registered by the constructor) grows with
    *   each `dispatch:secret-failed` event.
    * Call once, for a node that dispatches.

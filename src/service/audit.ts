@@ -4,7 +4,7 @@
  */
 import { AUDIT_ACTIONS, AUDIT_RESOURCE_TYPES, type AuditAction, type AuditResourceType } from '../domain/audit.js';
 import { parseIsoInstant } from '../domain/time.js';
-import type { AuditPage } from '../store/store-audit.js';
+import type { AuditPage } from '../store/contract/audit.js';
 import type { Store } from '../store/store.js';
 import { LIST_LIMIT_DEFAULT } from './job-lists.js';
 import { Checks, LIST_LIMIT_MAX, LIST_LIMIT_MIN, wholeNumberMessage } from './rules.js';

@@ -1,14 +1,14 @@
 /**
  * The backfill of a cron job (`POST /cron/{id}/backfill`, docs/cron.md "Backfill"): checks the
  * range, finds the occurrences in it by the claim's engine (`cronJobNext`) and the shared rule
- * (store/backfill-rules.ts), and has the store create the missing ones in one transaction.
+ * (store/rules/backfill.ts), and has the store create the missing ones in one transaction.
  */
 import { cronJobNext } from '../cron/index.js';
 import { InvalidInputError, NotFoundError } from '../domain/errors.js';
 import { isUuid } from '../domain/ids.js';
 import { parseIsoInstant } from '../domain/time.js';
 import type { Execution } from '../domain/types.js';
-import { BACKFILL_MAX, backfillOccurrences } from '../store/backfill-rules.js';
+import { BACKFILL_MAX, backfillOccurrences } from '../store/rules/backfill.js';
 import type { JobServiceContext } from './context.js';
 import { Checks } from './rules.js';
 import { auditRecord, type AuditContext } from '../domain/audit.js';
@@ -28,7 +28,7 @@ export interface CronBackfillInput {
 
 /**
  * Creates an execution (`backfill: true`, `Pending`) for each occurrence of the cron job in
- * [from, to) that has none yet, oldest first, paced by the job's `overlap` (store/backfill-rules.ts),
+ * [from, to) that has none yet, oldest first, paced by the job's `overlap` (store/rules/backfill.ts),
  * and wakes the dispatcher. Allowed whatever the job's status (a Paused job's backfill runs: it was
  * asked for explicitly). An occurrence that has an execution (Succeeded, Failed, Skipped, …) is left
  * alone: a Failed one is replayed with `POST /executions/replay`.

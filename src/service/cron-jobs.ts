@@ -33,7 +33,7 @@ export const PREVIEW_COUNT_DEFAULT = 5;
 
 /**
  * What a new job does with occurrences missed during downtime, when it does not say: `once`, of
- * the occurrences missed only the first runs (rules: src/store/claim-rules.ts).
+ * the occurrences missed only the first runs (rules: src/store/rules/claim.ts).
  */
 export const DEFAULT_MISFIRE: MisfirePolicy = 'once';
 

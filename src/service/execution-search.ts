@@ -3,7 +3,7 @@
  * `GET /executions` with its filters, the replay of one `Failed` execution and the bulk replay.
  * This module checks the input (the HTTP layer checks the same in its schemas; this holds for any
  * other caller) and turns it into the store's params; which index answers a filter is the
- * store's (`store/execution-search.ts`).
+ * store's (`store/sql/execution-search.ts`).
  */
 import { auditRecord, type AuditContext } from '../domain/audit.js';
 import { EXECUTION_STATUSES, JOB_TYPES } from '../domain/enums.js';
@@ -11,7 +11,7 @@ import { ConflictError, NotFoundError } from '../domain/errors.js';
 import { isUuid } from '../domain/ids.js';
 import { parseIsoInstant } from '../domain/time.js';
 import type { Execution, ExecutionStatus, JobType } from '../domain/types.js';
-import { REPLAY_MAX } from '../store/execution-search.js';
+import { REPLAY_MAX } from '../store/sql/execution-search.js';
 import type { ExecutionPage } from '../store/store.js';
 import type { JobServiceContext } from './context.js';
 import { LIST_LIMIT_DEFAULT } from './job-lists.js';

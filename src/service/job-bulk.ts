@@ -3,7 +3,7 @@
  * /schedules/bulk` (`delete`) and `POST /cron/bulk` (`pause`, `resume`, `delete`). This module
  * checks the input (the HTTP layer checks its shape in its schemas; this holds for any caller)
  * and hands the store one operation per kind; what an action changes and counts is the store's
- * rule (`store/bulk-rules.ts`), the same for both stores.
+ * rule (`store/rules/bulk.ts`), the same for both stores.
  */
 import { CRON_JOB_STATUSES, SCHEDULE_STATUSES } from '../domain/enums.js';
 import { isUuid } from '../domain/ids.js';

@@ -1,7 +1,7 @@
 /**
  * The `key` and `managedBy` of a job's create and patch input (docs/apply.md): a key keeps the
  * rule of src/domain/job-key.ts (or is null: none); `managedBy` is `apply` or null, given at
- * create only. Uniqueness is the store's (a `ConflictError` on `/key`, store/job-keys.ts).
+ * create only. Uniqueness is the store's (a `ConflictError` on `/key`, store/rules/job-keys.ts).
  */
 import { JOB_MANAGERS } from '../domain/enums.js';
 import type { JobManager } from '../domain/types.js';

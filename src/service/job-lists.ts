@@ -3,7 +3,7 @@
  * take `limit`, `cursor`, `status`, `tag`, `name` and `key`, the same for both kinds. This module checks that
  * input (the HTTP layer checks the same in its schemas; this holds for any other caller) and turns
  * it into the store's page params. Paging and filtering themselves are the store's
- * (`Store.schedulePage`, `Store.cronPage`; the shared rules in `store/paging.ts`).
+ * (`Store.schedulePage`, `Store.cronPage`; the shared rules in `store/rules/paging.ts`).
  */
 import type { JobPageParams } from '../store/store.js';
 import { Checks, LIST_LIMIT_MAX, LIST_LIMIT_MIN, wholeNumberMessage, type RuleContext } from './rules.js';
@@ -19,7 +19,7 @@ export interface JobListInput<S extends string> {
   cursor?: string | null;
   /** Only jobs with this status. */
   status?: S;
-  /** Only jobs whose name contains this text (A–Z in either case; see `store/paging.ts`). */
+  /** Only jobs whose name contains this text (A–Z in either case; see `store/rules/paging.ts`). */
   name?: string;
   /** Only the job with this key (exact). */
   key?: string;

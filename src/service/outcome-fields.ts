@@ -2,7 +2,7 @@
  * The fields that decide what a job's outcomes mean (docs/calls.md, "What counts as success";
  * docs/cron.md, "Auto-pause"): `successStatuses` of both job kinds, and of cron jobs
  * `pauseAfterFailures` and `pausedReason`. Their checks and defaults; the rules they feed are in
- * src/domain/success-statuses.ts (the dispatcher's classification) and src/store/outcome-rules.ts
+ * src/domain/success-statuses.ts (the dispatcher's classification) and src/store/rules/outcome.ts
  * (the pause).
  */
 import { successStatusesProblems } from '../domain/success-statuses.js';

@@ -3,10 +3,10 @@
  * (`sqlite/driver.ts`, `postgres/driver.ts`), so that nothing outside those modules asks which
  * database it is talking to: `open.ts` picks the driver once, from the `DATABASE_URL`.
  */
-import type { DispatchStore } from './dispatch-store.js';
+import type { DispatchStore } from './contract/dispatch.js';
 import type { DatabaseTarget, OpenStoreOptions } from './open.js';
 import type { Store } from './store.js';
-import type { TransferSource, TransferTarget } from './transfer-records.js';
+import type { TransferSource, TransferTarget } from './transfer/records.js';
 
 /** A dispatch store with a life of its own (e.g. a thread), ended by `close()`. */
 export interface ClosableDispatchStore extends DispatchStore {

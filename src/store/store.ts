@@ -14,27 +14,27 @@ import type {
   SuccessStatus,
 } from '../domain/types.js';
 import type { AuditRecord } from '../domain/audit.js';
-import type { ClaimDueResult } from './claim-rules.js';
-import type { ApiKeysStore, AuditedId } from './store-api-keys.js';
-import type { ClaimDueParams } from './store-claim.js';
-import type { AuditStore } from './store-audit.js';
-export type { AuditPage, AuditPageParams } from './store-audit.js';
-import type { FinishResult } from './outcome-rules.js';
-import type { BatchStore } from './store-batch.js';
-import type { BulkStore } from './store-bulk.js';
-import type { ExecutionSearchStore } from './store-executions.js';
-import type { IdempotencyStore } from './store-idempotency.js';
-import type { NodesStore } from './store-nodes.js';
-import type { NotificationsStore } from './store-notifications.js';
-import type { CronJobPage, ExecutionListParams, ExecutionPage, JobTriggerParams, SchedulePage } from './store-pages.js';
-import type { JobSecretsStore } from './store-secrets.js';
-import type { BacklogStore } from './store-backlog.js';
-export type { BacklogStore, DueCounts, RetryingCounts } from './store-backlog.js';
-export type { CronJobPage, ExecutionListParams, ExecutionPage, JobTriggerParams, SchedulePage } from './store-pages.js';
-export type { BulkResult, CronBulkAction, CronBulkParams, JobBulkFilter, ScheduleBulkParams } from './store-bulk.js';
-export type { ApiKeyMatch } from './rows-api-keys.js';
-export type { ClaimDueParams } from './store-claim.js';
-export type { ApiKeyCreateParams, ApiKeysStore, ApiKeyUpdateParams, AuditedId } from './store-api-keys.js';
+import type { ClaimDueResult } from './rules/claim.js';
+import type { ApiKeysStore, AuditedId } from './contract/api-keys.js';
+import type { ClaimDueParams } from './contract/claim.js';
+import type { AuditStore } from './contract/audit.js';
+export type { AuditPage, AuditPageParams } from './contract/audit.js';
+import type { FinishResult } from './rules/outcome.js';
+import type { BatchStore } from './contract/batch.js';
+import type { BulkStore } from './contract/bulk.js';
+import type { ExecutionSearchStore } from './contract/executions.js';
+import type { IdempotencyStore } from './contract/idempotency.js';
+import type { NodesStore } from './contract/nodes.js';
+import type { NotificationsStore } from './contract/notifications.js';
+import type { CronJobPage, ExecutionListParams, ExecutionPage, JobTriggerParams, SchedulePage } from './contract/pages.js';
+import type { JobSecretsStore } from './contract/secrets.js';
+import type { BacklogStore } from './contract/backlog.js';
+export type { BacklogStore, DueCounts, RetryingCounts } from './contract/backlog.js';
+export type { CronJobPage, ExecutionListParams, ExecutionPage, JobTriggerParams, SchedulePage } from './contract/pages.js';
+export type { BulkResult, CronBulkAction, CronBulkParams, JobBulkFilter, ScheduleBulkParams } from './contract/bulk.js';
+export type { ApiKeyMatch } from './rows/api-keys.js';
+export type { ClaimDueParams } from './contract/claim.js';
+export type { ApiKeyCreateParams, ApiKeysStore, ApiKeyUpdateParams, AuditedId } from './contract/api-keys.js';
 
 /**
  * The store: every persistent operation of the service, as domain operations taking one params
@@ -144,7 +144,7 @@ export interface Store extends ApiKeysStore, AuditStore, JobSecretsStore, BatchS
    * occurrence is a no-op. At most `p.limit` items in all, the earliest due first (an expired
    * lease is due at its expiry).
    *
-   * Cron occurrences, by the rules of src/store/claim-rules.ts (the one place they are decided),
+   * Cron occurrences, by the rules of src/store/rules/claim.ts (the one place they are decided),
    * with the store's own cron engine (`cronJobNext`, docs/cron.md): o₁ = `nextInvocation` runs,
    * unless it is a *misfire* (more than `p.misfireThresholdMs` late, or the next occurrence also
    * due), which the job's `misfire` policy settles (`once`, `skip`, or `all`: every missed one,
@@ -155,7 +155,7 @@ export interface Store extends ApiKeysStore, AuditStore, JobSecretsStore, BatchS
    * `once` the execution that runs for several missed occurrences records them
    * (`missedOccurrences`, also on its claimed items); under misfire `skip` the job's
    * `skippedOccurrences` grows by the occurrences dropped, and so does the result's
-   * `skippedOccurrences` (counts bounded by `MISSED_COUNT_MAX`, claim-rules.ts).
+   * `skippedOccurrences` (counts bounded by `MISSED_COUNT_MAX`, store/rules/claim.ts).
    *
    * An expired lease or a waiting execution whose job was deleted is not returned: its execution
    * becomes `Failed` with the error `job deleted`.
@@ -169,7 +169,7 @@ export interface Store extends ApiKeysStore, AuditStore, JobSecretsStore, BatchS
    * status); `Retrying` releases the lease and sets `nextAttemptAt`. An outcome for an execution
    * whose lease was lost (re-leased elsewhere, or not `Running`) is ignored. In the same
    * transaction each cron job with finished executions updates its `consecutiveFailures` and may
-   * pause itself (`Paused` with a `pausedReason`), by the rule of src/store/outcome-rules.ts.
+   * pause itself (`Paused` with a `pausedReason`), by the rule of src/store/rules/outcome.ts.
    * @returns the cron jobs this write paused (`paused`, each once)
    */
   executionsFinish(p: { nodeId: string; outcomes: AttemptOutcome[] }): Promise<FinishResult>;
@@ -250,7 +250,7 @@ export interface IdentityParams {
 
 /** Params of {@link Store.scheduleCreate}. */
 export interface ScheduleCreateParams extends JobRequestParams, SuccessParams, IdentityParams {
-  /** When given, the change writes this audit event in its transaction (audit-rules.ts). */
+  /** When given, the change writes this audit event in its transaction (store/rules/audit.ts). */
   audit?: AuditRecord;
   id: string;
   name: string;
@@ -299,7 +299,7 @@ export type CronPageParams = JobPageParams<CronJobStatus>;
 
 /** Params of {@link Store.scheduleUpdate}: absent fields keep their values. */
 export interface ScheduleUpdateParams extends JobRequestParams, SuccessParams {
-  /** When given, the change writes this audit event in its transaction (audit-rules.ts). */
+  /** When given, the change writes this audit event in its transaction (store/rules/audit.ts). */
   audit?: AuditRecord;
   id: string;
   name?: string;
@@ -317,7 +317,7 @@ export interface ScheduleUpdateParams extends JobRequestParams, SuccessParams {
 
 /** Params of {@link Store.cronCreate}. */
 export interface CronCreateParams extends JobRequestParams, SuccessParams, IdentityParams, CronLifeParams {
-  /** When given, the change writes this audit event in its transaction (audit-rules.ts). */
+  /** When given, the change writes this audit event in its transaction (store/rules/audit.ts). */
   audit?: AuditRecord;
   id: string;
   expression: string;
@@ -339,7 +339,7 @@ export interface CronCreateParams extends JobRequestParams, SuccessParams, Ident
 
 /** Params of {@link Store.cronUpdate}: absent fields keep their values, null sets null. */
 export interface CronUpdateParams extends JobRequestParams, SuccessParams, CronLifeParams {
-  /** When given, the change writes this audit event in its transaction (audit-rules.ts). */
+  /** When given, the change writes this audit event in its transaction (store/rules/audit.ts). */
   audit?: AuditRecord;
   id: string;
   expression?: string;
@@ -380,6 +380,6 @@ export interface CronLifeParams {
   endAt?: number | null;
   /** The job is Completed once `invocations` reaches this (1–1,000,000,000). */
   maxInvocations?: number | null;
-  /** Largest jitter of an occurrence, ms (0–3,600,000; src/store/cron-life.ts). */
+  /** Largest jitter of an occurrence, ms (0–3,600,000; src/store/rules/cron-life.ts). */
   jitterMs?: number;
 }

@@ -26,7 +26,7 @@ import type { Dispatcher } from '../dispatch/dispatcher.js';
 import type { DeliveredEvent } from '../dispatch/events.js';
 import { parseTraceparent, TRACEPARENT, type AttemptTraceIds } from '../domain/trace-context.js';
 import { requestSummary } from '../http/app.js';
-import type { DispatchStore } from '../store/dispatch-store.js';
+import type { DispatchStore } from '../store/contract/dispatch.js';
 import { attemptAttributes, requestAttributes, requestSpanName, responseAttributes } from './spans.js';
 import type { Tracing, TracingOptions } from './tracing.js';
 

@@ -7,7 +7,7 @@
  */
 import type { FastifyInstance } from 'fastify';
 import type { Dispatcher } from '../dispatch/dispatcher.js';
-import type { DispatchStore } from '../store/dispatch-store.js';
+import type { DispatchStore } from '../store/contract/dispatch.js';
 
 /** The exporter of a running server's spans ({@link startTracing}). */
 export interface Tracing {

@@ -8,7 +8,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Dispatcher } from '../../src/dispatch/dispatcher.js';
 import { newId } from '../../src/domain/ids.js';
-import { occurrenceJitterMs } from '../../src/store/cron-life.js';
+import { occurrenceJitterMs } from '../../src/store/rules/cron-life.js';
 import { openStore } from '../../src/store/open.js';
 import type { Store } from '../../src/store/store.js';
 import { testDispatcher } from '../support/dispatcher.js';

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DeliveredEvent } from '../../src/dispatch/events.js';
-import { generateSigningSecret } from '../../src/dispatch/signing.js';
+import { generateSigningSecret } from '../../src/dispatch/call/signing.js';
 import { parseExposition, samplesOf, valueOf, type Exposition } from '../support/prometheus.js';
 import { startReceiver, type Receiver } from '../support/receiver.js';
 import { startTestServer, TEST_TOKEN, type TestServer } from '../support/server.js';

@@ -5,12 +5,12 @@ import { pino } from 'pino';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
-import { SIGNING_SECRET_SETTING } from '../../src/dispatch/signing.js';
+import { SIGNING_SECRET_SETTING } from '../../src/dispatch/call/signing.js';
 import { startServer, type RunningServer } from '../../src/main.js';
 import { parseDatabaseUrl } from '../../src/store/open.js';
-import { openPostgresTransferSource } from '../../src/store/postgres/transfer.js';
-import { openSqliteTransferSource } from '../../src/store/sqlite/transfer.js';
-import { TRANSFER_KINDS, type TransferKind, type TransferRecords } from '../../src/store/transfer-records.js';
+import { openPostgresTransferSource } from '../../src/store/postgres/queries/transfer.js';
+import { openSqliteTransferSource } from '../../src/store/sqlite/queries/transfer.js';
+import { TRANSFER_KINDS, type TransferKind, type TransferRecords } from '../../src/store/transfer/records.js';
 import { startReceiver, type Receiver } from '../support/receiver.js';
 import { SQLITE, STORES, type TestDatabase } from '../support/stores.js';
 

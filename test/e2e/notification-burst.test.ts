@@ -7,9 +7,9 @@
 import { pino } from 'pino';
 import { Webhook } from 'standardwebhooks';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { NotificationSender } from '../../src/dispatch/notification-sender.js';
-import { Notifier } from '../../src/dispatch/notifier.js';
-import { generateSigningSecret, WebhookSigner } from '../../src/dispatch/signing.js';
+import { NotificationSender } from '../../src/dispatch/notify/sender.js';
+import { Notifier } from '../../src/dispatch/notify/notifier.js';
+import { generateSigningSecret, WebhookSigner } from '../../src/dispatch/call/signing.js';
 import { newId } from '../../src/domain/ids.js';
 import { NOTIFICATION_WIRE } from '../../src/http/schemas/notification-channels.js';
 import { openStore } from '../../src/store/open.js';

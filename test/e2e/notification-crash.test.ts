@@ -6,7 +6,7 @@
  */
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { generateSigningSecret } from '../../src/dispatch/signing.js';
+import { generateSigningSecret } from '../../src/dispatch/call/signing.js';
 import { call, spawnServer, type ChildServer } from '../support/child.js';
 import { startReceiver, type Receiver } from '../support/receiver.js';
 import { STORES, type TestDatabase } from '../support/stores.js';

@@ -6,7 +6,7 @@
  */
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { generateSigningSecret } from '../../src/dispatch/signing.js';
+import { generateSigningSecret } from '../../src/dispatch/call/signing.js';
 import { startReceiver, type Arrival, type Receiver } from '../support/receiver.js';
 import { startTestServer, TEST_TOKEN, type TestServer } from '../support/server.js';
 import { STORES } from '../support/stores.js';

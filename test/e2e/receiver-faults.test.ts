@@ -1,10 +1,10 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { deliver } from '../../src/dispatch/deliver.js';
-import { createHttpAgent } from '../../src/dispatch/http-agent.js';
-import { classifyAttempt } from '../../src/dispatch/retry.js';
-import { generateSigningSecret, WebhookSigner } from '../../src/dispatch/signing.js';
+import { deliver } from '../../src/dispatch/call/deliver.js';
+import { createHttpAgent } from '../../src/dispatch/call/http-agent.js';
+import { classifyAttempt } from '../../src/dispatch/call/retry.js';
+import { generateSigningSecret, WebhookSigner } from '../../src/dispatch/call/signing.js';
 import { STRICT_POLICY } from '../../src/net/ssrf.js';
 import type { ClaimedExecution } from '../../src/domain/types.js';
 

@@ -1,6 +1,6 @@
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { generateSigningSecret } from '../../src/dispatch/signing.js';
+import { generateSigningSecret } from '../../src/dispatch/call/signing.js';
 import { HTTP_METHODS } from '../../src/domain/enums.js';
 import { startReceiver, type Arrival, type Receiver } from '../support/receiver.js';
 import { startTestServer, type TestServer } from '../support/server.js';

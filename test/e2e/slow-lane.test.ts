@@ -3,7 +3,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { CallRequest, CallResult } from '../../src/dispatch/deliver.js';
+import type { CallRequest, CallResult } from '../../src/dispatch/call/deliver.js';
 import type { Dispatcher } from '../../src/dispatch/dispatcher.js';
 import type { DeliveredEvent } from '../../src/dispatch/events.js';
 import { SlowLane } from '../../src/dispatch/slow-lane.js';

@@ -1,9 +1,9 @@
 import type { LookupAddress } from 'node:dns';
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { deliver } from '../../src/dispatch/deliver.js';
-import { createHttpAgent } from '../../src/dispatch/http-agent.js';
-import { generateSigningSecret, WebhookSigner } from '../../src/dispatch/signing.js';
+import { deliver } from '../../src/dispatch/call/deliver.js';
+import { createHttpAgent } from '../../src/dispatch/call/http-agent.js';
+import { generateSigningSecret, WebhookSigner } from '../../src/dispatch/call/signing.js';
 import { parseAllowedNetworks, STRICT_POLICY, type EndpointPolicy } from '../../src/net/ssrf.js';
 import type { ClaimedExecution } from '../../src/domain/types.js';
 import { startReceiver, type Receiver } from '../support/receiver.js';

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Dispatcher } from '../../src/dispatch/dispatcher.js';
 import type { DeliveredEvent } from '../../src/dispatch/events.js';
-import { createHttpAgent } from '../../src/dispatch/http-agent.js';
+import { createHttpAgent } from '../../src/dispatch/call/http-agent.js';
 import { STRICT_POLICY } from '../../src/net/ssrf.js';
 import { newId } from '../../src/domain/ids.js';
 import { openStore } from '../../src/store/open.js';

@@ -1,7 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { resolveSigningSecrets } from '../../src/dispatch/signing.js';
+import { resolveSigningSecrets } from '../../src/dispatch/call/signing.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));

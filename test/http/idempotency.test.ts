@@ -5,9 +5,9 @@
  */
 import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { Pruner } from '../../src/dispatch/pruner.js';
+import { Pruner } from '../../src/dispatch/maintenance/pruner.js';
 import { createApiKey } from '../../src/service/api-keys.js';
-import { IDEMPOTENCY_ABANDON_MS, IDEMPOTENCY_RETENTION_MS } from '../../src/store/idempotency-rules.js';
+import { IDEMPOTENCY_ABANDON_MS, IDEMPOTENCY_RETENTION_MS } from '../../src/store/rules/idempotency.js';
 import { expectProblem, openHarness, type Harness } from './harness.js';
 
 let h: Harness;

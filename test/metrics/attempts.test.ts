@@ -1,9 +1,9 @@
 import type { LookupAddress } from 'node:dns';
 import { createServer, type Server } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { deliver } from '../../src/dispatch/deliver.js';
-import { createHttpAgent } from '../../src/dispatch/http-agent.js';
-import { generateSigningSecret, WebhookSigner } from '../../src/dispatch/signing.js';
+import { deliver } from '../../src/dispatch/call/deliver.js';
+import { createHttpAgent } from '../../src/dispatch/call/http-agent.js';
+import { generateSigningSecret, WebhookSigner } from '../../src/dispatch/call/signing.js';
 import { STRICT_POLICY, type EndpointPolicy } from '../../src/net/ssrf.js';
 import type { ClaimedExecution } from '../../src/domain/types.js';
 import { attemptLabels } from '../../src/metrics/attempts.js';
@@ -17,7 +17,7 @@ const OPEN: EndpointPolicy = { ...STRICT_POLICY, allowPrivate: true };
  * The labels of `punctual_attempts_total` are read from what the dispatcher records
  * of an attempt: its status code, or for no answer the text of its error. These attempts are real
  * calls made by the dispatcher's own `deliver()` over real sockets, so a change to those error
- * texts (src/dispatch/deliver.ts, ssrf.ts) that would put timeouts or refusals under the wrong
+ * texts (src/dispatch/call/deliver.ts, ssrf.ts) that would put timeouts or refusals under the wrong
  * label fails here.
  */
 describe('attempt labels of real calls', () => {

@@ -5,7 +5,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { newId } from '../../src/domain/ids.js';
 import { ServerMetrics } from '../../src/metrics/metrics.js';
 import { timedStore } from '../../src/metrics/store-timing.js';
-import { SqliteStore } from '../../src/store/sqlite/index.js';
+import { SqliteStore } from '../../src/store/sqlite/store.js';
 import { parseExposition, samplesOf, valueOf } from '../support/prometheus.js';
 
 /**

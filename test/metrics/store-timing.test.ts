@@ -5,7 +5,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { StoreUnavailableError } from '../../src/domain/errors.js';
 import { newId } from '../../src/domain/ids.js';
 import { timedStore } from '../../src/metrics/store-timing.js';
-import { SqliteStore } from '../../src/store/sqlite/index.js';
+import { SqliteStore } from '../../src/store/sqlite/store.js';
 import type { Store } from '../../src/store/store.js';
 
 /**

@@ -11,7 +11,7 @@
  * Runs in a schema of its own, dropped at the end.
  */
 import type { AttemptOutcome, ClaimedExecution } from '../../src/domain/types.js';
-import { PostgresStore } from '../../src/store/postgres/index.js';
+import { PostgresStore } from '../../src/store/postgres/store.js';
 import { createTestSchema, pgTestUrl } from '../support/pg.js';
 
 const base = pgTestUrl() ?? 'postgres://postgres@127.0.0.1:5432/test';

@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { v7 as uuidv7 } from 'uuid';
 import type { AttemptOutcome, ClaimedExecution } from '../../src/domain/types.js';
-import { SqliteStore } from '../../src/store/sqlite/index.js';
+import { SqliteStore } from '../../src/store/sqlite/store.js';
 
 const T0 = Date.UTC(2030, 0, 1);
 const count = Number(process.argv[2] ?? 100_000);

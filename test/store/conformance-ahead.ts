@@ -1,5 +1,5 @@
 /**
- * Conformance of claiming ahead (`ClaimDueParams.aheadMs`; src/store/claim-rules.ts, "Claiming
+ * Conformance of claiming ahead (`ClaimDueParams.aheadMs`; src/store/rules/claim.ts, "Claiming
  * ahead"), registered inside `exerciseStore` (conformance.ts), so every store runs it against a
  * fresh, migrated database per test. Time is injected (`now`); only the `Store` interface is used.
  */

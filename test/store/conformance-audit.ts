@@ -1,5 +1,5 @@
 /**
- * Conformance of the audit log (src/store/audit-rules.ts, docs/keys-and-audit.md): the event each audited
+ * Conformance of the audit log (src/store/rules/audit.ts, docs/keys-and-audit.md): the event each audited
  * operation writes (actor, action, resource, changes, secrets redacted), in the transaction of the
  * change (a failed or refused change leaves none), the auto-pause's `system` event, the count of
  * failed sign-ins per address and minute, the list's filters and paging, and pruning. Registered
@@ -12,7 +12,7 @@ import type { AuditAction, AuditEvent, AuditRecord } from '../../src/domain/audi
 import { InvalidInputError } from '../../src/domain/errors.js';
 import { newId } from '../../src/domain/ids.js';
 import type { AttemptOutcome } from '../../src/domain/types.js';
-import type { AuditPageParams } from '../../src/store/store-audit.js';
+import type { AuditPageParams } from '../../src/store/contract/audit.js';
 import type { CronCreateParams, ScheduleCreateParams, Store } from '../../src/store/store.js';
 
 const T0 = Date.UTC(2030, 0, 1);

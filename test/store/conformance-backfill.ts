@@ -1,5 +1,5 @@
 /**
- * Conformance of the backfill of cron jobs (`Store.cronBackfill`, src/store/backfill-rules.ts),
+ * Conformance of the backfill of cron jobs (`Store.cronBackfill`, src/store/rules/backfill.ts),
  * registered inside `exerciseStore` (conformance.ts), so every store runs it against a fresh,
  * migrated database per test. The executions present before the backfill are made by claims (one
  * run, one misfire `skip`), through the `Store` interface only.
@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { newId } from '../../src/domain/ids.js';
 import type { ClaimedExecution, CronJob, Execution, OverlapPolicy } from '../../src/domain/types.js';
 import { cronJobNext } from '../../src/cron/index.js';
-import { BACKFILL_RECHECK_MS, backfillOccurrences } from '../../src/store/backfill-rules.js';
+import { BACKFILL_RECHECK_MS, backfillOccurrences } from '../../src/store/rules/backfill.js';
 import type { Store } from '../../src/store/store.js';
 
 /** 2030-01-01T00:00:00.000Z, as conformance.ts. */

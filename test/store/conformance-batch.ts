@@ -1,5 +1,5 @@
 /**
- * Conformance of the batch operations (`Store.scheduleCreateMany`, src/store/store-batch.ts) and
+ * Conformance of the batch operations (`Store.scheduleCreateMany`, src/store/contract/batch.ts) and
  * of the group commit of creates (src/store/group-commit.ts: concurrent creates share one
  * transaction), registered inside `exerciseStore` (conformance.ts): every store runs them against
  * a fresh, migrated database per test. Only the `Store` interface is used.

@@ -1,6 +1,6 @@
 /**
  * Conformance of the bulk actions (`Store.scheduleBulk`, `Store.cronBulk`; rules in
- * src/store/bulk-rules.ts), registered inside `exerciseStore` (conformance.ts), so every store
+ * src/store/rules/bulk.ts), registered inside `exerciseStore` (conformance.ts), so every store
  * runs them against a fresh, migrated database per test. Only the `Store` interface is used.
  */
 import { describe, expect, it } from 'vitest';

@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { InvalidInputError } from '../../src/domain/errors.js';
 import { newId } from '../../src/domain/ids.js';
 import type { AttemptOutcome, ClaimedExecution, Execution, ExecutionStatus, JobType } from '../../src/domain/types.js';
-import type { ExecutionFilter } from '../../src/store/execution-search.js';
+import type { ExecutionFilter } from '../../src/store/sql/execution-search.js';
 import type { Store } from '../../src/store/store.js';
 
 /** 2030-01-01T00:00:00.000Z, as conformance.ts. */

@@ -1,14 +1,14 @@
 /**
  * Conformance of the idempotency records (`Store.idempotencyBegin`, `idempotencyFinish`,
- * `idempotencyAbandon`, `idempotencyPrune`; src/store/store-idempotency.ts), registered inside
+ * `idempotencyAbandon`, `idempotencyPrune`; src/store/contract/idempotency.ts), registered inside
  * `exerciseStore` (conformance.ts): every store runs them against a fresh, migrated database per
  * test. Only the `Store` interface is used; time is `T0` plus offsets.
  */
 import { randomBytes } from 'node:crypto';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { newId } from '../../src/domain/ids.js';
-import { IDEMPOTENCY_ABANDON_MS, IDEMPOTENCY_RETENTION_MS } from '../../src/store/idempotency-rules.js';
-import type { IdempotencyRef } from '../../src/store/store-idempotency.js';
+import { IDEMPOTENCY_ABANDON_MS, IDEMPOTENCY_RETENTION_MS } from '../../src/store/rules/idempotency.js';
+import type { IdempotencyRef } from '../../src/store/contract/idempotency.js';
 import type { Store } from '../../src/store/store.js';
 
 /** 2030-01-01T00:00:00.000Z, as conformance.ts. */

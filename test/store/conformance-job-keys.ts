@@ -1,5 +1,5 @@
 /**
- * Conformance of job keys (src/store/job-keys.ts, docs/apply.md): `key` and `managedBy` on
+ * Conformance of job keys (src/store/rules/job-keys.ts, docs/apply.md): `key` and `managedBy` on
  * schedules and cron jobs, unique per kind, cleared by null, the `key` filter of the lists, and
  * `migrate-store`'s copy of both fields. Registered inside `exerciseStore` (conformance.ts), so
  * every store runs them against a fresh, migrated database per test. Only the `Store` interface

@@ -9,7 +9,7 @@ import { describe, expect, it } from 'vitest';
 import { InvalidInputError } from '../../src/domain/errors.js';
 import { newId } from '../../src/domain/ids.js';
 import type { ClaimedExecution, MisfirePolicy } from '../../src/domain/types.js';
-import { occurrenceJitterMs } from '../../src/store/cron-life.js';
+import { occurrenceJitterMs } from '../../src/store/rules/cron-life.js';
 import type { ClaimDueParams, CronCreateParams, Store } from '../../src/store/store.js';
 
 /** 2030-01-01T00:00:00.000Z (a whole hour), as conformance.ts. */

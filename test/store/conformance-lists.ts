@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { InvalidInputError } from '../../src/domain/errors.js';
 import { newId } from '../../src/domain/ids.js';
 import type { CronJob, CronJobStatus, Schedule, ScheduleStatus } from '../../src/domain/types.js';
-import { encodeCursor, PAGE_SCAN_MAX, scanBound } from '../../src/store/paging.js';
+import { encodeCursor, PAGE_SCAN_MAX, scanBound } from '../../src/store/rules/paging.js';
 import type { CronCreateParams, CronPageParams, SchedulePageParams, Store } from '../../src/store/store.js';
 
 /** 2030-01-01T00:00:00.000Z, as conformance.ts. */

@@ -1,6 +1,6 @@
 /**
  * Conformance of the node-liveness operations (`nodeRegister`, `nodeHeartbeat`, `nodesReap`,
- * `nodesLive`, `nodeLeave`; src/store/store-nodes.ts), registered inside `exerciseStore`
+ * `nodesLive`, `nodeLeave`; src/store/contract/nodes.ts), registered inside `exerciseStore`
  * (conformance.ts), so every store runs them against a fresh, migrated database per test. Time is
  * injected (`now`); only the `Store` interface is used.
  */

@@ -1,6 +1,6 @@
 /**
- * Conformance of notification channels and the outbox (src/store/store-notifications.ts, the rule
- * of src/store/notification-rules.ts), registered inside `exerciseStore` (conformance.ts), so every
+ * Conformance of notification channels and the outbox (src/store/contract/notifications.ts, the rule
+ * of src/store/rules/notifications.ts), registered inside `exerciseStore` (conformance.ts), so every
  * store runs them against a fresh, migrated database per test. Time is injected; only the `Store`
  * interface is used.
  */

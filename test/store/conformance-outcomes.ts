@@ -1,5 +1,5 @@
 /**
- * Conformance of what outcomes do to their jobs (src/store/outcome-rules.ts): `successStatuses`
+ * Conformance of what outcomes do to their jobs (src/store/rules/outcome.ts): `successStatuses`
  * stored and carried by claims, and the auto-pause of cron jobs in `executionsFinish` (410 Gone,
  * `pauseAfterFailures`, `consecutiveFailures`), and `pausedReason` through `cronUpdate`.
  * Registered inside `exerciseStore` (conformance.ts), so every store runs them against a fresh,

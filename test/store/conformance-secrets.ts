@@ -1,12 +1,12 @@
 /**
  * Conformance of the job-secrets operations (`Store.secretsPage`, `Store.secretsReplace`,
- * src/store/store-secrets.ts), registered inside `exerciseStore` (conformance.ts), so every store
+ * src/store/contract/secrets.ts), registered inside `exerciseStore` (conformance.ts), so every store
  * runs them against a fresh, migrated database per test. Only the `Store` interface is used.
  */
 import { describe, expect, it } from 'vitest';
 import type { SealedSecrets } from '../../src/domain/types.js';
 import type { Store } from '../../src/store/store.js';
-import type { JobRef, JobSecretsEntry } from '../../src/store/store-secrets.js';
+import type { JobRef, JobSecretsEntry } from '../../src/store/contract/secrets.js';
 import { cronParams } from './conformance-lists.js';
 
 /** 2030-01-01T00:00:00.000Z, as conformance.ts. */

@@ -5,7 +5,7 @@
  *
  * Time is a fixed value (`T0`) plus offsets: the store takes `now` as a parameter and reads no
  * clock, so nothing here sleeps. Cron occurrences come from the real cron engine (each store calls
- * it through src/store/claim-rules.ts), with expressions whose occurrences are whole minutes or
+ * it through src/store/rules/claim.ts), with expressions whose occurrences are whole minutes or
  * seconds from T0; the rules themselves, broken engines included, are unit-tested in
  * test/unit/claim-rules.test.ts.
  */

@@ -10,9 +10,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { newId } from '../../src/domain/ids.js';
-import { occurrenceJitterMs } from '../../src/store/cron-life.js';
+import { occurrenceJitterMs } from '../../src/store/rules/cron-life.js';
 import { openStore } from '../../src/store/open.js';
-import { PostgresStore } from '../../src/store/postgres/index.js';
+import { PostgresStore } from '../../src/store/postgres/store.js';
 import type { Store } from '../../src/store/store.js';
 import { createTestSchema, pgTestUrl } from '../support/pg.js';
 

@@ -1,10 +1,10 @@
 /**
  * The filter combinations of `Store.executionSearch` whose plans test/store/sqlite.test.ts and
  * test/store/postgres.test.ts check (EXPLAIN QUERY PLAN / EXPLAIN): for each, the index every
- * branch of the statement must search (store/execution-search.ts) and how many branches it has.
+ * branch of the statement must search (store/sql/execution-search.ts) and how many branches it has.
  */
-import type { ExecutionSearchParams } from '../../src/store/execution-search.js';
-import { encodeCursor } from '../../src/store/paging.js';
+import type { ExecutionSearchParams } from '../../src/store/sql/execution-search.js';
+import { encodeCursor } from '../../src/store/rules/paging.js';
 
 const BASE: ExecutionSearchParams = { statuses: [], jobType: null, jobId: null, from: null, to: null, limit: 100, cursor: null };
 

@@ -13,11 +13,11 @@ import { InvalidInputError, StoreUnavailableError } from '../../src/domain/error
 import { newId } from '../../src/domain/ids.js';
 import type { ClaimedExecution } from '../../src/domain/types.js';
 import { describeDatabaseUrl, openStore } from '../../src/store/open.js';
-import { candidatesSql, dueCountSql, DUE_CRON_SQL, NEXT_DUE_SQL, RELET_SQL, START_SCHEDULES_SQL } from '../../src/store/postgres/claim-sql.js';
-import { finishSql } from '../../src/store/postgres/executions.js';
+import { candidatesSql, dueCountSql, DUE_CRON_SQL, NEXT_DUE_SQL, RELET_SQL, START_SCHEDULES_SQL } from '../../src/store/postgres/claim/sql.js';
+import { finishSql } from '../../src/store/postgres/queries/executions.js';
 import { connectionConfig, toStoreError } from '../../src/store/postgres/connection.js';
-import { PostgresStore, type PostgresStoreOptions } from '../../src/store/postgres/index.js';
-import { LATEST_VERSION, migrate, MIGRATIONS } from '../../src/store/postgres/migrations.js';
+import { PostgresStore, type PostgresStoreOptions } from '../../src/store/postgres/store.js';
+import { LATEST_VERSION, migrate, MIGRATIONS } from '../../src/store/postgres/migrations/index.js';
 import { channelOf } from '../../src/store/postgres/notify.js';
 import type { ClaimDueParams, Store } from '../../src/store/store.js';
 import { MigratedSchemaPool } from '../support/migrated.js';
@@ -25,8 +25,8 @@ import { adminQuery, createTestSchema, pgTestUrl, type TestSchema } from '../sup
 import { exerciseStore, T0 } from './conformance.js';
 import { expectOldRetryKept, OLD_RETRY_SEED, oldRetryIds } from './migration-retry.js';
 import { SEARCH_PLAN_CASES } from './execution-search-plans.js';
-import { searchPageSql } from '../../src/store/execution-search.js';
-import { PG_PLACEHOLDER } from '../../src/store/postgres/execution-search.js';
+import { searchPageSql } from '../../src/store/sql/execution-search.js';
+import { PG_PLACEHOLDER } from '../../src/store/postgres/queries/execution-search.js';
 
 const BASE = pgTestUrl();
 

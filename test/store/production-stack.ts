@@ -6,7 +6,7 @@
  * store the server gives its dispatcher. The SQLite stack is in production-sqlite.test.ts, the
  * PostgreSQL one in production-postgres.test.ts: two files, so that they run side by side.
  */
-import { DISPATCH_STORE_OPERATIONS } from '../../src/store/dispatch-store.js';
+import { DISPATCH_STORE_OPERATIONS } from '../../src/store/contract/dispatch.js';
 import type { ServeStore } from '../../src/serve-store.js';
 import type { Store } from '../../src/store/store.js';
 

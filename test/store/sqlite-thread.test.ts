@@ -6,7 +6,7 @@ import { DEFAULT_RETRY_POLICY } from '../../src/domain/retry-policy.js';
 import { SqliteDispatchThread } from '../../src/store/sqlite/dispatch-thread.js';
 import { StoreUnavailableError } from '../../src/domain/errors.js';
 import { newId } from '../../src/domain/ids.js';
-import { SqliteStore } from '../../src/store/sqlite/index.js';
+import { SqliteStore } from '../../src/store/sqlite/store.js';
 import type { ClaimDueParams } from '../../src/store/store.js';
 
 /**

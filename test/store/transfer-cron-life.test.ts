@@ -1,10 +1,10 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { newId } from '../../src/domain/ids.js';
 import { DEFAULT_RETRY_POLICY } from '../../src/domain/retry-policy.js';
-import { occurrenceJitterMs } from '../../src/store/cron-life.js';
+import { occurrenceJitterMs } from '../../src/store/rules/cron-life.js';
 import { openStore } from '../../src/store/open.js';
 import type { Store } from '../../src/store/store.js';
-import { transferStore } from '../../src/store/transfer.js';
+import { transferStore } from '../../src/store/transfer/copy.js';
 import { SQLITE, STORES, type TestDatabase } from '../support/stores.js';
 
 const T0 = Date.UTC(2030, 0, 1);

@@ -3,7 +3,7 @@ import { newId } from '../../src/domain/ids.js';
 import { DEFAULT_RETRY_POLICY } from '../../src/domain/retry-policy.js';
 import { openStore } from '../../src/store/open.js';
 import type { Store } from '../../src/store/store.js';
-import { transferStore } from '../../src/store/transfer.js';
+import { transferStore } from '../../src/store/transfer/copy.js';
 import { SQLITE, STORES, type TestDatabase } from '../support/stores.js';
 
 const T0 = Date.parse('2026-11-21T10:00:00.000Z');

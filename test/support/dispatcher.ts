@@ -1,5 +1,5 @@
 import { Dispatcher, type DispatcherOptions } from '../../src/dispatch/dispatcher.js';
-import { generateSigningSecret, WebhookSigner } from '../../src/dispatch/signing.js';
+import { generateSigningSecret, WebhookSigner } from '../../src/dispatch/call/signing.js';
 import { systemClock } from '../../src/domain/clock.js';
 
 /** A logger that drops everything (the dispatcher's four methods). */

@@ -1,8 +1,8 @@
-/** The backfill's rules on their own (src/store/backfill-rules.ts): which occurrences, and their pace. */
+/** The backfill's rules on their own (src/store/rules/backfill.ts): which occurrences, and their pace. */
 import { describe, expect, it } from 'vitest';
 import { cronJobNext } from '../../src/cron/index.js';
 import type { CronJob } from '../../src/domain/types.js';
-import { BACKFILL_MAX, BACKFILL_RECHECK_MS, backfillOccurrences, backfillRows } from '../../src/store/backfill-rules.js';
+import { BACKFILL_MAX, BACKFILL_RECHECK_MS, backfillOccurrences, backfillRows } from '../../src/store/rules/backfill.js';
 
 const job = (expression: string, timezone: string | null = null) => ({ expression, timezone }) as CronJob;
 const iso = (ms: number) => new Date(ms).toISOString();

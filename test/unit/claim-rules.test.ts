@@ -1,5 +1,5 @@
 /**
- * The claim's rulebook (src/store/claim-rules.ts) on its own: injected instants and injected cron
+ * The claim's rulebook (src/store/rules/claim.ts) on its own: injected instants and injected cron
  * engines, no database. The conformance suite (test/store/conformance.ts) holds both stores to the
  * same rules with the real engine.
  */
@@ -21,7 +21,7 @@ import {
   pausedEntry,
   planCron,
   type NextOccurrence,
-} from '../../src/store/claim-rules.js';
+} from '../../src/store/rules/claim.js';
 
 /** 2030-01-01T00:00:00.000Z. */
 const T0 = Date.UTC(2030, 0, 1);

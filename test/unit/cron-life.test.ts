@@ -12,9 +12,9 @@ import {
   pausedEntry,
   planCron,
   type NextOccurrence,
-} from '../../src/store/claim-rules.js';
-import { occurrenceJitterMs } from '../../src/store/cron-life.js';
-import { patchCronJob, patchedLife } from '../../src/store/cron-patch.js';
+} from '../../src/store/rules/claim.js';
+import { occurrenceJitterMs } from '../../src/store/rules/cron-life.js';
+import { patchCronJob, patchedLife } from '../../src/store/rules/cron-patch.js';
 
 /** 2030-01-01T00:00:00.000Z. */
 const T0 = Date.UTC(2030, 0, 1);

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { DeadlineSweeper } from '../../src/dispatch/deadlines.js';
+import { DeadlineSweeper } from '../../src/dispatch/call/deadlines.js';
 
 /** Deadlines: never early, a few aborts per turn, cleared ones never aborted. */
 describe('DeadlineSweeper', () => {

@@ -1,11 +1,11 @@
 /**
- * The pure rules of the executions list across jobs (src/store/execution-search.ts): the branches
+ * The pure rules of the executions list across jobs (src/store/sql/execution-search.ts): the branches
  * of the keys statement, and a page cut from its keys (the rows read after them may miss one that
  * was pruned meanwhile: the page's cursor still comes from the keys).
  */
 import { describe, expect, it } from 'vitest';
-import { inKeyOrder, pageOfKeys, replaySelectionSql, searchKeysSql, type ExecutionFilter } from '../../src/store/execution-search.js';
-import { decodeCursor } from '../../src/store/paging.js';
+import { inKeyOrder, pageOfKeys, replaySelectionSql, searchKeysSql, type ExecutionFilter } from '../../src/store/sql/execution-search.js';
+import { decodeCursor } from '../../src/store/rules/paging.js';
 
 const NONE: ExecutionFilter = { statuses: [], jobType: null, jobId: null, from: null, to: null };
 const q = () => '?';

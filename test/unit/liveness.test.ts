@@ -1,5 +1,5 @@
 /**
- * NodeLiveness (src/dispatch/liveness.ts) on a real SQLite store with an injected clock: it
+ * NodeLiveness (src/dispatch/maintenance/liveness.ts) on a real SQLite store with an injected clock: it
  * registers, heartbeats, reaps other nodes, stops claiming when it lost touch with the store or
  * was taken for dead, and registers again. Rounds are run by hand (`runOnce`); nothing sleeps.
  */
@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ClaimLoop } from '../../src/dispatch/claim-loop.js';
 import { DispatcherEvents } from '../../src/dispatch/events.js';
-import { NodeLiveness } from '../../src/dispatch/liveness.js';
+import { NodeLiveness } from '../../src/dispatch/maintenance/liveness.js';
 import { newId } from '../../src/domain/ids.js';
 import { openStore } from '../../src/store/open.js';
 import type { Store } from '../../src/store/store.js';

@@ -1,12 +1,12 @@
 /**
- * The pure parts of notifications: which events an outcome causes (src/store/notification-rules.ts)
- * and the messages channels receive (src/dispatch/notification-messages.ts).
+ * The pure parts of notifications: which events an outcome causes (src/store/rules/notifications.ts)
+ * and the messages channels receive (src/dispatch/notify/messages.ts).
  */
 import { describe, expect, it } from 'vitest';
-import { digestContent, digestMessage, eventMessage, testMessage, type NotificationWire } from '../../src/dispatch/notification-messages.js';
+import { digestContent, digestMessage, eventMessage, testMessage, type NotificationWire } from '../../src/dispatch/notify/messages.js';
 import type { NotificationChannel, OutboxNotification } from '../../src/domain/notifications.js';
 import type { Execution, Schedule } from '../../src/domain/types.js';
-import { columnToList, listToColumn, normalEvents, outcomeEvents } from '../../src/store/notification-rules.js';
+import { columnToList, listToColumn, normalEvents, outcomeEvents } from '../../src/store/rules/notifications.js';
 
 const T0 = Date.UTC(2030, 0, 1);
 const WIRE: NotificationWire = { execution: (e) => ({ wire: e.id }), schedule: (s) => ({ wire: s.id }), cron: (c) => ({ wire: c.id }) };

@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import type Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { DispatcherEvents, type DeliveredEvent } from '../../src/dispatch/events.js';
-import { OutcomeWriter, type OutcomeWriterOptions } from '../../src/dispatch/outcome-writer.js';
+import { OutcomeWriter, type OutcomeWriterOptions } from '../../src/dispatch/call/outcome-writer.js';
 import { DEFAULT_RETRY_POLICY } from '../../src/domain/retry-policy.js';
 import { newId } from '../../src/domain/ids.js';
 import type { ClaimedExecution } from '../../src/domain/types.js';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { AttemptResult } from '../../src/dispatch/deliver.js';
-import { attemptOutcome } from '../../src/dispatch/outcome.js';
+import type { AttemptResult } from '../../src/dispatch/call/deliver.js';
+import { attemptOutcome } from '../../src/dispatch/call/outcome.js';
 import type { ClaimedExecution } from '../../src/domain/types.js';
 
 const T0 = Date.UTC(2030, 0, 1);

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { classifyAttempt, parseRetryAfter, retryDelayMs } from '../../src/dispatch/retry.js';
+import { classifyAttempt, parseRetryAfter, retryDelayMs } from '../../src/dispatch/call/retry.js';
 import { DEFAULT_RETRY_POLICY, EXPONENTIAL_RETRY_POLICY } from '../../src/domain/retry-policy.js';
 import type { RetryPolicy } from '../../src/domain/types.js';
 

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { Webhook } from 'standardwebhooks';
 import { describe, expect, it } from 'vitest';
-import { generateSigningSecret, parseSigningSecrets, WebhookSigner } from '../../src/dispatch/signing.js';
+import { generateSigningSecret, parseSigningSecrets, WebhookSigner } from '../../src/dispatch/call/signing.js';
 
 describe('Standard Webhooks signing', () => {
   it('produces headers the standardwebhooks package verifies, with every secret', () => {

@@ -1,15 +1,15 @@
 /**
- * What counts as success (src/domain/success-statuses.ts, src/dispatch/retry.ts `classifyAttempt`,
- * src/dispatch/outcome.ts) and what a finished execution does to its cron job
- * (src/store/outcome-rules.ts `cronAfterFinished`): the pure rules, case by case.
+ * What counts as success (src/domain/success-statuses.ts, src/dispatch/call/retry.ts `classifyAttempt`,
+ * src/dispatch/call/outcome.ts) and what a finished execution does to its cron job
+ * (src/store/rules/outcome.ts `cronAfterFinished`): the pure rules, case by case.
  */
 import { describe, expect, it } from 'vitest';
-import type { AttemptResult } from '../../src/dispatch/deliver.js';
-import { attemptOutcome } from '../../src/dispatch/outcome.js';
-import { classifyAttempt } from '../../src/dispatch/retry.js';
+import type { AttemptResult } from '../../src/dispatch/call/deliver.js';
+import { attemptOutcome } from '../../src/dispatch/call/outcome.js';
+import { classifyAttempt } from '../../src/dispatch/call/retry.js';
 import { isListedSuccess, parseSuccessStatuses, successStatusesProblems } from '../../src/domain/success-statuses.js';
 import type { ClaimedExecution, SuccessStatus } from '../../src/domain/types.js';
-import { cronAfterFinished, type CronFailureState, type FinishedOutcome } from '../../src/store/outcome-rules.js';
+import { cronAfterFinished, type CronFailureState, type FinishedOutcome } from '../../src/store/rules/outcome.js';
 
 describe('classifyAttempt with successStatuses', () => {
   it('a listed status succeeds, by code or by class; the default is 2xx', () => {
@@ -67,7 +67,7 @@ describe('success-statuses.ts', () => {
   });
 });
 
-describe('cronAfterFinished (outcome-rules.ts)', () => {
+describe('cronAfterFinished (store/rules/outcome.ts)', () => {
   const active = (consecutiveFailures = 0, pauseAfterFailures: number | null = null): CronFailureState => ({
     status: 'Active', consecutiveFailures, pauseAfterFailures,
   });

@@ -9,8 +9,8 @@ import {
   TOKEN_EXPIRY_MARGIN_MS,
   TokenError,
   type OAuth2Credentials,
-} from '../../src/dispatch/target-auth.js';
-import { createHttpAgent } from '../../src/dispatch/http-agent.js';
+} from '../../src/dispatch/call/target-auth.js';
+import { createHttpAgent } from '../../src/dispatch/call/http-agent.js';
 import { STRICT_POLICY } from '../../src/net/ssrf.js';
 
 /** One request the token endpoint received. */

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { attemptHeaders, callBody } from '../../src/dispatch/deliver.js';
-import { WebhookSigner } from '../../src/dispatch/signing.js';
+import { attemptHeaders, callBody } from '../../src/dispatch/call/deliver.js';
+import { WebhookSigner } from '../../src/dispatch/call/signing.js';
 import { newId } from '../../src/domain/ids.js';
 import { attemptTraceIds, newSpanId, parseTraceparent, traceIdOf, traceparent } from '../../src/domain/trace-context.js';
 import type { ClaimedExecution } from '../../src/domain/types.js';

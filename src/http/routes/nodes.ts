@@ -1,7 +1,7 @@
 /** `GET /nodes`: the live nodes of the cluster, behind a key with `metrics:read` (docs/multinode.md, "Node liveness"). */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import type { NodeRecord } from '../../store/store-nodes.js';
+import type { NodeRecord } from '../../store/contract/nodes.js';
 import { NoQuery, Timestamp } from '../schemas/common.js';
 import { AUTHENTICATED, jsonResponse, problemResponses } from '../schemas/operations.js';
 import { operationHead } from './operations.js';

@@ -5,7 +5,7 @@
 import { Type } from 'typebox';
 import { LIST_LIMIT_DEFAULT } from '../../service/job-lists.js';
 import { LIST_LIMIT_MAX, LIST_LIMIT_MIN } from '../../service/rules.js';
-import { PAGE_SCAN_MAX } from '../../store/paging.js';
+import { PAGE_SCAN_MAX } from '../../store/rules/paging.js';
 import { RuleString } from './common.js';
 
 /** `limit`: jobs per page, as decimal digits. */

@@ -123,6 +123,6 @@ export function channelToWire(c: NotificationChannel): ChannelWire {
 
 /**
  * The wire forms a webhook notification carries (`data.execution`, `data.job`): those of the API,
- * which hold no secret (src/dispatch/notification-messages.ts, `NotificationWire`).
+ * which hold no secret (src/dispatch/notify/messages.ts, `NotificationWire`).
  */
 export const NOTIFICATION_WIRE = { execution: executionToWire, schedule: scheduleToWire, cron: cronJobToWire };

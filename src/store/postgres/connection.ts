@@ -1,6 +1,6 @@
 import pg from 'pg';
 import { ConflictError, InvalidInputError, StoreUnavailableError } from '../../domain/errors.js';
-import { keyConflict, tableOfKeyIndex } from '../job-keys.js';
+import { keyConflict, tableOfKeyIndex } from '../rules/job-keys.js';
 
 /** Options of the PostgreSQL store (see `openStore`). */
 export interface PostgresStoreOptions {

@@ -9,7 +9,7 @@ import type { DatabaseTarget } from '../open.js';
  */
 export const postgresDriver: StoreDriver<Extract<DatabaseTarget, { kind: 'postgres' }>> = {
   async open(target, opts) {
-    const { PostgresStore } = await import('./index.js');
+    const { PostgresStore } = await import('./store.js');
     const store = PostgresStore.open(target.url, {
       ...(opts.logger && { logger: opts.logger }),
       clock: opts.clock ?? 'database',
@@ -22,8 +22,8 @@ export const postgresDriver: StoreDriver<Extract<DatabaseTarget, { kind: 'postgr
     }
     return store;
   },
-  openTransferSource: async (target) => (await import('./transfer.js')).openPostgresTransferSource(target.url),
-  openTransferTarget: async (target) => (await import('./transfer.js')).openPostgresTransferTarget(target.url),
+  openTransferSource: async (target) => (await import('./queries/transfer.js')).openPostgresTransferSource(target.url),
+  openTransferTarget: async (target) => (await import('./queries/transfer.js')).openPostgresTransferTarget(target.url),
   serveDispatchStore: () => null,
   describe(target) {
     try {

@@ -1,6 +1,6 @@
 import Database from 'better-sqlite3';
 import { StoreUnavailableError } from '../../domain/errors.js';
-import { keyConflict, KEYED_TABLES, type KeyedTable } from '../job-keys.js';
+import { keyConflict, KEYED_TABLES, type KeyedTable } from '../rules/job-keys.js';
 
 /** A better-sqlite3 connection. */
 export type Db = Database.Database;

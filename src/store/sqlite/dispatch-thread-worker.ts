@@ -8,7 +8,7 @@
  * thread's logger. Claims carry plain data only: the store applies its own cron engine.
  */
 import { parentPort, workerData } from 'node:worker_threads';
-import { SqliteStore } from './index.js';
+import { SqliteStore } from './store.js';
 import type { ThreadReply, ThreadRequest } from './dispatch-thread.js';
 
 const port = parentPort!;

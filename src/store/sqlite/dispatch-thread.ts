@@ -18,11 +18,11 @@
  */
 import { StoreUnavailableError } from '../../domain/errors.js';
 import type { AttemptOutcome } from '../../domain/types.js';
-import type { ClaimDueResult } from '../claim-rules.js';
-import type { DispatchStore } from '../dispatch-store.js';
-import type { FinishResult } from '../outcome-rules.js';
+import type { ClaimDueResult } from '../rules/claim.js';
+import type { DispatchStore } from '../contract/dispatch.js';
+import type { FinishResult } from '../rules/outcome.js';
 import type { ClaimDueParams } from '../store.js';
-import type { NodeRecord, NodesAtParams, NodesReaped } from '../store-nodes.js';
+import type { NodeRecord, NodesAtParams, NodesReaped } from '../contract/nodes.js';
 import { startWorker } from '../../runtime/worker-start.js';
 
 /** A request to the thread; `id` pairs it with its reply. */

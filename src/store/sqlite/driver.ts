@@ -4,8 +4,8 @@ import { SqliteDispatchThread } from './dispatch-thread.js';
 import { StoreUnavailableError } from '../../domain/errors.js';
 import type { StoreDriver } from '../driver.js';
 import type { DatabaseTarget } from '../open.js';
-import { SqliteStore } from './index.js';
-import { openSqliteTransferSource, openSqliteTransferTarget } from './transfer.js';
+import { SqliteStore } from './store.js';
+import { openSqliteTransferSource, openSqliteTransferTarget } from './queries/transfer.js';
 
 /**
  * The embedded SQLite store, on the file `target.path`. Opening creates the file's directory when

@@ -1,5 +1,5 @@
 import type { JsonObject } from '../../domain/types.js';
-import type { RowCodec } from '../rows.js';
+import type { RowCodec } from '../rows/jobs.js';
 
 /** Parses a JSON object column; `{}` when the column is NULL. */
 export function objectFromColumn(text: string | null): JsonObject {
@@ -7,7 +7,7 @@ export function objectFromColumn(text: string | null): JsonObject {
 }
 
 /**
- * How better-sqlite3 hands back the values that differ from the domain's (see ../rows.ts): JSON
+ * How better-sqlite3 hands back the values that differ from the domain's (see store/rows/jobs.ts): JSON
  * columns as text (parsed here; NULL stays null), booleans as INTEGER 0/1.
  */
 export const SQLITE_CODEC: RowCodec = {

@@ -1,0 +1,72 @@
+/**
+ * SQLite's migrations of the life of cron jobs (docs/cron.md, "Start, end and limits" and
+ * "Jitter"): the window and the limit of a job's occurrences, its jitter, and the `Completed`
+ * state. Apart from store/sqlite/migrations/index.ts so that each file reads in one sitting; `MIGRATIONS` there lists
+ * these after the others.
+ */
+import type { Migration } from './index.js';
+
+/** Columns of `cron_jobs` as they stand at version 13, in the order of the table. */
+const V13_COLUMNS = `id, expression, name, timezone, status, endpoint, data, invocations, next_invocation, created_at,
+  retry_max_attempts, retry_initial_delay_ms, retry_max_delay_ms, timeout_ms, misfire, overlap, last_execution_id,
+  skipped_occurrences, method, headers, body, auth, secrets, retry_delays_ms, success_statuses, pause_after_failures,
+  paused_reason, consecutive_failures`;
+
+/** The cron-life migrations, in order. */
+export const CRON_LIFE_MIGRATIONS: readonly Migration[] = [
+  /*
+   * `start_at`, `end_at` (epoch ms, NULL: unbounded), `max_invocations` (NULL: no limit),
+   * `jitter_ms` (0: none) and the state `Completed`. SQLite cannot alter a CHECK, so the table is
+   * rebuilt (nothing references `cron_jobs` by foreign key): the new table under a temporary
+   * name, the rows copied, the old one dropped, the new one renamed, its indexes made again (with
+   * the partial index of the `Completed` page scans of `GET /cron?status=Completed`).
+   */
+  {
+    version: 14,
+    sql: `
+CREATE TABLE cron_jobs_v14 (
+  id              TEXT    NOT NULL PRIMARY KEY,
+  expression      TEXT    NOT NULL,
+  name            TEXT,
+  timezone        TEXT,
+  status          TEXT    NOT NULL CHECK (status IN ('Active', 'Paused', 'Completed')),
+  endpoint        TEXT    NOT NULL,
+  data            TEXT,
+  invocations     INTEGER NOT NULL DEFAULT 0,
+  next_invocation INTEGER NOT NULL,
+  created_at      INTEGER NOT NULL,
+  retry_max_attempts     INTEGER NOT NULL DEFAULT 5,
+  retry_initial_delay_ms INTEGER NOT NULL DEFAULT 1000,
+  retry_max_delay_ms     INTEGER NOT NULL DEFAULT 3600000,
+  timeout_ms             INTEGER NOT NULL DEFAULT 30000,
+  misfire  TEXT NOT NULL DEFAULT 'once'  CHECK (misfire IN ('skip', 'once', 'all')),
+  overlap  TEXT NOT NULL DEFAULT 'allow' CHECK (overlap IN ('allow', 'skip')),
+  last_execution_id TEXT,
+  skipped_occurrences INTEGER NOT NULL DEFAULT 0,
+  method  TEXT NOT NULL DEFAULT 'POST',
+  headers TEXT NOT NULL DEFAULT '{}',
+  body    TEXT,
+  auth    TEXT,
+  secrets TEXT,
+  retry_delays_ms TEXT,
+  success_statuses     TEXT    NOT NULL DEFAULT '["2xx"]',
+  pause_after_failures INTEGER,
+  paused_reason        TEXT,
+  consecutive_failures INTEGER NOT NULL DEFAULT 0,
+  start_at        INTEGER,
+  end_at          INTEGER,
+  max_invocations INTEGER,
+  jitter_ms       INTEGER NOT NULL DEFAULT 0
+) STRICT;
+INSERT INTO cron_jobs_v14 (${V13_COLUMNS}) SELECT ${V13_COLUMNS} FROM cron_jobs;
+DROP TABLE cron_jobs;
+ALTER TABLE cron_jobs_v14 RENAME TO cron_jobs;
+CREATE INDEX cron_jobs_active_due ON cron_jobs (next_invocation) WHERE status = 'Active';
+CREATE INDEX cron_jobs_by_created ON cron_jobs (created_at, id);
+CREATE INDEX cron_jobs_active_by_created ON cron_jobs (created_at, id) WHERE status = 'Active';
+CREATE INDEX cron_jobs_paused_by_created ON cron_jobs (created_at, id) WHERE status = 'Paused';
+CREATE INDEX cron_jobs_completed_by_created ON cron_jobs (created_at, id) WHERE status = 'Completed';
+CREATE INDEX cron_jobs_with_secrets ON cron_jobs (id) WHERE secrets IS NOT NULL;
+`,
+  },
+];
