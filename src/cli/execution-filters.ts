@@ -8,7 +8,7 @@ import type { ExecutionsReplayFilter } from '../client/index.js';
 import { JOB_TYPES } from '../domain/enums.js';
 import { action, clientFrom, withApiOptions, type ApiOptions } from './connect.js';
 import { UsageError } from './exit.js';
-import { printExecution } from './executions.js';
+import { printExecution } from './execution-output.js';
 import { out, printJson } from './output.js';
 
 /** The filter flags as commander gives them. */

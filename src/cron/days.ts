@@ -4,21 +4,7 @@
  * its 1st, so they are computed per month as a bit mask; expressions without calendar words never
  * come here (match.ts tests their day masks directly).
  */
-import type { CronTables } from './parse.js';
-
-/** Calendar words of the two day fields (internal to src/cron); see fields.ts. */
-export interface CalendarDays {
-  /** Day of month `L`. */
-  readonly last: boolean;
-  /** Day of month `LW`. */
-  readonly lastWeekday: boolean;
-  /** Day of month `nW`: bit n for each n. */
-  readonly nearestWeekday: number;
-  /** Day of week `wL`: bit w (0–6, Sunday = 0) for the last such weekday. */
-  readonly lastDow: number;
-  /** Day of week `w#k`: `nthDow[k - 1]` has bit w for the k-th such weekday, k = 1–5. */
-  readonly nthDow: readonly number[];
-}
+import type { CalendarDays, CronTables } from './tables.js';
 
 /**
  * Bit d (1–31) set for each day of a month that matches the day fields: the day-of-month side

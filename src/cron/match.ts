@@ -5,7 +5,7 @@
  */
 import { civilFromDays, DAY_MS, daysInMonth, type CivilDate } from './civil.js';
 import { calendarDayMask } from './days.js';
-import type { CronTables } from './parse.js';
+import type { CronTables } from './tables.js';
 
 const scratch: CivilDate = { y: 0, m: 0, d: 0, dow: 0 };
 

@@ -10,7 +10,8 @@
  */
 import { InvalidInputError } from '../domain/errors.js';
 import { daysInMonth, maxDaysInMonth } from './civil.js';
-import { calendarDayMask, type CalendarDays } from './days.js';
+import { calendarDayMask } from './days.js';
+import type { CalendarDays, CronTables } from './tables.js';
 import { CronSyntaxError } from './errors.js';
 import { parseEveryDuration } from './every.js';
 import { DOM, DOW, HOUR, MINUTE, MONTH, SECOND, hasCalendarWords, parseField, type FieldValues } from './fields.js';
@@ -38,29 +39,6 @@ export interface ParsedCron {
   readonly everyMs: number | null;
   /** @internal Matching tables used by nextOccurrence (unused for `@every`); not part of the API. */
   readonly tables: CronTables;
-}
-
-/**
- * Precomputed matching tables (internal to src/cron).
- * `next*[v]` is the smallest allowed value ≥ v, or -1; index `size` always holds -1.
- */
-export interface CronTables {
-  readonly nextSecond: Int8Array; // length 61
-  readonly nextMinute: Int8Array; // length 61
-  readonly nextHour: Int8Array; // length 25
-  /** Bit m set for each allowed month, m = 1–12. */
-  readonly monthMask: number;
-  /** Bit d set for each allowed day of month, d = 1–31 (bit 31 is the sign bit: test with `>>>`). */
-  readonly domMask: number;
-  /** Bit w set for each allowed weekday, w = 0–6, Sunday = 0. */
-  readonly dowMask: number;
-  /** Vixie rule: both day fields restricted (neither starts with `*`) → a day matches if either does. */
-  readonly dayOr: boolean;
-  /**
-   * The calendar words of the day fields (`L`, `W`, `#`), whose days are computed per month
-   * (days.ts), or null: then `domMask`, `dowMask` and `dayOr` alone decide (the fast path).
-   */
-  readonly calendar: CalendarDays | null;
 }
 
 const FIELDS_6 = [SECOND, MINUTE, HOUR, DOM, MONTH, DOW] as const;

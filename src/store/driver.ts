@@ -4,9 +4,29 @@
  * database it is talking to: `open.ts` picks the driver once, from the `DATABASE_URL`.
  */
 import type { DispatchStore } from './contract/dispatch.js';
-import type { DatabaseTarget, OpenStoreOptions } from './open.js';
 import type { Store } from './store.js';
 import type { TransferSource, TransferTarget } from './transfer/records.js';
+
+/** What a `DATABASE_URL` selects. */
+export type DatabaseTarget =
+  | { kind: 'sqlite'; /** Absolute path of the database file. */ path: string }
+  | { kind: 'postgres'; url: string };
+
+/** Options of `openStore` (open.ts) and of each driver's `open`. */
+export interface OpenStoreOptions {
+  /**
+   * Receives warnings (e.g. a database that cannot use WAL, a cron job paused by a claim, a lost
+   * PostgreSQL LISTEN connection); pino's logger fits.
+   */
+  logger?: { warn(obj: object, msg?: string): void };
+  /**
+   * PostgreSQL only: which clock decides what is due — `database` (the default: the database's
+   * clock, so a node's skewed clock never fires early) or `caller` (the `now` given to
+   * `claimDue`, as SQLite does; for deterministic tests). Ignored by SQLite, which serves one
+   * node and always uses the caller's clock.
+   */
+  clock?: 'database' | 'caller';
+}
 
 /** A dispatch store with a life of its own (e.g. a thread), ended by `close()`. */
 export interface ClosableDispatchStore extends DispatchStore {

@@ -1,6 +1,7 @@
 import { isAbsolute, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { StoreDriver } from './driver.js';
+import type { DatabaseTarget, OpenStoreOptions, StoreDriver } from './driver.js';
+export type { DatabaseTarget, OpenStoreOptions } from './driver.js';
 import { postgresDriver } from './postgres/driver.js';
 import { sqliteDriver } from './sqlite/driver.js';
 import type { Store } from './store.js';
@@ -9,11 +10,6 @@ import type { Store } from './store.js';
 export const ACCEPTED_DATABASE_URLS =
   'file:./data/punctual.db, file:relative/path.db, file:/absolute/path.db, file:///absolute/path.db, ' +
   'or a plain file path (SQLite); postgres:// or postgresql:// (PostgreSQL, optionally with ?schema=<name>)';
-
-/** What a `DATABASE_URL` selects. */
-export type DatabaseTarget =
-  | { kind: 'sqlite'; /** Absolute path of the database file. */ path: string }
-  | { kind: 'postgres'; url: string };
 
 /** A scheme of two or more characters: `C:\db` (a Windows drive) stays a plain path. */
 const SCHEME = /^([a-z][a-z0-9+.-]+):/i;
@@ -61,22 +57,6 @@ export function describeDatabaseUrl(databaseUrl: string): string {
     return scheme ? `unsupported database URL (${scheme}:…)` : 'invalid database URL';
   }
   return driverOf(target).describe(target);
-}
-
-/** Options of {@link openStore}. */
-export interface OpenStoreOptions {
-  /**
-   * Receives warnings (e.g. a database that cannot use WAL, a cron job paused by a claim, a lost
-   * PostgreSQL LISTEN connection); pino's logger fits.
-   */
-  logger?: { warn(obj: object, msg?: string): void };
-  /**
-   * PostgreSQL only: which clock decides what is due — `database` (the default: the database's
-   * clock, so a node's skewed clock never fires early) or `caller` (the `now` given to
-   * `claimDue`, as SQLite does; for deterministic tests). Ignored by SQLite, which serves one
-   * node and always uses the caller's clock.
-   */
-  clock?: 'database' | 'caller';
 }
 
 /** The driver of each kind of {@link DatabaseTarget}. */

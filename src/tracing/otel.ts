@@ -28,7 +28,7 @@ import { parseTraceparent, TRACEPARENT, type AttemptTraceIds } from '../domain/t
 import { requestSummary } from '../http/app.js';
 import type { DispatchStore } from '../store/contract/dispatch.js';
 import { attemptAttributes, requestAttributes, requestSpanName, responseAttributes } from './spans.js';
-import type { Tracing, TracingOptions } from './tracing.js';
+import type { Tracing, TracingOptions } from './types.js';
 
 /** The instrumentation scope of Punctual's spans. */
 const SCOPE = 'punctual';

@@ -26,7 +26,7 @@ import { exerciseStore, T0 } from './conformance.js';
 import { expectOldRetryKept, OLD_RETRY_SEED, oldRetryIds } from './migration-retry.js';
 import { SEARCH_PLAN_CASES } from './execution-search-plans.js';
 import { searchPageSql } from '../../src/store/sql/execution-search.js';
-import { PG_PLACEHOLDER } from '../../src/store/postgres/queries/execution-search.js';
+import { PG_PLACEHOLDER } from '../../src/store/postgres/connection.js';
 
 const BASE = pgTestUrl();
 

@@ -3,13 +3,14 @@ import { toIso } from '../../domain/time.js';
 import { BODILESS_METHODS } from '../../domain/enums.js';
 import { headerValue } from '../../domain/headers.js';
 import { attemptTraceIds, traceparent, TRACEPARENT, type AttemptTraceIds } from '../../domain/trace-context.js';
-import type { ClaimedExecution, HttpMethod, MissedOccurrences } from '../../domain/types.js';
+import type { ClaimedExecution, MissedOccurrences } from '../../domain/types.js';
 import { prepareSecrets, refreshedAuthorization, type CallSecretsOptions } from './secrets.js';
 import type { DeadlineSweeper } from './deadlines.js';
 import { parseRetryAfter } from './retry.js';
 import type { WebhookSigner } from './signing.js';
 import { literalHostProblem, type EndpointPolicy } from '../../net/ssrf.js';
-import { sendCall } from './send.js';
+import { sendCall, type CallRequest, type CallResult } from './send.js';
+export type { CallRequest, CallResult } from './send.js';
 
 export { RESPONSE_EXCERPT_BYTES, sendCall } from './send.js';
 
@@ -130,35 +131,6 @@ export function attemptHeaders(
  */
 export function missedOccurrencesHeader(m: MissedOccurrences): string {
   return `count=${m.count}; first=${toIso(m.first)}; last=${toIso(m.last)}; capped=${m.capped}`;
-}
-
-/** One signed call, ready to send: what crosses to the slow lane's thread (slow-lane.ts). */
-export interface CallRequest {
-  endpoint: string;
-  method: HttpMethod;
-  /** From {@link attemptHeaders}. */
-  headers: Record<string, string>;
-  /** From {@link callBody}: null for none. */
-  body: string | null;
-  /** The job's `timeoutMs`: connect, headers and the body excerpt. */
-  timeoutMs: number;
-}
-
-/** What a call produced, without its timing (the caller measures that). */
-export interface CallResult {
-  /** HTTP status, or null when no answer came. */
-  statusCode: number | null;
-  /** Why the call failed (connection error, timeout, non-2xx), or null on success. */
-  error: string | null;
-  /** First {@link RESPONSE_EXCERPT_BYTES} bytes of the body, decoded as UTF-8, or null. */
-  responseBody: string | null;
-  /** The answer's `Retry-After` header as sent (first value), or null. */
-  retryAfter: string | null;
-  ok: boolean;
-  /** True when the SSRF guard's lookup refused the destination. */
-  refused: boolean;
-  /** True when no answer came within `timeoutMs` (the call was aborted). */
-  timedOut: boolean;
 }
 
 /**

@@ -9,9 +9,38 @@
  * profile of docs/benchmarks.md those streams were about a sixth of the event loop's time.
  */
 import type { Dispatcher } from 'undici';
-import type { CallRequest, CallResult } from './deliver.js';
+import type { HttpMethod } from '../../domain/types.js';
 import { DeadlineSignal, type DeadlineSweeper } from './deadlines.js';
 import { SSRF_REFUSED } from '../../net/ssrf.js';
+
+/** One signed call, ready to send: what crosses to the slow lane's thread (slow-lane.ts). */
+export interface CallRequest {
+  endpoint: string;
+  method: HttpMethod;
+  /** From `attemptHeaders` (deliver.ts). */
+  headers: Record<string, string>;
+  /** From `callBody` (deliver.ts): null for none. */
+  body: string | null;
+  /** The job's `timeoutMs`: connect, headers and the body excerpt. */
+  timeoutMs: number;
+}
+
+/** What a call produced, without its timing (the caller measures that). */
+export interface CallResult {
+  /** HTTP status, or null when no answer came. */
+  statusCode: number | null;
+  /** Why the call failed (connection error, timeout, non-2xx), or null on success. */
+  error: string | null;
+  /** First {@link RESPONSE_EXCERPT_BYTES} bytes of the body, decoded as UTF-8, or null. */
+  responseBody: string | null;
+  /** The answer's `Retry-After` header as sent (first value), or null. */
+  retryAfter: string | null;
+  ok: boolean;
+  /** True when the SSRF guard's lookup refused the destination. */
+  refused: boolean;
+  /** True when no answer came within `timeoutMs` (the call was aborted). */
+  timedOut: boolean;
+}
 
 /** Bytes of the response body kept with an attempt: the first 1 KiB (docs/calls.md). */
 export const RESPONSE_EXCERPT_BYTES = 1024;

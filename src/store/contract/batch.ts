@@ -3,7 +3,7 @@
  * "Batch create"). Part of the `Store` contract (store.ts extends {@link BatchStore}).
  */
 import type { Schedule } from '../../domain/types.js';
-import type { ScheduleCreateParams } from '../store.js';
+import type { ScheduleCreateParams } from '../contract/jobs.js';
 
 /** The batch operations (see the module's description). */
 export interface BatchStore {

@@ -1,6 +1,16 @@
 import pg from 'pg';
 import { ConflictError, InvalidInputError, StoreUnavailableError } from '../../domain/errors.js';
 import { keyConflict, tableOfKeyIndex } from '../rules/job-keys.js';
+import type { Placeholder } from '../sql/execution-search.js';
+
+/** What the queries that write due work need besides SQL: the NOTIFY channel and the clock mode. */
+export interface NotifyContext {
+  channel: string;
+  clock: 'database' | 'caller';
+}
+
+/** PostgreSQL's placeholders: numbered, with their type (a row comparison needs it). */
+export const PG_PLACEHOLDER: Placeholder = (n, type) => `$${n}::${type}`;
 
 /** Options of the PostgreSQL store (see `openStore`). */
 export interface PostgresStoreOptions {

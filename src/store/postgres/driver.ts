@@ -1,5 +1,4 @@
-import type { StoreDriver } from '../driver.js';
-import type { DatabaseTarget } from '../open.js';
+import type { DatabaseTarget, StoreDriver } from '../driver.js';
 
 /**
  * The PostgreSQL store at `target.url` (which may carry `schema=<name>`). Opening creates the

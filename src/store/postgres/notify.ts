@@ -23,6 +23,7 @@
  * schema, `punctual_work_<schema>` otherwise.
  */
 import pg from 'pg';
+import type { NotifyContext, Sql } from './connection.js';
 
 /** Work due later than this after the database's now is not announced (ms). */
 export const NOTIFY_WINDOW_MS = 60_000;
@@ -174,4 +175,43 @@ export function notifySql(due: string, channelParam: string, clock: 'database' |
       ? `(${due}) IS NOT NULL AND (${due}) <= floor(extract(epoch FROM clock_timestamp()) * 1000)::bigint + ${NOTIFY_WINDOW_MS}`
       : `(${due}) IS NOT NULL`;
   return `(SELECT count(*) FROM (SELECT pg_notify(${channelParam}::text, (${due})::text) WHERE ${cond}) AS n)`;
+}
+
+/**
+ * The schema holding a store's tables: the `schema` URL parameter, else the session's
+ * `current_schema()` (asked once, asked again after a failure). It scopes the advisory locks
+ * (connection.ts `lockKeySql`) and names the NOTIFY channel ({@link channelOf}).
+ */
+export class SchemaScope {
+  private asked: Promise<string> | undefined;
+
+  constructor(
+    private readonly schema: string | null,
+    private readonly sql: Sql,
+    private readonly clock: 'database' | 'caller',
+  ) {}
+
+  /**
+   * The schema's name.
+   * @throws Error when the search_path names no existing schema (or the database's error)
+   */
+  scope(): Promise<string> {
+    if (this.schema !== null) return Promise.resolve(this.schema);
+    this.asked ??= this.sql.rows<{ s: string | null }>('SELECT current_schema() AS s').then(
+      ([r]) => {
+        if (!r?.s) throw new Error('The PostgreSQL search_path names no existing schema: create it, or use the schema URL parameter.');
+        return r.s;
+      },
+      (err: unknown) => {
+        this.asked = undefined; // ask again next time
+        throw err;
+      },
+    );
+    return this.asked;
+  }
+
+  /** What the statements that write due work need: the NOTIFY channel and the clock mode. */
+  async notifyContext(): Promise<NotifyContext> {
+    return { channel: channelOf(await this.scope()), clock: this.clock };
+  }
 }

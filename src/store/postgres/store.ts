@@ -12,7 +12,7 @@ import type { NodeRecord, NodesAtParams, NodesReaped } from '../contract/nodes.j
 import type * as N from '../contract/notifications.js';
 import type { NotificationChannel, OutboxNotification } from '../../domain/notifications.js';
 import type { JobSecretsEntry, SecretsPageParams, SecretsReplaceParams } from '../contract/secrets.js';
-import * as A from '../rules/audit.js';
+import { AUDITED } from '../rules/audited.js';
 import { apiKeys } from './queries/api-keys.js';
 import { audit } from './queries/audit.js';
 import { ClaimQueries } from './claim/claim.js';
@@ -24,8 +24,8 @@ import { idempotency } from './queries/idempotency.js';
 import { migrate } from './migrations/index.js';
 import { nodes } from './queries/nodes.js';
 import { notifications } from './queries/notifications.js';
-import { channelOf, WorkListener } from './notify.js';
-import { CREATE_FLUSHES, schedules, type NotifyContext } from './queries/schedules.js';
+import { channelOf, SchemaScope, WorkListener } from './notify.js';
+import { CREATE_FLUSHES, schedules } from './queries/schedules.js';
 import { secrets } from './queries/secrets.js';
 import { settings } from './queries/settings.js';
 
@@ -47,7 +47,7 @@ export class PostgresStore implements S.Store {
   private readonly claims: ClaimQueries;
   private readonly listener: WorkListener;
   private readonly logger: PostgresStoreOptions['logger'];
-  private scopePromise: Promise<string> | undefined;
+  private readonly schema: SchemaScope;
   private closed = false;
   /**
    * Schedule creates, single and batch, written in groups (../group-commit.ts): each group one
@@ -57,7 +57,7 @@ export class PostgresStore implements S.Store {
   private readonly creates = new GroupCommit<S.ScheduleCreateParams, D.Schedule>({
     write: (rows) =>
       this.run(async () => {
-        const n = await this.notifyContext();
+        const n = await this.schema.notifyContext();
         return audit.createsAudited(this.db, rows, (sql) =>
           rows.length === 1 ? Promise.all([schedules.create(sql, n, rows[0]!)]) : schedules.createMany(sql, n, rows),
         );
@@ -75,10 +75,11 @@ export class PostgresStore implements S.Store {
     this.db = new Database(target.config, opts.poolSize ?? DEFAULTS.poolSize, (err) =>
       this.logger?.warn({ err: { message: err.message, code: (err as { code?: unknown }).code } }, 'idle PostgreSQL connection failed'),
     );
+    this.schema = new SchemaScope(target.schema, this.db.sql, this.clock);
     this.claims = new ClaimQueries(this.clock);
     this.listener = new WorkListener({
       config: target.config,
-      channel: async () => channelOf(await this.scope()),
+      channel: async () => channelOf(await this.schema.scope()),
       nextDueAt: () => this.nextDueAt(),
       ...(this.logger && { logger: this.logger }),
     });
@@ -93,32 +94,9 @@ export class PostgresStore implements S.Store {
     return new PostgresStore(connectionConfig(url, opts), opts);
   }
 
-  /**
-   * The schema holding the tables: the `schema` URL parameter, else the session's
-   * `current_schema()` (asked once). It scopes the advisory locks and names the NOTIFY channel.
-   */
-  private scope(): Promise<string> {
-    if (this.target.schema !== null) return Promise.resolve(this.target.schema);
-    this.scopePromise ??= this.db.sql.rows<{ s: string | null }>('SELECT current_schema() AS s').then(
-      ([r]) => {
-        if (!r?.s) throw new Error('The PostgreSQL search_path names no existing schema: create it, or use the schema URL parameter.');
-        return r.s;
-      },
-      (err: unknown) => {
-        this.scopePromise = undefined; // ask again next time
-        throw err;
-      },
-    );
-    return this.scopePromise;
-  }
-
-  private async notifyContext(): Promise<NotifyContext> {
-    return { channel: channelOf(await this.scope()), clock: this.clock };
-  }
-
   async migrate(): Promise<void> {
     await this.run(async () => {
-      const scope = this.target.schema ?? (await this.scope());
+      const scope = this.target.schema ?? (await this.schema.scope());
       await this.db.withClient((client) => migrate(client, scope, this.target.schema));
     });
   }
@@ -159,7 +137,7 @@ export class PostgresStore implements S.Store {
 
   // ---- API keys ----------------------------------------------------------------------------
   async apiKeyCreate(p: S.ApiKeyCreateParams): Promise<D.ApiKey> {
-    return this.run(() => audit.audited(this.db, p.audit, A.createTarget('apiKey', p.id), (sql) => apiKeys.create(sql, p)));
+    return this.run(() => audit.audited(this.db, p.audit, AUDITED.apiKeyCreate(p), (sql) => apiKeys.create(sql, p)));
   }
   async apiKeyGet(p: { id: string }): Promise<D.ApiKey | null> {
     return this.run(() => apiKeys.get(this.db.sql, p.id));
@@ -168,16 +146,16 @@ export class PostgresStore implements S.Store {
     return this.run(() => apiKeys.list(this.db.sql));
   }
   async apiKeyUpdate(p: S.ApiKeyUpdateParams): Promise<D.ApiKey | null> {
-    return this.run(() => audit.audited(this.db, p.audit, A.updateTarget('apiKey', p.id), (sql) => apiKeys.update(sql, p)));
+    return this.run(() => audit.audited(this.db, p.audit, AUDITED.apiKeyUpdate(p), (sql) => apiKeys.update(sql, p)));
   }
   async apiKeyDelete(p: S.AuditedId): Promise<boolean> {
-    return this.run(() => audit.audited(this.db, p.audit, A.deleteTarget('apiKey', p.id), (sql) => apiKeys.delete(sql, p.id)));
+    return this.run(() => audit.audited(this.db, p.audit, AUDITED.apiKeyDelete(p), (sql) => apiKeys.delete(sql, p.id)));
   }
   async apiKeyFindByDigest(p: { digest: string }): Promise<S.ApiKeyMatch | null> {
     return this.run(() => apiKeys.findByDigest(this.db.sql, p.digest));
   }
   async apiKeyRotate(p: Parameters<S.Store['apiKeyRotate']>[0]): Promise<D.ApiKey | null> {
-    return this.run(() => audit.audited(this.db, p.audit, A.updateTarget('apiKey', p.id), (sql) => apiKeys.rotate(sql, p)));
+    return this.run(() => audit.audited(this.db, p.audit, AUDITED.apiKeyRotate(p), (sql) => apiKeys.rotate(sql, p)));
   }
   async apiKeyTouch(p: { lastUsed: ReadonlyMap<string, number> }): Promise<void> {
     await this.run(() => apiKeys.touch(this.db.sql, p.lastUsed));
@@ -203,15 +181,15 @@ export class PostgresStore implements S.Store {
     return this.run(() => schedules.page(this.db.sql, p));
   }
   async scheduleUpdate(p: S.ScheduleUpdateParams): Promise<D.Schedule | 'not_found' | 'not_pending'> {
-    return this.run(() => audit.audited(this.db, p.audit, A.updateTarget('schedule', p.id), async (sql) => schedules.update(sql, await this.notifyContext(), p)));
+    return this.run(() => audit.audited(this.db, p.audit, AUDITED.scheduleUpdate(p), async (sql) => schedules.update(sql, await this.schema.notifyContext(), p)));
   }
   async scheduleDelete(p: S.AuditedId): Promise<boolean> {
-    return this.run(() => audit.audited(this.db, p.audit, A.deleteTarget('schedule', p.id), (sql) => schedules.delete(sql, p.id)));
+    return this.run(() => audit.audited(this.db, p.audit, AUDITED.scheduleDelete(p), (sql) => schedules.delete(sql, p.id)));
   }
 
   // ---- Cron jobs ---------------------------------------------------------------------------
   async cronCreate(p: S.CronCreateParams): Promise<D.CronJob> {
-    return this.run(() => audit.audited(this.db, p.audit, A.createTarget('cronJob', p.id), async (sql) => cronJobs.create(sql, await this.notifyContext(), p)));
+    return this.run(() => audit.audited(this.db, p.audit, AUDITED.cronCreate(p), async (sql) => cronJobs.create(sql, await this.schema.notifyContext(), p)));
   }
   async cronGet(p: { id: string }): Promise<D.CronJob | null> {
     return this.run(() => cronJobs.get(this.db.sql, p.id));
@@ -224,21 +202,21 @@ export class PostgresStore implements S.Store {
   }
   async cronUpdate(p: S.CronUpdateParams): Promise<D.CronJob | null> {
     return this.run(async () => {
-      const n = await this.notifyContext();
-      return audit.audited(this.db, p.audit, A.updateTarget('cronJob', p.id), (sql) => cronJobs.update(sql, n, p), true);
+      const n = await this.schema.notifyContext();
+      return audit.audited(this.db, p.audit, AUDITED.cronUpdate(p), (sql) => cronJobs.update(sql, n, p), true);
     });
   }
   async cronDelete(p: S.AuditedId): Promise<boolean> {
-    return this.run(() => audit.audited(this.db, p.audit, A.deleteTarget('cronJob', p.id), (sql) => cronJobs.delete(sql, p.id)));
+    return this.run(() => audit.audited(this.db, p.audit, AUDITED.cronDelete(p), (sql) => cronJobs.delete(sql, p.id)));
   }
   async scheduleBulk(p: S.ScheduleBulkParams): Promise<S.BulkResult> {
-    const target = A.manyTarget('schedule', A.bulkWhat(p), (r: S.BulkResult) => (p.dryRun ? 0 : r.count));
+    const target = AUDITED.scheduleBulk(p);
     return this.run(() => audit.audited(this.db, p.audit, target, (sql) => schedules.bulk(sql, p)));
   }
   async cronBulk(p: S.CronBulkParams): Promise<S.BulkResult> {
     return this.run(async () => {
-      const n = await this.notifyContext();
-      const target = A.manyTarget('cronJob', A.bulkWhat(p), (r: S.BulkResult) => (p.dryRun ? 0 : r.count));
+      const n = await this.schema.notifyContext();
+      const target = AUDITED.cronBulk(p);
       return audit.audited(this.db, p.audit, target, (sql) => cronJobs.bulk(sql, n, p), true);
     });
   }
@@ -247,7 +225,7 @@ export class PostgresStore implements S.Store {
   /** See claim.ts. With clock 'database', `p.now` is ignored: the database's clock decides. */
   async claimDue(p: S.ClaimDueParams): Promise<ClaimDueResult> {
     const { paused, ...result } = await this.run(async () => {
-      const scope = await this.scope();
+      const scope = await this.schema.scope();
       return this.db.tx((sql) => this.claims.claim(sql, scope, p));
     });
     warnPaused(this.logger, paused);
@@ -255,7 +233,7 @@ export class PostgresStore implements S.Store {
   }
   async executionsFinish(p: { nodeId: string; outcomes: D.AttemptOutcome[] }): Promise<FinishResult> {
     if (p.outcomes.length === 0) return this.run(async () => ({ paused: [] }));
-    return this.run(async () => executions.finish(this.db.sql, await this.notifyContext(), p.nodeId, p.outcomes));
+    return this.run(async () => executions.finish(this.db.sql, await this.schema.notifyContext(), p.nodeId, p.outcomes));
   }
   /** With clock 'database', `p.now` is ignored: the database's clock decides (as for claims). */
   async leasesRelease(p: { nodeId: string; executionIds: string[]; now: number }): Promise<void> {
@@ -284,32 +262,32 @@ export class PostgresStore implements S.Store {
   }
   async executionReplay(p: Parameters<S.Store['executionReplay']>[0]): ReturnType<S.Store['executionReplay']> {
     return this.run(async () => {
-      const n = await this.notifyContext();
-      return audit.audited(this.db, p.audit, A.updateTarget('execution', p.id), (sql) => executionSearch.replay(sql, n, p.id, p.now), true);
+      const n = await this.schema.notifyContext();
+      return audit.audited(this.db, p.audit, AUDITED.executionReplay(p), (sql) => executionSearch.replay(sql, n, p.id, p.now), true);
     });
   }
   async executionsReplay(p: ExecutionsReplayParams): Promise<number> {
     return this.run(async () => {
-      const n = await this.notifyContext();
-      return audit.audited(this.db, p.audit, A.manyTarget('execution', A.replayWhat(p), (c: number) => c), (sql) => executionSearch.replayMany(sql, n, p), true);
+      const n = await this.schema.notifyContext();
+      return audit.audited(this.db, p.audit, AUDITED.executionsReplay(p), (sql) => executionSearch.replayMany(sql, n, p), true);
     });
   }
   async cronBackfill(p: CronBackfillParams): Promise<D.Execution[] | 'not_found'> {
     return this.run(async () => {
-      const n = await this.notifyContext();
-      return audit.audited(this.db, p.audit, A.backfillTarget(p.jobId), (sql) => cronBackfill(sql, n, p), true);
+      const n = await this.schema.notifyContext();
+      return audit.audited(this.db, p.audit, AUDITED.cronBackfill(p), (sql) => cronBackfill(sql, n, p), true);
     });
   }
   async jobTrigger(p: S.JobTriggerParams): Promise<D.Execution | 'not_found' | 'not_pending'> {
     return this.run(async () => {
-      const n = await this.notifyContext();
-      return audit.audited(this.db, p.audit, A.triggerTarget(p.jobType === 'cron' ? 'cronJob' : 'schedule', p.jobId), (sql) => executions.trigger(sql, n, p), true);
+      const n = await this.schema.notifyContext();
+      return audit.audited(this.db, p.audit, AUDITED.jobTrigger(p), (sql) => executions.trigger(sql, n, p), true);
     });
   }
   /** Once per cluster: returns 0 at once while another node prunes (see executions.ts). */
   async executionsPrune(p: { before: number; limit: number }): Promise<number> {
     return this.run(async () => {
-      const scope = await this.scope();
+      const scope = await this.schema.scope();
       return this.db.tx((sql) => executions.prune(sql, scope, p.before, p.limit));
     });
   }
@@ -324,7 +302,7 @@ export class PostgresStore implements S.Store {
   /** Once per cluster: returns nothing at once while another node reaps (see nodes.ts). */
   async nodesReap(p: NodesAtParams): Promise<NodesReaped> {
     return this.run(async () => {
-      const [scope, n] = [await this.scope(), await this.notifyContext()];
+      const [scope, n] = [await this.schema.scope(), await this.schema.notifyContext()];
       return this.db.tx((sql) => nodes.reap(sql, scope, n, p));
     });
   }
@@ -337,7 +315,7 @@ export class PostgresStore implements S.Store {
 
   // ---- Notifications (store/contract/notifications.ts) ----------------------------------------------
   async channelCreate(p: N.ChannelCreateParams): Promise<NotificationChannel> {
-    return this.run(() => audit.audited(this.db, p.audit, A.createTarget('channel', p.id), (sql) => notifications.create(sql, p)));
+    return this.run(() => audit.audited(this.db, p.audit, AUDITED.channelCreate(p), (sql) => notifications.create(sql, p)));
   }
   async channelGet(p: { id: string }): Promise<NotificationChannel | null> {
     return this.run(() => notifications.get(this.db.sql, p.id));
@@ -346,10 +324,10 @@ export class PostgresStore implements S.Store {
     return this.run(() => notifications.list(this.db.sql));
   }
   async channelUpdate(p: N.ChannelUpdateParams): Promise<NotificationChannel | null> {
-    return this.run(() => audit.audited(this.db, p.audit, A.updateTarget('channel', p.id), (sql) => notifications.update(sql, p)));
+    return this.run(() => audit.audited(this.db, p.audit, AUDITED.channelUpdate(p), (sql) => notifications.update(sql, p)));
   }
   async channelDelete(p: S.AuditedId): Promise<boolean> {
-    return this.run(() => audit.audited(this.db, p.audit, A.deleteTarget('channel', p.id), (sql) => notifications.delete(sql, p.id)));
+    return this.run(() => audit.audited(this.db, p.audit, AUDITED.channelDelete(p), (sql) => notifications.delete(sql, p.id)));
   }
   async notificationsRecordPaused(p: { paused: N.PausedJob[]; now: number }): Promise<number> {
     return this.run(() => notifications.recordPaused(this.db.sql, p.paused, p.now));

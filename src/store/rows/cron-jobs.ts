@@ -23,7 +23,7 @@ import {
   type RetryRow,
   type RowCodec,
 } from './jobs.js';
-import type { CronCreateParams } from '../store.js';
+import type { CronCreateParams } from '../contract/jobs.js';
 import type { CronJobRecord } from '../transfer/records.js';
 
 /** Every column of `cron_jobs` but `last_execution_id` (derived), in the order of the table. */

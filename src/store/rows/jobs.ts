@@ -25,7 +25,7 @@ import type {
   TargetAuthPublic,
 } from '../../domain/types.js';
 import { DEFAULT_SUCCESS_STATUSES } from '../../domain/success-statuses.js';
-import type { CronCreateParams, ScheduleCreateParams, ScheduleUpdateParams } from '../store.js';
+import type { CronCreateParams, ScheduleCreateParams, ScheduleUpdateParams } from '../contract/jobs.js';
 
 /** How a database's driver hands back (and takes) the values that differ between databases. */
 export interface RowCodec {

@@ -4,9 +4,41 @@
  * recorded. Pure; both stores (store/sqlite/claim/claim.ts, store/postgres/claim/claim.ts) ask these functions.
  * store/rules/claim.ts re-exports them.
  */
-import type { OverlapPolicy } from '../../domain/types.js';
-import type { CronPlan, OccurrenceStatus } from './claim.js';
+import type { MissedOccurrences, OverlapPolicy } from '../../domain/types.js';
 import { occurrenceJitterMs } from './cron-life.js';
+
+/** The status an occurrence's new execution is inserted with. */
+export type OccurrenceStatus = 'Running' | 'Pending' | 'Skipped';
+
+/** What a claim does with one due cron job, before any write (see {@link planCron}). */
+export interface CronPlan {
+  /** Occurrences to record, epoch ms (UTC), oldest first (o1 first); empty only for a job already at its limit or past its end. */
+  occurrences: number[];
+  /** o1 is a misfire (more than the threshold late, or o2 also due). */
+  misfire: boolean;
+  /** Misfire with policy `skip`: every occurrence is recorded Skipped. */
+  skipAll: boolean;
+  /** The job's next occurrence after those recorded (epoch ms, UTC), or null. */
+  next: number | null;
+  /** `next` is after now: the job stays Active at `next`; else it is Paused (or Completed) at the last occurrence. */
+  advances: boolean;
+  /** The window has no occurrence left after those recorded (`endAt`): the job is Completed. */
+  ended: boolean;
+  /**
+   * Executions the job may still make before `maxInvocations` (`maxInvocations − invocations`),
+   * or null without a limit: the job is Completed when the claim inserts this many.
+   */
+  left: number | null;
+  /**
+   * Misfire `once` with two or more occurrences missed: what o1's execution stands for (its
+   * `missedOccurrences`); else null.
+   */
+  missed: MissedOccurrences | null;
+  /** Misfire `skip`: the occurrences dropped (o1 included, at most MISSED_COUNT_MAX); else 0. */
+  skipped: number;
+  /** The first error the cron engine threw, if any (the job is then paused). */
+  error?: unknown;
+}
 
 /** Where the overlap rule stands while a job's occurrences are recorded, oldest first. */
 export interface OverlapState {

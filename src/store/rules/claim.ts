@@ -79,6 +79,7 @@
 import { windowNext } from '../../cron/job-next.js';
 export * from './claim-occurrences.js';
 import type { ClaimedExecution, CronJob, MissedOccurrences } from '../../domain/types.js';
+import type { CronPlan } from './claim-occurrences.js';
 
 /** Most occurrences one claim creates for a cron job whose `misfire` is `all`. */
 export const MISFIRE_ALL_MAX = 1_000;
@@ -95,9 +96,6 @@ export const MISSED_COUNT_MAX = 1_000;
  * tests inject their own. It may throw or return anything: {@link planCron} copes.
  */
 export type NextOccurrence = (job: CronJob, afterMs: number) => number | null;
-
-/** The status an occurrence's new execution is inserted with. */
-export type OccurrenceStatus = 'Running' | 'Pending' | 'Skipped';
 
 /** What `Store.claimDue` answers: the work leased, and the occurrences misfire `skip` dropped. */
 export interface ClaimDueResult {
@@ -170,36 +168,6 @@ export function aheadOf(clock: ClaimClock, due: number): { notBefore?: number } 
  */
 export function leaseExpiry(clock: ClaimClock, timeoutMs: number): number {
   return clock.now + timeoutMs + clock.leaseMs;
-}
-
-/** What a claim does with one due cron job, before any write (see {@link planCron}). */
-export interface CronPlan {
-  /** Occurrences to record, epoch ms (UTC), oldest first (o1 first); empty only for a job already at its limit or past its end. */
-  occurrences: number[];
-  /** o1 is a misfire (more than the threshold late, or o2 also due). */
-  misfire: boolean;
-  /** Misfire with policy `skip`: every occurrence is recorded Skipped. */
-  skipAll: boolean;
-  /** The job's next occurrence after those recorded (epoch ms, UTC), or null. */
-  next: number | null;
-  /** `next` is after now: the job stays Active at `next`; else it is Paused (or Completed) at the last occurrence. */
-  advances: boolean;
-  /** The window has no occurrence left after those recorded (`endAt`): the job is Completed. */
-  ended: boolean;
-  /**
-   * Executions the job may still make before `maxInvocations` (`maxInvocations − invocations`),
-   * or null without a limit: the job is Completed when the claim inserts this many.
-   */
-  left: number | null;
-  /**
-   * Misfire `once` with two or more occurrences missed: what o1's execution stands for (its
-   * `missedOccurrences`); else null.
-   */
-  missed: MissedOccurrences | null;
-  /** Misfire `skip`: the occurrences dropped (o1 included, at most MISSED_COUNT_MAX); else 0. */
-  skipped: number;
-  /** The first error the cron engine threw, if any (the job is then paused). */
-  error?: unknown;
 }
 
 /**

@@ -8,7 +8,7 @@
 import { lifeNext, nextOccurrence, parseCronExpression } from '../../cron/index.js';
 import { InvalidInputError } from '../../domain/errors.js';
 import type { CronJob, CronJobStatus } from '../../domain/types.js';
-import type { CronUpdateParams } from '../store.js';
+import type { CronUpdateParams } from '../contract/jobs.js';
 
 /**
  * The job with the fields `p` gives: every field of a cron job but its id, each present one

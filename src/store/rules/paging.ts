@@ -5,7 +5,7 @@
  * page ends is decided here once, so the two stores cannot drift apart.
  */
 import { InvalidInputError } from '../../domain/errors.js';
-import type { JobPageParams } from '../store.js';
+import type { JobPageParams } from '../contract/jobs.js';
 
 /** A position in a list: the sort key of a row (an instant in epoch ms, then the row's id). */
 export interface ListPosition {

@@ -2,8 +2,7 @@ import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { SqliteDispatchThread } from './dispatch-thread.js';
 import { StoreUnavailableError } from '../../domain/errors.js';
-import type { StoreDriver } from '../driver.js';
-import type { DatabaseTarget } from '../open.js';
+import type { DatabaseTarget, StoreDriver } from '../driver.js';
 import { SqliteStore } from './store.js';
 import { openSqliteTransferSource, openSqliteTransferTarget } from './queries/transfer.js';
 

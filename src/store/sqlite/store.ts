@@ -12,7 +12,7 @@ import type { NodeRecord, NodesAtParams, NodesReaped } from '../contract/nodes.j
 import type * as N from '../contract/notifications.js';
 import type { NotificationChannel, OutboxNotification } from '../../domain/notifications.js';
 import type { JobSecretsEntry, SecretsPageParams, SecretsReplaceParams } from '../contract/secrets.js';
-import * as A from '../rules/audit.js';
+import { AUDITED } from '../rules/audited.js';
 import { ApiKeyQueries } from './queries/api-keys.js';
 import { AuditQueries } from './queries/audit.js';
 import { ClaimQueries } from './claim/claim.js';
@@ -40,22 +40,8 @@ export type { ConnectionSettings } from './connection.js';
 /** Options of {@link SqliteStore.open}. */
 export type SqliteStoreOptions = ConnectionOptions;
 
-/** Every prepared statement of the store, built once, on first use after the schema exists. */
-interface Queries {
-  backfill: BackfillQueries;
-  apiKeys: ApiKeyQueries;
-  schedules: ScheduleQueries;
-  cron: CronJobQueries;
-  claim: ClaimQueries;
-  executions: ExecutionQueries;
-  search: ExecutionSearchQueries;
-  settings: SettingQueries;
-  secrets: SecretsQueries;
-  idempotency: IdempotencyQueries;
-  nodes: NodeQueries;
-  notifications: NotificationQueries;
-  audit: AuditQueries;
-}
+/** Every prepared statement of the store, built once, on first use after the schema exists ({@link prepare}). */
+type Queries = ReturnType<typeof prepare>;
 
 /**
  * The embedded store: one better-sqlite3 connection to one database file (see connection.ts for
@@ -74,16 +60,7 @@ export class SqliteStore implements S.Store {
    * create queued in the same turn of the event loop.
    */
   private readonly creates = new GroupCommit<S.ScheduleCreateParams, D.Schedule>({
-    write: (rows) =>
-      this.run((q) => {
-        if (!rows.some((r) => r.audit)) return q.schedules.createMany(rows);
-        // The events of the audited creates in the group's transaction (store/rules/audit.ts).
-        return q.audit.within(() => {
-          const out = q.schedules.createMany(rows);
-          q.audit.write(rows.flatMap((r, i) => (r.audit ? [A.auditRow(r.audit, A.createTarget('schedule', r.id), null, out[i]!)!] : [])));
-          return out;
-        });
-      }),
+    write: (rows) => this.run((q) => q.audit.createsAudited(rows, () => q.schedules.createMany(rows))),
     maxRows: GROUP_MAX_ROWS,
     maxInFlight: 1,
   });
@@ -142,7 +119,7 @@ export class SqliteStore implements S.Store {
 
   // ---- API keys ----------------------------------------------------------------------------
   async apiKeyCreate(p: S.ApiKeyCreateParams): Promise<D.ApiKey> {
-    return this.run((q) => q.audit.audited(p.audit, A.createTarget('apiKey', p.id), () => q.apiKeys.create(p)));
+    return this.run((q) => q.audit.audited(p.audit, AUDITED.apiKeyCreate(p), () => q.apiKeys.create(p)));
   }
   async apiKeyGet(p: { id: string }): Promise<D.ApiKey | null> {
     return this.run((q) => q.apiKeys.get(p.id));
@@ -151,16 +128,16 @@ export class SqliteStore implements S.Store {
     return this.run((q) => q.apiKeys.list());
   }
   async apiKeyUpdate(p: S.ApiKeyUpdateParams): Promise<D.ApiKey | null> {
-    return this.run((q) => q.audit.audited(p.audit, A.updateTarget('apiKey', p.id), () => q.apiKeys.update(p)));
+    return this.run((q) => q.audit.audited(p.audit, AUDITED.apiKeyUpdate(p), () => q.apiKeys.update(p)));
   }
   async apiKeyDelete(p: S.AuditedId): Promise<boolean> {
-    return this.run((q) => q.audit.audited(p.audit, A.deleteTarget('apiKey', p.id), () => q.apiKeys.delete(p.id)));
+    return this.run((q) => q.audit.audited(p.audit, AUDITED.apiKeyDelete(p), () => q.apiKeys.delete(p.id)));
   }
   async apiKeyFindByDigest(p: { digest: string }): Promise<S.ApiKeyMatch | null> {
     return this.run((q) => q.apiKeys.findByDigest(p.digest));
   }
   async apiKeyRotate(p: Parameters<S.Store['apiKeyRotate']>[0]): Promise<D.ApiKey | null> {
-    return this.run((q) => q.audit.audited(p.audit, A.updateTarget('apiKey', p.id), () => q.apiKeys.rotate(p)));
+    return this.run((q) => q.audit.audited(p.audit, AUDITED.apiKeyRotate(p), () => q.apiKeys.rotate(p)));
   }
   async apiKeyTouch(p: { lastUsed: ReadonlyMap<string, number> }): Promise<void> {
     this.run((q) => q.apiKeys.touch(p.lastUsed));
@@ -186,15 +163,15 @@ export class SqliteStore implements S.Store {
     return this.run((q) => q.schedules.page(p));
   }
   async scheduleUpdate(p: S.ScheduleUpdateParams): Promise<D.Schedule | 'not_found' | 'not_pending'> {
-    return this.run((q) => q.audit.audited(p.audit, A.updateTarget('schedule', p.id), () => q.schedules.update(p)));
+    return this.run((q) => q.audit.audited(p.audit, AUDITED.scheduleUpdate(p), () => q.schedules.update(p)));
   }
   async scheduleDelete(p: S.AuditedId): Promise<boolean> {
-    return this.run((q) => q.audit.audited(p.audit, A.deleteTarget('schedule', p.id), () => q.schedules.delete(p.id)));
+    return this.run((q) => q.audit.audited(p.audit, AUDITED.scheduleDelete(p), () => q.schedules.delete(p.id)));
   }
 
   // ---- Cron jobs ---------------------------------------------------------------------------
   async cronCreate(p: S.CronCreateParams): Promise<D.CronJob> {
-    return this.run((q) => q.audit.audited(p.audit, A.createTarget('cronJob', p.id), () => q.cron.create(p)));
+    return this.run((q) => q.audit.audited(p.audit, AUDITED.cronCreate(p), () => q.cron.create(p)));
   }
   async cronGet(p: { id: string }): Promise<D.CronJob | null> {
     return this.run((q) => q.cron.get(p.id));
@@ -206,16 +183,16 @@ export class SqliteStore implements S.Store {
     return this.run((q) => q.cron.page(p));
   }
   async cronUpdate(p: S.CronUpdateParams): Promise<D.CronJob | null> {
-    return this.run((q) => q.audit.audited(p.audit, A.updateTarget('cronJob', p.id), () => q.cron.update(p)));
+    return this.run((q) => q.audit.audited(p.audit, AUDITED.cronUpdate(p), () => q.cron.update(p)));
   }
   async cronDelete(p: S.AuditedId): Promise<boolean> {
-    return this.run((q) => q.audit.audited(p.audit, A.deleteTarget('cronJob', p.id), () => q.cron.delete(p.id)));
+    return this.run((q) => q.audit.audited(p.audit, AUDITED.cronDelete(p), () => q.cron.delete(p.id)));
   }
   async scheduleBulk(p: S.ScheduleBulkParams): Promise<S.BulkResult> {
-    return this.run((q) => q.audit.audited(p.audit, A.manyTarget('schedule', A.bulkWhat(p), (r: S.BulkResult) => (p.dryRun ? 0 : r.count)), () => q.schedules.bulk(p)));
+    return this.run((q) => q.audit.audited(p.audit, AUDITED.scheduleBulk(p), () => q.schedules.bulk(p)));
   }
   async cronBulk(p: S.CronBulkParams): Promise<S.BulkResult> {
-    return this.run((q) => q.audit.audited(p.audit, A.manyTarget('cronJob', A.bulkWhat(p), (r: S.BulkResult) => (p.dryRun ? 0 : r.count)), () => q.cron.bulk(p)));
+    return this.run((q) => q.audit.audited(p.audit, AUDITED.cronBulk(p), () => q.cron.bulk(p)));
   }
 
   // ---- Dispatch ----------------------------------------------------------------------------
@@ -251,16 +228,16 @@ export class SqliteStore implements S.Store {
     return this.run((q) => q.search.search(p));
   }
   async executionReplay(p: Parameters<S.Store['executionReplay']>[0]): ReturnType<S.Store['executionReplay']> {
-    return this.run((q) => q.audit.audited(p.audit, A.updateTarget('execution', p.id), () => q.search.replay(p.id, p.now)));
+    return this.run((q) => q.audit.audited(p.audit, AUDITED.executionReplay(p), () => q.search.replay(p.id, p.now)));
   }
   async executionsReplay(p: ExecutionsReplayParams): Promise<number> {
-    return this.run((q) => q.audit.audited(p.audit, A.manyTarget('execution', A.replayWhat(p), (n: number) => n), () => q.search.replayMany(p)));
+    return this.run((q) => q.audit.audited(p.audit, AUDITED.executionsReplay(p), () => q.search.replayMany(p)));
   }
   async cronBackfill(p: CronBackfillParams): Promise<D.Execution[] | 'not_found'> {
-    return this.run((q) => q.audit.audited(p.audit, A.backfillTarget(p.jobId), () => q.backfill.backfill(p)));
+    return this.run((q) => q.audit.audited(p.audit, AUDITED.cronBackfill(p), () => q.backfill.backfill(p)));
   }
   async jobTrigger(p: S.JobTriggerParams): Promise<D.Execution | 'not_found' | 'not_pending'> {
-    return this.run((q) => q.audit.audited(p.audit, A.triggerTarget(p.jobType === 'cron' ? 'cronJob' : 'schedule', p.jobId), () => q.executions.trigger(p)));
+    return this.run((q) => q.audit.audited(p.audit, AUDITED.jobTrigger(p), () => q.executions.trigger(p)));
   }
   async executionsPrune(p: { before: number; limit: number }): Promise<number> {
     return this.run((q) => q.executions.prune(p.before, p.limit));
@@ -285,7 +262,7 @@ export class SqliteStore implements S.Store {
 
   // ---- Notifications (store/contract/notifications.ts) ----------------------------------------------
   async channelCreate(p: N.ChannelCreateParams): Promise<NotificationChannel> {
-    return this.run((q) => q.audit.audited(p.audit, A.createTarget('channel', p.id), () => q.notifications.create(p)));
+    return this.run((q) => q.audit.audited(p.audit, AUDITED.channelCreate(p), () => q.notifications.create(p)));
   }
   async channelGet(p: { id: string }): Promise<NotificationChannel | null> {
     return this.run((q) => q.notifications.get(p.id));
@@ -294,10 +271,10 @@ export class SqliteStore implements S.Store {
     return this.run((q) => q.notifications.list());
   }
   async channelUpdate(p: N.ChannelUpdateParams): Promise<NotificationChannel | null> {
-    return this.run((q) => q.audit.audited(p.audit, A.updateTarget('channel', p.id), () => q.notifications.update(p)));
+    return this.run((q) => q.audit.audited(p.audit, AUDITED.channelUpdate(p), () => q.notifications.update(p)));
   }
   async channelDelete(p: S.AuditedId): Promise<boolean> {
-    return this.run((q) => q.audit.audited(p.audit, A.deleteTarget('channel', p.id), () => q.notifications.delete(p.id)));
+    return this.run((q) => q.audit.audited(p.audit, AUDITED.channelDelete(p), () => q.notifications.delete(p.id)));
   }
   async notificationsRecordPaused(p: { paused: N.PausedJob[]; now: number }): Promise<number> {
     return this.run((q) => q.notifications.recordPaused(p.paused, p.now));
@@ -372,7 +349,7 @@ export class SqliteStore implements S.Store {
   }
 }
 
-function prepare(db: Db): Queries {
+function prepare(db: Db) {
   try {
     const executions = new ExecutionQueries(db);
     const [apiKeys, schedules, cron, notifications] = [new ApiKeyQueries(db), new ScheduleQueries(db), new CronJobQueries(db), new NotificationQueries(db)];

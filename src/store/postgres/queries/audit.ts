@@ -9,6 +9,7 @@ import { cronJobs } from './cron-jobs.js';
 import { executions } from './executions.js';
 import { notifications } from './notifications.js';
 import { schedules } from './schedules.js';
+import { AUDITED } from '../../rules/audited.js';
 
 /** Reads a resource's current row by id (each table's own `get`), for the state before a change. */
 const READERS: Record<rules.AuditTarget<unknown>['resourceType'], (sql: Sql, id: string) => Promise<object | null>> = {
@@ -77,7 +78,7 @@ export const audit = {
     return db.tx(async (sql) => {
       const out = await write(sql);
       for (const [i, r] of rows.entries()) {
-        if (r.audit) await run(sql, rules.AUDIT_INSERT_SQL, rules.auditRow(r.audit, rules.createTarget('schedule', r.id), null, out[i]!)!);
+        if (r.audit) await run(sql, rules.AUDIT_INSERT_SQL, rules.auditRow(r.audit, AUDITED.scheduleCreate(r), null, out[i]!)!);
       }
       return out;
     });

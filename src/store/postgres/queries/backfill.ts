@@ -8,9 +8,8 @@ import { backfillRows } from '../../rules/backfill.js';
 import { PASS_THROUGH } from '../../rows/jobs.js';
 import * as execRows from '../../rows/executions.js';
 import type { CronBackfillParams } from '../../contract/executions.js';
-import type { Sql } from '../connection.js';
+import type { NotifyContext, Sql } from '../connection.js';
 import { notifySql } from '../notify.js';
-import type { NotifyContext } from './schedules.js';
 
 /**
  * See `Store.cronBackfill`; runs in the caller's transaction. The job's row is locked (FOR UPDATE),

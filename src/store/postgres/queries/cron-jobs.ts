@@ -13,11 +13,9 @@ import {
 } from '../../rows/cron-jobs.js';
 import { columnList, PASS_THROUGH, valuesOf } from '../../rows/jobs.js';
 import type { CronCreateParams, CronPageParams, CronUpdateParams } from '../../store.js';
-import type { Sql } from '../connection.js';
-import { PG_PLACEHOLDER } from './execution-search.js';
+import { PG_PLACEHOLDER, type NotifyContext, type Sql } from '../connection.js';
 import { notifySql } from '../notify.js';
 import { jobPageQuery, jobPageSql, pageOf, type PageRow } from './paging.js';
-import type { NotifyContext } from './schedules.js';
 
 export type { CronRow } from '../../rows/cron-jobs.js';
 

@@ -12,18 +12,13 @@ import {
   searchPageSql,
   type ExecutionSearchParams,
   type ExecutionsReplayParams,
-  type Placeholder,
   type SearchKey,
 } from '../../sql/execution-search.js';
 import { PASS_THROUGH } from '../../rows/jobs.js';
 import * as execRows from '../../rows/executions.js';
-import type { Sql } from '../connection.js';
+import { PG_PLACEHOLDER, type NotifyContext, type Sql } from '../connection.js';
 import { ATTEMPTS_OF_SQL, executions } from './executions.js';
 import { notifySql } from '../notify.js';
-import type { NotifyContext } from './schedules.js';
-
-/** PostgreSQL's placeholders: numbered, with their type (a row comparison needs it). */
-export const PG_PLACEHOLDER: Placeholder = (n, type) => `$${n}::${type}`;
 
 /** The outcome of one replay (see `Store.executionReplay`). */
 export type ReplayResult = Execution | 'not_found' | 'not_failed' | 'job_deleted';

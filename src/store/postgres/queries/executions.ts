@@ -3,11 +3,10 @@ import { cronDecisionSql, goneSql, pauseReasonSql, type AutoPause, type FinishRe
 import { decodeCursor } from '../../rules/paging.js';
 import { columnList, PASS_THROUGH } from '../../rows/jobs.js';
 import * as execRows from '../../rows/executions.js';
-import { DB_NOW_MS, lockKeySql, type Sql } from '../connection.js';
+import { DB_NOW_MS, lockKeySql, type NotifyContext, type Sql } from '../connection.js';
 import { notifySql } from '../notify.js';
 import { promoteBackfillSql } from '../../rules/backfill.js';
 import { finishedOutboxSql, pausedOutboxSql } from '../../rules/notifications.js';
-import type { NotifyContext } from './schedules.js';
 
 const ATTEMPT_LIST = columnList(execRows.ATTEMPT_COLUMNS);
 

@@ -1,8 +1,7 @@
 import { liveSince, NODE_COLUMNS, nodeFromRow, type NodeRow } from '../../rows/nodes.js';
 import type { NodeRecord, NodesAtParams, NodesReaped } from '../../contract/nodes.js';
-import { DB_NOW_MS, lockKeySql, type Sql } from '../connection.js';
+import { DB_NOW_MS, lockKeySql, type NotifyContext, type Sql } from '../connection.js';
 import { notifySql } from '../notify.js';
-import type { NotifyContext } from './schedules.js';
 
 type Clock = 'database' | 'caller';
 

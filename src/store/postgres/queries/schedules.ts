@@ -4,8 +4,7 @@ import { bulkWhere, type BulkResult, type ScheduleBulkParams } from '../../rules
 import { SCHEDULE_TABLE } from '../../rules/paging.js';
 import * as rowMap from '../../rows/jobs.js';
 import type { ScheduleCreateParams, SchedulePageParams, ScheduleUpdateParams } from '../../store.js';
-import type { Sql } from '../connection.js';
-import { PG_PLACEHOLDER } from './execution-search.js';
+import { PG_PLACEHOLDER, type NotifyContext, type Sql } from '../connection.js';
 import { notifySql } from '../notify.js';
 import { jobPageQuery, jobPageSql, pageOf, type PageRow } from './paging.js';
 
@@ -27,12 +26,6 @@ export const SCHEDULE_PAGE_SQL = jobPageSql(SCHEDULE_TABLE, SCHEDULE_STATUSES, {
   select: rowMap.columnList(rowMap.SCHEDULE_COLUMNS, 's'),
   join: '',
 });
-
-/** What the schedule queries need besides SQL: the NOTIFY channel and the clock mode. */
-export interface NotifyContext {
-  channel: string;
-  clock: 'database' | 'caller';
-}
 
 /** Casts of the schedule patch's parameters that `pg` cannot infer from their columns. */
 const PATCH_CASTS: Partial<Record<rowMap.SchedulePatchParam, string>> = {

@@ -94,7 +94,7 @@ import type { ClaimDueParams, DueCounts } from '../../store.js';
 import { CANDIDATES_SQL, DUE_COUNT_SQL, IN_PROGRESS_SQL, NEXT_DUE_SQL } from './sql.js';
 import type { Db } from '../connection.js';
 import { CRON_SELECT, cronFromRow, type CronRow } from '../queries/cron-jobs.js';
-import { SQLITE_CODEC } from '../json.js';
+import { SQLITE_CODEC } from '../connection.js';
 
 /** An existing execution with what is needed to call its job now (see executionWithJobSql). */
 const EXECUTION_WITH_JOB = executionWithJobSql('executions e');

@@ -2,6 +2,9 @@ import type { AuditRecord } from '../../../domain/audit.js';
 import * as rules from '../../rules/audit.js';
 import type { AuditPage, AuditPageParams } from '../../contract/audit.js';
 import type { Db } from '../connection.js';
+import type { Schedule } from '../../../domain/types.js';
+import type { ScheduleCreateParams } from '../../contract/jobs.js';
+import { AUDITED } from '../../rules/audited.js';
 
 /** Reads a resource's current row by id (the store's own `get`), for the state before a change. */
 export type AuditReaders = Record<rules.AuditTarget<unknown>['resourceType'], (id: string) => object | null>;
@@ -44,14 +47,17 @@ export class AuditQueries {
     }) as T;
   }
 
-  /** Writes prepared rows (inside the caller's transaction). */
-  write(rows: readonly rules.AuditRow[]): void {
-    for (const r of rows) this.insert.run(r);
-  }
-
-  /** Runs `fn` in one IMMEDIATE transaction (nested ones become savepoints). */
-  within<T>(fn: () => T): T {
-    return this.tx.immediate(fn) as T;
+  /**
+   * Writes schedules (`write`, the group commit's transaction) with the events of the audited
+   * ones (those whose params carry `audit`), in one IMMEDIATE transaction; without any, `write` alone.
+   */
+  createsAudited(rows: readonly ScheduleCreateParams[], write: () => Schedule[]): Schedule[] {
+    if (!rows.some((r) => r.audit)) return write();
+    return this.tx.immediate(() => {
+      const out = write();
+      for (const [i, r] of rows.entries()) if (r.audit) this.insert.run(rules.auditRow(r.audit, AUDITED.scheduleCreate(r), null, out[i]!)!);
+      return out;
+    }) as Schedule[];
   }
 
   page(p: AuditPageParams): AuditPage {

@@ -9,7 +9,7 @@ import type { CronBackfillParams } from '../../contract/executions.js';
 import { IN_PROGRESS_SQL } from '../claim/sql.js';
 import type { Db } from '../connection.js';
 import { newId } from '../../../domain/ids.js';
-import { SQLITE_CODEC } from '../json.js';
+import { SQLITE_CODEC } from '../connection.js';
 
 /** The statements of a backfill. */
 export class BackfillQueries {

@@ -6,7 +6,7 @@ import { CRON_JOB_COLUMNS, CRON_JOB_UPDATE_COLUMNS, cronJobFromRow, cronJobToRow
 import { columnList, mappedOrNull } from '../../rows/jobs.js';
 import type { CronCreateParams, CronPageParams, CronUpdateParams } from '../../store.js';
 import type { Db } from '../connection.js';
-import { SQLITE_CODEC } from '../json.js';
+import { SQLITE_CODEC } from '../connection.js';
 import { JobPages, jobPageSql, SQLITE_PLACEHOLDER } from './paging.js';
 
 export type { CronRow } from '../../rows/cron-jobs.js';

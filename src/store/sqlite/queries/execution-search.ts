@@ -18,7 +18,7 @@ import {
 import * as execRows from '../../rows/executions.js';
 import type { Db } from '../connection.js';
 import { ATTEMPTS_OF_SQL, type ExecutionQueries } from './executions.js';
-import { SQLITE_CODEC } from '../json.js';
+import { SQLITE_CODEC } from '../connection.js';
 import { SQLITE_PLACEHOLDER } from './paging.js';
 
 /** Prepared statements kept per statement text (a filter's shape), at most this many. */

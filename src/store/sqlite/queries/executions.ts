@@ -7,7 +7,7 @@ import { columnList } from '../../rows/jobs.js';
 import * as execRows from '../../rows/executions.js';
 import type { Db } from '../connection.js';
 import { finishedOutboxStatement, pausedItems, pausedOutboxStatement } from './notifications.js';
-import { SQLITE_CODEC } from '../json.js';
+import { SQLITE_CODEC } from '../connection.js';
 
 const ATTEMPT_LIST = columnList(execRows.ATTEMPT_COLUMNS);
 

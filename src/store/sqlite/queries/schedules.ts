@@ -4,7 +4,7 @@ import { SCHEDULE_TABLE } from '../../rules/paging.js';
 import * as rowMap from '../../rows/jobs.js';
 import type { ScheduleCreateParams, SchedulePageParams, ScheduleUpdateParams } from '../../store.js';
 import type { Db } from '../connection.js';
-import { SQLITE_CODEC } from '../json.js';
+import { SQLITE_CODEC } from '../connection.js';
 import { JobPages, jobPageSql, SQLITE_PLACEHOLDER } from './paging.js';
 
 const COLUMNS = rowMap.columnList(rowMap.SCHEDULE_COLUMNS);

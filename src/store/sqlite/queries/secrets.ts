@@ -3,7 +3,7 @@ import { jsonText } from '../../rows/jobs.js';
 import { JOB_TABLES, sameSealedSecrets, secretsEntryFromRow, secretsNewestSql, secretsPageBinding, secretsPageSql, storedSecrets, type SecretsRow } from '../../sql/secrets.js';
 import type { JobSecretsEntry, SecretsPageParams, SecretsReplaceParams } from '../../contract/secrets.js';
 import type { Db } from '../connection.js';
-import { SQLITE_CODEC } from '../json.js';
+import { SQLITE_CODEC } from '../connection.js';
 
 type ByJobType<T> = Record<JobType, T>;
 

@@ -7,7 +7,7 @@
 import type { TransferSource, TransferTarget } from '../../transfer/records.js';
 import { transferSource, transferTarget, type Row, type TransferConnection } from '../../transfer/ends.js';
 import { openConnection, toStoreError, type Db } from '../connection.js';
-import { SQLITE_CODEC } from '../json.js';
+import { SQLITE_CODEC } from '../connection.js';
 
 /** The end's view of the connection `db`: SQLite's codec and placeholders, errors as the store's. */
 function connectionOf(db: Db): TransferConnection {

@@ -2,15 +2,14 @@
  * PostgreSQL's migration of tags on cron jobs, as SQLite's migration 15: `cron_jobs.tags` (json,
  * `[]` for existing jobs) and `cron_job_tags` (tag, created_at, cron_job_id), kept in step by a
  * trigger as `schedule_tags` is (migration 2, store/postgres/migrations/index.ts), so that a tag filter walks one tag's
- * jobs in list order. `MIGRATIONS` (store/postgres/migrations/index.ts) lists it after the others.
+ * jobs in list order.ts) lists it after the others.
  */
-import type { Migration } from './index.js';
+import type { Migration } from './migration.js';
 
-/** Tags on cron jobs. */
-export const CRON_TAG_MIGRATIONS: readonly Migration[] = [
-  {
-    version: 14,
-    sql: `
+/** Version 14. */
+export const MIGRATION: Migration = {
+  version: 14,
+  sql: `
 ALTER TABLE cron_jobs ADD COLUMN tags json NOT NULL DEFAULT '[]';
 
 CREATE TABLE cron_job_tags (
@@ -43,5 +42,4 @@ CREATE TRIGGER cron_job_tags_delete AFTER DELETE ON cron_jobs
 
 ANALYZE cron_job_tags;
 `,
-  },
-];
+};

@@ -1,20 +1,17 @@
 /**
- * PostgreSQL's migration of the audit log (docs/keys-and-audit.md; src/store/rules/audit.ts). Registered in
- * store/postgres/migrations/index.ts after the others.
+ * PostgreSQL's migration of the audit log (docs/keys-and-audit.md; src/store/rules/audit.ts).ts after the others.
  */
-import type { Migration } from './index.js';
+import type { Migration } from './migration.js';
 
-/** The audit log's migrations. */
-export const AUDIT_MIGRATIONS: readonly Migration[] = [
-  /*
-   * One row per event. `actor_kind` is `key` (with `actor_key_id`, `actor_key_name`), `cli` or
-   * `system`; `changes` JSON text; `failures` and `dedupe` only for the counted `auth.failure`
-   * rows (one per address and minute, upserted on the unique `dedupe`). The indexes answer the
-   * list newest first: by time, by resource, by key and by action, each ending in (occurred_at, id).
-   */
-  {
-    version: 18,
-    sql: `
+/*
+ * One row per event. `actor_kind` is `key` (with `actor_key_id`, `actor_key_name`), `cli` or
+ * `system`; `changes` JSON text; `failures` and `dedupe` only for the counted `auth.failure`
+ * rows (one per address and minute, upserted on the unique `dedupe`). The indexes answer the
+ * list newest first: by time, by resource, by key and by action, each ending in (occurred_at, id).
+ */
+export const MIGRATION: Migration = {
+  version: 18,
+  sql: `
 CREATE TABLE audit_events (
   id             text    NOT NULL PRIMARY KEY,
   occurred_at    bigint  NOT NULL,
@@ -36,5 +33,4 @@ CREATE INDEX audit_events_by_actor ON audit_events (actor_key_id, occurred_at, i
 CREATE INDEX audit_events_by_action ON audit_events (action, occurred_at, id);
 CREATE UNIQUE INDEX audit_events_dedupe ON audit_events (dedupe);
 `,
-  },
-];
+};

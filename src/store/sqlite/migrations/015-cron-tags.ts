@@ -3,15 +3,14 @@
  * array, `[]` for existing jobs) and `cron_job_tags`, derived from it and kept in step by triggers,
  * as `schedule_tags` is for schedules (migration 3, store/sqlite/migrations/index.ts): a row per (tag, job) in list
  * order, so that a tag filter walks one tag's jobs straight from its primary key and checks the
- * other tags by primary-key lookups. `MIGRATIONS` (store/sqlite/migrations/index.ts) lists it after the others.
+ * other tags by primary-key lookups.ts) lists it after the others.
  */
-import type { Migration } from './index.js';
+import type { Migration } from './migration.js';
 
-/** Tags on cron jobs. */
-export const CRON_TAG_MIGRATIONS: readonly Migration[] = [
-  {
-    version: 15,
-    sql: `
+/** Version 15. */
+export const MIGRATION: Migration = {
+  version: 15,
+  sql: `
 ALTER TABLE cron_jobs ADD COLUMN tags TEXT NOT NULL DEFAULT '[]';
 
 CREATE TABLE cron_job_tags (
@@ -38,5 +37,4 @@ CREATE TRIGGER cron_job_tags_delete AFTER DELETE ON cron_jobs BEGIN
    WHERE tag IN (SELECT value FROM json_each(OLD.tags)) AND created_at = OLD.created_at AND cron_job_id = OLD.id;
 END;
 `,
-  },
-];
+};

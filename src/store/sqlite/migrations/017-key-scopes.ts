@@ -1,9 +1,7 @@
 /**
- * SQLite's migrations of key scopes, expiry and rotation (docs/keys-and-audit.md). Apart from
- * store/sqlite/migrations/index.ts (the runner and the earlier versions); `MIGRATIONS` there lists these after
- * `FAILURE_MIGRATIONS`.
+ * SQLite's migrations of key scopes, expiry and rotation (docs/keys-and-audit.md).
  */
-import type { Migration } from './index.js';
+import type { Migration } from './migration.js';
 
 /**
  * Version 17, on `api_keys`:
@@ -15,15 +13,13 @@ import type { Migration } from './index.js';
  *   api_keys_previous_digest  the lookup of a request's token by the previous digest (partial:
  *                        only rotated keys)
  */
-export const KEY_MIGRATIONS: readonly Migration[] = [
-  {
-    version: 17,
-    sql: `
+export const MIGRATION: Migration = {
+  version: 17,
+  sql: `
 ALTER TABLE api_keys ADD COLUMN scopes              TEXT    NOT NULL DEFAULT 'jobs:read jobs:write keys:manage metrics:read';
 ALTER TABLE api_keys ADD COLUMN expires_at          INTEGER;
 ALTER TABLE api_keys ADD COLUMN previous_digest     TEXT;
 ALTER TABLE api_keys ADD COLUMN previous_expires_at INTEGER;
 CREATE INDEX api_keys_previous_digest ON api_keys (previous_digest) WHERE previous_digest IS NOT NULL;
 `,
-  },
-];
+};

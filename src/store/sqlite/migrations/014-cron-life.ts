@@ -1,10 +1,9 @@
 /**
  * SQLite's migrations of the life of cron jobs (docs/cron.md, "Start, end and limits" and
  * "Jitter"): the window and the limit of a job's occurrences, its jitter, and the `Completed`
- * state. Apart from store/sqlite/migrations/index.ts so that each file reads in one sitting; `MIGRATIONS` there lists
- * these after the others.
+ * state.ts so that each file reads in one sitting;
  */
-import type { Migration } from './index.js';
+import type { Migration } from './migration.js';
 
 /** Columns of `cron_jobs` as they stand at version 13, in the order of the table. */
 const V13_COLUMNS = `id, expression, name, timezone, status, endpoint, data, invocations, next_invocation, created_at,
@@ -12,18 +11,17 @@ const V13_COLUMNS = `id, expression, name, timezone, status, endpoint, data, inv
   skipped_occurrences, method, headers, body, auth, secrets, retry_delays_ms, success_statuses, pause_after_failures,
   paused_reason, consecutive_failures`;
 
-/** The cron-life migrations, in order. */
-export const CRON_LIFE_MIGRATIONS: readonly Migration[] = [
-  /*
-   * `start_at`, `end_at` (epoch ms, NULL: unbounded), `max_invocations` (NULL: no limit),
-   * `jitter_ms` (0: none) and the state `Completed`. SQLite cannot alter a CHECK, so the table is
-   * rebuilt (nothing references `cron_jobs` by foreign key): the new table under a temporary
-   * name, the rows copied, the old one dropped, the new one renamed, its indexes made again (with
-   * the partial index of the `Completed` page scans of `GET /cron?status=Completed`).
-   */
-  {
-    version: 14,
-    sql: `
+
+/*
+ * `start_at`, `end_at` (epoch ms, NULL: unbounded), `max_invocations` (NULL: no limit),
+ * `jitter_ms` (0: none) and the state `Completed`. SQLite cannot alter a CHECK, so the table is
+ * rebuilt (nothing references `cron_jobs` by foreign key): the new table under a temporary
+ * name, the rows copied, the old one dropped, the new one renamed, its indexes made again (with
+ * the partial index of the `Completed` page scans of `GET /cron?status=Completed`).
+ */
+export const MIGRATION: Migration = {
+  version: 14,
+  sql: `
 CREATE TABLE cron_jobs_v14 (
   id              TEXT    NOT NULL PRIMARY KEY,
   expression      TEXT    NOT NULL,
@@ -68,5 +66,4 @@ CREATE INDEX cron_jobs_paused_by_created ON cron_jobs (created_at, id) WHERE sta
 CREATE INDEX cron_jobs_completed_by_created ON cron_jobs (created_at, id) WHERE status = 'Completed';
 CREATE INDEX cron_jobs_with_secrets ON cron_jobs (id) WHERE secrets IS NOT NULL;
 `,
-  },
-];
+};

@@ -1,0 +1,68 @@
+/** Version 3 of the SQLite schema (the conventions are in index.ts). */
+import type { Migration } from './migration.js';
+
+/*
+ * Lists that scale. `GET /schedules` and `GET /cron` are keyset-paged in list order
+ * (created_at, then id) and filter by status, tags and name; each page must cost the same
+ * whatever the number of jobs. Indexes, each for one driver of a page scan (schedules.ts,
+ * cron-jobs.ts):
+ *   schedules_by_created, cron_jobs_by_created   the whole list
+ *   <table>_<status>_by_created                  one status: a partial index per status, so
+ *                                                a page of one status walks only its rows (a
+ *                                                claim moves a schedule from one to the next:
+ *                                                two B-tree writes per status change)
+ *   schedule_tags                                one tag: a row per (tag, schedule), in list order
+ *
+ * Partial indexes per status rather than one on (status, created_at, id): without statistics
+ * (Punctual never runs ANALYZE) SQLite's planner takes an index whose first column is
+ * constrained by equality over the claim's partial indexes (schedules_pending_due,
+ * cron_jobs_active_due), and the claim would then read every Pending schedule and sort them
+ * (test/store/sqlite.test.ts, "query plans", checks both plans).
+ *
+ * `schedule_tags` is derived from `schedules.tags` (a JSON array) and kept in step by triggers,
+ * so that every writer — the store, `migrate-store`'s target, the bench's direct seeding — keeps
+ * it right without knowing of it. It carries `created_at` so that one tag's schedules come in
+ * list order straight from its primary key; `created_at` and `id` of a schedule never change.
+ * No rowid (WITHOUT ROWID): the primary key is the whole row. A schedule's other tags are
+ * checked by primary-key lookups into the same table.
+ */
+export const MIGRATION: Migration = {
+  version: 3,
+  sql: `
+CREATE INDEX schedules_by_created ON schedules (created_at, id);
+CREATE INDEX schedules_pending_by_created ON schedules (created_at, id) WHERE status = 'Pending';
+CREATE INDEX schedules_running_by_created ON schedules (created_at, id) WHERE status = 'Running';
+CREATE INDEX schedules_succeeded_by_created ON schedules (created_at, id) WHERE status = 'Succeeded';
+CREATE INDEX schedules_failed_by_created ON schedules (created_at, id) WHERE status = 'Failed';
+CREATE INDEX cron_jobs_by_created ON cron_jobs (created_at, id);
+CREATE INDEX cron_jobs_active_by_created ON cron_jobs (created_at, id) WHERE status = 'Active';
+CREATE INDEX cron_jobs_paused_by_created ON cron_jobs (created_at, id) WHERE status = 'Paused';
+
+CREATE TABLE schedule_tags (
+  tag         TEXT    NOT NULL,
+  created_at  INTEGER NOT NULL,
+  schedule_id TEXT    NOT NULL,
+  PRIMARY KEY (tag, created_at, schedule_id)
+) STRICT, WITHOUT ROWID;
+
+INSERT INTO schedule_tags (tag, created_at, schedule_id)
+SELECT DISTINCT j.value, s.created_at, s.id FROM schedules s, json_each(s.tags) j;
+
+CREATE TRIGGER schedule_tags_insert AFTER INSERT ON schedules BEGIN
+  INSERT INTO schedule_tags (tag, created_at, schedule_id)
+  SELECT DISTINCT value, NEW.created_at, NEW.id FROM json_each(NEW.tags);
+END;
+
+CREATE TRIGGER schedule_tags_update AFTER UPDATE OF tags ON schedules WHEN OLD.tags IS NOT NEW.tags BEGIN
+  DELETE FROM schedule_tags
+   WHERE tag IN (SELECT value FROM json_each(OLD.tags)) AND created_at = OLD.created_at AND schedule_id = OLD.id;
+  INSERT INTO schedule_tags (tag, created_at, schedule_id)
+  SELECT DISTINCT value, NEW.created_at, NEW.id FROM json_each(NEW.tags);
+END;
+
+CREATE TRIGGER schedule_tags_delete AFTER DELETE ON schedules BEGIN
+  DELETE FROM schedule_tags
+   WHERE tag IN (SELECT value FROM json_each(OLD.tags)) AND created_at = OLD.created_at AND schedule_id = OLD.id;
+END;
+`,
+};
