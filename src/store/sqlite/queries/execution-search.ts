@@ -5,16 +5,7 @@
  */
 import type { Statement } from 'better-sqlite3';
 import type { Execution, JobType } from '../../../domain/types.js';
-import {
-  inKeyOrder,
-  pageOfKeys,
-  replaySelectionSql,
-  replaySetSql,
-  searchPageSql,
-  type ExecutionSearchParams,
-  type ExecutionsReplayParams,
-  type SearchKey,
-} from '../../sql/execution-search.js';
+import * as search from '../../sql/execution-search.js';
 import * as execRows from '../../rows/executions.js';
 import type { Db } from '../connection.js';
 import { ATTEMPTS_OF_SQL, type ExecutionQueries } from './executions.js';
@@ -54,11 +45,11 @@ export class ExecutionSearchQueries {
     );
     this.scheduleExists = db.prepare<[string], { one: number }>('SELECT 1 AS one FROM schedules WHERE id = ?');
     this.cronExists = db.prepare<[string], { one: number }>('SELECT 1 AS one FROM cron_jobs WHERE id = ?');
-    this.replayOne = db.prepare<[number, string]>(`UPDATE executions SET ${replaySetSql('?')} WHERE id = ? AND status = 'Failed'`);
+    this.replayOne = db.prepare<[number, string]>(`UPDATE executions SET ${search.replaySetSql('?')} WHERE id = ? AND status = 'Failed'`);
     // The schedule of a replayed execution runs again: Running until the new outcome settles it.
     this.restartSchedule = db.prepare<[string]>(`UPDATE schedules SET status = 'Running' WHERE id IN (SELECT value FROM json_each(?))`);
     this.replayIds = db.prepare<[number, string], { job_type: JobType; job_id: string }>(
-      `UPDATE executions SET ${replaySetSql('?')} WHERE id IN (SELECT value FROM json_each(?)) AND status = 'Failed'
+      `UPDATE executions SET ${search.replaySetSql('?')} WHERE id IN (SELECT value FROM json_each(?)) AND status = 'Failed'
        RETURNING job_type, job_id`,
     );
     this.replayOneTx = db.transaction((id: string, now: number): ReplayResult => {
@@ -71,8 +62,8 @@ export class ExecutionSearchQueries {
       if (e.job_type === 'schedule') this.restartSchedule.run(JSON.stringify([e.job_id]));
       return this.executions.get(id)!;
     });
-    this.replayManyTx = db.transaction((p: ExecutionsReplayParams): number => {
-      const selection = replaySelectionSql(p, SQLITE_PLACEHOLDER);
+    this.replayManyTx = db.transaction((p: search.ExecutionsReplayParams): number => {
+      const selection = search.replaySelectionSql(p, SQLITE_PLACEHOLDER);
       const ids = this.prepared(selection.sql).all(...selection.params).map((r) => (r as { id: string }).id);
       if (ids.length === 0) return 0;
       const changed = this.replayIds.all(Math.floor(p.now), JSON.stringify(ids));
@@ -83,10 +74,10 @@ export class ExecutionSearchQueries {
   }
 
   /** One page of executions across jobs, newest first (see `store/sql/execution-search.ts`). */
-  search(p: ExecutionSearchParams): { executions: Execution[]; nextCursor: string | null } {
-    const { keys, limit } = searchPageSql(p, SQLITE_PLACEHOLDER);
-    const { ids, nextCursor } = pageOfKeys(this.prepared(keys.sql).all(...keys.params) as SearchKey[], limit);
-    const rows = ids.length === 0 ? [] : inKeyOrder(ids, this.rowsOf.all(JSON.stringify(ids)));
+  search(p: search.ExecutionSearchParams): { executions: Execution[]; nextCursor: string | null } {
+    const { keys, limit } = search.searchPageSql(p, SQLITE_PLACEHOLDER);
+    const { ids, nextCursor } = search.pageOfKeys(this.prepared(keys.sql).all(...keys.params) as search.SearchKey[], limit);
+    const rows = ids.length === 0 ? [] : search.inKeyOrder(ids, this.rowsOf.all(JSON.stringify(ids)));
     const page = execRows.executionPage(SQLITE_CODEC, rows, rows.length, (ids) => this.attemptsOf.all({ ids: JSON.stringify(ids) }));
     return { executions: page.executions, nextCursor };
   }
@@ -97,7 +88,7 @@ export class ExecutionSearchQueries {
   }
 
   /** See `Store.executionsReplay`. One IMMEDIATE transaction. */
-  replayMany(p: ExecutionsReplayParams): number {
+  replayMany(p: search.ExecutionsReplayParams): number {
     return this.replayManyTx.immediate(p);
   }
 
