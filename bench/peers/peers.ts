@@ -74,13 +74,13 @@ async function inChunks(jobs: PeerJobSpec[], fn: (chunk: PeerJobSpec[]) => Promi
  * (512; its jobs here wait on HTTP, not on the CPU) and the local queue as large (its own warning
  * asks for a local queue at least as large as the concurrency), and `pollInterval` — the only way
  * it sees a job whose `runAt` comes (no notification fires at that instant) — lowered from
- * 2,000 ms to 100 ms. It warns that a pool smaller than the concurrency may not be optimal; the
+ * 2,000 ms to 20 ms, as its users tune it for low latency. It warns that a pool smaller than the concurrency may not be optimal; the
  * concurrency + 2 it suggests would exceed the server's max_connections (100).
  */
 const graphileWorker: Peer = {
   name: 'graphile-worker',
   store: () => 'PostgreSQL',
-  settings: { concurrentJobs: 512, maxPoolSize: 25, localQueueSize: 512, completeJobBatchDelay: 0, failJobBatchDelay: 0, pollInterval: 100 },
+  settings: { concurrentJobs: 512, maxPoolSize: 25, localQueueSize: 512, completeJobBatchDelay: 0, failJobBatchDelay: 0, pollInterval: 20 },
   creates: `addJobs with runAt, ${CREATE_CHUNK} per call`,
   async open() {
     const { makeWorkerUtils } = await import('graphile-worker');
