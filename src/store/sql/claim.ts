@@ -3,7 +3,7 @@
  * an existing execution with its job's current delivery settings (valid in both dialects), and the
  * retry policy of such a row.
  */
-import type { ClaimedExecution, CronJob, JobRequest, JsonObject } from '../../domain/types.js';
+import type { ClaimedExecution, CronJob, JobRequest, JobType, JsonObject, MissedOccurrences } from '../../domain/types.js';
 import { aheadOf, leaseExpiry, type ClaimClock } from '../rules/claim.js';
 import {
   columnList,
@@ -121,4 +121,71 @@ export function startedSchedule(codec: RowCodec, clock: ClaimClock, id: string, 
     ...callOf(codec, s),
     leaseExpiresAt: leaseExpiry(clock, s.timeout_ms),
   };
+}
+
+/** The columns of an execution leased again (a retry, a triggered run, an expired lease) that its claimed item takes. */
+export interface ReletRow extends CallRow, MissedRow {
+  id: string;
+  job_type: JobType;
+  job_id: string;
+  scheduled_for: number;
+  due_at: number;
+  retry_base: number;
+}
+
+/**
+ * The claimed item of an execution leased again: its attempt `attempt` (as the statement counted
+ * it), leased until `leaseExpiresAt` (epoch ms, UTC), with `notBefore` when claimed ahead of
+ * `due`, its instant (store/rules/claim.ts, "Claiming ahead").
+ * @param endpoint the job's endpoint (the row's, once the claim has checked the job still exists)
+ */
+export function reletItem(codec: RowCodec, clock: ClaimClock, e: ReletRow, endpoint: string, due: number, attempt: number, leaseExpiresAt: number): ClaimedExecution {
+  return {
+    executionId: e.id,
+    jobType: e.job_type,
+    jobId: e.job_id,
+    scheduledFor: e.scheduled_for,
+    dueAt: e.due_at,
+    attempt,
+    ...retryBaseOf(e),
+    ...aheadOf(clock, due),
+    endpoint,
+    ...callOf(codec, e),
+    leaseExpiresAt,
+    ...missedOf(codec, e),
+  };
+}
+
+/**
+ * The claimed item of a cron occurrence's first attempt: execution `executionId` of `job` at
+ * `scheduledFor` (epoch ms, UTC), leased until `leaseExpiresAt`, standing for the occurrences of
+ * `missed` too when given (misfire `once`).
+ */
+export function occurrenceItem(
+  clock: ClaimClock,
+  job: CronJob,
+  executionId: string,
+  scheduledFor: number,
+  leaseExpiresAt: number,
+  missed: MissedOccurrences | null,
+): ClaimedExecution {
+  return {
+    executionId,
+    jobType: 'cron',
+    jobId: job.id,
+    scheduledFor,
+    dueAt: scheduledFor,
+    attempt: 1,
+    ...aheadOf(clock, scheduledFor),
+    endpoint: job.endpoint,
+    ...callOfJob(job),
+    leaseExpiresAt,
+    ...(missed && { missedOccurrences: missed }),
+  };
+}
+
+/** Adds `item` to a claim's result and takes one from its room (the items it may still claim). */
+export function pushClaimed(c: { room: number; result: { claimed: ClaimedExecution[] } }, item: ClaimedExecution): void {
+  c.result.claimed.push(item);
+  c.room--;
 }

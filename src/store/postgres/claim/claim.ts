@@ -81,9 +81,8 @@
  */
 import { cronJobNext } from '../../../cron/index.js';
 import { newId } from '../../../domain/ids.js';
-import type { ClaimedExecution, CronJob, JobType } from '../../../domain/types.js';
+import type { ClaimedExecution, CronJob } from '../../../domain/types.js';
 import {
-  aheadOf,
   claimClock,
   cronAdvance,
   leaseExpiry,
@@ -95,9 +94,9 @@ import {
   type ClaimResult,
 } from '../../rules/claim.js';
 import type { ClaimDueParams, DueCounts } from '../../store.js';
-import { callOf, callOfJob, missedOf, retryBaseOf, startedSchedule, type CallRow, type StartedScheduleRow } from '../../sql/claim.js';
+import { occurrenceItem, pushClaimed, reletItem, startedSchedule, type ReletRow, type StartedScheduleRow } from '../../sql/claim.js';
 import { PASS_THROUGH } from '../../rows/jobs.js';
-import { missedToRow, type MissedRow } from '../../rows/executions.js';
+import { missedToRow } from '../../rows/executions.js';
 import {
   candidatesSql,
   CRON_ADVANCE_SQL,
@@ -125,15 +124,10 @@ interface StartedRow extends StartedScheduleRow {
   inserted: boolean;
 }
 
-interface ReletRow extends CallRow, MissedRow {
-  id: string;
-  job_type: JobType;
-  job_id: string;
-  scheduled_for: number;
-  due_at: number;
+/** A row of RELET_SQL: the execution leased again, with what the statement counted and leased. */
+interface LeasedAgainRow extends ReletRow {
   endpoint: string;
   attempt: number;
-  retry_base: number;
   lease_expires_at: number;
 }
 
@@ -230,23 +224,10 @@ export class ClaimQueries {
     }
     const existingIds = run.filter((k) => k.kind !== 'schedule').map((k) => k.id);
     if (existingIds.length > 0) {
-      const rows = await c.sql.rows<ReletRow>(RELET_SQL, [existingIds, c.now, c.p.nodeId, c.leaseMs, c.dueBy], 'punctual_claim_relet');
+      const rows = await c.sql.rows<LeasedAgainRow>(RELET_SQL, [existingIds, c.now, c.p.nodeId, c.leaseMs, c.dueBy], 'punctual_claim_relet');
       const dueOf = new Map(run.filter((k) => k.kind !== 'schedule').map((k) => [k.id, k.due]));
       for (const e of rows) {
-        items.set(`execution:${e.id}`, {
-          executionId: e.id,
-          jobType: e.job_type,
-          jobId: e.job_id,
-          scheduledFor: e.scheduled_for,
-          dueAt: e.due_at,
-          attempt: e.attempt,
-          ...retryBaseOf(e),
-          ...aheadOf(c, dueOf.get(e.id) ?? c.now),
-          endpoint: e.endpoint,
-          ...callOf(PASS_THROUGH, e),
-          leaseExpiresAt: e.lease_expires_at,
-          ...missedOf(PASS_THROUGH, e),
-        });
+        items.set(`execution:${e.id}`, reletItem(PASS_THROUGH, c, e, e.endpoint, dueOf.get(e.id) ?? c.now, e.attempt, e.lease_expires_at));
       }
     }
     for (const k of run) {
@@ -314,25 +295,12 @@ export class ClaimQueries {
     );
     for (const x of planned) {
       if (x.status !== 'Running' || !inserted.has(x.id)) continue;
-      this.push(c, {
-        executionId: x.id,
-        jobType: 'cron',
-        jobId: job.id,
-        scheduledFor: x.scheduledFor,
-        dueAt: x.scheduledFor,
-        attempt: 1,
-        ...aheadOf(c, x.scheduledFor),
-        endpoint: job.endpoint,
-        ...callOfJob(job),
-        leaseExpiresAt,
-        ...(plan.missed && { missedOccurrences: plan.missed }),
-      });
+      this.push(c, occurrenceItem(c, job, x.id, x.scheduledFor, leaseExpiresAt, plan.missed));
     }
     c.result.skippedOccurrences += cronAdvance(plan, inserted.size, job.nextInvocation).skippedAdded; // as the statement added it
   }
 
   private push(c: Claim, item: ClaimedExecution): void {
-    c.result.claimed.push(item);
-    c.room--;
+    pushClaimed(c, item);
   }
 }

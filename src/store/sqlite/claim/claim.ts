@@ -69,7 +69,6 @@ import { newId } from '../../../domain/ids.js';
 import type { ClaimedExecution, JobType, MissedOccurrences } from '../../../domain/types.js';
 import {
   afterInsert,
-  aheadOf,
   attemptStart,
   claimClock,
   cronAdvance,
@@ -87,9 +86,9 @@ import {
   type OccurrenceStatus,
 } from '../../rules/claim.js';
 import { BACKFILL_RECHECK_MS } from '../../rules/backfill.js';
-import { callOf, callOfJob, executionWithJobSql, missedOf, retryBaseOf, startedSchedule, type CallRow, type StartedScheduleRow } from '../../sql/claim.js';
+import { executionWithJobSql, occurrenceItem, pushClaimed, reletItem, startedSchedule, type ReletRow, type StartedScheduleRow } from '../../sql/claim.js';
 import { columnList, REQUEST_COLUMNS, RETRY_COLUMNS } from '../../rows/jobs.js';
-import { missedToRow, type MissedRow } from '../../rows/executions.js';
+import { missedToRow } from '../../rows/executions.js';
 import type { ClaimDueParams, DueCounts } from '../../store.js';
 import { CANDIDATES_SQL, DUE_COUNT_SQL, IN_PROGRESS_SQL, NEXT_DUE_SQL } from './sql.js';
 import type { Db } from '../connection.js';
@@ -105,13 +104,9 @@ interface Candidate {
   due: number;
 }
 
-interface ExistingRow extends CallRow, MissedRow {
-  id: string;
-  job_type: JobType;
-  job_id: string;
-  scheduled_for: number;
-  due_at: number;
-  retry_base: number;
+/** A waiting or expired execution as the claim reads it before leasing it again. */
+interface ExistingRow extends ReletRow {
+  /** NULL when its job is gone (then it fails at the claim). */
   endpoint: string | null;
   job_exists: number;
   /** 1: a backfilled execution that must wait its turn (store/rules/backfill.ts). */
@@ -292,19 +287,7 @@ export class ClaimQueries {
       newest = newerExecution(newest, { scheduledFor: o, id: executionId });
       overlap = afterInsert(overlap, status);
       if (status === 'Running') {
-        this.push(c, {
-          executionId,
-          jobType: 'cron',
-          jobId: id,
-          scheduledFor: o,
-          dueAt: o,
-          attempt: 1,
-          ...aheadOf(c, o),
-          endpoint: job.endpoint,
-          ...callOfJob(job),
-          leaseExpiresAt: leaseExpiresAt!,
-          ...(plan.missed && { missedOccurrences: plan.missed }),
-        });
+        this.push(c, occurrenceItem(c, job, executionId, o, leaseExpiresAt!, plan.missed));
       }
     }
     const advance = cronAdvance(plan, added, job.nextInvocation);
@@ -334,25 +317,11 @@ export class ClaimQueries {
     const leaseExpiresAt = leaseExpiry(c, e.timeout_ms);
     const startedAt = attemptStart(c, due);
     const { attempt } = this.relet.get({ id, startedAt, nodeId: c.p.nodeId, leaseExpiresAt })!;
-    this.push(c, {
-      executionId: id,
-      jobType: e.job_type,
-      jobId: e.job_id,
-      scheduledFor: e.scheduled_for,
-      dueAt: e.due_at,
-      attempt,
-      ...retryBaseOf(e),
-      ...aheadOf(c, due),
-      endpoint: e.endpoint,
-      ...callOf(SQLITE_CODEC, e),
-      leaseExpiresAt,
-      ...missedOf(SQLITE_CODEC, e),
-    });
+    this.push(c, reletItem(SQLITE_CODEC, c, e, e.endpoint, due, attempt, leaseExpiresAt));
   }
 
   private push(c: Claim, item: ClaimedExecution): void {
-    c.result.claimed.push(item);
-    c.room--;
+    pushClaimed(c, item);
   }
 
   /**
