@@ -322,3 +322,18 @@ export function toStoreError(err: unknown): unknown {
   }
   return err;
 }
+
+/**
+ * A statement with named `:parameters` (those of store/rules/ and store/sql/, valid in both
+ * dialects) as PostgreSQL's positional `$n`, and
+ * the values in that order (a name used twice is one parameter).
+ */
+export function positional(text: string, params: Record<string, unknown>): { text: string; values: unknown[] } {
+  const order: string[] = [];
+  const out = text.replace(/(?<![:\w]):([A-Za-z_]\w*)/g, (_, name: string) => {
+    let i = order.indexOf(name);
+    if (i < 0) i = order.push(name) - 1;
+    return `$${i + 1}`;
+  });
+  return { text: out, values: order.map((n) => params[n] ?? null) };
+}

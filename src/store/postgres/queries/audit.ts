@@ -4,7 +4,7 @@ import type { Schedule } from '../../../domain/types.js';
 import type { AuditPage, AuditPageParams } from '../../contract/audit.js';
 import type { ScheduleCreateParams } from '../../store.js';
 import { apiKeys } from './api-keys.js';
-import type { Database, Sql } from '../connection.js';
+import { positional, type Database, type Sql } from '../connection.js';
 import { cronJobs } from './cron-jobs.js';
 import { executions } from './executions.js';
 import { notifications } from './notifications.js';
@@ -20,19 +20,6 @@ const READERS: Record<rules.AuditTarget<unknown>['resourceType'], (sql: Sql, id:
   channel: (sql, id) => notifications.get(sql, id),
 };
 
-/**
- * A statement of store/rules/audit.ts with named `:parameters` as PostgreSQL's positional `$n`, and
- * the values in that order (a name used twice is one parameter).
- */
-export function positional(text: string, params: Record<string, unknown>): { text: string; values: unknown[] } {
-  const order: string[] = [];
-  const out = text.replace(/(?<![:\w]):([A-Za-z_]\w*)/g, (_, name: string) => {
-    let i = order.indexOf(name);
-    if (i < 0) i = order.push(name) - 1;
-    return `$${i + 1}`;
-  });
-  return { text: out, values: order.map((n) => params[n] ?? null) };
-}
 
 /** Runs one statement of store/rules/audit.ts with named parameters. */
 async function run(sql: Sql, text: string, params: object): Promise<number> {

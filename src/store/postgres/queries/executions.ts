@@ -3,7 +3,8 @@ import { cronDecisionSql, goneSql, pauseReasonSql, type AutoPause, type FinishRe
 import { decodeCursor } from '../../rules/paging.js';
 import { columnList, PASS_THROUGH } from '../../rows/jobs.js';
 import * as execRows from '../../rows/executions.js';
-import { DB_NOW_MS, lockKeySql, type NotifyContext, type Sql } from '../connection.js';
+import { DB_NOW_MS, lockKeySql, positional, type NotifyContext, type Sql } from '../connection.js';
+import * as T from '../../sql/executions.js';
 import { notifySql } from '../notify.js';
 import { promoteBackfillSql } from '../../rules/backfill.js';
 import { finishedOutboxSql, pausedOutboxSql } from '../../rules/notifications.js';
@@ -26,15 +27,6 @@ export const LIST_AFTER_SQL = `SELECT ${execRows.EXECUTION_COLUMNS} FROM executi
 /** The attempts of a page of executions, in one query: primary-key lookups. */
 export const ATTEMPTS_OF_SQL = `SELECT ${ATTEMPT_LIST} FROM execution_attempts
  WHERE execution_id = ANY($1::text[]) ORDER BY execution_id, number`;
-/**
- * Up to `$2` finished executions older than `$1`, oldest first (`executions_finished`). The
- * newest execution of an existing cron job is kept: it backs the job's lastInvocation/lastStatus.
- */
-export const PRUNABLE_SQL = `SELECT e.id FROM executions e
- WHERE e.finished_at < $1 AND e.status IN ('Succeeded', 'Failed', 'Skipped')
-   AND NOT (e.job_type = 'cron'
-            AND EXISTS (SELECT 1 FROM cron_jobs c WHERE c.id = e.job_id AND c.last_execution_id = e.id))
- ORDER BY e.finished_at LIMIT $2`;
 
 /**
  * Records a batch of outcomes in ONE statement (one round trip, one commit, whatever the batch
@@ -277,31 +269,20 @@ export const executions = {
     p: { jobType: JobType; jobId: string; id: string; now: number },
   ): Promise<Execution | 'not_found' | 'not_pending'> {
     const now = Math.floor(p.now);
-    const insert = () =>
-      sql.rows(
-        `INSERT INTO executions (id, job_type, job_id, scheduled_for, triggered, status, attempt, created_at, next_attempt_at)
-         VALUES ($1, $2, $3, $4, true, 'Pending', 0, $4, $4)`,
-        [p.id, p.jobType, p.jobId, now],
-      );
+    const named = { ...p, now, triggered: true };
+    const run = <R extends object>(text: string) => {
+      const q = positional(text, named);
+      return sql.rows<R>(q.text, q.values);
+    };
     if (p.jobType === 'schedule') {
-      const started = await sql.rows(`UPDATE schedules SET status = 'Running' WHERE id = $1 AND status = 'Pending' RETURNING id`, [p.jobId]);
-      if (started.length === 0) {
-        return (await sql.rows('SELECT 1 FROM schedules WHERE id = $1', [p.jobId])).length > 0 ? 'not_pending' : 'not_found';
-      }
-      await insert();
+      if ((await run(T.TRIGGER_START_SCHEDULE_SQL)).length === 0) return (await run(T.SCHEDULE_EXISTS_SQL)).length > 0 ? 'not_pending' : 'not_found';
+      await run(T.TRIGGER_INSERT_SQL);
     } else {
-      const [job] = await sql.rows<execRows.LastExecutionRow>(
-        `SELECT c.last_execution_id, l.scheduled_for AS last_invocation
-           FROM cron_jobs c LEFT JOIN executions l ON l.id = c.last_execution_id
-          WHERE c.id = $1 FOR UPDATE OF c`,
-        [p.jobId],
-      );
+      const [job] = await run<execRows.LastExecutionRow>(`${T.TRIGGER_CRON_LAST_SQL} FOR UPDATE OF c`);
       if (!job) return 'not_found';
-      await insert();
-      await sql.rows(`UPDATE cron_jobs SET invocations = invocations + 1, last_execution_id = $2 WHERE id = $1`, [
-        p.jobId,
-        execRows.newestExecutionId(job, now, p.id),
-      ]);
+      await run(T.TRIGGER_INSERT_SQL);
+      const q = positional(T.TRIGGER_COUNT_CRON_SQL, { jobId: p.jobId, lastExecutionId: execRows.newestExecutionId(job, now, p.id) });
+      await sql.rows(q.text, q.values);
     }
     await sql.rows(`SELECT ${notifySql('$1::bigint', '$2', n.clock)} AS notified`, [now, n.channel]);
     return (await executions.get(sql, p.id))!;
@@ -318,7 +299,8 @@ export const executions = {
     if (!(n > 0)) return 0;
     const [lock] = await sql.rows<{ ok: boolean }>(`SELECT pg_try_advisory_xact_lock(${lockKeySql('prune')}) AS ok`, [scope]);
     if (!lock?.ok) return 0;
-    const ids = (await sql.rows<{ id: string }>(PRUNABLE_SQL, [Math.floor(before), n])).map((r) => r.id);
+    const q = positional(T.PRUNABLE_SQL, { before: Math.floor(before), limit: n });
+    const ids = (await sql.rows<{ id: string }>(q.text, q.values)).map((r) => r.id);
     if (ids.length === 0) return 0;
     await sql.rows('DELETE FROM execution_attempts WHERE execution_id = ANY($1::text[])', [ids]); // first: they reference their execution
     return sql.count('DELETE FROM executions WHERE id = ANY($1::text[])', [ids]);

@@ -6,6 +6,7 @@ import { decodeCursor } from '../../rules/paging.js';
 import { columnList } from '../../rows/jobs.js';
 import * as execRows from '../../rows/executions.js';
 import type { Db } from '../connection.js';
+import * as T from '../../sql/executions.js';
 import { finishedOutboxStatement, pausedItems, pausedOutboxStatement } from './notifications.js';
 import { SQLITE_CODEC } from '../connection.js';
 
@@ -27,16 +28,6 @@ export const LIST_AFTER_SQL = `SELECT ${execRows.EXECUTION_COLUMNS} FROM executi
 /** The attempts of a page of executions (a JSON array of ids), in one query: PK lookups. */
 export const ATTEMPTS_OF_SQL = `SELECT ${ATTEMPT_LIST} FROM execution_attempts
  WHERE execution_id IN (SELECT value FROM json_each(:ids)) ORDER BY execution_id, number`;
-/**
- * Up to `:limit` finished executions older than `:before`, oldest first (`executions_finished`).
- * The newest execution of an existing cron job is kept: it backs the job's lastInvocation and
- * lastStatus (a primary-key lookup of the job per row).
- */
-export const PRUNABLE_SQL = `SELECT e.id FROM executions e
- WHERE e.finished_at < :before AND e.status IN ('Succeeded', 'Failed', 'Skipped')
-   AND NOT (e.job_type = 'cron'
-            AND EXISTS (SELECT 1 FROM cron_jobs c WHERE c.id = e.job_id AND c.last_execution_id = e.id))
- ORDER BY e.finished_at LIMIT :limit`;
 
 /** The `executions` table outside the claim: outcomes, reads, triggers, pruning. */
 export class ExecutionQueries {
@@ -166,26 +157,18 @@ export class ExecutionQueries {
       execRows.ExecutionRow
     >(LIST_AFTER_SQL);
 
-    this.startSchedule = db.prepare<[string], { id: string }>(
-      `UPDATE schedules SET status = 'Running' WHERE id = ? AND status = 'Pending' RETURNING id`,
+    this.startSchedule = db.prepare<[{ jobId: string }], { id: string }>(
+      T.TRIGGER_START_SCHEDULE_SQL,
     );
-    this.scheduleExists = db.prepare<[string], { one: number }>('SELECT 1 AS one FROM schedules WHERE id = ?');
-    this.cronLast = db.prepare<[string], execRows.LastExecutionRow>(
-      `SELECT c.last_execution_id, l.scheduled_for AS last_invocation
-         FROM cron_jobs c LEFT JOIN executions l ON l.id = c.last_execution_id WHERE c.id = ?`,
-    );
-    this.insertTriggered = db.prepare<[{ id: string; jobType: JobType; jobId: string; now: number }]>(
-      `INSERT INTO executions (id, job_type, job_id, scheduled_for, triggered, status, attempt, created_at, next_attempt_at)
-       VALUES (:id, :jobType, :jobId, :now, 1, 'Pending', 0, :now, :now)`,
-    );
-    this.countTrigger = db.prepare<[{ id: string; lastExecutionId: string }]>(
-      `UPDATE cron_jobs SET invocations = invocations + 1, last_execution_id = :lastExecutionId WHERE id = :id`,
-    );
+    this.scheduleExists = db.prepare<[{ jobId: string }], { one: number }>(T.SCHEDULE_EXISTS_SQL);
+    this.cronLast = db.prepare<[{ jobId: string }], execRows.LastExecutionRow>(T.TRIGGER_CRON_LAST_SQL);
+    this.insertTriggered = db.prepare<[{ id: string; jobType: JobType; jobId: string; now: number; triggered: number }]>(T.TRIGGER_INSERT_SQL);
+    this.countTrigger = db.prepare<[{ jobId: string; lastExecutionId: string }]>(T.TRIGGER_COUNT_CRON_SQL);
     this.triggerTx = db.transaction((p: { jobType: JobType; jobId: string; id: string; now: number }) =>
       this.triggerIn(p),
     );
 
-    this.prunable = db.prepare<[{ before: number; limit: number }], { id: string }>(PRUNABLE_SQL);
+    this.prunable = db.prepare<[{ before: number; limit: number }], { id: string }>(T.PRUNABLE_SQL);
     this.deleteAttempts = db.prepare<[string]>(
       'DELETE FROM execution_attempts WHERE execution_id IN (SELECT value FROM json_each(?))',
     );
@@ -285,14 +268,15 @@ export class ExecutionQueries {
   }
 
   private triggerIn(p: { jobType: JobType; jobId: string; id: string; now: number }): Execution | 'not_found' | 'not_pending' {
+    const named = { ...p, triggered: 1 };
     if (p.jobType === 'schedule') {
-      if (!this.startSchedule.get(p.jobId)) return this.scheduleExists.get(p.jobId) ? 'not_pending' : 'not_found';
-      this.insertTriggered.run(p);
+      if (!this.startSchedule.get({ jobId: p.jobId })) return this.scheduleExists.get({ jobId: p.jobId }) ? 'not_pending' : 'not_found';
+      this.insertTriggered.run(named);
     } else {
-      const job = this.cronLast.get(p.jobId);
+      const job = this.cronLast.get({ jobId: p.jobId });
       if (!job) return 'not_found';
-      this.insertTriggered.run(p);
-      this.countTrigger.run({ id: p.jobId, lastExecutionId: execRows.newestExecutionId(job, p.now, p.id) });
+      this.insertTriggered.run(named);
+      this.countTrigger.run({ jobId: p.jobId, lastExecutionId: execRows.newestExecutionId(job, p.now, p.id) });
     }
     return this.get(p.id)!;
   }
