@@ -3,7 +3,7 @@
  * when valid, else a new one), the same id in the logs (`reqId`) and in the event of a change;
  * the events the routes write, with the key as actor; failed sign-ins counted; GET /audit-events,
  * its filters, paging and the 400 problems naming the query parameter. The store's rules are
- * test/store/conformance-audit.ts.
+ * test/store/conformance/audit.ts.
  */
 import { Writable } from 'node:stream';
 import { pino } from 'pino';

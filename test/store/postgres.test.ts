@@ -22,7 +22,7 @@ import { channelOf } from '../../src/store/postgres/notify.js';
 import type { ClaimDueParams, Store } from '../../src/store/store.js';
 import { MigratedSchemaPool } from '../support/migrated.js';
 import { adminQuery, createTestSchema, pgTestUrl, type TestSchema } from '../support/pg.js';
-import { exerciseStore, T0 } from './conformance.js';
+import { exerciseStore, T0 } from './conformance/index.js';
 import { expectOldRetryKept, OLD_RETRY_SEED, oldRetryIds } from './migration-retry.js';
 import { SEARCH_PLAN_CASES } from './execution-search-plans.js';
 import { searchPageSql } from '../../src/store/sql/execution-search.js';

@@ -11,8 +11,8 @@
  */
 import { createHash } from 'node:crypto';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { InvalidInputError, StoreUnavailableError } from '../../src/domain/errors.js';
-import { newId } from '../../src/domain/ids.js';
+import { InvalidInputError, StoreUnavailableError } from '../../../src/domain/errors.js';
+import { newId } from '../../../src/domain/ids.js';
 import type {
   AttemptOutcome,
   ClaimedExecution,
@@ -21,23 +21,23 @@ import type {
   MisfirePolicy,
   OverlapPolicy,
   RetryPolicy,
-} from '../../src/domain/types.js';
-import type { ClaimDueParams, Store } from '../../src/store/store.js';
-import { describeExecutionSearch } from './conformance-executions.js';
-import { describeLists } from './conformance-lists.js';
-import { describeBatch, describeGroupCommit } from './conformance-batch.js';
-import { describeBulk } from './conformance-bulk.js';
-import { describeJobKeys } from './conformance-job-keys.js';
-import { describeIdempotency } from './conformance-idempotency.js';
-import { describeKeys } from './conformance-keys.js';
-import { describeNodes } from './conformance-nodes.js';
-import { describeNotifications } from './conformance-notifications.js';
-import { describeAhead } from './conformance-ahead.js';
-import { describeLife } from './conformance-life.js';
-import { describeBackfill } from './conformance-backfill.js';
-import { describeOutcomes } from './conformance-outcomes.js';
-import { describeSecrets } from './conformance-secrets.js';
-import { describeAudit } from './conformance-audit.js';
+} from '../../../src/domain/types.js';
+import type { ClaimDueParams, Store } from '../../../src/store/store.js';
+import { describeExecutionSearch } from './execution-search.js';
+import { describeLists } from './lists.js';
+import { describeBatch, describeGroupCommit } from './batch.js';
+import { describeBulk } from './bulk.js';
+import { describeJobKeys } from './job-keys.js';
+import { describeIdempotency } from './idempotency.js';
+import { describeKeys } from './api-key-scopes.js';
+import { describeNodes } from './nodes.js';
+import { describeNotifications } from './notifications.js';
+import { describeAhead } from './ahead.js';
+import { describeLife } from './life.js';
+import { describeBackfill } from './backfill.js';
+import { describeOutcomes } from './outcomes.js';
+import { describeSecrets } from './secrets.js';
+import { describeAudit } from './audit.js';
 
 /** 2030-01-01T00:00:00.000Z: the suite's "now". */
 export const T0 = Date.UTC(2030, 0, 1);
@@ -202,37 +202,37 @@ export function exerciseStore(name: string, factory: () => Promise<StoreUnderTes
       return all;
     };
 
-    // ---- paged, filtered lists (keyset pages, bounded scans): conformance-lists.ts ----------------
+    // ---- paged, filtered lists (keyset pages, bounded scans): lists.ts ----------------
     describeLists(() => store);
-    // ---- executions across jobs and replay: conformance-executions.ts ---------------------------
+    // ---- executions across jobs and replay: execution-search.ts ---------------------------
     describeExecutionSearch(() => store);
-    // ---- job secrets (secretsPage, secretsReplace): conformance-secrets.ts -------------------------
+    // ---- job secrets (secretsPage, secretsReplace): secrets.ts -------------------------
     describeSecrets(() => store);
 
-    // ---- batch create (scheduleCreateMany): conformance-batch.ts ----------------------------------
+    // ---- batch create (scheduleCreateMany): batch.ts ----------------------------------
     describeBatch(() => store);
     describeGroupCommit(() => store);
-    // ---- bulk actions by filter (scheduleBulk, cronBulk): conformance-bulk.ts ----------------------
+    // ---- bulk actions by filter (scheduleBulk, cronBulk): bulk.ts ----------------------
     describeBulk(() => store);
-    // ---- job keys (key, managedBy, the key filter): conformance-job-keys.ts ---------------------------
+    // ---- job keys (key, managedBy, the key filter): job-keys.ts ---------------------------
     describeJobKeys(() => store);
-    // ---- idempotency records (idempotencyBegin, …Finish, …Abandon, …Prune): conformance-idempotency.ts
+    // ---- idempotency records (idempotencyBegin, …Finish, …Abandon, …Prune): idempotency.ts
     describeIdempotency(() => store);
-    // ---- node liveness (heartbeats, reaping, re-registration): conformance-nodes.ts ----------------
+    // ---- node liveness (heartbeats, reaping, re-registration): nodes.ts ----------------
     describeNodes(() => store);
-    // ---- notification channels and outbox: conformance-notifications.ts ---------------------------
+    // ---- notification channels and outbox: notifications.ts ---------------------------
     describeNotifications(() => store);
-    // ---- claiming ahead (ClaimDueParams.aheadMs): conformance-ahead.ts ---------------------------
+    // ---- claiming ahead (ClaimDueParams.aheadMs): ahead.ts ---------------------------
     describeAhead(() => store);
-    // ---- start, end, limit and jitter of cron jobs: conformance-life.ts ---------------------------
+    // ---- start, end, limit and jitter of cron jobs: life.ts ---------------------------
     describeLife(() => store);
-    // ---- backfill of cron jobs (cronBackfill): conformance-backfill.ts ----------------------------
+    // ---- backfill of cron jobs (cronBackfill): backfill.ts ----------------------------
     describeBackfill(() => store);
-    // ---- successStatuses and the auto-pause of cron jobs: conformance-outcomes.ts -----------------
+    // ---- successStatuses and the auto-pause of cron jobs: outcomes.ts -----------------
     describeOutcomes(() => store);
-    // ---- scopes, expiry and rotation of API keys: conformance-keys.ts -----------------------------
+    // ---- scopes, expiry and rotation of API keys: api-key-scopes.ts -----------------------------
     describeKeys(() => store);
-    // ---- the audit log: conformance-audit.ts ----------------------------------------------------
+    // ---- the audit log: audit.ts ----------------------------------------------------
     describeAudit(() => store);
 
     // ---- lifecycle -------------------------------------------------------------------------

@@ -1,16 +1,16 @@
 /**
  * Conformance of the paged, filtered job lists (`Store.schedulePage`,
- * `Store.cronPage`), registered inside `exerciseStore` (conformance.ts), so every store runs them
+ * `Store.cronPage`), registered inside `exerciseStore` (index.ts), so every store runs them
  * against a fresh, migrated database per test. Only the `Store` interface is used.
  */
 import { describe, expect, it } from 'vitest';
-import { InvalidInputError } from '../../src/domain/errors.js';
-import { newId } from '../../src/domain/ids.js';
-import type { CronJob, CronJobStatus, Schedule, ScheduleStatus } from '../../src/domain/types.js';
-import { encodeCursor, PAGE_SCAN_MAX, scanBound } from '../../src/store/rules/paging.js';
-import type { CronCreateParams, CronPageParams, SchedulePageParams, Store } from '../../src/store/store.js';
+import { InvalidInputError } from '../../../src/domain/errors.js';
+import { newId } from '../../../src/domain/ids.js';
+import type { CronJob, CronJobStatus, Schedule, ScheduleStatus } from '../../../src/domain/types.js';
+import { encodeCursor, PAGE_SCAN_MAX, scanBound } from '../../../src/store/rules/paging.js';
+import type { CronCreateParams, CronPageParams, SchedulePageParams, Store } from '../../../src/store/store.js';
 
-/** 2030-01-01T00:00:00.000Z, as conformance.ts. */
+/** 2030-01-01T00:00:00.000Z, as index.ts. */
 const T0 = Date.UTC(2030, 0, 1);
 const RETRY = { maxAttempts: 5, initialDelayMs: 1000, maxDelayMs: 3_600_000, delaysMs: null };
 
