@@ -7,9 +7,8 @@ import { describe, expect, it } from 'vitest';
 import { newId } from '../../../src/domain/ids.js';
 import type { ClaimedExecution } from '../../../src/domain/types.js';
 import type { ClaimDueParams, Store } from '../../../src/store/store.js';
+import { T0 } from './fixtures.js';
 
-/** 2030-01-01T00:00:00.000Z (a whole hour), as index.ts. */
-const T0 = Date.UTC(2030, 0, 1);
 const TIMEOUT = 1_000;
 const LEASE = 5_000;
 const RETRY = { maxAttempts: 5, initialDelayMs: 1000, maxDelayMs: 60_000, delaysMs: null };

@@ -4,15 +4,10 @@
  * `exerciseStore` (index.ts), so every store runs them against a fresh, migrated database.
  * Time is injected; only the `Store` interface is used.
  */
-import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { newId } from '../../../src/domain/ids.js';
 import type { Store } from '../../../src/store/store.js';
-
-/** 2030-01-01T00:00:00.000Z, as index.ts. */
-const T0 = Date.UTC(2030, 0, 1);
-
-const digestOf = (token: string) => createHash('sha256').update(token).digest('hex');
+import { digestOf, T0 } from './fixtures.js';
 
 /** Registers the tests; `store` gives the store of the running test. */
 export function describeKeys(store: () => Store): void {

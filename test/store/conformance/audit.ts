@@ -14,8 +14,8 @@ import { newId } from '../../../src/domain/ids.js';
 import type { AttemptOutcome } from '../../../src/domain/types.js';
 import type { AuditPageParams } from '../../../src/store/contract/audit.js';
 import type { CronCreateParams, ScheduleCreateParams, Store } from '../../../src/store/store.js';
+import { T0 } from './fixtures.js';
 
-const T0 = Date.UTC(2030, 0, 1);
 const RETRY = { maxAttempts: 1, initialDelayMs: 1000, maxDelayMs: 60_000 };
 const KEY = { keyId: '0190b0a0-0000-7000-8000-000000000001', keyName: 'deploy' };
 /** Secret values that must never appear in an event. */

@@ -10,9 +10,8 @@ import type { ClaimedExecution, CronJob, Execution, OverlapPolicy } from '../../
 import { cronJobNext } from '../../../src/cron/index.js';
 import { BACKFILL_RECHECK_MS, backfillOccurrences } from '../../../src/store/rules/backfill.js';
 import type { Store } from '../../../src/store/store.js';
+import { T0 } from './fixtures.js';
 
-/** 2030-01-01T00:00:00.000Z, as index.ts. */
-const T0 = Date.UTC(2030, 0, 1);
 const MIN = 60_000;
 const RETRY = { maxAttempts: 1, initialDelayMs: 1000, maxDelayMs: 3_600_000 };
 

@@ -8,9 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { newId } from '../../../src/domain/ids.js';
 import type { Schedule } from '../../../src/domain/types.js';
 import type { Store, ScheduleCreateParams } from '../../../src/store/store.js';
-
-/** 2030-01-01T00:00:00.000Z, as index.ts. */
-const T0 = Date.UTC(2030, 0, 1);
+import { T0 } from './fixtures.js';
 
 const params = (n: number, o: Partial<ScheduleCreateParams> = {}): ScheduleCreateParams => ({
   id: newId(),

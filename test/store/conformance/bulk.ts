@@ -7,10 +7,8 @@ import { describe, expect, it } from 'vitest';
 import { newId } from '../../../src/domain/ids.js';
 import type { CronJobStatus, ScheduleStatus } from '../../../src/domain/types.js';
 import type { JobBulkFilter, Store } from '../../../src/store/store.js';
-import { cronParams } from './lists.js';
+import { cronParams, T0 } from './fixtures.js';
 
-/** 2030-01-01T00:00:00.000Z, as index.ts. */
-const T0 = Date.UTC(2030, 0, 1);
 const HOUR = 3_600_000;
 const RETRY = { maxAttempts: 5, initialDelayMs: 1000, maxDelayMs: 3_600_000, delaysMs: null };
 

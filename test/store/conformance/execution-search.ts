@@ -10,9 +10,8 @@ import { newId } from '../../../src/domain/ids.js';
 import type { AttemptOutcome, ClaimedExecution, Execution, ExecutionStatus, JobType } from '../../../src/domain/types.js';
 import type { ExecutionFilter } from '../../../src/store/sql/execution-search.js';
 import type { Store } from '../../../src/store/store.js';
+import { T0 } from './fixtures.js';
 
-/** 2030-01-01T00:00:00.000Z, as index.ts. */
-const T0 = Date.UTC(2030, 0, 1);
 const MIN = 60_000;
 const RETRY = { maxAttempts: 3, initialDelayMs: 1000, maxDelayMs: 3_600_000 };
 const FAR = T0 + 365 * 24 * 3_600_000;

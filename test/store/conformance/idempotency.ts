@@ -10,9 +10,8 @@ import { newId } from '../../../src/domain/ids.js';
 import { IDEMPOTENCY_ABANDON_MS, IDEMPOTENCY_RETENTION_MS } from '../../../src/store/rules/idempotency.js';
 import type { IdempotencyRef } from '../../../src/store/contract/idempotency.js';
 import type { Store } from '../../../src/store/store.js';
+import { T0 } from './fixtures.js';
 
-/** 2030-01-01T00:00:00.000Z, as index.ts. */
-const T0 = Date.UTC(2030, 0, 1);
 const FP = 'a'.repeat(64);
 const OTHER_FP = 'b'.repeat(64);
 

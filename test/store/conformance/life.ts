@@ -11,9 +11,8 @@ import { newId } from '../../../src/domain/ids.js';
 import type { ClaimedExecution, MisfirePolicy } from '../../../src/domain/types.js';
 import { occurrenceJitterMs } from '../../../src/store/rules/cron-life.js';
 import type { ClaimDueParams, CronCreateParams, Store } from '../../../src/store/store.js';
+import { T0 } from './fixtures.js';
 
-/** 2030-01-01T00:00:00.000Z (a whole hour), as index.ts. */
-const T0 = Date.UTC(2030, 0, 1);
 const MINUTE = 60_000;
 const RETRY = { maxAttempts: 5, initialDelayMs: 1000, maxDelayMs: 60_000, delaysMs: null };
 

@@ -9,9 +9,8 @@ import { newId } from '../../../src/domain/ids.js';
 import type { NotificationEvent, OutboxNotification } from '../../../src/domain/notifications.js';
 import type { AttemptOutcome, ClaimedExecution } from '../../../src/domain/types.js';
 import type { Store } from '../../../src/store/store.js';
+import { T0 } from './fixtures.js';
 
-/** 2030-01-01T00:00:00.000Z, as index.ts. */
-const T0 = Date.UTC(2030, 0, 1);
 const RETRY = { maxAttempts: 3, initialDelayMs: 1000, maxDelayMs: 60_000 };
 const LEASE = 30_000;
 /** Far in the future: every notification written is due by then. */

@@ -9,9 +9,8 @@ import { describe, expect, it } from 'vitest';
 import { newId } from '../../../src/domain/ids.js';
 import type { AttemptOutcome, ClaimedExecution, CronJob, SuccessStatus } from '../../../src/domain/types.js';
 import type { CronCreateParams, Store } from '../../../src/store/store.js';
+import { T0 } from './fixtures.js';
 
-/** 2030-01-01T00:00:00.000Z, as index.ts. */
-const T0 = Date.UTC(2030, 0, 1);
 const RETRY = { maxAttempts: 3, initialDelayMs: 1000, maxDelayMs: 60_000 };
 const GONE = 'endpoint answered 410 Gone';
 
