@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll } from 'vitest';
 import { startReceiver, type Receiver } from './receiver.js';
 import { startTestServer, type TestServer } from './server.js';
-import type { StoreUnderTest } from './stores.js';
+import type { StoreKind } from './stores.js';
 
 /** A real OAuth 2.0 token endpoint on 127.0.0.1 (RFC 6749 §4.4), for e2e tests. Not a test file. */
 export interface TokenEndpoint {
@@ -71,7 +71,7 @@ export interface SecretsRig {
  * Starts a receiver, a token endpoint and a test server of `store` with `env` before the tests of
  * the calling `describe`, and stops them after; the fields are set once the tests run.
  */
-export function secretsRig(store: StoreUnderTest, env: Record<string, string>): SecretsRig {
+export function secretsRig(store: StoreKind, env: Record<string, string>): SecretsRig {
   const rig = {} as SecretsRig;
   beforeAll(async () => {
     rig.receiver = await startReceiver();
