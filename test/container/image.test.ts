@@ -18,11 +18,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call } from '../support/child.js';
+import { freePort } from '../support/ports.js';
 import { startReceiver, type Receiver } from '../support/receiver.js';
 import {
   buildImage,
   ensureBases,
-  freePort,
   gatewayOf,
   podman,
   podmanPresent,

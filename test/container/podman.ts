@@ -4,8 +4,6 @@
  * image, and a receiver on the host that containers can reach.
  */
 import { execFile, spawnSync } from 'node:child_process';
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 
 /** The repository's root. */
@@ -107,11 +105,3 @@ export function waitHealthy(container: string, timeoutMs = 60_000): Promise<void
   return poll(`${container} healthy`, async () => (await run('podman', ['healthcheck', 'run', container])).code === 0, timeoutMs);
 }
 
-/** A free TCP port on 127.0.0.1 (for publishing a container's port). */
-export async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
-  const { port } = server.address() as AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}

@@ -1,5 +1,4 @@
 import type { LookupAddress } from 'node:dns';
-import { createServer, type Server } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { deliver } from '../../src/dispatch/call/deliver.js';
 import { createHttpAgent } from '../../src/dispatch/call/http-agent.js';
@@ -9,6 +8,7 @@ import type { ClaimedExecution } from '../../src/domain/types.js';
 import { attemptLabels } from '../../src/metrics/attempts.js';
 import { startReceiver, type Receiver } from '../support/receiver.js';
 import { claimedExecution } from '../support/claims.js';
+import { freePort } from '../support/ports.js';
 
 type Resolve = NonNullable<Parameters<typeof createHttpAgent>[0]['resolve']>;
 
@@ -33,10 +33,7 @@ describe('attempt labels of real calls', () => {
     receiver.respond('/busy', { status: 503 });
     receiver.respond('/silent', { hang: true });
     // A port that was free a moment ago and has no listener now: the connection is refused.
-    const probe: Server = createServer();
-    await new Promise<void>((r) => probe.listen(0, '127.0.0.1', r));
-    closedPort = (probe.address() as { port: number }).port;
-    await new Promise<void>((r) => probe.close(() => r()));
+    closedPort = await freePort();
   });
   afterAll(() => receiver?.close());
 

@@ -12,6 +12,7 @@ import {
 } from '../../src/dispatch/call/target-auth.js';
 import { createHttpAgent } from '../../src/dispatch/call/http-agent.js';
 import { STRICT_POLICY } from '../../src/net/ssrf.js';
+import { freePort } from '../support/ports.js';
 
 /** One request the token endpoint received. */
 interface TokenRequest {
@@ -185,10 +186,7 @@ describe('OAuthTokens', () => {
     const slow = (await tokens.token(creds(), 1000).catch((e: unknown) => e)) as TokenError;
     expect([slow.retryable, slow.message, slow.cause]).toEqual([true, 'token endpoint timed out', undefined]);
 
-    const closed = createServer();
-    await new Promise<void>((r) => closed.listen(0, '127.0.0.1', r));
-    const port = (closed.address() as AddressInfo).port;
-    await new Promise<void>((r) => closed.close(() => r()));
+    const port = await freePort(); // nothing listens on it
     const refused = (await tokens.token(creds({ tokenUrl: `http://127.0.0.1:${port}/t` }), 2000).catch((e: unknown) => e)) as TokenError;
     expect(refused).toBeInstanceOf(TokenError);
     expect(refused.retryable).toBe(true);
