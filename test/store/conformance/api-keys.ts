@@ -7,15 +7,16 @@
 import { describe, expect, it } from 'vitest';
 import { newId } from '../../../src/domain/ids.js';
 import type { Store } from '../../../src/store/store.js';
-import { T0, uuid, digestOf } from './fixtures.js';
+import { digestOf, T0, uuid } from './fixtures.js';
 
 /**
- * Registers the tests of `API keys`.
+ * Registers the describe block 'API keys' and its tests.
  * @param current the store of the running test (exerciseStore's, made fresh before each test)
  */
 export function describeApiKeys(current: () => Store): void {
   describe('API keys', () => {
     const store = () => current();
+
     it('create returns the key without any secret, never used; get returns the same', async () => {
       const id = newId();
       const k = await store().apiKeyCreate({ id, name: 'ci', status: 'Enabled', digest: digestOf('tok'), now: T0 });

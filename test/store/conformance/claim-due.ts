@@ -7,16 +7,17 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { Store } from '../../../src/store/store.js';
-import { T0, RETRY, TIMEOUT, NO_REQUEST, suiteHelpers } from './fixtures.js';
+import { NO_REQUEST, RETRY, suiteHelpers, T0, TIMEOUT } from './fixtures.js';
 
 /**
- * Registers the tests of `claimDue`.
+ * Registers the describe block 'claimDue' and its tests.
  * @param current the store of the running test (exerciseStore's, made fresh before each test)
  */
 export function describeClaimDue(current: () => Store): void {
   describe('claimDue', () => {
     const store = () => current();
     const { claim, newSchedule, newCron, finish, retryAt, history } = suiteHelpers(current);
+
     it("claims a schedule due now, leases it for its timeout plus the margin, marks it Running", async () => {
       const retry = { maxAttempts: 3, initialDelayMs: 10, maxDelayMs: 99, delaysMs: null };
       const s = await newSchedule({ scheduledAt: T0, data: { hello: 'world' }, retry, timeoutMs: 2500 });

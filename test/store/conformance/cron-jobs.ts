@@ -9,16 +9,17 @@ import { InvalidInputError } from '../../../src/domain/errors.js';
 import { newId } from '../../../src/domain/ids.js';
 import type { CronJob } from '../../../src/domain/types.js';
 import type { Store } from '../../../src/store/store.js';
-import { T0, RETRY, TIMEOUT, CRON_REQUEST, uuid, suiteHelpers } from './fixtures.js';
+import { CRON_REQUEST, RETRY, suiteHelpers, T0, TIMEOUT, uuid } from './fixtures.js';
 
 /**
- * Registers the tests of `cron jobs`.
+ * Registers the describe block 'cron jobs' and its tests.
  * @param current the store of the running test (exerciseStore's, made fresh before each test)
  */
 export function describeCronJobs(current: () => Store): void {
   describe('cron jobs', () => {
     const store = () => current();
     const { claim, newCron } = suiteHelpers(current);
+
     it('create stores an Active job with 0 invocations; get returns the same', async () => {
       const id = newId();
       const c = await store().cronCreate({

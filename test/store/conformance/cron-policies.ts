@@ -8,16 +8,17 @@ import { describe, expect, it } from 'vitest';
 import { newId } from '../../../src/domain/ids.js';
 import type { ClaimedExecution, Execution } from '../../../src/domain/types.js';
 import type { Store } from '../../../src/store/store.js';
-import { T0, LONG_LEASE, EVERY_SECOND, HOURLY, THRESHOLD, suiteHelpers } from './fixtures.js';
+import { EVERY_SECOND, HOURLY, LONG_LEASE, suiteHelpers, T0, THRESHOLD } from './fixtures.js';
 
 /**
- * Registers the tests of `cron misfire and overlap`.
+ * Registers the describe block 'cron misfire and overlap' and its tests.
  * @param current the store of the running test (exerciseStore's, made fresh before each test)
  */
 export function describeCronPolicies(current: () => Store): void {
   describe('cron misfire and overlap', () => {
     const store = () => current();
     const { claim, newCron, finish, retryAt, history } = suiteHelpers(current);
+
     it('no misfire: the next occurrence follows the one claimed, so a claim late by less than a period drops none', async () => {
       const c = await newCron({ nextInvocation: T0, expression: EVERY_SECOND });
       expect((await claim(T0 + 800)).map((x) => x.scheduledFor)).toEqual([T0]);

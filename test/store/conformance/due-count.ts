@@ -6,16 +6,17 @@
 import { describe, expect, it } from 'vitest';
 import { newId } from '../../../src/domain/ids.js';
 import type { Store } from '../../../src/store/store.js';
-import { T0, TIMEOUT, suiteHelpers } from './fixtures.js';
+import { suiteHelpers, T0, TIMEOUT } from './fixtures.js';
 
 /**
- * Registers the tests of `dueCount`.
+ * Registers the describe block 'dueCount' and its tests.
  * @param current the store of the running test (exerciseStore's, made fresh before each test)
  */
 export function describeDueCount(current: () => Store): void {
   describe('dueCount', () => {
     const store = () => current();
     const { claim, newSchedule, newCron, finish, retryAt } = suiteHelpers(current);
+
     const NONE = { schedule: 0, cron: 0, waiting: 0, lease: 0 };
 
     it('is zero for every source when nothing waits', async () => {

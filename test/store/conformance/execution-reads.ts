@@ -8,16 +8,17 @@ import { describe, expect, it } from 'vitest';
 import { InvalidInputError } from '../../../src/domain/errors.js';
 import { newId } from '../../../src/domain/ids.js';
 import type { Store } from '../../../src/store/store.js';
-import { T0, uuid, suiteHelpers } from './fixtures.js';
+import { suiteHelpers, T0, uuid } from './fixtures.js';
 
 /**
- * Registers the tests of `executionGet and executionList`.
+ * Registers the describe block 'executionGet and executionList' and its tests.
  * @param current the store of the running test (exerciseStore's, made fresh before each test)
  */
 export function describeExecutionReads(current: () => Store): void {
   describe('executionGet and executionList', () => {
     const store = () => current();
     const { claim, newSchedule, newCron, finish } = suiteHelpers(current);
+
     it('get of an unknown id is null', async () => {
       expect(await store().executionGet({ id: newId() })).toBeNull();
     });

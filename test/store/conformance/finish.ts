@@ -8,16 +8,17 @@ import { describe, expect, it } from 'vitest';
 import { newId } from '../../../src/domain/ids.js';
 import type { Execution } from '../../../src/domain/types.js';
 import type { Store } from '../../../src/store/store.js';
-import { T0, TIMEOUT, CALLED, suiteHelpers } from './fixtures.js';
+import { CALLED, suiteHelpers, T0, TIMEOUT } from './fixtures.js';
 
 /**
- * Registers the tests of `executionsFinish`.
+ * Registers the describe block 'executionsFinish' and its tests.
  * @param current the store of the running test (exerciseStore's, made fresh before each test)
  */
 export function describeFinish(current: () => Store): void {
   describe('executionsFinish', () => {
     const store = () => current();
     const { claim, newSchedule, newCron, outcome, finish } = suiteHelpers(current);
+
     it('a success makes the schedule Succeeded, a failure Failed, in one batch', async () => {
       const ok = await newSchedule({ scheduledAt: T0 });
       const ko = await newSchedule({ scheduledAt: T0 + 1 });

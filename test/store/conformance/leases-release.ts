@@ -6,16 +6,17 @@
 import { describe, expect, it } from 'vitest';
 import { newId } from '../../../src/domain/ids.js';
 import type { Store } from '../../../src/store/store.js';
-import { T0, TIMEOUT, suiteHelpers } from './fixtures.js';
+import { suiteHelpers, T0, TIMEOUT } from './fixtures.js';
 
 /**
- * Registers the tests of `leasesRelease`.
+ * Registers the describe block 'leasesRelease' and its tests.
  * @param current the store of the running test (exerciseStore's, made fresh before each test)
  */
 export function describeLeasesRelease(current: () => Store): void {
   describe('leasesRelease', () => {
     const store = () => current();
     const { claim, newSchedule, newCron, finish, retryAt } = suiteHelpers(current);
+
     it("makes the node's Running executions due at once: any node claims them as the same execution, attempt + 1", async () => {
       const s = await newSchedule({ scheduledAt: T0 });
       const c = await newCron({ nextInvocation: T0 });

@@ -8,15 +8,16 @@ import { describe, expect, it } from 'vitest';
 import { StoreUnavailableError } from '../../../src/domain/errors.js';
 import { newId } from '../../../src/domain/ids.js';
 import type { Store } from '../../../src/store/store.js';
-import { T0, digestOf } from './fixtures.js';
+import { digestOf, T0 } from './fixtures.js';
 
 /**
- * Registers the tests of `migrate, ping, close`.
+ * Registers the describe block 'migrate, ping, close' and its tests.
  * @param current the store of the running test (exerciseStore's, made fresh before each test)
  */
 export function describeLifecycle(current: () => Store): void {
   describe('migrate, ping, close', () => {
     const store = () => current();
+
     it('migrate is idempotent and keeps the data', async () => {
       const k = await store().apiKeyCreate({ id: newId(), name: 'k', status: 'Enabled', digest: digestOf('t'), now: T0 });
       await store().migrate();

@@ -6,16 +6,17 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { Store } from '../../../src/store/store.js';
-import { T0, TIMEOUT, suiteHelpers } from './fixtures.js';
+import { suiteHelpers, T0, TIMEOUT } from './fixtures.js';
 
 /**
- * Registers the tests of `nextDueAt`.
+ * Registers the describe block 'nextDueAt' and its tests.
  * @param current the store of the running test (exerciseStore's, made fresh before each test)
  */
 export function describeNextDue(current: () => Store): void {
   describe('nextDueAt', () => {
     const store = () => current();
     const { claim, newSchedule, newCron, finish, retryAt } = suiteHelpers(current);
+
     it('is null when nothing waits', async () => {
       expect(await store().nextDueAt()).toBeNull();
     });

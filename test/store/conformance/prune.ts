@@ -7,16 +7,17 @@
 import { describe, expect, it } from 'vitest';
 import type { AttemptOutcome } from '../../../src/domain/types.js';
 import type { Store } from '../../../src/store/store.js';
-import { T0, suiteHelpers } from './fixtures.js';
+import { suiteHelpers, T0 } from './fixtures.js';
 
 /**
- * Registers the tests of `executionsPrune`.
+ * Registers the describe block 'executionsPrune' and its tests.
  * @param current the store of the running test (exerciseStore's, made fresh before each test)
  */
 export function describePrune(current: () => Store): void {
   describe('executionsPrune', () => {
     const store = () => current();
     const { claim, newSchedule, newCron, finish, retryAt, history } = suiteHelpers(current);
+
     it('deletes only finished executions older than `before`, oldest first, at most `limit`, with their attempts', async () => {
       const done = async (at: number, o: Partial<AttemptOutcome> = {}) => {
         await newSchedule({ scheduledAt: at });

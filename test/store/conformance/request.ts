@@ -8,16 +8,17 @@ import { describe, expect, it } from 'vitest';
 import { newId } from '../../../src/domain/ids.js';
 import type { ClaimedExecution } from '../../../src/domain/types.js';
 import type { Store } from '../../../src/store/store.js';
-import { T0, EVERY_MINUTE, RETRY, TIMEOUT, REQUEST, CRON_REQUEST, NO_REQUEST, suiteHelpers } from './fixtures.js';
+import { CRON_REQUEST, EVERY_MINUTE, NO_REQUEST, REQUEST, RETRY, suiteHelpers, T0, TIMEOUT } from './fixtures.js';
 
 /**
- * Registers the tests of `request (method, headers, body, auth, secrets)`.
+ * Registers the describe block 'request (method, headers, body, auth, secrets)' and its tests.
  * @param current the store of the running test (exerciseStore's, made fresh before each test)
  */
 export function describeRequest(current: () => Store): void {
   describe('request (method, headers, body, auth, secrets)', () => {
     const store = () => current();
     const { claim, newCron, finish, retryAt } = suiteHelpers(current);
+
     const callOf = (c: ClaimedExecution | undefined) =>
       c && { method: c.method, headers: c.headers, body: c.body, auth: c.auth, secrets: c.secrets };
 

@@ -8,16 +8,17 @@
 import { describe, expect, it } from 'vitest';
 import type { RetryPolicy } from '../../../src/domain/types.js';
 import type { Store } from '../../../src/store/store.js';
-import { T0, TIMEOUT, CALLED, suiteHelpers } from './fixtures.js';
+import { CALLED, suiteHelpers, T0, TIMEOUT } from './fixtures.js';
 
 /**
- * Registers the tests of `retries`.
+ * Registers the describe block 'retries' and its tests.
  * @param current the store of the running test (exerciseStore's, made fresh before each test)
  */
 export function describeRetries(current: () => Store): void {
   describe('retries', () => {
     const store = () => current();
     const { claim, newSchedule, newCron, finish, retryAt } = suiteHelpers(current);
+
     it('a Retrying execution is claimed again at nextAttemptAt, not before, as attempt + 1', async () => {
       const s = await newSchedule({ scheduledAt: T0 });
       const [a] = await claim(T0);

@@ -6,16 +6,17 @@
 import { describe, expect, it } from 'vitest';
 import { newId } from '../../../src/domain/ids.js';
 import type { Store } from '../../../src/store/store.js';
-import { T0, REQUEST, uuid, suiteHelpers } from './fixtures.js';
+import { REQUEST, suiteHelpers, T0, uuid } from './fixtures.js';
 
 /**
- * Registers the tests of `schedules`.
+ * Registers the describe block 'schedules' and its tests.
  * @param current the store of the running test (exerciseStore's, made fresh before each test)
  */
 export function describeSchedules(current: () => Store): void {
   describe('schedules', () => {
     const store = () => current();
     const { claim, newSchedule } = suiteHelpers(current);
+
     it('create stores a Pending schedule with every field; get returns the same', async () => {
       const id = newId();
       const data = { nested: { list: [1, 'two', null, true], n: 1.5 }, unicode: 'é 🎉' };

@@ -8,12 +8,13 @@ import { describe, expect, it } from 'vitest';
 import type { Store } from '../../../src/store/store.js';
 
 /**
- * Registers the tests of `settingGetOrCreate`.
+ * Registers the describe block 'settingGetOrCreate' and its tests.
  * @param current the store of the running test (exerciseStore's, made fresh before each test)
  */
 export function describeSettings(current: () => Store): void {
   describe('settingGetOrCreate', () => {
     const store = () => current();
+
     it('creates the value once; later calls read it without calling create', async () => {
       let calls = 0;
       const create = (v: string) => () => {

@@ -7,16 +7,17 @@
 import { describe, expect, it } from 'vitest';
 import { newId } from '../../../src/domain/ids.js';
 import type { Store } from '../../../src/store/store.js';
-import { T0, RETRY, TIMEOUT, NO_REQUEST, suiteHelpers } from './fixtures.js';
+import { NO_REQUEST, RETRY, suiteHelpers, T0, TIMEOUT } from './fixtures.js';
 
 /**
- * Registers the tests of `jobTrigger`.
+ * Registers the describe block 'jobTrigger' and its tests.
  * @param current the store of the running test (exerciseStore's, made fresh before each test)
  */
 export function describeTrigger(current: () => Store): void {
   describe('jobTrigger', () => {
     const store = () => current();
     const { claim, newSchedule, newCron, finish, history } = suiteHelpers(current);
+
     it('a Pending schedule: a Pending triggered execution due now; the schedule is Running and never fires at its time', async () => {
       const s = await newSchedule({ scheduledAt: T0 + 3_600_000 });
       const id = newId();
