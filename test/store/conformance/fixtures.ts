@@ -39,16 +39,20 @@ export function digestOf(token: string): string {
 /** Default lease of the tests' claims, ms (30 days): long enough never to expire unless a test means it to. */
 export const LONG_LEASE = 30 * 86_400_000;
 
-/** Expressions of the tests' cron jobs: occurrences at T0 + k·period (T0 is on a whole hour). */
+/* Expressions of the tests' cron jobs: occurrences at T0 + k·period (T0 is on a whole hour). */
+/** Every minute: occurrences at T0 + k·60,000 ms. */
 export const EVERY_MINUTE = '* * * * *';
+/** Every second (six fields): occurrences at T0 + k·1,000 ms. */
 export const EVERY_SECOND = '* * * * * *';
+/** Every hour on the hour: occurrences at T0 + k·3,600,000 ms. */
 export const HOURLY = '0 * * * *';
 
 /** Misfire threshold of the tests' claims, ms (the service's default). */
 export const THRESHOLD = 60_000;
 
-/** Retry policy and call timeout (ms) of the tests' jobs. A lease runs to now + TIMEOUT + leaseMs. */
+/** Retry policy of the tests' jobs: 5 attempts, from 1 s up to an hour apart. */
 export const RETRY: RetryPolicy = { maxAttempts: 5, initialDelayMs: 1000, maxDelayMs: 3_600_000, delaysMs: null };
+/** Call timeout of the tests' jobs, ms. A lease runs to now + TIMEOUT + leaseMs. */
 export const TIMEOUT = 1_000;
 /** A schedule's request with every field, auth and sealed secrets included (stored, never interpreted). */
 export const REQUEST = {
