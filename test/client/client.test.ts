@@ -3,9 +3,6 @@
  * every method at least once, problems as typed errors, null for unknown ids, paging that follows
  * `nextCursor`, and the errors of a server that cannot be reached or answers something else.
  */
-import { once } from 'node:events';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   createPunctualClient,
@@ -45,20 +42,6 @@ async function rejection(promise: Promise<unknown>): Promise<unknown> {
     return err;
   }
   throw new Error('expected a rejection');
-}
-
-/** A server answering every request with `status`, `body` and `headers`; its URL and a stop. */
-async function answering(status: number, body: string, headers: Record<string, string>): Promise<{ url: string; close(): Promise<void> }> {
-  const http: Server = createServer((_req, res) => {
-    res.writeHead(status, headers);
-    res.end(body);
-  });
-  http.listen(0, '127.0.0.1');
-  await once(http, 'listening');
-  return {
-    url: `http://127.0.0.1:${(http.address() as AddressInfo).port}`,
-    close: () => new Promise((resolve) => http.close(() => resolve())),
-  };
 }
 
 describe('schedules', () => {
@@ -266,7 +249,7 @@ describe('unknown ids and failures', () => {
   });
 
   it('no answer at all is a PunctualConnectionError naming the origin, never the token', async () => {
-    const closed = await answering(200, '', {});
+    const closed = await startReceiver();
     await closed.close(); // nothing listens on its port any more
     const client = createPunctualClient({ baseUrl: closed.url, token: TEST_TOKEN });
     const err = (await rejection(client.schedules.list())) as PunctualConnectionError;
@@ -278,12 +261,14 @@ describe('unknown ids and failures', () => {
   });
 
   it('an answer that is not a problem document still throws a PunctualProblem, with Retry-After', async () => {
-    const proxy = await answering(502, '<html>Bad gateway</html>', { 'content-type': 'text/html' });
-    const busy = await answering(
-      503,
-      JSON.stringify({ type: 'urn:punctual:problem:store_unavailable', title: 'Service unavailable', status: 503, detail: 'down' }),
-      { 'content-type': 'application/problem+json', 'retry-after': '7' },
-    );
+    const proxy = await startReceiver({ answer: { status: 502, body: '<html>Bad gateway</html>', headers: { 'content-type': 'text/html' } } });
+    const busy = await startReceiver({
+      answer: {
+        status: 503,
+        body: JSON.stringify({ type: 'urn:punctual:problem:store_unavailable', title: 'Service unavailable', status: 503, detail: 'down' }),
+        headers: { 'content-type': 'application/problem+json', 'retry-after': '7' },
+      },
+    });
     try {
       const gateway = (await rejection(createPunctualClient({ baseUrl: proxy.url, token: 't' }).cron.list())) as PunctualProblem;
       expect(gateway).toBeInstanceOf(PunctualProblem);

@@ -18,19 +18,18 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call } from '../support/child.js';
+import { freePort } from '../support/ports.js';
+import { startReceiver, type Receiver } from '../support/receiver.js';
 import {
   buildImage,
   ensureBases,
-  freePort,
   gatewayOf,
   podman,
   podmanPresent,
   poll,
   run,
-  startHostReceiver,
   waitHealthy,
   type Bases,
-  type HostReceiver,
 } from './podman.js';
 
 const present = podmanPresent();
@@ -84,7 +83,7 @@ describe.skipIf(!present)('container image', () => {
     // The image runs as the user node and keeps its database and key file in /data.
     expect(await podman('exec', `punctual-test-${RUN_ID}-1`, 'id', '-u')).toBe('1000');
 
-    const receiver: HostReceiver = await startHostReceiver(gateway);
+    const receiver: Receiver = await startReceiver({ host: gateway });
     try {
       // A schedule due in a second arrives at the host, with its secret header (sealed with the key file in /data).
       const due = await call(first.url, TOKEN, 'POST', '/schedules', {
@@ -108,7 +107,7 @@ describe.skipIf(!present)('container image', () => {
       const laterId = (later.body as { id: string }).id;
 
       // SIGTERM while a call is in flight: the call finishes, then the process exits 0 within the grace period.
-      receiver.delay('/slow', 2_000);
+      receiver.respond('/slow', { delayMs: 2_000 });
       const slow = await call(first.url, TOKEN, 'POST', '/schedules', {
         name: 'slow',
         endpoint: `${receiver.url}/slow`,
@@ -167,7 +166,7 @@ describe.skipIf(!present)('container image', () => {
       PUNCTUAL_ALLOWED_NETWORKS: 'host.containers.internal',
     };
     const compose = (...args: string[]) => run('podman-compose', ['-p', project, '-f', 'compose.yaml', ...args], { env });
-    let receiver: HostReceiver | null = null;
+    let receiver: Receiver | null = null;
     try {
       const up = await compose('up', '-d', '--no-build');
       if (up.code !== 0) throw new Error(`podman-compose up failed: ${up.stdout}\n${up.stderr}`);
@@ -182,7 +181,7 @@ describe.skipIf(!present)('container image', () => {
       // The host, as the containers see it: the gateway of the project's network.
       const network = (await podman('network', 'ls', '--format', '{{.Name}}')).split('\n').find((n) => n.startsWith(project));
       const gateway = await gatewayOf(network!);
-      receiver = await startHostReceiver(gateway);
+      receiver = await startReceiver({ host: gateway });
       const port = new URL(receiver.url).port;
 
       const count = 200;

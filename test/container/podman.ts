@@ -4,8 +4,6 @@
  * image, and a receiver on the host that containers can reach.
  */
 import { execFile, spawnSync } from 'node:child_process';
-import { createServer, type IncomingHttpHeaders } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 
 /** The repository's root. */
@@ -107,77 +105,3 @@ export function waitHealthy(container: string, timeoutMs = 60_000): Promise<void
   return poll(`${container} healthy`, async () => (await run('podman', ['healthcheck', 'run', container])).code === 0, timeoutMs);
 }
 
-/** One call that reached a {@link HostReceiver}. */
-export interface HostArrival {
-  at: number;
-  path: string;
-  headers: IncomingHttpHeaders;
-}
-
-/** A receiver on an address of the host that containers reach (a podman bridge's gateway). */
-export interface HostReceiver {
-  /** e.g. `http://10.88.0.1:41234` */
-  url: string;
-  arrivals: HostArrival[];
-  /** Answer requests to paths starting with `prefix` after `ms`. */
-  delay(prefix: string, ms: number): void;
-  /** Resolves once `pred` holds; rejects after `timeoutMs`. */
-  waitFor(pred: (a: HostArrival[]) => boolean, timeoutMs: number): Promise<void>;
-  close(): Promise<void>;
-}
-
-/** Starts a {@link HostReceiver} on `host`, an ephemeral port; answers 200. */
-export async function startHostReceiver(host: string): Promise<HostReceiver> {
-  const arrivals: HostArrival[] = [];
-  const delays = new Map<string, number>();
-  const waiters = new Set<() => void>();
-  const server = createServer((req, res) => {
-    const arrival = { at: Date.now(), path: req.url ?? '/', headers: req.headers };
-    req.resume();
-    req.on('end', () => {
-      arrivals.push(arrival);
-      for (const w of [...waiters]) w();
-      const ms = [...delays].find(([prefix]) => arrival.path.startsWith(prefix))?.[1] ?? 0;
-      setTimeout(() => res.end('ok'), ms);
-    });
-  });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(0, host, () => resolve());
-  });
-  const { port } = server.address() as AddressInfo;
-  return {
-    url: `http://${host}:${port}`,
-    arrivals,
-    delay: (prefix, ms) => void delays.set(prefix, ms),
-    waitFor: (pred, timeoutMs) =>
-      new Promise<void>((resolve, reject) => {
-        const check = () => {
-          if (!pred(arrivals)) return;
-          waiters.delete(check);
-          clearTimeout(timer);
-          resolve();
-        };
-        const timer = setTimeout(() => {
-          waiters.delete(check);
-          reject(new Error(`receiver: condition not met in ${timeoutMs} ms (${arrivals.length} arrivals)`));
-        }, timeoutMs);
-        waiters.add(check);
-        check();
-      }),
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
-  };
-}
-
-/** A free TCP port on 127.0.0.1 (for publishing a container's port). */
-export async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
-  const { port } = server.address() as AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}

@@ -15,7 +15,8 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { staleReason } from '../../scripts/build-state.mjs';
 import { call } from '../support/child.js';
-import { freePort, launch, LAUNCHES, portFreed, removeNpxFolder, survivors, type Launched } from '../support/launch.js';
+import { launch, LAUNCHES, removeNpxFolder, survivors, type Launched } from '../support/launch.js';
+import { freePort, portFreed } from '../support/ports.js';
 import { startReceiver, type Receiver } from '../support/receiver.js';
 import { STORES, type TestDatabase } from '../support/stores.js';
 

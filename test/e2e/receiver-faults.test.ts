@@ -7,6 +7,7 @@ import { classifyAttempt } from '../../src/dispatch/call/retry.js';
 import { generateSigningSecret, WebhookSigner } from '../../src/dispatch/call/signing.js';
 import { STRICT_POLICY } from '../../src/net/ssrf.js';
 import type { ClaimedExecution } from '../../src/domain/types.js';
+import { claimedExecution } from '../support/claims.js';
 
 const OPEN = { ...STRICT_POLICY, allowPrivate: true };
 
@@ -55,21 +56,19 @@ describe('misbehaving receivers', () => {
       }),
   );
 
-  const claim = (endpoint: string, timeoutMs = 2_000): ClaimedExecution => ({
-    executionId: '01a1fded-0000-7000-8000-00000000000a',
-    jobType: 'cron',
-    jobId: '01a1fded-0000-7000-8000-00000000000b',
-    scheduledFor: Date.now(),
-    dueAt: Date.now(),
-    attempt: 1,
-    endpoint,
-    data: { hello: 'world' },
-    retry: { maxAttempts: 3, initialDelayMs: 100, maxDelayMs: 1000 },
-    timeoutMs,
-    successStatuses: ['2xx'],
-    leaseExpiresAt: Date.now() + 10_000,
-    method: 'POST' as const, headers: {}, body: null, auth: null, secrets: null,
-  });
+  const claim = (endpoint: string, timeoutMs = 2_000): ClaimedExecution =>
+    claimedExecution({
+      executionId: '01a1fded-0000-7000-8000-00000000000a',
+      jobType: 'cron',
+      jobId: '01a1fded-0000-7000-8000-00000000000b',
+      scheduledFor: Date.now(),
+      dueAt: Date.now(),
+      endpoint,
+      data: { hello: 'world' },
+      retry: { maxAttempts: 3, initialDelayMs: 100, maxDelayMs: 1000 },
+      timeoutMs,
+      leaseExpiresAt: Date.now() + 10_000,
+    });
   const options = (resolve?: Parameters<typeof createHttpAgent>[0]['resolve']) => ({
     dispatcher: createHttpAgent({ policy: OPEN, resolve }),
     signer: new WebhookSigner([generateSigningSecret()]),

@@ -7,6 +7,7 @@ import { generateSigningSecret, WebhookSigner } from '../../src/dispatch/call/si
 import { parseAllowedNetworks, STRICT_POLICY, type EndpointPolicy } from '../../src/net/ssrf.js';
 import type { ClaimedExecution } from '../../src/domain/types.js';
 import { startReceiver, type Receiver } from '../support/receiver.js';
+import { claimedExecution } from '../support/claims.js';
 
 type Resolve = NonNullable<Parameters<typeof createHttpAgent>[0]['resolve']>;
 
@@ -33,21 +34,15 @@ describe('SSRF guard at call time (real connections)', () => {
   });
   afterAll(() => receiver?.close());
 
-  const claim = (endpoint: string): ClaimedExecution => ({
-    executionId: '01a1fded-0000-7000-8000-000000000001',
-    jobType: 'schedule',
-    jobId: '01a1fded-0000-7000-8000-000000000002',
-    scheduledFor: Date.now(),
-    dueAt: Date.now(),
-    attempt: 1,
-    endpoint,
-    data: {},
-    retry: { maxAttempts: 5, initialDelayMs: 100, maxDelayMs: 1000 },
-    timeoutMs: 2_000,
-    successStatuses: ['2xx'],
-    leaseExpiresAt: Date.now() + 10_000,
-    method: 'POST' as const, headers: {}, body: null, auth: null, secrets: null,
-  });
+  const claim = (endpoint: string): ClaimedExecution =>
+    claimedExecution({
+      scheduledFor: Date.now(),
+      dueAt: Date.now(),
+      endpoint,
+      retry: { maxAttempts: 5, initialDelayMs: 100, maxDelayMs: 1000 },
+      timeoutMs: 2_000,
+      leaseExpiresAt: Date.now() + 10_000,
+    });
   const call = (endpoint: string, policy: EndpointPolicy, resolve?: Resolve) =>
     deliver(claim(endpoint), {
       dispatcher: createHttpAgent({ policy, resolve }),

@@ -3,11 +3,10 @@
  * when valid, else a new one), the same id in the logs (`reqId`) and in the event of a change;
  * the events the routes write, with the key as actor; failed sign-ins counted; GET /audit-events,
  * its filters, paging and the 400 problems naming the query parameter. The store's rules are
- * test/store/conformance-audit.ts.
+ * test/store/conformance/audit.ts.
  */
-import { Writable } from 'node:stream';
-import { pino } from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
+import { captureLogger } from '../support/logger.js';
 import { expectProblem, openHarness, T0, type Harness } from './harness.js';
 
 let h: Harness;
@@ -19,17 +18,8 @@ const CRON = { expression: '0 * * * *', endpoint: 'https://example.com/hook' };
 
 describe('X-Request-Id', () => {
   it('answers every request with an id: the client\'s when valid, else a new one; the same in the logs and the event', async () => {
-    const lines: Record<string, unknown>[] = [];
-    const logger = pino(
-      { level: 'info' },
-      new Writable({
-        write(chunk: Buffer, _enc, done) {
-          for (const l of chunk.toString().split('\n').filter(Boolean)) lines.push(JSON.parse(l) as Record<string, unknown>);
-          done();
-        },
-      }),
-    );
-    h = await openHarness({ logger });
+    const log = captureLogger({ level: 'info' });
+    h = await openHarness({ logger: log.logger });
     const mine = await h.app.inject({ method: 'POST', url: '/cron', headers: { ...h.headers, 'x-request-id': 'deploy-42:step.1' }, payload: CRON });
     expect(mine.statusCode).toBe(201);
     expect(mine.headers['x-request-id']).toBe('deploy-42:step.1');
@@ -42,7 +32,7 @@ describe('X-Request-Id', () => {
     expect(unauth.statusCode).toBe(401);
     expect(unauth.headers['x-request-id']).toEqual(expect.any(String));
     expect((await h.app.inject({ method: 'GET', url: '/nowhere', headers: h.headers })).headers['x-request-id']).toEqual(expect.any(String));
-    expect(lines.some((l) => l.reqId === 'deploy-42:step.1')).toBe(true);
+    expect(log.records().some((l) => l.reqId === 'deploy-42:step.1')).toBe(true);
     const events = (await h.app.inject({ method: 'GET', url: '/audit-events?action=cron.create', headers: h.headers })).json();
     expect(events.events[0]).toMatchObject({ requestId: 'deploy-42:step.1', actor: { keyId: h.keyId, keyName: 'harness' }, sourceAddress: '127.0.0.1' });
   });

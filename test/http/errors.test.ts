@@ -1,14 +1,13 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Writable } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
-import { pino } from 'pino';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { buildApp } from '../../src/http/app.js';
 import { createApiKey } from '../../src/service/api-keys.js';
 import { openStore } from '../../src/store/open.js';
 import type { Store } from '../../src/store/store.js';
+import { captureLogger } from '../support/logger.js';
 
 const clock = { now: () => Date.parse('2026-11-21T10:00:00.000Z') };
 
@@ -25,16 +24,11 @@ beforeEach(async () => {
   dir = await mkdtemp(join(tmpdir(), 'punctual-http-errors-'));
   store = await openStore('file:' + join(dir, 'test.db'));
   await store.migrate();
-  logLines = [];
+  const log = captureLogger({ level: 'trace' });
+  logLines = log.lines;
   ready = true;
   explode = false;
-  const sink = new Writable({
-    write(chunk, _enc, cb) {
-      logLines.push(String(chunk));
-      cb();
-    },
-  });
-  app = await buildApp({ store, clock, logger: pino({ level: 'trace' }, sink), isReady: () => {
+  app = await buildApp({ store, clock, logger: log.logger, isReady: () => {
       if (explode) throw new Error('secret internals at /srv/punctual/src/x.ts:12');
       return ready;
     },

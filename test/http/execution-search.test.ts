@@ -2,7 +2,7 @@
  * GET /executions (the list across jobs with its filters), POST /executions/{id}/replay and
  * POST /executions/replay at the HTTP layer: shapes, paging, the 400 problems naming the query
  * parameter or body field, 404 and 409. The calls themselves (attempt numbers, webhook-id, the
- * schedule's status) are test/e2e/replay.test.ts; the store's rules test/store/conformance-executions.ts.
+ * schedule's status) are test/e2e/replay.test.ts; the store's rules test/store/conformance/execution-search.ts.
  */
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';

@@ -2,7 +2,7 @@
  * Tags of cron jobs and the bulk actions (docs/interface.md, "Bulk actions") through the app on a
  * real SQLite file: the answers, the validation (a 400 problem naming the field, nothing changed),
  * resume from now. What the store counts and matches is proven on both stores by
- * test/store/conformance-bulk.ts.
+ * test/store/conformance/bulk.ts.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { expectProblem, openHarness, snapshot, T0, type Harness } from './harness.js';

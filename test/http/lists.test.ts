@@ -2,7 +2,7 @@
  * `GET /schedules` and `GET /cron` with paging and filters (docs/interface.md, "Lists"), over a
  * real socket, against every store: the parameters, the answer's shape, and a 400 naming each bad
  * parameter. The store's side (order, every row once, bounded scans) is in
- * test/store/conformance-lists.ts.
+ * test/store/conformance/lists.ts.
  */
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

@@ -1,5 +1,4 @@
 import type { LookupAddress } from 'node:dns';
-import { createServer, type Server } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { deliver } from '../../src/dispatch/call/deliver.js';
 import { createHttpAgent } from '../../src/dispatch/call/http-agent.js';
@@ -8,6 +7,8 @@ import { STRICT_POLICY, type EndpointPolicy } from '../../src/net/ssrf.js';
 import type { ClaimedExecution } from '../../src/domain/types.js';
 import { attemptLabels } from '../../src/metrics/attempts.js';
 import { startReceiver, type Receiver } from '../support/receiver.js';
+import { claimedExecution } from '../support/claims.js';
+import { freePort } from '../support/ports.js';
 
 type Resolve = NonNullable<Parameters<typeof createHttpAgent>[0]['resolve']>;
 
@@ -32,28 +33,21 @@ describe('attempt labels of real calls', () => {
     receiver.respond('/busy', { status: 503 });
     receiver.respond('/silent', { hang: true });
     // A port that was free a moment ago and has no listener now: the connection is refused.
-    const probe: Server = createServer();
-    await new Promise<void>((r) => probe.listen(0, '127.0.0.1', r));
-    closedPort = (probe.address() as { port: number }).port;
-    await new Promise<void>((r) => probe.close(() => r()));
+    closedPort = await freePort();
   });
   afterAll(() => receiver?.close());
 
-  const claim = (endpoint: string, timeoutMs = 2_000): ClaimedExecution => ({
-    executionId: '01a1fded-0000-7000-8000-0000000000a1',
-    jobType: 'schedule',
-    jobId: '01a1fded-0000-7000-8000-0000000000a2',
-    scheduledFor: Date.now(),
-    dueAt: Date.now(),
-    attempt: 1,
-    endpoint,
-    data: {},
-    retry: { maxAttempts: 3, initialDelayMs: 100, maxDelayMs: 1000 },
-    timeoutMs,
-    successStatuses: ['2xx'],
-    leaseExpiresAt: Date.now() + 10_000,
-    method: 'POST' as const, headers: {}, body: null, auth: null, secrets: null,
-  });
+  const claim = (endpoint: string, timeoutMs = 2_000): ClaimedExecution =>
+    claimedExecution({
+      executionId: '01a1fded-0000-7000-8000-0000000000a1',
+      jobId: '01a1fded-0000-7000-8000-0000000000a2',
+      scheduledFor: Date.now(),
+      dueAt: Date.now(),
+      endpoint,
+      retry: { maxAttempts: 3, initialDelayMs: 100, maxDelayMs: 1000 },
+      timeoutMs,
+      leaseExpiresAt: Date.now() + 10_000,
+    });
   const call = (endpoint: string, o: { policy?: EndpointPolicy; resolve?: Resolve; timeoutMs?: number } = {}) => {
     const policy = o.policy ?? OPEN;
     return deliver(claim(endpoint, o.timeoutMs), {

@@ -8,28 +8,17 @@
 import { mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Writable } from 'node:stream';
-import { pino, type Logger } from 'pino';
+import { pino } from 'pino';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
 import { startServer } from '../../src/main.js';
 import { generateKey, KeyRing, keyIdOf } from '../../src/secrets/key-ring.js';
 import { SECRETS_NEED_KEYS } from '../../src/service/context.js';
 import { spawnServer, stopChild } from '../support/child.js';
+import { captureLogger } from '../support/logger.js';
 import { createTestSchema, pgTestUrl } from '../support/pg.js';
 
 const place = { jobId: '0190a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b', field: 'authorization' };
-
-/** A pino logger writing parsed records into `records`. */
-function capture(records: Record<string, unknown>[]): Logger {
-  const sink = new Writable({
-    write(chunk, _enc, cb) {
-      for (const line of String(chunk).split('\n').filter(Boolean)) records.push(JSON.parse(line) as Record<string, unknown>);
-      cb();
-    },
-  });
-  return pino({ level: 'info' }, sink);
-}
 
 let dir: string;
 beforeEach(async () => {
@@ -66,21 +55,21 @@ describe('punctual serve on SQLite without PUNCTUAL_ENCRYPTION_KEYS', () => {
   });
 
   it('opens after a restart what it sealed before (in-process startServer, the same key file)', async () => {
-    const records: Record<string, unknown>[] = [];
+    const log = captureLogger({ level: 'info' });
     const config = loadConfig({ PORT: '0', DATABASE_URL: `file:${join(dir, 'p.db')}` });
-    const first = await startServer(config, { logger: capture(records) });
+    const first = await startServer(config, { logger: log.logger });
     const sealed = first.keyRing!.seal('s3cr3t', place);
     await first.close();
-    expect(records.filter((r) => r.keyFile === join(dir, 'p.db.key'))).toHaveLength(1);
+    expect(log.records().filter((r) => r.keyFile === join(dir, 'p.db.key'))).toHaveLength(1);
 
-    const second = await startServer(config, { logger: capture(records) });
+    const second = await startServer(config, { logger: log.logger });
     try {
       expect(second.keyRing!.keyIds).toEqual(first.keyRing!.keyIds);
       expect(second.keyRing!.open(sealed, place)).toBe('s3cr3t');
     } finally {
       await second.close();
     }
-    expect(records.filter((r) => r.keyFile === join(dir, 'p.db.key'))).toHaveLength(1);
+    expect(log.records().filter((r) => r.keyFile === join(dir, 'p.db.key'))).toHaveLength(1);
   });
 
   it('refuses to start on a key file that holds no valid key, naming the file and not its content', async () => {
@@ -109,12 +98,12 @@ describe('punctual serve on SQLite without PUNCTUAL_ENCRYPTION_KEYS', () => {
 describe.skipIf(!pgTestUrl())('punctual serve on PostgreSQL', () => {
   it('without PUNCTUAL_ENCRYPTION_KEYS has no key ring and says so at start; with it, uses it', async () => {
     const schema = await createTestSchema(pgTestUrl()!);
-    const records: Record<string, unknown>[] = [];
+    const log = captureLogger({ level: 'info' });
     try {
-      const server = await startServer(loadConfig({ PORT: '0', DATABASE_URL: schema.url }), { logger: capture(records) });
+      const server = await startServer(loadConfig({ PORT: '0', DATABASE_URL: schema.url }), { logger: log.logger });
       await server.close();
       expect(server.keyRing).toBeNull();
-      expect(records.some((r) => r.level === 40 && String(r.msg).includes('PUNCTUAL_ENCRYPTION_KEYS is not set'))).toBe(true);
+      expect(log.records().some((r) => r.level === 40 && String(r.msg).includes('PUNCTUAL_ENCRYPTION_KEYS is not set'))).toBe(true);
       expect(SECRETS_NEED_KEYS).toContain('PUNCTUAL_ENCRYPTION_KEYS');
 
       const key = generateKey();

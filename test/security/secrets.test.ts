@@ -4,16 +4,15 @@
  */
 import { readFile, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import { Writable } from 'node:stream';
 import Database from 'better-sqlite3';
 import type { InjectOptions } from 'fastify';
-import { pino, type Logger } from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
 import { REDACTED_PATHS } from '../../src/logger.js';
 import { createApiKey } from '../../src/service/api-keys.js';
 import { digestToken } from '../../src/service/tokens.js';
 import { openStore } from '../../src/store/open.js';
 import { openHarness, type Harness } from '../http/harness.js';
+import { captureLogger, type CapturedLogger } from '../support/logger.js';
 
 let h: Harness | null = null;
 afterEach(async () => {
@@ -21,15 +20,9 @@ afterEach(async () => {
   h = null;
 });
 
-/** A pino logger at `trace` writing into `lines`: as production's (`createLogger`), or without its redaction. */
-function capture(lines: string[], redact: boolean): Logger {
-  const sink = new Writable({
-    write(chunk, _enc, cb) {
-      lines.push(String(chunk));
-      cb();
-    },
-  });
-  return pino({ level: 'trace', ...(redact ? { redact: { paths: REDACTED_PATHS, censor: '[redacted]' } } : {}) }, sink);
+/** A captured pino logger at `trace`: as production's (`createLogger`), or without its redaction. */
+function capture(redact: boolean): CapturedLogger {
+  return captureLogger({ level: 'trace', ...(redact ? { redact: { paths: REDACTED_PATHS, censor: '[redacted]' } } : {}) });
 }
 
 /** Pieces of a token that must not appear: the whole, its random part, and each 12-character window of it. */
@@ -108,8 +101,8 @@ describe('tokens never reach the logs', () => {
     ['with the production logger (redaction on)', true],
     ['even without redaction: nothing logs headers or tokens in the first place', false],
   ])('%s', async (_label, redact) => {
-    const lines: string[] = [];
-    h = await openHarness({ logger: capture(lines, redact) });
+    const { logger, lines } = capture(redact);
+    h = await openHarness({ logger });
     const tokens = await session(h);
     expect(lines.length).toBeGreaterThan(20); // requests, errors and the store failure were logged
     const all = lines.join('\n');

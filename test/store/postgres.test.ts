@@ -6,7 +6,6 @@
  *
  * Needs `PUNCTUAL_TEST_DATABASE_URL` (skipped without it; test/support/global-setup.ts says so).
  */
-import { createServer } from 'node:net';
 import pg from 'pg';
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { InvalidInputError, StoreUnavailableError } from '../../src/domain/errors.js';
@@ -22,7 +21,8 @@ import { channelOf } from '../../src/store/postgres/notify.js';
 import type { ClaimDueParams, Store } from '../../src/store/store.js';
 import { MigratedSchemaPool } from '../support/migrated.js';
 import { adminQuery, createTestSchema, pgTestUrl, type TestSchema } from '../support/pg.js';
-import { exerciseStore, T0 } from './conformance.js';
+import { freePort } from '../support/ports.js';
+import { exerciseStore, T0 } from './conformance/index.js';
 import { expectOldRetryKept, OLD_RETRY_SEED, oldRetryIds } from './migration-retry.js';
 import { SEARCH_PLAN_CASES } from './execution-search-plans.js';
 import { searchPageSql } from '../../src/store/sql/execution-search.js';
@@ -75,15 +75,6 @@ function claimAt(now: number, o: Partial<ClaimDueParams> = {}): ClaimDueParams {
     misfireThresholdMs: 60_000,
     ...o,
   };
-}
-
-/** A TCP port nothing listens on (bound, then released). */
-async function closedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
 }
 
 /** Resolves when `predicate` holds, polling every 20 ms; rejects after `ms`. */
@@ -553,7 +544,7 @@ describe.skipIf(!BASE)('PostgreSQL store', () => {
 
     describe('failures', () => {
       it('an unreachable server is StoreUnavailableError, without the password or SQL in the message', async () => {
-        const port = await closedPort();
+        const port = await freePort(); // nothing listens on it
         const url = `postgres://postgres:s3cret-pw@127.0.0.1:${port}/test`;
         const err = await openStore(url).catch((e: unknown) => e);
         expect(err).toBeInstanceOf(StoreUnavailableError);

@@ -8,7 +8,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { buildServeStore } from '../../src/serve-store.js';
 import { MigratedSchemaPool } from '../support/migrated.js';
 import { createTestSchema, pgTestUrl } from '../support/pg.js';
-import { exerciseStore } from './conformance.js';
+import { exerciseStore } from './conformance/index.js';
 import { asServed, observe } from './production-stack.js';
 
 const BASE = pgTestUrl();

@@ -16,7 +16,7 @@ import { describe, expect, it, vi } from 'vitest';
 import { SqliteDispatchThread } from '../../src/store/sqlite/dispatch-thread.js';
 import { buildServeStore } from '../../src/serve-store.js';
 import { migratedSqlite } from '../support/migrated.js';
-import { exerciseStore } from './conformance.js';
+import { exerciseStore } from './conformance/index.js';
 import { asServed, observe, observed } from './production-stack.js';
 
 vi.mock('../../src/runtime/worker-start.js', async (importOriginal) => {

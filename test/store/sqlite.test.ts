@@ -24,7 +24,7 @@ import { LATEST_VERSION, migrate, MIGRATIONS } from '../../src/store/sqlite/migr
 import { searchPageSql } from '../../src/store/sql/execution-search.js';
 import { migratedSqlite } from '../support/migrated.js';
 import type { ClaimDueParams, Store } from '../../src/store/store.js';
-import { exerciseStore, T0 } from './conformance.js';
+import { exerciseStore, T0 } from './conformance/index.js';
 import { expectOldRetryKept, OLD_RETRY_SEED, oldRetryIds } from './migration-retry.js';
 import { SEARCH_PLAN_CASES } from './execution-search-plans.js';
 

@@ -65,17 +65,52 @@ export async function spawnServer(env: Record<string, string>, opts: SpawnOption
     env: { ...process.env, PORT: '0', LOG_LEVEL: 'info', ...guardOff(env), ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
+  const { url, lines, stderr, exited } = await awaitServing(proc, { what: 'server', timeoutMs: 20_000 });
+  return { proc, url, lines, stderr, exited };
+}
+
+/** A process that runs `punctual serve` (or a command that starts it), and what it has written. */
+export interface Serving {
+  /** The URL it serves on, from "punctual is serving"; '' when it stopped at `until`. */
+  url: string;
+  /** Every stdout line so far (pino JSON, and whatever else the command printed). */
+  lines: string[];
+  /** Everything written to stderr so far, chunk by chunk. */
+  stderr: string[];
+  /** Resolves with the exit code or signal once the process has ended. */
+  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+  /** Resolves once stdout has ended: every process that held it has closed it or ended. */
+  outputEnded: Promise<void>;
+}
+
+/** Options of {@link awaitServing}. */
+export interface ServingOptions {
+  /** Names the process in the errors, e.g. `server` or `npm start`. */
+  what: string;
+  /** How long it may take to serve, ms. */
+  timeoutMs: number;
+  /** Resolve (with `url` '') at the first stdout line holding this text, if it comes first. */
+  until?: string;
+}
+
+/**
+ * The one reader of a started server's output: collects `proc`'s stdout lines and stderr, and
+ * resolves once a line is pino's "punctual is serving" (or holds `o.until`). Rejects with
+ * `<what> exited before serving (code, signal)` or `<what> did not serve in <s> s`, stderr
+ * appended. `proc` must have been spawned with stdout and stderr piped.
+ */
+export async function awaitServing(proc: ChildProcess, o: ServingOptions): Promise<Serving> {
   const lines: string[] = [];
-  const errors: string[] = [];
-  proc.stderr!.on('data', (c: Buffer) => errors.push(c.toString()));
-  const stderr = () => errors.join('');
+  const stderr: string[] = [];
+  proc.stderr!.on('data', (c: Buffer) => stderr.push(c.toString()));
+  const outputEnded = once(proc.stdout!, 'close').then(() => undefined);
   const exited = once(proc, 'exit').then(([code, signal]) => ({
     code: code as number | null,
     signal: signal as NodeJS.Signals | null,
   }));
   const url = await new Promise<string>((resolve, reject) => {
     let buffer = '';
-    const timer = setTimeout(() => reject(new Error(`server did not start in 20 s\n${stderr()}`)), 20_000);
+    const timer = setTimeout(() => reject(new Error(`${o.what} did not serve in ${o.timeoutMs / 1000} s\n${stderr.join('')}`)), o.timeoutMs);
     proc.stdout!.on('data', (c: Buffer) => {
       buffer += c.toString();
       let nl: number;
@@ -83,23 +118,29 @@ export async function spawnServer(env: Record<string, string>, opts: SpawnOption
         const line = buffer.slice(0, nl);
         buffer = buffer.slice(nl + 1);
         lines.push(line);
-        try {
-          const rec = JSON.parse(line) as { msg?: string; url?: string };
-          if (rec.msg === 'punctual is serving' && rec.url) {
-            clearTimeout(timer);
-            resolve(rec.url);
-          }
-        } catch {
-          // not JSON: ignore
+        const served = servingUrl(line);
+        if (served !== null || (o.until !== undefined && line.includes(o.until))) {
+          clearTimeout(timer);
+          resolve(served ?? '');
         }
       }
     });
     void exited.then(({ code, signal }) => {
       clearTimeout(timer);
-      reject(new Error(`server exited before serving (code ${code}, signal ${signal})\n${stderr()}`));
+      reject(new Error(`${o.what} exited before serving (code ${code}, signal ${signal})\n${stderr.join('')}`));
     });
   });
-  return { proc, url, lines, stderr: errors, exited };
+  return { url, lines, stderr, exited, outputEnded };
+}
+
+/** The URL of a "punctual is serving" line, or null for any other line (JSON or not). */
+function servingUrl(line: string): string | null {
+  try {
+    const rec = JSON.parse(line) as { msg?: string; url?: string };
+    return rec.msg === 'punctual is serving' && rec.url ? rec.url : null;
+  } catch {
+    return null; // not JSON: npm's own lines, for one
+  }
 }
 
 /**

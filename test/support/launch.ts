@@ -7,12 +7,11 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { once } from 'node:events';
 import { chmodSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { awaitServing, type Serving } from './child.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
@@ -21,23 +20,12 @@ export const LAUNCHES = ['npm start', 'npx punctual serve', 'node dist/cli.js se
 export type Launch = (typeof LAUNCHES)[number];
 
 /** A started server: its first process (npm, npx or node), the group it leads, its log. */
-export interface Launched {
+export interface Launched extends Serving {
   proc: ChildProcess;
   /** The pid of `proc`, which leads the process group. */
   pid: number;
   /** The marker every process of this launch carries (`PUNCTUAL_TEST_MARK`). */
   mark: string;
-  /** stdout lines so far (pino JSON, with npm's own lines if any). */
-  lines: string[];
-  stderr: string[];
-  /** The URL it serves on, from "punctual is serving". */
-  url: string;
-  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
-  /**
-   * Resolves once stdout has ended: every process that held it (npm, its shell, the server) has
-   * closed it or ended, and each line has been read.
-   */
-  outputEnded: Promise<void>;
 }
 
 let npxDir: string | null = null;
@@ -90,35 +78,7 @@ export async function launch(how: Launch, env: Record<string, string>, until?: s
     stdio: ['ignore', 'pipe', 'pipe'],
     detached: true,
   });
-  const lines: string[] = [];
-  const stderr: string[] = [];
-  proc.stderr!.on('data', (c: Buffer) => stderr.push(c.toString()));
-  const outputEnded = once(proc.stdout!, 'close').then(() => undefined);
-  const exited = once(proc, 'exit').then(([code, signal]) => ({ code: code as number | null, signal: signal as NodeJS.Signals | null }));
-  const url = await new Promise<string>((resolve, reject) => {
-    let buffer = '';
-    const timer = setTimeout(() => reject(new Error(`${how}: not serving within 30 s\n${stderr.join('')}`)), 30_000);
-    proc.stdout!.on('data', (c: Buffer) => {
-      buffer += c.toString();
-      let nl: number;
-      while ((nl = buffer.indexOf('\n')) >= 0) {
-        const line = buffer.slice(0, nl);
-        buffer = buffer.slice(nl + 1);
-        lines.push(line);
-        if (line.includes('"msg":"punctual is serving"')) {
-          clearTimeout(timer);
-          resolve((JSON.parse(line) as { url: string }).url);
-        } else if (until !== undefined && line.includes(until)) {
-          clearTimeout(timer);
-          resolve('');
-        }
-      }
-    });
-    void exited.then(({ code, signal }) => {
-      clearTimeout(timer);
-      reject(new Error(`${how} exited before serving (code ${code}, signal ${signal})\n${stderr.join('')}`));
-    });
-  });
+  const { url, lines, stderr, exited, outputEnded } = await awaitServing(proc, { what: how, timeoutMs: 30_000, ...(until !== undefined && { until }) });
   return { proc, pid: proc.pid!, mark, lines, stderr, url, exited, outputEnded };
 }
 
@@ -147,35 +107,4 @@ export async function survivors(mark: string, timeoutMs: number): Promise<string
     if (left.length === 0 || Date.now() > deadline) return left;
     await new Promise((r) => setTimeout(r, 50));
   }
-}
-
-/** A TCP port free on 127.0.0.1 right now. */
-export async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((r) => server.close(r));
-  return port;
-}
-
-/**
- * Whether `port` can be bound on 127.0.0.1 within `timeoutMs` (a process that was just killed may
- * still be closing its files when it no longer shows in /proc as alive).
- */
-export async function portFreed(port: number, timeoutMs = 2_000): Promise<boolean> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    if (await portIsFree(port)) return true;
-    if (Date.now() > deadline) return false;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
-
-/** Whether `port` can be bound on 127.0.0.1 now (nothing listens on it). */
-export async function portIsFree(port: number): Promise<boolean> {
-  const server = createServer();
-  return new Promise((resolve) => {
-    server.once('error', () => resolve(false));
-    server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)));
-  });
 }

@@ -22,9 +22,12 @@ export interface Answer {
   hang?: boolean;
 }
 
-/** A real HTTP server on 127.0.0.1 that records every request and answers `status` (default 200). */
+/**
+ * A real HTTP server that records every request and answers `status` (default 200). The one
+ * receiver of the tests: in-process calls, e2e servers, and containers (on a host they reach).
+ */
 export interface Receiver {
-  /** Base URL, e.g. `http://127.0.0.1:41234`. */
+  /** Base URL, e.g. `http://127.0.0.1:41234` (or the host it was started on). */
   url: string;
   arrivals: Arrival[];
   /**
@@ -37,8 +40,18 @@ export interface Receiver {
   close(): Promise<void>;
 }
 
-/** Starts a {@link Receiver} on an ephemeral port of 127.0.0.1. */
-export async function startReceiver(): Promise<Receiver> {
+/** Options of {@link startReceiver}. */
+export interface ReceiverOptions {
+  /** The address to listen on (default `127.0.0.1`), e.g. a podman bridge's gateway for containers. */
+  host?: string;
+  /** The answer to requests whose path has none set by `respond` (default `{}`: 200 `ok`). */
+  answer?: Answer;
+}
+
+/** Starts a {@link Receiver} on an ephemeral port of `options.host` (default 127.0.0.1). */
+export async function startReceiver(options: ReceiverOptions = {}): Promise<Receiver> {
+  const host = options.host ?? '127.0.0.1';
+  const fallback = [options.answer ?? {}];
   const arrivals: Arrival[] = [];
   const answers = new Map<string, Answer[]>();
   const served = new Map<string, number>();
@@ -51,7 +64,7 @@ export async function startReceiver(): Promise<Receiver> {
       const path = req.url ?? '/';
       arrivals.push({ at, path, method: req.method ?? '', headers: req.headers, body: Buffer.concat(chunks).toString('utf8') });
       for (const w of [...waiters]) w();
-      const list = answers.get(path) ?? [{}];
+      const list = answers.get(path) ?? fallback;
       const n = served.get(path) ?? 0;
       served.set(path, n + 1);
       const answer = list[Math.min(n, list.length - 1)]!;
@@ -67,10 +80,13 @@ export async function startReceiver(): Promise<Receiver> {
     });
   });
   server.keepAliveTimeout = 60_000;
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(0, host, () => resolve());
+  });
   const { port } = server.address() as AddressInfo;
   return {
-    url: `http://127.0.0.1:${port}`,
+    url: `http://${host}:${port}`,
     arrivals,
     respond: (path, answer) => {
       answers.set(path, Array.isArray(answer) ? answer : [answer]);

@@ -2,7 +2,7 @@ import { pino } from 'pino';
 import { loadConfig } from '../../src/config.js';
 import { startServer, type RunningServer } from '../../src/main.js';
 import { guardOff } from './child.js';
-import { SQLITE, type StoreUnderTest } from './stores.js';
+import { SQLITE, type StoreKind } from './stores.js';
 
 /** A token for the bootstrap key of test servers (≥ 32 chars). */
 export const TEST_TOKEN = 'test-bootstrap-token-0123456789abcdef';
@@ -19,7 +19,7 @@ export interface TestServer extends RunningServer {
 /** Options of {@link startTestServer}. */
 export interface TestServerOptions {
   /** The store to serve from: a fresh database of it (default SQLite; see test/support/stores.ts). */
-  store?: StoreUnderTest;
+  store?: StoreKind;
 }
 
 /**

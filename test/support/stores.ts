@@ -11,8 +11,12 @@ export interface TestDatabase {
   drop(): Promise<void>;
 }
 
-/** A store the e2e suites run against (one suite for every store). */
-export interface StoreUnderTest {
+/**
+ * A kind of store the e2e suites run against (one suite for every kind): its name, and how to make a
+ * fresh database of it. The store a test works on is another thing: `StoreUnderTest`
+ * (test/store/conformance/index.ts), a store already open on such a database.
+ */
+export interface StoreKind {
   /** `sqlite` or `postgres`: appears in the names of the tests (CI checks PostgreSQL tests ran). */
   name: 'sqlite' | 'postgres';
   /** Makes a fresh database of this store. */
@@ -20,7 +24,7 @@ export interface StoreUnderTest {
 }
 
 /** The embedded store: a SQLite file in a fresh temp dir. */
-export const SQLITE: StoreUnderTest = {
+export const SQLITE: StoreKind = {
   name: 'sqlite',
   async create() {
     const dir = await mkdtemp(join(tmpdir(), 'punctual-test-'));
@@ -32,11 +36,11 @@ export const SQLITE: StoreUnderTest = {
  * PostgreSQL at `PUNCTUAL_TEST_DATABASE_URL` (a fresh schema per database, dropped at the end),
  * or null when the variable is not set (test/support/global-setup.ts says so once).
  */
-export const POSTGRES: StoreUnderTest | null = (() => {
+export const POSTGRES: StoreKind | null = (() => {
   const base = pgTestUrl();
   if (!base) return null;
   return { name: 'postgres', create: () => createTestSchema(base) };
 })();
 
 /** Every store under test: SQLite always, PostgreSQL when configured. For `describe.each(STORES)`. */
-export const STORES: readonly StoreUnderTest[] = POSTGRES ? [SQLITE, POSTGRES] : [SQLITE];
+export const STORES: readonly StoreKind[] = POSTGRES ? [SQLITE, POSTGRES] : [SQLITE];

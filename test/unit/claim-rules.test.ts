@@ -1,6 +1,6 @@
 /**
  * The claim's rulebook (src/store/rules/claim.ts) on its own: injected instants and injected cron
- * engines, no database. The conformance suite (test/store/conformance.ts) holds both stores to the
+ * engines, no database. The conformance suite (test/store/conformance/) holds both stores to the
  * same rules with the real engine.
  */
 import { describe, expect, it } from 'vitest';

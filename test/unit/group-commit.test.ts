@@ -2,7 +2,7 @@
  * The grouping rules of src/store/group-commit.ts, with an in-memory writer function (a fake of the
  * store's `write`, not of a store): which units share a write, the row bound, the writes at once,
  * and the retries alone. The stores' own behaviour is in the conformance suite
- * (test/store/conformance-batch.ts).
+ * (test/store/conformance/batch.ts).
  */
 import { describe, expect, it } from 'vitest';
 import { StoreUnavailableError } from '../../src/domain/errors.js';

@@ -8,31 +8,23 @@ import { describe, expect, it } from 'vitest';
 import type { ClaimSink } from '../../src/dispatch/claim-loop.js';
 import { HeldCalls, wallFraction } from '../../src/dispatch/held-calls.js';
 import type { ClaimedExecution } from '../../src/domain/types.js';
+import { claimedExecution } from '../support/claims.js';
 
 const T0 = Date.UTC(2030, 0, 1);
 
 /** A claimed item (only the fields the hold reads matter). */
 function item(id: string, notBefore?: number): ClaimedExecution {
-  return {
+  return claimedExecution({
     executionId: id,
-    jobType: 'schedule',
     jobId: id,
     scheduledFor: notBefore ?? T0,
     dueAt: notBefore ?? T0,
-    attempt: 1,
     ...(notBefore !== undefined && { notBefore }),
     endpoint: 'http://127.0.0.1:1/x',
-    data: {},
     retry: { maxAttempts: 1, initialDelayMs: 100, maxDelayMs: 100 },
     timeoutMs: 1_000,
-    successStatuses: ['2xx'],
     leaseExpiresAt: T0 + 10_000,
-    method: 'POST',
-    headers: {},
-    body: null,
-    auth: null,
-    secrets: null,
-  };
+  });
 }
 
 /** A sink recording each push with the store time it came at; `next()` resolves at the next push. */

@@ -4,8 +4,6 @@
  * operations are counted by the same timing decorator the server uses.
  */
 import { once } from 'node:events';
-import { Writable } from 'node:stream';
-import { pino } from 'pino';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -20,6 +18,7 @@ import { timedStore } from '../../src/metrics/store-timing.js';
 import { openStore } from '../../src/store/open.js';
 import type { Store } from '../../src/store/store.js';
 import { silentLogger } from '../support/dispatcher.js';
+import { captureLogger } from '../support/logger.js';
 
 const T0 = Date.UTC(2030, 0, 1);
 
@@ -99,21 +98,15 @@ describe('OutcomeWriter', () => {
 
   it('logs each execution that ends Failed at warn, once written: ids, status code, error; nothing of the request', async () => {
     const [a, b, c] = await claims(3);
-    const lines: Record<string, unknown>[] = [];
-    const sink = new Writable({
-      write(chunk, _enc, cb) {
-        for (const line of String(chunk).split('\n').filter(Boolean)) lines.push(JSON.parse(line) as Record<string, unknown>);
-        cb();
-      },
-    });
-    const w = writer(pino({ level: 'info', base: null, timestamp: false }, sink));
+    const log = captureLogger({ level: 'info', base: null, timestamp: false });
+    const w = writer(log.logger);
     const done = deliveredEvents(3);
     w.add(delivered(a!, 'Succeeded'));
     w.add(delivered(b!, 'Retrying'));
     w.add(delivered(c!, 'Failed'));
     await done;
     expect((await raw.executionGet({ id: c!.executionId }))?.status).toBe('Failed');
-    expect(lines).toEqual([
+    expect(log.records()).toEqual([
       {
         level: 40,
         msg: 'dispatch: execution failed',

@@ -2,25 +2,20 @@ import { describe, expect, it } from 'vitest';
 import type { AttemptResult } from '../../src/dispatch/call/deliver.js';
 import { attemptOutcome } from '../../src/dispatch/call/outcome.js';
 import type { ClaimedExecution } from '../../src/domain/types.js';
+import { claimedExecution } from '../support/claims.js';
 
 const T0 = Date.UTC(2030, 0, 1);
 
 function claim(attempt: number, maxAttempts = 3): ClaimedExecution {
-  return {
+  return claimedExecution({
     executionId: 'e1',
-    jobType: 'schedule',
     jobId: 'j1',
     scheduledFor: T0,
     dueAt: T0,
     attempt,
-    endpoint: 'https://example.com/hook',
-    data: {},
     retry: { maxAttempts, initialDelayMs: 1_000, maxDelayMs: 60_000 },
-    timeoutMs: 10_000,
-    successStatuses: ['2xx'],
     leaseExpiresAt: T0 + 15_000,
-    method: 'POST' as const, headers: {}, body: null, auth: null, secrets: null,
-  };
+  });
 }
 
 function result(o: Partial<AttemptResult>): AttemptResult {

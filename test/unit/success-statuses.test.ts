@@ -10,6 +10,7 @@ import { classifyAttempt } from '../../src/dispatch/call/retry.js';
 import { isListedSuccess, parseSuccessStatuses, successStatusesProblems } from '../../src/domain/success-statuses.js';
 import type { ClaimedExecution, SuccessStatus } from '../../src/domain/types.js';
 import { cronAfterFinished, type CronFailureState, type FinishedOutcome } from '../../src/store/rules/outcome.js';
+import { claimedExecution } from '../support/claims.js';
 
 describe('classifyAttempt with successStatuses', () => {
   it('a listed status succeeds, by code or by class; the default is 2xx', () => {
@@ -29,11 +30,8 @@ describe('classifyAttempt with successStatuses', () => {
   });
 
   it("attemptOutcome uses the claim's list: a listed 302 is Succeeded, an unlisted 500 Retrying", () => {
-    const claim = (successStatuses: SuccessStatus[]): ClaimedExecution => ({
-      executionId: 'e', jobType: 'cron', jobId: 'j', scheduledFor: 0, dueAt: 0, attempt: 1, endpoint: 'https://example.com/',
-      data: {}, retry: { maxAttempts: 3, initialDelayMs: 1_000, maxDelayMs: 60_000 }, timeoutMs: 10_000, successStatuses,
-      leaseExpiresAt: 20_000, method: 'POST', headers: {}, body: null, auth: null, secrets: null,
-    });
+    const claim = (successStatuses: SuccessStatus[]): ClaimedExecution =>
+      claimedExecution({ executionId: 'e', jobType: 'cron', jobId: 'j', endpoint: 'https://example.com/', successStatuses, leaseExpiresAt: 20_000 });
     const result = (statusCode: number): AttemptResult => ({
       statusCode, error: null, responseBody: '', ok: false, refused: false, timedOut: false, startedAt: 10, durationMs: 5, retryAfterMs: null,
       traceId: '0'.repeat(31) + '1', spanId: '0'.repeat(15) + '1',

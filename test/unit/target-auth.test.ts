@@ -1,5 +1,3 @@
-import { createServer, type IncomingMessage, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { Agent } from 'undici';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import {
@@ -12,6 +10,8 @@ import {
 } from '../../src/dispatch/call/target-auth.js';
 import { createHttpAgent } from '../../src/dispatch/call/http-agent.js';
 import { STRICT_POLICY } from '../../src/net/ssrf.js';
+import { freePort } from '../support/ports.js';
+import { startTokenEndpoint, type TokenEndpoint } from '../support/token-endpoint.js';
 
 /** One request the token endpoint received. */
 interface TokenRequest {
@@ -20,48 +20,24 @@ interface TokenRequest {
   form: URLSearchParams;
 }
 
-type Answer = { status: number; body: unknown; contentType?: string; delayMs?: number };
-
-/**
- * A real OAuth 2.0 token endpoint on 127.0.0.1 (RFC 6749 §4.4): it records each request and
- * answers with the next queued answer, or a fresh token.
- */
-let server: Server;
+/** A real OAuth 2.0 token endpoint on 127.0.0.1 (RFC 6749 §4.4), answering queued answers, then fresh tokens. */
+let endpoint: TokenEndpoint;
 let tokenUrl: string;
-const requests: TokenRequest[] = [];
-let answers: Answer[] = [];
-let issued = 0;
-
-function readBody(req: IncomingMessage): Promise<string> {
-  return new Promise((resolve) => {
-    let text = '';
-    req.setEncoding('utf8');
-    req.on('data', (c: string) => (text += c));
-    req.on('end', () => resolve(text));
-  });
-}
+/** The requests the token endpoint received since the test began, in order. */
+const requests = (): TokenRequest[] =>
+  endpoint.requests.map((form, i) => ({ form, authorization: endpoint.authorizations[i], contentType: endpoint.contentTypes[i] }));
 
 beforeAll(async () => {
-  server = createServer((req, res) => {
-    void readBody(req).then(async (text) => {
-      requests.push({ authorization: req.headers.authorization, contentType: req.headers['content-type'], form: new URLSearchParams(text) });
-      const answer = answers.shift() ?? { status: 200, body: { access_token: `token-${++issued}`, token_type: 'Bearer', expires_in: 3600 } };
-      if (answer.delayMs) await new Promise((r) => setTimeout(r, answer.delayMs));
-      res.writeHead(answer.status, { 'content-type': answer.contentType ?? 'application/json' });
-      res.end(typeof answer.body === 'string' ? answer.body : JSON.stringify(answer.body));
-    });
-  });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  tokenUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}/oauth/token`;
+  endpoint = await startTokenEndpoint('token-');
+  tokenUrl = endpoint.url;
 });
-afterAll(() => new Promise<void>((r) => server.close(() => r())));
+afterAll(() => endpoint.close());
 
 const dispatcher = new Agent();
 const clock = { t: Date.UTC(2030, 0, 1) };
 let tokens: OAuthTokens;
 beforeEach(() => {
-  requests.length = 0;
-  answers = [];
+  endpoint.reset();
   tokens = new OAuthTokens({ dispatcher, now: () => clock.t });
 });
 
@@ -88,9 +64,9 @@ describe('authorizationHeader', () => {
   });
 
   it('OAuth 2.0: the client credentials grant, the client authenticated with HTTP Basic, scope and audience sent', async () => {
-    expect(await authorizationHeader(creds(), tokens, 5000)).toBe('Bearer token-' + issued);
-    expect(requests).toHaveLength(1);
-    const [r] = requests;
+    expect(await authorizationHeader(creds(), tokens, 5000)).toBe('Bearer ' + endpoint.issued.at(-1));
+    expect(requests()).toHaveLength(1);
+    const [r] = requests();
     expect(r!.contentType).toMatch(/^application\/x-www-form-urlencoded/);
     expect(r!.form.get('grant_type')).toBe('client_credentials');
     expect(r!.form.get('scope')).toBe('jobs:write');
@@ -104,34 +80,34 @@ describe('authorizationHeader', () => {
 
 describe('OAuthTokens', () => {
   it('fetches one token however many calls ask at the same moment, and shares it', async () => {
-    answers = [{ status: 200, body: { access_token: 'shared', token_type: 'Bearer', expires_in: 3600 }, delayMs: 50 }];
+    endpoint.answers.push({ status: 200, body: { access_token: 'shared', token_type: 'Bearer', expires_in: 3600 }, delayMs: 50 });
     const all = await Promise.all(Array.from({ length: 25 }, () => tokens.token(creds(), 5000)));
     expect(new Set(all)).toEqual(new Set(['shared']));
-    expect(requests).toHaveLength(1);
+    expect(requests()).toHaveLength(1);
     expect(await tokens.token(creds(), 5000)).toBe('shared');
-    expect(requests).toHaveLength(1);
+    expect(requests()).toHaveLength(1);
   });
 
   it('reuses a token until 60 s before expires_in, then fetches a new one', async () => {
-    answers = [{ status: 200, body: { access_token: 'first', token_type: 'Bearer', expires_in: 120 } }];
+    endpoint.answers.push({ status: 200, body: { access_token: 'first', token_type: 'Bearer', expires_in: 120 } });
     const t0 = clock.t;
     expect(await tokens.token(creds(), 5000)).toBe('first');
     clock.t = t0 + 120_000 - TOKEN_EXPIRY_MARGIN_MS - 1;
     expect(await tokens.token(creds(), 5000)).toBe('first');
     clock.t = t0 + 120_000 - TOKEN_EXPIRY_MARGIN_MS;
     expect(await tokens.token(creds(), 5000)).not.toBe('first');
-    expect(requests).toHaveLength(2);
+    expect(requests()).toHaveLength(2);
   });
 
   it('assumes 5 minutes when expires_in is absent', async () => {
-    answers = [{ status: 200, body: { access_token: 'no-expiry', token_type: 'Bearer' } }];
+    endpoint.answers.push({ status: 200, body: { access_token: 'no-expiry', token_type: 'Bearer' } });
     const t0 = clock.t;
     expect(await tokens.token(creds(), 5000)).toBe('no-expiry');
     clock.t = t0 + TOKEN_DEFAULT_LIFETIME_MS - TOKEN_EXPIRY_MARGIN_MS - 1;
     expect(await tokens.token(creds(), 5000)).toBe('no-expiry');
     clock.t = t0 + TOKEN_DEFAULT_LIFETIME_MS - TOKEN_EXPIRY_MARGIN_MS;
     await tokens.token(creds(), 5000);
-    expect(requests).toHaveLength(2);
+    expect(requests()).toHaveLength(2);
   });
 
   it('keeps tokens apart per client, scope, audience and secret', async () => {
@@ -140,8 +116,8 @@ describe('OAuthTokens', () => {
     expect(await tokens.token(creds({ audience: null }), 5000)).not.toBe(a);
     expect(await tokens.token(creds({ clientSecret: 'rotated' }), 5000)).not.toBe(a);
     expect(await tokens.token(creds({ clientId: 'other' }), 5000)).not.toBe(a);
-    expect(requests).toHaveLength(5);
-    expect(requests[2]!.form.get('audience')).toBeNull();
+    expect(requests()).toHaveLength(5);
+    expect(requests()[2]!.form.get('audience')).toBeNull();
     expect(tokens.size).toBe(5);
   });
 
@@ -152,11 +128,11 @@ describe('OAuthTokens', () => {
     tokens.invalidate(creds(), a);
     const b = await tokens.token(creds(), 5000);
     expect(b).not.toBe(a);
-    expect(requests).toHaveLength(2);
+    expect(requests()).toHaveLength(2);
   });
 
   it("a 4xx from the token endpoint fails at once, not retryable, quoting its OAuth error code and never the secret", async () => {
-    answers = [{ status: 400, body: { error: 'invalid_client', error_description: 'bad secret' } }];
+    endpoint.answers.push({ status: 400, body: { error: 'invalid_client', error_description: 'bad secret' } });
     const err = await tokens.token(creds(), 5000).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(TokenError);
     expect((err as TokenError).retryable).toBe(false);
@@ -165,7 +141,7 @@ describe('OAuthTokens', () => {
   });
 
   it('a 4xx without an OAuth body is not retryable either', async () => {
-    answers = [{ status: 403, body: 'forbidden', contentType: 'text/plain' }];
+    endpoint.answers.push({ status: 403, body: 'forbidden', contentType: 'text/plain' });
     const err = (await tokens.token(creds(), 5000).catch((e: unknown) => e)) as TokenError;
     expect(err).toBeInstanceOf(TokenError);
     expect(err.retryable).toBe(false);
@@ -173,27 +149,24 @@ describe('OAuthTokens', () => {
   });
 
   it('a 5xx, an answer without a token, a timeout and a closed port are retryable', async () => {
-    answers = [{ status: 503, body: 'busy', contentType: 'text/plain' }];
+    endpoint.answers.push({ status: 503, body: 'busy', contentType: 'text/plain' });
     const e503 = (await tokens.token(creds(), 5000).catch((e: unknown) => e)) as TokenError;
     expect([e503.retryable, e503.message]).toEqual([true, 'token endpoint answered HTTP 503']);
 
-    answers = [{ status: 200, body: { token_type: 'Bearer' } }];
+    endpoint.answers.push({ status: 200, body: { token_type: 'Bearer' } });
     const noToken = (await tokens.token(creds(), 5000).catch((e: unknown) => e)) as TokenError;
     expect(noToken.retryable).toBe(true);
 
-    answers = [{ status: 200, body: { access_token: 'slow', token_type: 'Bearer' }, delayMs: 1_500 }];
+    endpoint.answers.push({ status: 200, body: { access_token: 'slow', token_type: 'Bearer' }, delayMs: 1_500 });
     const slow = (await tokens.token(creds(), 1000).catch((e: unknown) => e)) as TokenError;
     expect([slow.retryable, slow.message, slow.cause]).toEqual([true, 'token endpoint timed out', undefined]);
 
-    const closed = createServer();
-    await new Promise<void>((r) => closed.listen(0, '127.0.0.1', r));
-    const port = (closed.address() as AddressInfo).port;
-    await new Promise<void>((r) => closed.close(() => r()));
+    const port = await freePort(); // nothing listens on it
     const refused = (await tokens.token(creds({ tokenUrl: `http://127.0.0.1:${port}/t` }), 2000).catch((e: unknown) => e)) as TokenError;
     expect(refused).toBeInstanceOf(TokenError);
     expect(refused.retryable).toBe(true);
     expect(refused.message).not.toContain('client-secret-value-xyz');
-    expect(requests.length).toBe(3); // nothing was cached from the failures
+    expect(requests().length).toBe(3); // nothing was cached from the failures
   });
 
   it('a token URL the SSRF guard refuses is never contacted', async () => {
@@ -202,7 +175,7 @@ describe('OAuthTokens', () => {
     expect(err).toBeInstanceOf(TokenError);
     expect([err.retryable, err.refused]).toEqual([false, true]);
     expect(err.message).toMatch(/^token endpoint refused: /);
-    expect(requests).toHaveLength(0);
+    expect(requests()).toHaveLength(0);
   });
 
   it("a host name that resolves to a refused address is stopped by the guarded agent's lookup, not retried", async () => {
@@ -210,6 +183,6 @@ describe('OAuthTokens', () => {
     const err = (await guarded.token(creds({ tokenUrl: tokenUrl.replace('127.0.0.1', 'localhost') }), 5000).catch((e: unknown) => e)) as TokenError;
     expect(err).toBeInstanceOf(TokenError);
     expect([err.retryable, err.refused]).toEqual([false, true]);
-    expect(requests).toHaveLength(0);
+    expect(requests()).toHaveLength(0);
   });
 });

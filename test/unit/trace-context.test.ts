@@ -4,6 +4,7 @@ import { WebhookSigner } from '../../src/dispatch/call/signing.js';
 import { newId } from '../../src/domain/ids.js';
 import { attemptTraceIds, newSpanId, parseTraceparent, traceIdOf, traceparent } from '../../src/domain/trace-context.js';
 import type { ClaimedExecution } from '../../src/domain/types.js';
+import { claimedExecution } from '../support/claims.js';
 
 /** W3C Trace Context, version 00: version-traceid-parentid-flags, lowercase hex. */
 const FORMAT = /^00-[0-9a-f]{32}-[0-9a-f]{16}-0[01]$/;
@@ -65,25 +66,7 @@ describe('Trace Context of attempts (domain/trace-context.ts)', () => {
 });
 
 describe('attemptHeaders with a traceparent', () => {
-  const claim = (headers: Record<string, string>): ClaimedExecution => ({
-    executionId: newId(),
-    jobType: 'schedule',
-    jobId: newId(),
-    scheduledFor: 0,
-    dueAt: 0,
-    attempt: 1,
-    endpoint: 'https://example.com/hook',
-    data: {},
-    retry: { maxAttempts: 3, initialDelayMs: 1_000, maxDelayMs: 60_000 },
-    timeoutMs: 10_000,
-    successStatuses: ['2xx'],
-    leaseExpiresAt: 15_000,
-    method: 'POST',
-    headers,
-    body: null,
-    auth: null,
-    secrets: null,
-  });
+  const claim = (headers: Record<string, string>): ClaimedExecution => claimedExecution({ executionId: newId(), jobId: newId(), headers });
   const signer = new WebhookSigner(['whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw']);
 
   it("sends the attempt's traceparent and drops a job's own traceparent and tracestate stored before they were refused", () => {

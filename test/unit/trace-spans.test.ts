@@ -1,27 +1,17 @@
 import { describe, expect, it } from 'vitest';
 import type { AttemptOutcome, ClaimedExecution } from '../../src/domain/types.js';
 import { attemptAttributes, attemptErrorType, redactedUrl, requestSpanName, responseAttributes } from '../../src/tracing/spans.js';
+import { claimedExecution } from '../support/claims.js';
 
-const claim = (over: Partial<ClaimedExecution> = {}): ClaimedExecution => ({
-  executionId: '019aa8e0-1f40-7b6d-a1c3-5d9e7f2b8c04',
-  jobType: 'cron',
-  jobId: '019aa5c2-5e00-7c3a-8d2b-3f6e1a9b4c70',
-  scheduledFor: 0,
-  dueAt: 0,
-  attempt: 1,
-  endpoint: 'https://hooks.example.com/run?x=1',
-  data: {},
-  retry: { maxAttempts: 3, initialDelayMs: 1_000, maxDelayMs: 60_000 },
-  timeoutMs: 10_000,
-  successStatuses: ['2xx'],
-  leaseExpiresAt: 15_000,
-  method: 'PUT',
-  headers: {},
-  body: null,
-  auth: null,
-  secrets: null,
-  ...over,
-});
+const claim = (over: Partial<ClaimedExecution> = {}): ClaimedExecution =>
+  claimedExecution({
+    executionId: '019aa8e0-1f40-7b6d-a1c3-5d9e7f2b8c04',
+    jobType: 'cron',
+    jobId: '019aa5c2-5e00-7c3a-8d2b-3f6e1a9b4c70',
+    endpoint: 'https://hooks.example.com/run?x=1',
+    method: 'PUT',
+    ...over,
+  });
 const outcome = (over: Partial<AttemptOutcome> = {}): AttemptOutcome => ({
   executionId: claim().executionId,
   attempt: 1,

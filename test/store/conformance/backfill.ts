@@ -1,18 +1,17 @@
 /**
  * Conformance of the backfill of cron jobs (`Store.cronBackfill`, src/store/rules/backfill.ts),
- * registered inside `exerciseStore` (conformance.ts), so every store runs it against a fresh,
+ * registered inside `exerciseStore` (index.ts), so every store runs it against a fresh,
  * migrated database per test. The executions present before the backfill are made by claims (one
  * run, one misfire `skip`), through the `Store` interface only.
  */
 import { describe, expect, it } from 'vitest';
-import { newId } from '../../src/domain/ids.js';
-import type { ClaimedExecution, CronJob, Execution, OverlapPolicy } from '../../src/domain/types.js';
-import { cronJobNext } from '../../src/cron/index.js';
-import { BACKFILL_RECHECK_MS, backfillOccurrences } from '../../src/store/rules/backfill.js';
-import type { Store } from '../../src/store/store.js';
+import { newId } from '../../../src/domain/ids.js';
+import type { ClaimedExecution, CronJob, Execution, OverlapPolicy } from '../../../src/domain/types.js';
+import { cronJobNext } from '../../../src/cron/index.js';
+import { BACKFILL_RECHECK_MS, backfillOccurrences } from '../../../src/store/rules/backfill.js';
+import type { Store } from '../../../src/store/store.js';
+import { T0 } from './fixtures.js';
 
-/** 2030-01-01T00:00:00.000Z, as conformance.ts. */
-const T0 = Date.UTC(2030, 0, 1);
 const MIN = 60_000;
 const RETRY = { maxAttempts: 1, initialDelayMs: 1000, maxDelayMs: 3_600_000 };
 

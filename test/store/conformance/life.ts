@@ -2,18 +2,17 @@
  * Conformance of the life of cron jobs (docs/cron.md, "Start, end and limits" and "Jitter"):
  * `startAt`, `endAt`, `maxInvocations` reaching `Completed`, a PATCH with `Active` restarting a
  * Completed job, and the jitter of occurrences. Registered inside `exerciseStore`
- * (conformance.ts), so every store runs it against a fresh, migrated database per test. Time is
+ * (index.ts), so every store runs it against a fresh, migrated database per test. Time is
  * injected (`now`); only the `Store` interface is used.
  */
 import { describe, expect, it } from 'vitest';
-import { InvalidInputError } from '../../src/domain/errors.js';
-import { newId } from '../../src/domain/ids.js';
-import type { ClaimedExecution, MisfirePolicy } from '../../src/domain/types.js';
-import { occurrenceJitterMs } from '../../src/store/rules/cron-life.js';
-import type { ClaimDueParams, CronCreateParams, Store } from '../../src/store/store.js';
+import { InvalidInputError } from '../../../src/domain/errors.js';
+import { newId } from '../../../src/domain/ids.js';
+import type { ClaimedExecution, MisfirePolicy } from '../../../src/domain/types.js';
+import { occurrenceJitterMs } from '../../../src/store/rules/cron-life.js';
+import type { ClaimDueParams, CronCreateParams, Store } from '../../../src/store/store.js';
+import { T0 } from './fixtures.js';
 
-/** 2030-01-01T00:00:00.000Z (a whole hour), as conformance.ts. */
-const T0 = Date.UTC(2030, 0, 1);
 const MINUTE = 60_000;
 const RETRY = { maxAttempts: 5, initialDelayMs: 1000, maxDelayMs: 60_000, delaysMs: null };
 

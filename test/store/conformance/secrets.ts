@@ -1,16 +1,14 @@
 /**
  * Conformance of the job-secrets operations (`Store.secretsPage`, `Store.secretsReplace`,
- * src/store/contract/secrets.ts), registered inside `exerciseStore` (conformance.ts), so every store
+ * src/store/contract/secrets.ts), registered inside `exerciseStore` (index.ts), so every store
  * runs them against a fresh, migrated database per test. Only the `Store` interface is used.
  */
 import { describe, expect, it } from 'vitest';
-import type { SealedSecrets } from '../../src/domain/types.js';
-import type { Store } from '../../src/store/store.js';
-import type { JobRef, JobSecretsEntry } from '../../src/store/contract/secrets.js';
-import { cronParams } from './conformance-lists.js';
+import type { SealedSecrets } from '../../../src/domain/types.js';
+import type { Store } from '../../../src/store/store.js';
+import type { JobRef, JobSecretsEntry } from '../../../src/store/contract/secrets.js';
+import { cronParams, T0 } from './fixtures.js';
 
-/** 2030-01-01T00:00:00.000Z, as conformance.ts. */
-const T0 = Date.UTC(2030, 0, 1);
 const RETRY = { maxAttempts: 5, initialDelayMs: 1000, maxDelayMs: 3_600_000, delaysMs: null };
 
 /** A UUID whose lexical order is `n`'s: creation order and id order differ in these tests. */

@@ -1,15 +1,14 @@
 /**
  * Conformance of claiming ahead (`ClaimDueParams.aheadMs`; src/store/rules/claim.ts, "Claiming
- * ahead"), registered inside `exerciseStore` (conformance.ts), so every store runs it against a
+ * ahead"), registered inside `exerciseStore` (index.ts), so every store runs it against a
  * fresh, migrated database per test. Time is injected (`now`); only the `Store` interface is used.
  */
 import { describe, expect, it } from 'vitest';
-import { newId } from '../../src/domain/ids.js';
-import type { ClaimedExecution } from '../../src/domain/types.js';
-import type { ClaimDueParams, Store } from '../../src/store/store.js';
+import { newId } from '../../../src/domain/ids.js';
+import type { ClaimedExecution } from '../../../src/domain/types.js';
+import type { ClaimDueParams, Store } from '../../../src/store/store.js';
+import { T0 } from './fixtures.js';
 
-/** 2030-01-01T00:00:00.000Z (a whole hour), as conformance.ts. */
-const T0 = Date.UTC(2030, 0, 1);
 const TIMEOUT = 1_000;
 const LEASE = 5_000;
 const RETRY = { maxAttempts: 5, initialDelayMs: 1000, maxDelayMs: 60_000, delaysMs: null };

@@ -1,18 +1,16 @@
 /**
  * Conformance of job keys (src/store/rules/job-keys.ts, docs/apply.md): `key` and `managedBy` on
  * schedules and cron jobs, unique per kind, cleared by null, the `key` filter of the lists, and
- * `migrate-store`'s copy of both fields. Registered inside `exerciseStore` (conformance.ts), so
+ * `migrate-store`'s copy of both fields. Registered inside `exerciseStore` (index.ts), so
  * every store runs them against a fresh, migrated database per test. Only the `Store` interface
  * is used.
  */
 import { describe, expect, it } from 'vitest';
-import { ConflictError } from '../../src/domain/errors.js';
-import { newId } from '../../src/domain/ids.js';
-import type { ScheduleCreateParams, Store } from '../../src/store/store.js';
-import { cronParams } from './conformance-lists.js';
+import { ConflictError } from '../../../src/domain/errors.js';
+import { newId } from '../../../src/domain/ids.js';
+import type { ScheduleCreateParams, Store } from '../../../src/store/store.js';
+import { cronParams, T0 } from './fixtures.js';
 
-/** 2030-01-01T00:00:00.000Z, as conformance.ts. */
-const T0 = Date.UTC(2030, 0, 1);
 const RETRY = { maxAttempts: 5, initialDelayMs: 1000, maxDelayMs: 3_600_000, delaysMs: null };
 
 const scheduleParams = (o: Partial<ScheduleCreateParams> = {}): ScheduleCreateParams => ({

@@ -1,16 +1,14 @@
 /**
  * Conformance of the bulk actions (`Store.scheduleBulk`, `Store.cronBulk`; rules in
- * src/store/rules/bulk.ts), registered inside `exerciseStore` (conformance.ts), so every store
+ * src/store/rules/bulk.ts), registered inside `exerciseStore` (index.ts), so every store
  * runs them against a fresh, migrated database per test. Only the `Store` interface is used.
  */
 import { describe, expect, it } from 'vitest';
-import { newId } from '../../src/domain/ids.js';
-import type { CronJobStatus, ScheduleStatus } from '../../src/domain/types.js';
-import type { JobBulkFilter, Store } from '../../src/store/store.js';
-import { cronParams } from './conformance-lists.js';
+import { newId } from '../../../src/domain/ids.js';
+import type { CronJobStatus, ScheduleStatus } from '../../../src/domain/types.js';
+import type { JobBulkFilter, Store } from '../../../src/store/store.js';
+import { cronParams, T0 } from './fixtures.js';
 
-/** 2030-01-01T00:00:00.000Z, as conformance.ts. */
-const T0 = Date.UTC(2030, 0, 1);
 const HOUR = 3_600_000;
 const RETRY = { maxAttempts: 5, initialDelayMs: 1000, maxDelayMs: 3_600_000, delaysMs: null };
 

@@ -1,16 +1,15 @@
 /**
  * Conformance of the node-liveness operations (`nodeRegister`, `nodeHeartbeat`, `nodesReap`,
  * `nodesLive`, `nodeLeave`; src/store/contract/nodes.ts), registered inside `exerciseStore`
- * (conformance.ts), so every store runs them against a fresh, migrated database per test. Time is
+ * (index.ts), so every store runs them against a fresh, migrated database per test. Time is
  * injected (`now`); only the `Store` interface is used.
  */
 import { describe, expect, it } from 'vitest';
-import { newId } from '../../src/domain/ids.js';
-import type { ClaimedExecution } from '../../src/domain/types.js';
-import type { Store } from '../../src/store/store.js';
+import { newId } from '../../../src/domain/ids.js';
+import type { ClaimedExecution } from '../../../src/domain/types.js';
+import type { Store } from '../../../src/store/store.js';
+import { T0 } from './fixtures.js';
 
-/** 2030-01-01T00:00:00.000Z, as conformance.ts. */
-const T0 = Date.UTC(2030, 0, 1);
 /** `PUNCTUAL_NODE_TIMEOUT` of these tests. */
 const TIMEOUT = 10_000;
 /** The calls' own timeout: far longer than the node timeout, so only liveness can free them early. */

@@ -1,18 +1,17 @@
 /**
  * Conformance of the idempotency records (`Store.idempotencyBegin`, `idempotencyFinish`,
  * `idempotencyAbandon`, `idempotencyPrune`; src/store/contract/idempotency.ts), registered inside
- * `exerciseStore` (conformance.ts): every store runs them against a fresh, migrated database per
+ * `exerciseStore` (index.ts): every store runs them against a fresh, migrated database per
  * test. Only the `Store` interface is used; time is `T0` plus offsets.
  */
 import { randomBytes } from 'node:crypto';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { newId } from '../../src/domain/ids.js';
-import { IDEMPOTENCY_ABANDON_MS, IDEMPOTENCY_RETENTION_MS } from '../../src/store/rules/idempotency.js';
-import type { IdempotencyRef } from '../../src/store/contract/idempotency.js';
-import type { Store } from '../../src/store/store.js';
+import { newId } from '../../../src/domain/ids.js';
+import { IDEMPOTENCY_ABANDON_MS, IDEMPOTENCY_RETENTION_MS } from '../../../src/store/rules/idempotency.js';
+import type { IdempotencyRef } from '../../../src/store/contract/idempotency.js';
+import type { Store } from '../../../src/store/store.js';
+import { T0 } from './fixtures.js';
 
-/** 2030-01-01T00:00:00.000Z, as conformance.ts. */
-const T0 = Date.UTC(2030, 0, 1);
 const FP = 'a'.repeat(64);
 const OTHER_FP = 'b'.repeat(64);
 

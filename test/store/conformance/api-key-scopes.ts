@@ -1,18 +1,13 @@
 /**
  * Conformance of the scopes, expiry and rotation of API keys (`apiKeyCreate`, `apiKeyUpdate`,
  * `apiKeyRotate`, `apiKeyFindByDigest`, `apiKeyEnsure`; src/store/store.ts), registered inside
- * `exerciseStore` (conformance.ts), so every store runs them against a fresh, migrated database.
+ * `exerciseStore` (index.ts), so every store runs them against a fresh, migrated database.
  * Time is injected; only the `Store` interface is used.
  */
-import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { newId } from '../../src/domain/ids.js';
-import type { Store } from '../../src/store/store.js';
-
-/** 2030-01-01T00:00:00.000Z, as conformance.ts. */
-const T0 = Date.UTC(2030, 0, 1);
-
-const digestOf = (token: string) => createHash('sha256').update(token).digest('hex');
+import { newId } from '../../../src/domain/ids.js';
+import type { Store } from '../../../src/store/store.js';
+import { digestOf, T0 } from './fixtures.js';
 
 /** Registers the tests; `store` gives the store of the running test. */
 export function describeKeys(store: () => Store): void {

@@ -1,18 +1,17 @@
 /**
  * Conformance of the executions list across jobs (`Store.executionSearch`) and of replays
  * (`Store.executionReplay`, `Store.executionsReplay`), registered inside `exerciseStore`
- * (conformance.ts), so every store runs them against a fresh, migrated database per test. Only the
+ * (index.ts), so every store runs them against a fresh, migrated database per test. Only the
  * `Store` interface is used: the executions are made by claims, triggers and outcomes.
  */
 import { describe, expect, it } from 'vitest';
-import { InvalidInputError } from '../../src/domain/errors.js';
-import { newId } from '../../src/domain/ids.js';
-import type { AttemptOutcome, ClaimedExecution, Execution, ExecutionStatus, JobType } from '../../src/domain/types.js';
-import type { ExecutionFilter } from '../../src/store/sql/execution-search.js';
-import type { Store } from '../../src/store/store.js';
+import { InvalidInputError } from '../../../src/domain/errors.js';
+import { newId } from '../../../src/domain/ids.js';
+import type { AttemptOutcome, ClaimedExecution, Execution, ExecutionStatus, JobType } from '../../../src/domain/types.js';
+import type { ExecutionFilter } from '../../../src/store/sql/execution-search.js';
+import type { Store } from '../../../src/store/store.js';
+import { T0 } from './fixtures.js';
 
-/** 2030-01-01T00:00:00.000Z, as conformance.ts. */
-const T0 = Date.UTC(2030, 0, 1);
 const MIN = 60_000;
 const RETRY = { maxAttempts: 3, initialDelayMs: 1000, maxDelayMs: 3_600_000 };
 const FAR = T0 + 365 * 24 * 3_600_000;

@@ -1,16 +1,14 @@
 /**
  * Conformance of the batch operations (`Store.scheduleCreateMany`, src/store/contract/batch.ts) and
  * of the group commit of creates (src/store/group-commit.ts: concurrent creates share one
- * transaction), registered inside `exerciseStore` (conformance.ts): every store runs them against
+ * transaction), registered inside `exerciseStore` (index.ts): every store runs them against
  * a fresh, migrated database per test. Only the `Store` interface is used.
  */
 import { describe, expect, it } from 'vitest';
-import { newId } from '../../src/domain/ids.js';
-import type { Schedule } from '../../src/domain/types.js';
-import type { Store, ScheduleCreateParams } from '../../src/store/store.js';
-
-/** 2030-01-01T00:00:00.000Z, as conformance.ts. */
-const T0 = Date.UTC(2030, 0, 1);
+import { newId } from '../../../src/domain/ids.js';
+import type { Schedule } from '../../../src/domain/types.js';
+import type { Store, ScheduleCreateParams } from '../../../src/store/store.js';
+import { T0 } from './fixtures.js';
 
 const params = (n: number, o: Partial<ScheduleCreateParams> = {}): ScheduleCreateParams => ({
   id: newId(),

@@ -1,17 +1,16 @@
 /**
  * Conformance of notification channels and the outbox (src/store/contract/notifications.ts, the rule
- * of src/store/rules/notifications.ts), registered inside `exerciseStore` (conformance.ts), so every
+ * of src/store/rules/notifications.ts), registered inside `exerciseStore` (index.ts), so every
  * store runs them against a fresh, migrated database per test. Time is injected; only the `Store`
  * interface is used.
  */
 import { describe, expect, it } from 'vitest';
-import { newId } from '../../src/domain/ids.js';
-import type { NotificationEvent, OutboxNotification } from '../../src/domain/notifications.js';
-import type { AttemptOutcome, ClaimedExecution } from '../../src/domain/types.js';
-import type { Store } from '../../src/store/store.js';
+import { newId } from '../../../src/domain/ids.js';
+import type { NotificationEvent, OutboxNotification } from '../../../src/domain/notifications.js';
+import type { AttemptOutcome, ClaimedExecution } from '../../../src/domain/types.js';
+import type { Store } from '../../../src/store/store.js';
+import { T0 } from './fixtures.js';
 
-/** 2030-01-01T00:00:00.000Z, as conformance.ts. */
-const T0 = Date.UTC(2030, 0, 1);
 const RETRY = { maxAttempts: 3, initialDelayMs: 1000, maxDelayMs: 60_000 };
 const LEASE = 30_000;
 /** Far in the future: every notification written is due by then. */

@@ -3,19 +3,19 @@
  * operation writes (actor, action, resource, changes, secrets redacted), in the transaction of the
  * change (a failed or refused change leaves none), the auto-pause's `system` event, the count of
  * failed sign-ins per address and minute, the list's filters and paging, and pruning. Registered
- * inside `exerciseStore` (conformance.ts), so every store runs them against a fresh, migrated
+ * inside `exerciseStore` (index.ts), so every store runs them against a fresh, migrated
  * database per test. Time is injected; only the `Store` interface is used.
  */
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import type { AuditAction, AuditEvent, AuditRecord } from '../../src/domain/audit.js';
-import { InvalidInputError } from '../../src/domain/errors.js';
-import { newId } from '../../src/domain/ids.js';
-import type { AttemptOutcome } from '../../src/domain/types.js';
-import type { AuditPageParams } from '../../src/store/contract/audit.js';
-import type { CronCreateParams, ScheduleCreateParams, Store } from '../../src/store/store.js';
+import type { AuditAction, AuditEvent, AuditRecord } from '../../../src/domain/audit.js';
+import { InvalidInputError } from '../../../src/domain/errors.js';
+import { newId } from '../../../src/domain/ids.js';
+import type { AttemptOutcome } from '../../../src/domain/types.js';
+import type { AuditPageParams } from '../../../src/store/contract/audit.js';
+import type { CronCreateParams, ScheduleCreateParams, Store } from '../../../src/store/store.js';
+import { T0 } from './fixtures.js';
 
-const T0 = Date.UTC(2030, 0, 1);
 const RETRY = { maxAttempts: 1, initialDelayMs: 1000, maxDelayMs: 60_000 };
 const KEY = { keyId: '0190b0a0-0000-7000-8000-000000000001', keyName: 'deploy' };
 /** Secret values that must never appear in an event. */

@@ -1,42 +1,15 @@
 /**
  * Conformance of the paged, filtered job lists (`Store.schedulePage`,
- * `Store.cronPage`), registered inside `exerciseStore` (conformance.ts), so every store runs them
+ * `Store.cronPage`), registered inside `exerciseStore` (index.ts), so every store runs them
  * against a fresh, migrated database per test. Only the `Store` interface is used.
  */
 import { describe, expect, it } from 'vitest';
-import { InvalidInputError } from '../../src/domain/errors.js';
-import { newId } from '../../src/domain/ids.js';
-import type { CronJob, CronJobStatus, Schedule, ScheduleStatus } from '../../src/domain/types.js';
-import { encodeCursor, PAGE_SCAN_MAX, scanBound } from '../../src/store/rules/paging.js';
-import type { CronCreateParams, CronPageParams, SchedulePageParams, Store } from '../../src/store/store.js';
-
-/** 2030-01-01T00:00:00.000Z, as conformance.ts. */
-const T0 = Date.UTC(2030, 0, 1);
-const RETRY = { maxAttempts: 5, initialDelayMs: 1000, maxDelayMs: 3_600_000, delaysMs: null };
-
-/** A UUID whose lexical order is `n`'s. */
-function uuid(n: number): string {
-  return `00000000-0000-4000-8000-${n.toString(16).padStart(12, '0')}`;
-}
-
-/** A cron job created at `now` (default T0), due an hour after T0, named `cron` unless told. */
-export function cronParams(o: { name?: string | null; now?: number; id?: string; tags?: string[] } = {}): CronCreateParams {
-  return {
-    id: o.id ?? newId(),
-    expression: '* * * * *',
-    name: o.name === undefined ? 'cron' : o.name,
-    timezone: null,
-    endpoint: 'https://example.com/cron',
-    data: null,
-    nextInvocation: T0 + 3_600_000,
-    retry: RETRY,
-    timeoutMs: 1_000,
-    misfire: 'once',
-    overlap: 'allow',
-    tags: o.tags ?? [],
-    now: o.now ?? T0,
-  };
-}
+import { InvalidInputError } from '../../../src/domain/errors.js';
+import { newId } from '../../../src/domain/ids.js';
+import type { CronJob, CronJobStatus, Schedule, ScheduleStatus } from '../../../src/domain/types.js';
+import { encodeCursor, PAGE_SCAN_MAX, scanBound } from '../../../src/store/rules/paging.js';
+import type { CronPageParams, SchedulePageParams, Store } from '../../../src/store/store.js';
+import { cronParams, RETRY, T0, uuid } from './fixtures.js';
 
 type ScheduleFilter = Partial<Omit<SchedulePageParams, 'cursor' | 'limit'>>;
 type CronFilter = Partial<Omit<CronPageParams, 'cursor' | 'limit'>>;

@@ -2,16 +2,15 @@
  * Conformance of what outcomes do to their jobs (src/store/rules/outcome.ts): `successStatuses`
  * stored and carried by claims, and the auto-pause of cron jobs in `executionsFinish` (410 Gone,
  * `pauseAfterFailures`, `consecutiveFailures`), and `pausedReason` through `cronUpdate`.
- * Registered inside `exerciseStore` (conformance.ts), so every store runs them against a fresh,
+ * Registered inside `exerciseStore` (index.ts), so every store runs them against a fresh,
  * migrated database per test. Time is injected; only the `Store` interface is used.
  */
 import { describe, expect, it } from 'vitest';
-import { newId } from '../../src/domain/ids.js';
-import type { AttemptOutcome, ClaimedExecution, CronJob, SuccessStatus } from '../../src/domain/types.js';
-import type { CronCreateParams, Store } from '../../src/store/store.js';
+import { newId } from '../../../src/domain/ids.js';
+import type { AttemptOutcome, ClaimedExecution, CronJob, SuccessStatus } from '../../../src/domain/types.js';
+import type { CronCreateParams, Store } from '../../../src/store/store.js';
+import { T0 } from './fixtures.js';
 
-/** 2030-01-01T00:00:00.000Z, as conformance.ts. */
-const T0 = Date.UTC(2030, 0, 1);
 const RETRY = { maxAttempts: 3, initialDelayMs: 1000, maxDelayMs: 60_000 };
 const GONE = 'endpoint answered 410 Gone';
 
