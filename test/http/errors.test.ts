@@ -9,6 +9,7 @@ import { buildApp } from '../../src/http/app.js';
 import { createApiKey } from '../../src/service/api-keys.js';
 import { openStore } from '../../src/store/open.js';
 import type { Store } from '../../src/store/store.js';
+import { copyMigratedSqlite } from '../support/migrated.js';
 
 const clock = { now: () => Date.parse('2026-11-21T10:00:00.000Z') };
 
@@ -23,8 +24,9 @@ let explode: boolean;
 
 beforeEach(async () => {
   dir = await mkdtemp(join(tmpdir(), 'punctual-http-errors-'));
+  await copyMigratedSqlite(join(dir, 'test.db'));
   store = await openStore('file:' + join(dir, 'test.db'));
-  await store.migrate();
+  await store.migrate(); // nothing to do: the copy is migrated
   logLines = [];
   ready = true;
   explode = false;
