@@ -1,4 +1,6 @@
+import { relative } from 'node:path';
 import { defineConfig } from 'vitest/config';
+import { BaseSequencer, type TestSpecification } from 'vitest/node';
 
 /**
  * Files that measure time or need timers to fire on time: lateness and latency bounds, real
@@ -34,10 +36,99 @@ export const REAL_TIME_FILES = [
   'test/e2e/calling-other-apis.test.ts',
   'test/e2e/job-secrets.test.ts',
   'test/e2e/retry-outage.test.ts',
+  'test/e2e/notification-crash.test.ts',
+  'test/e2e/notifications.test.ts',
   'test/faults/graceful-drain.test.ts',
   'test/faults/store-unavailable.test.ts',
   'test/browser/docs.test.ts',
 ];
+
+/**
+ * Files that only compute: they open no server, store, socket or process, fake no timer and
+ * change no global (environment, timers, global providers). They run without isolation, in the
+ * workers of the parallel group once its other files are done: one module graph per worker,
+ * imported once for all of them, rather than a fresh one per file. A file that opens anything,
+ * fakes timers or changes a global stays out of this list.
+ */
+export const SHARED_FILES = [
+  'test/unit/apply-plan.test.ts',
+  'test/unit/backfill-rules.test.ts',
+  'test/unit/channel-url.test.ts',
+  'test/unit/claim-rules.test.ts',
+  'test/unit/config-secrets.test.ts',
+  'test/unit/config.test.ts',
+  'test/unit/cron-life.test.ts',
+  'test/unit/execution-search.test.ts',
+  'test/unit/group-commit.test.ts',
+  'test/unit/ids.test.ts',
+  'test/unit/job-secrets.test.ts',
+  'test/unit/layering.test.ts',
+  'test/unit/notification-rules.test.ts',
+  'test/unit/outcome.test.ts',
+  'test/unit/retry.test.ts',
+  'test/unit/secrets.test.ts',
+  'test/unit/signing.test.ts',
+  'test/unit/ssrf.test.ts',
+  'test/unit/success-statuses.test.ts',
+  'test/unit/time.test.ts',
+  'test/unit/trace-context.test.ts',
+  'test/unit/trace-spans.test.ts',
+  'test/cron/calendar.test.ts',
+  'test/cron/dst.test.ts',
+  'test/cron/parse.test.ts',
+  'test/cron/reference.test.ts',
+];
+
+/**
+ * The slowest files of their group (CI's report of the 20 slowest, .ci/run), slowest first: each
+ * group starts them first, so that none of them is left running alone at the group's end. A
+ * fresh clone has no record of durations, and Vitest's own order would then be the files' sizes.
+ * The container test comes first: its image is built before its tests, while other files run.
+ */
+export const SLOWEST_FIRST = [
+  'test/container/image.test.ts',
+  'test/fuzz/api.test.ts',
+  'test/store/production-postgres.test.ts',
+  'test/store/production-sqlite.test.ts',
+  'test/store/postgres.test.ts',
+  'test/http/request-shape.test.ts',
+  'test/cli/backup.test.ts',
+  'test/http/endpoint-policy.test.ts',
+  'test/cron/reference.test.ts',
+  'test/security/key-missing.test.ts',
+  'test/security/key-file.test.ts',
+  'test/e2e/process-signals.test.ts',
+  'test/e2e/group-commit-crash.test.ts',
+  'test/e2e/crash.test.ts',
+  'test/e2e/notification-crash.test.ts',
+  'test/e2e/calling-other-apis.test.ts',
+  'test/e2e/retry-outage.test.ts',
+  'test/e2e/multinode-migrate-store.test.ts',
+  'test/faults/graceful-drain.test.ts',
+  'test/e2e/missed-occurrences.test.ts',
+];
+
+/**
+ * Vitest's order (by group, then project, then recorded duration or size), with the files of
+ * {@link SLOWEST_FIRST} moved to the front of their project, in that list's order.
+ */
+class SlowestFirst extends BaseSequencer {
+  override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
+    const sorted = await super.sort(files);
+    const position = new Map(sorted.map((f, i) => [f, i]));
+    const rank = (f: TestSpecification) => {
+      const i = SLOWEST_FIRST.indexOf(relative(f.project.config.root, f.moduleId));
+      return i < 0 ? SLOWEST_FIRST.length : i;
+    };
+    return [...sorted].sort(
+      (a, b) =>
+        a.project.config.sequence.groupOrder - b.project.config.sequence.groupOrder ||
+        (a.project.name < b.project.name ? -1 : a.project.name > b.project.name ? 1 : 0) ||
+        rank(a) - rank(b) ||
+        position.get(a)! - position.get(b)!,
+    );
+  }
+}
 
 /**
  * Workers of the parallel group (`PUNCTUAL_TEST_WORKERS` sets another number): one per core of
@@ -52,13 +143,26 @@ export default defineConfig({
     hookTimeout: 30_000,
     // Says once whether the PostgreSQL suites run (PUNCTUAL_TEST_DATABASE_URL), and checks the server.
     globalSetup: ['test/support/global-setup.ts'],
+    sequence: { sequencer: SlowestFirst },
     projects: [
       {
         extends: true,
         test: {
           name: 'parallel',
           include: ['test/**/*.test.ts'],
-          exclude: [...TIMING_FILES, ...REAL_TIME_FILES],
+          exclude: [...TIMING_FILES, ...REAL_TIME_FILES, ...SHARED_FILES],
+          fileParallelism: true,
+          maxWorkers: PARALLEL_WORKERS,
+          sequence: { groupOrder: 0 },
+        },
+      },
+      {
+        extends: true,
+        test: {
+          // After 'parallel' in the same group (Vitest runs a group's isolated projects first).
+          name: 'shared',
+          include: SHARED_FILES,
+          isolate: false,
           fileParallelism: true,
           maxWorkers: PARALLEL_WORKERS,
           sequence: { groupOrder: 0 },

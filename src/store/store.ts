@@ -31,7 +31,7 @@ export type { ApiKeyCreateParams, ApiKeysStore, ApiKeyUpdateParams, AuditedId } 
 /**
  * The store: every persistent operation of the service, as domain operations taking one params
  * object (after River's `riverdriver`). One implementation per database (`sqlite/`, `postgres/`),
- * each with its own SQL and migrations, all held to one conformance suite (`test/store/conformance.ts`).
+ * each with its own SQL and migrations, all held to one conformance suite (`test/store/conformance/`).
  *
  * Every method is asynchronous, whatever the driver, and atomic: it commits entirely or not at
  * all. Instants are epoch milliseconds (UTC). Methods throw `StoreUnavailableError` when the

@@ -2,9 +2,10 @@
  * `punctual apply` (docs/apply.md) against a live server (in this process, SQLite, over HTTP):
  * create, update of the changed fields only, idempotence, `--dry-run` and its exit code 2, nothing
  * to do (0), errors (1) naming the field, secrets from the environment reaching the call, and
- * `--prune` deleting only managed jobs. A few runs are the real command as a child process (its
- * wiring and exit codes); the others call the command's action in this process (`applyCommand`,
- * the same code, its output captured), which is much faster. The tests share one server and run
+ * `--prune` deleting only managed jobs. A few runs are the whole command line (test/cli/run.ts:
+ * in this process, as `dist/cli.js` runs it; test/cli/binary.test.ts holds the built binary to the
+ * same exit codes); the others call the command's action directly (`applyCommand`, the same code,
+ * its output captured). The tests share one server and run
  * in order; each uses keys of its own, and the prune test comes last.
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -42,7 +43,7 @@ function file(name: string, text: string): string {
   return path;
 }
 
-/** `punctual apply -f <path> …` as a child process. */
+/** `punctual apply -f <path> …`, the whole command line (test/cli/run.ts). */
 const applyChild = (path: string, args: string[] = [], extra: Record<string, string> = {}) =>
   punctual(['apply', '-f', path, ...args], { ...env, ...extra });
 

@@ -4,6 +4,7 @@
  * header to a receiver on 127.0.0.1 while the backup command, another child process, copies the
  * store. The copy opens, passes `PRAGMA integrity_check`, holds the load's jobs, and a server
  * started on it (with the key file written beside it) delivers calls whose secret header opened.
+ * The refusals run the command in this process (test/cli/run.ts).
  * The measured delivery rate is printed (`backup under load:`).
  */
 import { createServer, type Server } from 'node:http';
@@ -124,7 +125,7 @@ describe('punctual backup', () => {
     // The backup, 0.5 s into the load (the command's own start-up, through tsx, is part of its run).
     await until(start + 500);
     const backupStarted = Date.now();
-    const out = await punctual(['backup', copy, '--json'], { DATABASE_URL: `file:${db}`, PUNCTUAL_ENCRYPTION_KEYS: '' });
+    const out = await punctual(['backup', copy, '--json'], { DATABASE_URL: `file:${db}`, PUNCTUAL_ENCRYPTION_KEYS: '' }, { spawn: true });
     const backupEnded = Date.now();
     expect(out.code, out.stderr).toBe(0);
     const written = JSON.parse(out.stdout) as { file: string; keyFile: string; keyIds: string[]; pages: number; bytes: number; durationMs: number };

@@ -1,9 +1,9 @@
 /**
  * The bulk forms of `punctual cron pause|resume|delete` and `punctual schedules delete`
- * (docs/cli.md, "Bulk actions"), run as real child processes against a live server: --dry-run
+ * (docs/cli.md, "Bulk actions"), run in this process (test/cli/run.ts) against a live server: --dry-run
  * counts, --yes acts, without a terminal and without --yes the command refuses (exit 2, nothing
  * changed), one id keeps the single-job form. The terminal's confirmation is driven through
- * `runBulk` with a scripted terminal (a child process has no TTY).
+ * `runBulk` with a scripted terminal (the runs of test/cli/run.ts have no TTY).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createPunctualClient, type CronJob, type Schedule } from '../../src/client/index.js';

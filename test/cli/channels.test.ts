@@ -1,6 +1,6 @@
 /**
  * `punctual channels …` (docs/cli.md, docs/when-calls-fail.md): through the API of a live server,
- * real child processes, a real receiver on 127.0.0.1 for `test`.
+ * run in this process (test/cli/run.ts), a real receiver on 127.0.0.1 for `test`.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { NotificationChannel, NotificationChannelList } from '../../src/client/index.js';

@@ -1,7 +1,8 @@
 /**
- * Exit codes, error output and `--help` of the `punctual` command, as real child
- * processes: 1 for a problem the API answered, 2 for usage, 3 for not found, 4 when the service
- * cannot be reached or answers 5xx. The token never appears in any output.
+ * Exit codes, error output and `--help` of the `punctual` command, run in this process
+ * (test/cli/run.ts; test/cli/binary.test.ts holds the built binary to the same codes and output):
+ * 1 for a problem the API answered, 2 for usage, 3 for not found, 4 when the service cannot be
+ * reached or answers 5xx. The token never appears in any output.
  */
 import { once } from 'node:events';
 import { createServer, type Server } from 'node:http';
@@ -163,7 +164,7 @@ describe('--help', () => {
   ];
 
   it('every command has one (exit 0), and the API commands name PUNCTUAL_URL and PUNCTUAL_TOKEN without their values', async () => {
-    // Two at a time: each is a Node process.
+    // Two at a time (in this process the runs take turns; as child processes, two of them).
     for (let i = 0; i < COMMANDS.length; i += 2) {
       await Promise.all(
         COMMANDS.slice(i, i + 2).map(async (command) => {
@@ -182,6 +183,6 @@ describe('--help', () => {
         }),
       );
     }
-    // About 35 Node processes, two at a time: give a loaded machine time (each takes ~0.3 s alone).
+    // About 35 runs: give a loaded machine time (a child process takes ~0.3 s alone).
   }, 120_000);
 });

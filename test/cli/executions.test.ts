@@ -1,6 +1,6 @@
 /**
  * `punctual executions list` with its filter flags and `punctual executions replay` (docs/cli.md),
- * run as real child processes against a live server calling a real receiver.
+ * run in this process (test/cli/run.ts) against a live server calling a real receiver.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Execution, ExecutionPage } from '../../src/client/index.js';

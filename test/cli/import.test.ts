@@ -1,7 +1,7 @@
 /**
  * `punctual schedules import` (docs/cli.md): NDJSON from a file or standard input, in batches
  * through POST /schedules/batch; faulty lines reported by number and skipped, the rest created.
- * Real child processes against a real server on a socket.
+ * Run in this process (test/cli/run.ts) against a real server on a socket.
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';

@@ -1,6 +1,6 @@
 /**
  * The secret flags of `schedules|cron create|update` and `signing-secret <id>` (docs/cli.md,
- * "Secrets and authentication"), run as real child processes against a live server: values come
+ * "Secrets and authentication"), run in this process (test/cli/run.ts) against a live server: values come
  * from environment variables, reach a real receiver, and are never printed.
  */
 import { Webhook } from 'standardwebhooks';

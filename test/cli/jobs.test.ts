@@ -1,6 +1,6 @@
 /**
- * `punctual schedules …`, `punctual cron …` and `punctual executions …` (docs/cli.md), run as real
- * child processes against a live server: `--json` is the API's JSON, the tables show the fields.
+ * `punctual schedules …`, `punctual cron …` and `punctual executions …` (docs/cli.md), run in this
+ * process (test/cli/run.ts) against a live server: `--json` is the API's JSON, the tables show the fields.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CronJob, Execution, ExecutionPage, Schedule, ScheduleList } from '../../src/client/index.js';

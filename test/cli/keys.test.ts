@@ -1,7 +1,7 @@
 /**
  * `punctual keys …` (docs/cli.md): on the store directly when no service URL is set (or with
- * `--local`), the way the first key is made; through the API otherwise. Real child processes, a
- * live server on a real SQLite file.
+ * `--local`), the way the first key is made; through the API otherwise. Run in this process
+ * (test/cli/run.ts), a live server on a real SQLite file.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ApiKey, ApiKeyCreated, ApiKeyList } from '../../src/client/index.js';

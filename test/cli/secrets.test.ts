@@ -1,6 +1,6 @@
 /**
- * `punctual secrets rekey` (docs/cli.md, docs/security.md "Rotating the key"): real child
- * processes on a real SQLite file and a real PostgreSQL schema. Jobs are made through the store
+ * `punctual secrets rekey` (docs/cli.md, docs/security.md "Rotating the key"): run in this
+ * process (test/cli/run.ts) on a real SQLite file and a real PostgreSQL schema. Jobs are made through the store
  * with secrets sealed by key A (as the service seals them); the command, with the keys "B A",
  * re-seals them so that key B alone opens them all; a job sealed with a key the ring lacks is
  * reported and makes the exit code 1; a second run writes nothing.

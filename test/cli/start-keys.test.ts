@@ -80,7 +80,7 @@ describe('punctual serve on SQLite, with sealed secrets and no key file', () => 
     const oldId = keyIdOf(Buffer.from(readFileSync(keyFile, 'utf8').trim(), 'base64'));
     renameSync(keyFile, join(dir, 'elsewhere.key'));
 
-    const refused = await punctual(['serve'], { ...env, PORT: '0' });
+    const refused = await punctual(['serve'], { ...env, PORT: '0' }, { spawn: true });
     expect(refused.code).toBe(2);
     expect(refused.stderr).toContain(`the store holds job secrets sealed with key ${oldId}, but its key file ${keyFile} is missing`);
     expect(refused.stderr).toContain('Restore the key file');

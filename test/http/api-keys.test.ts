@@ -8,6 +8,7 @@ import { createApiKey } from '../../src/service/api-keys.js';
 import { digestToken } from '../../src/service/tokens.js';
 import { openStore } from '../../src/store/open.js';
 import type { Store } from '../../src/store/store.js';
+import { copyMigratedSqlite } from '../support/migrated.js';
 
 const T0 = Date.parse('2026-11-21T10:00:00.000Z');
 const clock = { t: T0, now() { return this.t; } };
@@ -21,8 +22,9 @@ let keyId: string;
 beforeEach(async () => {
   clock.t = T0;
   dir = await mkdtemp(join(tmpdir(), 'punctual-http-keys-'));
+  await copyMigratedSqlite(join(dir, 'test.db'));
   store = await openStore('file:' + join(dir, 'test.db'));
-  await store.migrate();
+  await store.migrate(); // nothing to do: the copy is migrated
   app = await buildApp({ store, clock });
   const created = await createApiKey(store, clock, { name: 'admin' });
   token = created.token;

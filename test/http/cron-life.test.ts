@@ -14,6 +14,7 @@ import { buildApp } from '../../src/http/app.js';
 import { createApiKey } from '../../src/service/api-keys.js';
 import { openStore } from '../../src/store/open.js';
 import type { Store } from '../../src/store/store.js';
+import { copyMigratedSqlite } from '../support/migrated.js';
 
 /** 2026-11-21T10:00:00Z, a whole hour. */
 const T0 = Date.parse('2026-11-21T10:00:00.000Z');
@@ -29,8 +30,9 @@ let headers: Record<string, string>;
 beforeEach(async () => {
   clock.t = T0;
   dir = await mkdtemp(join(tmpdir(), 'punctual-http-cron-life-'));
+  await copyMigratedSqlite(join(dir, 'test.db'));
   store = await openStore('file:' + join(dir, 'test.db'));
-  await store.migrate();
+  await store.migrate(); // nothing to do: the copy is migrated
   app = await buildApp({ store, clock, wake: () => {} });
   headers = { authorization: `Bearer ${(await createApiKey(store, clock, { name: 't' })).token}` };
 });

@@ -8,6 +8,7 @@ import { createApiKey } from '../../src/service/api-keys.js';
 import { openStore } from '../../src/store/open.js';
 import type { Store } from '../../src/store/store.js';
 import { captureLogger } from '../support/logger.js';
+import { copyMigratedSqlite } from '../support/migrated.js';
 
 const clock = { now: () => Date.parse('2026-11-21T10:00:00.000Z') };
 
@@ -22,8 +23,9 @@ let explode: boolean;
 
 beforeEach(async () => {
   dir = await mkdtemp(join(tmpdir(), 'punctual-http-errors-'));
+  await copyMigratedSqlite(join(dir, 'test.db'));
   store = await openStore('file:' + join(dir, 'test.db'));
-  await store.migrate();
+  await store.migrate(); // nothing to do: the copy is migrated
   const log = captureLogger({ level: 'trace' });
   logLines = log.lines;
   ready = true;

@@ -14,6 +14,7 @@ import { buildApp } from '../../src/http/app.js';
 import { createApiKey } from '../../src/service/api-keys.js';
 import { openStore } from '../../src/store/open.js';
 import type { Store } from '../../src/store/store.js';
+import { copyMigratedSqlite } from '../support/migrated.js';
 
 const T0 = Date.parse('2026-11-21T10:00:00.000Z');
 const clock = { t: T0, now() { return this.t; } };
@@ -31,8 +32,9 @@ beforeEach(async () => {
   woken = [];
   replayed = [];
   dir = await mkdtemp(join(tmpdir(), 'punctual-http-execution-search-'));
+  await copyMigratedSqlite(join(dir, 'test.db'));
   store = await openStore('file:' + join(dir, 'test.db'));
-  await store.migrate();
+  await store.migrate(); // nothing to do: the copy is migrated
   const metrics = { contentType: 'text/plain', render: async () => '', observeRequest() {}, countReplayed: (n: number) => replayed.push(n) };
   app = await buildApp({ store, clock, wake: (at) => woken.push(at), metrics });
   headers = { authorization: `Bearer ${(await createApiKey(store, clock, { name: 't' })).token}` };

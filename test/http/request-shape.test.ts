@@ -12,6 +12,7 @@ import { buildApp } from '../../src/http/app.js';
 import { createApiKey } from '../../src/service/api-keys.js';
 import { openStore } from '../../src/store/open.js';
 import type { Store } from '../../src/store/store.js';
+import { copyMigratedSqlite } from '../support/migrated.js';
 
 const T0 = Date.parse('2026-11-21T10:00:00.000Z');
 const clock = { t: T0, now() { return this.t; } };
@@ -24,8 +25,9 @@ let auth: Record<string, string>;
 beforeEach(async () => {
   clock.t = T0;
   dir = await mkdtemp(join(tmpdir(), 'punctual-http-request-'));
+  await copyMigratedSqlite(join(dir, 'test.db'));
   store = await openStore('file:' + join(dir, 'test.db'));
-  await store.migrate();
+  await store.migrate(); // nothing to do: the copy is migrated
   app = await buildApp({ store, clock, wake: () => undefined });
   auth = { authorization: `Bearer ${(await createApiKey(store, clock, { name: 't' })).token}` };
 });

@@ -13,6 +13,7 @@ import {
 import { digestToken } from '../../src/service/tokens.js';
 import { openStore } from '../../src/store/open.js';
 import type { Store } from '../../src/store/store.js';
+import { copyMigratedSqlite } from '../support/migrated.js';
 
 const clock = { now: () => Date.parse('2026-11-21T10:00:00.000Z') };
 let dir: string;
@@ -20,8 +21,9 @@ let store: Store;
 
 beforeEach(async () => {
   dir = await mkdtemp(join(tmpdir(), 'punctual-svc-keys-'));
+  await copyMigratedSqlite(join(dir, 'test.db'));
   store = await openStore('file:' + join(dir, 'test.db'));
-  await store.migrate();
+  await store.migrate(); // nothing to do: the copy is migrated
 });
 
 afterEach(async () => {

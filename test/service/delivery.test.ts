@@ -13,6 +13,7 @@ import { RULES, Checks } from '../../src/service/rules.js';
 import { createSchedule, updateSchedule } from '../../src/service/schedules.js';
 import { openStore } from '../../src/store/open.js';
 import type { Store } from '../../src/store/store.js';
+import { copyMigratedSqlite } from '../support/migrated.js';
 
 const T0 = Date.parse('2026-11-21T10:00:00.000Z');
 
@@ -173,8 +174,9 @@ describe('services with a real store', () => {
     clock.t = T0;
     woken = [];
     dir = await mkdtemp(join(tmpdir(), 'punctual-service-delivery-'));
+    await copyMigratedSqlite(join(dir, 'test.db'));
     store = await openStore('file:' + join(dir, 'test.db'));
-    await store.migrate();
+    await store.migrate(); // nothing to do: the copy is migrated
     ctx = { store, clock, wake: (at) => woken.push(at) };
   });
 

@@ -6,6 +6,7 @@ import { createApiKey } from '../../src/service/api-keys.js';
 import { LastUsedRecorder } from '../../src/service/last-used.js';
 import { openStore } from '../../src/store/open.js';
 import type { Store } from '../../src/store/store.js';
+import { copyMigratedSqlite } from '../support/migrated.js';
 
 const T0 = Date.parse('2026-11-21T10:00:00.000Z');
 const clock = { now: () => T0 };
@@ -14,8 +15,9 @@ let store: Store;
 
 beforeEach(async () => {
   dir = await mkdtemp(join(tmpdir(), 'punctual-svc-lastused-'));
+  await copyMigratedSqlite(join(dir, 'test.db'));
   store = await openStore('file:' + join(dir, 'test.db'));
-  await store.migrate();
+  await store.migrate(); // nothing to do: the copy is migrated
 });
 
 afterEach(async () => {

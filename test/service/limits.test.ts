@@ -18,6 +18,7 @@ import { Checks, DEFAULT_RULE_CONTEXT, RULES, ruleContext, tagsProblems } from '
 import { createSchedule, updateSchedule } from '../../src/service/schedules.js';
 import { openStore } from '../../src/store/open.js';
 import type { Store } from '../../src/store/store.js';
+import { copyMigratedSqlite } from '../support/migrated.js';
 
 async function problems(p: Promise<unknown>) {
   const err = await p.then(
@@ -108,8 +109,9 @@ describe('services with a real store, for callers other than HTTP', () => {
 
   beforeEach(async () => {
     dir = await mkdtemp(join(tmpdir(), 'punctual-service-limits-'));
+    await copyMigratedSqlite(join(dir, 'test.db'));
     store = await openStore('file:' + join(dir, 'test.db'));
-    await store.migrate();
+    await store.migrate(); // nothing to do: the copy is migrated
     ctx = { store, clock, wake: () => undefined };
   });
 

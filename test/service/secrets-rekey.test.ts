@@ -13,6 +13,7 @@ import { KeyRing } from '../../src/secrets/key-ring.js';
 import { rekeyJobSecrets, type RekeyStore } from '../../src/service/secrets-rekey.js';
 import { openStore } from '../../src/store/open.js';
 import type { Store } from '../../src/store/store.js';
+import { copyMigratedSqlite } from '../support/migrated.js';
 
 const T0 = Date.UTC(2030, 0, 1);
 const [A, B] = [Buffer.alloc(32, 9), Buffer.alloc(32, 7)];
@@ -26,8 +27,9 @@ let store: Store;
 
 beforeEach(async () => {
   dir = await mkdtemp(join(tmpdir(), 'punctual-svc-rekey-'));
+  await copyMigratedSqlite(join(dir, 'test.db'));
   store = await openStore(`file:${join(dir, 'test.db')}`);
-  await store.migrate();
+  await store.migrate(); // nothing to do: the copy is migrated
 });
 afterEach(async () => {
   await store.close();

@@ -15,6 +15,7 @@ import type { ClaimedExecution } from '../../src/domain/types.js';
 import { openStore } from '../../src/store/open.js';
 import type { Store } from '../../src/store/store.js';
 import { silentLogger } from '../support/dispatcher.js';
+import { copyMigratedSqlite } from '../support/migrated.js';
 
 const T0 = Date.UTC(2030, 0, 1);
 
@@ -44,8 +45,9 @@ describe('ClaimLoop', () => {
 
   beforeEach(async () => {
     dir = await mkdtemp(join(tmpdir(), 'punctual-loop-'));
+    await copyMigratedSqlite(join(dir, 'p.db'));
     store = await openStore(`file:${join(dir, 'p.db')}`);
-    await store.migrate();
+    await store.migrate(); // nothing to do: the copy is migrated
     now = T0;
   });
   afterEach(async () => {

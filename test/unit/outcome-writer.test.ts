@@ -19,6 +19,7 @@ import { openStore } from '../../src/store/open.js';
 import type { Store } from '../../src/store/store.js';
 import { silentLogger } from '../support/dispatcher.js';
 import { captureLogger } from '../support/logger.js';
+import { copyMigratedSqlite } from '../support/migrated.js';
 
 const T0 = Date.UTC(2030, 0, 1);
 
@@ -33,8 +34,9 @@ describe('OutcomeWriter', () => {
 
   beforeEach(async () => {
     dir = await mkdtemp(join(tmpdir(), 'punctual-writer-'));
+    await copyMigratedSqlite(join(dir, 'p.db'));
     raw = await openStore(`file:${join(dir, 'p.db')}`);
-    await raw.migrate();
+    await raw.migrate(); // nothing to do: the copy is migrated
     writes = [];
     store = timedStore(raw, (op, _s, ok) => {
       if (op === 'executionsFinish') writes.push({ op, ok });
