@@ -9,7 +9,7 @@ import { EXECUTION_STATUSES, type JobType } from '../domain/enums.js';
 import { action, clientFrom, withApiOptions, type ApiOptions } from './connect.js';
 import { filterQuery, registerReplayCommand, withFilterOptions, type FilterOptions } from './execution-filters.js';
 import { executionsTable, printExecution } from './execution-output.js';
-export { executionDetail, executionsTable, printExecution } from './execution-output.js';
+export { printExecution } from './execution-output.js';
 import { NotFound } from './exit.js';
 import { integer } from './options.js';
 import { out, printJson } from './output.js';

@@ -1,7 +1,6 @@
 import Database from 'better-sqlite3';
 import { StoreUnavailableError } from '../../domain/errors.js';
 import { keyConflict, KEYED_TABLES, type KeyedTable } from '../rules/job-keys.js';
-import type { JsonObject } from '../../domain/types.js';
 import type { RowCodec } from '../rows/jobs.js';
 
 /** A better-sqlite3 connection. */
@@ -130,11 +129,6 @@ export function toStoreError(err: unknown): unknown {
     return new StoreUnavailableError(`The store is unavailable (${code}).`, err);
   }
   return err;
-}
-
-/** Parses a JSON object column; `{}` when the column is NULL. */
-export function objectFromColumn(text: string | null): JsonObject {
-  return (text === null ? null : (JSON.parse(text) as JsonObject | null)) ?? {};
 }
 
 /**

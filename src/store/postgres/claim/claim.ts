@@ -232,7 +232,7 @@ export class ClaimQueries {
     }
     for (const k of run) {
       const item = items.get(k.kind === 'schedule' ? `schedule:${k.id}` : `execution:${k.id}`);
-      if (item) this.push(c, item);
+      if (item) pushClaimed(c, item);
     }
   }
 
@@ -295,12 +295,9 @@ export class ClaimQueries {
     );
     for (const x of planned) {
       if (x.status !== 'Running' || !inserted.has(x.id)) continue;
-      this.push(c, occurrenceItem(c, job, x.id, x.scheduledFor, leaseExpiresAt, plan.missed));
+      pushClaimed(c, occurrenceItem(c, job, x.id, x.scheduledFor, leaseExpiresAt, plan.missed));
     }
     c.result.skippedOccurrences += cronAdvance(plan, inserted.size, job.nextInvocation).skippedAdded; // as the statement added it
   }
 
-  private push(c: Claim, item: ClaimedExecution): void {
-    pushClaimed(c, item);
-  }
 }

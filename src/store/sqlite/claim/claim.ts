@@ -66,7 +66,7 @@
  */
 import { cronJobNext } from '../../../cron/index.js';
 import { newId } from '../../../domain/ids.js';
-import type { ClaimedExecution, JobType, MissedOccurrences } from '../../../domain/types.js';
+import type { JobType, MissedOccurrences } from '../../../domain/types.js';
 import {
   afterInsert,
   attemptStart,
@@ -259,7 +259,7 @@ export class ClaimQueries {
     // Unreachable through the Store contract (a schedule leaves Pending exactly when its execution
     // is inserted, and only a Pending schedule can be patched), kept harmless on purpose.
     if (!executionId) return;
-    this.push(c, startedSchedule(SQLITE_CODEC, c, id, executionId, s));
+    pushClaimed(c, startedSchedule(SQLITE_CODEC, c, id, executionId, s));
   }
 
   /** One due cron job: its occurrences, statuses and advance by the rules of store/rules/claim.ts. */
@@ -287,7 +287,7 @@ export class ClaimQueries {
       newest = newerExecution(newest, { scheduledFor: o, id: executionId });
       overlap = afterInsert(overlap, status);
       if (status === 'Running') {
-        this.push(c, occurrenceItem(c, job, executionId, o, leaseExpiresAt!, plan.missed));
+        pushClaimed(c, occurrenceItem(c, job, executionId, o, leaseExpiresAt!, plan.missed));
       }
     }
     const advance = cronAdvance(plan, added, job.nextInvocation);
@@ -317,12 +317,9 @@ export class ClaimQueries {
     const leaseExpiresAt = leaseExpiry(c, e.timeout_ms);
     const startedAt = attemptStart(c, due);
     const { attempt } = this.relet.get({ id, startedAt, nodeId: c.p.nodeId, leaseExpiresAt })!;
-    this.push(c, reletItem(SQLITE_CODEC, c, e, e.endpoint, due, attempt, leaseExpiresAt));
+    pushClaimed(c, reletItem(SQLITE_CODEC, c, e, e.endpoint, due, attempt, leaseExpiresAt));
   }
 
-  private push(c: Claim, item: ClaimedExecution): void {
-    pushClaimed(c, item);
-  }
 
   /**
    * Inserts the execution of one occurrence, `Running` (attempt 1, leased, started now),
