@@ -41,6 +41,8 @@ export const REAL_TIME_FILES = [
   'test/faults/graceful-drain.test.ts',
   'test/faults/store-unavailable.test.ts',
   'test/browser/docs.test.ts',
+  'test/browser/console.test.ts',
+  'test/e2e/multinode-liveness.test.ts',
 ];
 
 /**
@@ -98,6 +100,8 @@ export const SLOWEST_FIRST = [
   'test/security/key-missing.test.ts',
   'test/security/key-file.test.ts',
   'test/e2e/process-signals.test.ts',
+  'test/browser/console.test.ts',
+  'test/e2e/multinode-liveness.test.ts',
   'test/e2e/group-commit-crash.test.ts',
   'test/e2e/crash.test.ts',
   'test/e2e/notification-crash.test.ts',

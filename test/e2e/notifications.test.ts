@@ -57,12 +57,16 @@ describe.each(STORES)('notification channels (real HTTP, $name)', (store) => {
     return (res.body as { id: string }).id;
   }
 
-  /** A schedule due now whose call answers `status` once (one attempt: a non-2xx fails it). */
-  async function schedule(path: string, status: number): Promise<string> {
+  /**
+   * A schedule whose call answers `status` once (one attempt: a non-2xx fails it): due now, or with
+   * `later`, due in an hour, to be triggered once the channels that must hear it exist (an outcome
+   * is matched against the channels of its own transaction).
+   */
+  async function schedule(path: string, status: number, later = false): Promise<string> {
     receiver.respond(path, { status, body: `answer ${status}` });
     const res = await server.api('POST', '/schedules', {
       name: `job ${path}`,
-      scheduledAt: new Date().toISOString(),
+      scheduledAt: new Date(Date.now() + (later ? 3_600_000 : 0)).toISOString(),
       endpoint: receiver.url + path,
       retry: { maxAttempts: 1 },
     });
@@ -138,11 +142,12 @@ describe.each(STORES)('notification channels (real HTTP, $name)', (store) => {
   });
 
   it('execution.failed and execution.succeeded reach a webhook receiver, signed, with the execution and the job; jobIds filters', async () => {
-    const failing = await schedule('/job/fail', 500);
-    const other = await schedule('/job/other', 500);
+    const failing = await schedule('/job/fail', 500, true);
+    const other = await schedule('/job/other', 500, true);
     await channel({ url: `${receiver.url}/n/failed`, events: ['execution.failed'], jobIds: [failing] });
     await channel({ url: `${receiver.url}/n/succeeded`, events: ['execution.succeeded'] });
-    // The channels exist before the outcomes: the jobs are due now, the notifier sends within a second or so.
+    // The channels exist before the outcomes: the jobs run once triggered, the notifier sends within a second or so.
+    for (const id of [failing, other]) expect((await server.api('POST', `/schedules/${id}/trigger`)).status).toBe(202);
     const [failed] = await waitAt('/n/failed', 1);
     const m = verified(failed!);
     expect(m.type).toBe('execution.failed');
