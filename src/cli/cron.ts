@@ -34,7 +34,7 @@ function cronJobsTable(list: CronJob[]): string {
 }
 
 /** Cron jobs, to the commands both job kinds have (jobs.ts). */
-const CRON_KIND: jobs.JobKind<CronJob, 'cronJobs'> = {
+const CRON_KIND: jobs.JobCommandKind<CronJob, 'cronJobs'> = {
   path: 'cron',
   noun: 'cron job',
   short: 'job',

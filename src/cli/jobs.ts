@@ -1,9 +1,10 @@
 /**
  * What the commands of both job kinds, `punctual schedules` (schedules.ts) and `punctual cron`
  * (cron.ts), do alike: the commands `list`, `get`, `delete`, `trigger` and `executions`, which
- * each group's module adds in the order of its help with a {@link JobKind} that names its kind and
- * prints its jobs, and the printing of the job an API call answers. The fields both kinds' `create`
- * and `update` take are job-fields.ts; what only one kind has (`cron pause`, …) stays in its module.
+ * each group's module adds in the order of its help with a {@link JobCommandKind} that names its
+ * kind and prints its jobs, and the printing of the job an API call answers. The fields both
+ * kinds' `create` and `update` take are job-fields.ts; what only one kind has (`cron pause`, …)
+ * stays in its module.
  */
 import { Option, type Command } from 'commander';
 import type { Execution, ExecutionPage, ExecutionPageQuery, PunctualClient } from '../client/index.js';
@@ -51,7 +52,7 @@ export interface JobCalls<J extends Job, K extends string> {
 }
 
 /** A job kind, as the shared commands name it in their help and messages and print its jobs. */
-export interface JobKind<J extends Job, K extends string> {
+export interface JobCommandKind<J extends Job, K extends string> {
   /** The first segment of its API paths, e.g. `cron` (`POST /cron/bulk`). */
   path: 'schedules' | 'cron';
   /** One job, e.g. `cron job`; the plural adds an s. */
@@ -71,13 +72,13 @@ export interface JobKind<J extends Job, K extends string> {
 }
 
 /** Prints the job an API call answered: its JSON with `--json`, else its detail table. */
-export function printJob<J extends Job, K extends string>(job: J, opts: ApiOptions, kind: JobKind<J, K>): void {
+export function printJob<J extends Job, K extends string>(job: J, opts: ApiOptions, kind: JobCommandKind<J, K>): void {
   if (opts.json) printJson(job);
   else out(kind.detail(job));
 }
 
 /** Adds `<group> list`: one page of jobs (`--limit`, `--cursor`) or every page (`--all`), filtered. */
-export function registerListCommand<J extends Job, K extends string>(group: Command, kind: JobKind<J, K>): void {
+export function registerListCommand<J extends Job, K extends string>(group: Command, kind: JobCommandKind<J, K>): void {
   const plural = `${kind.noun}s`;
   withPageOptions(
     withApiOptions(group.command('list').description(`list ${plural}, oldest first`))
@@ -108,7 +109,7 @@ export function registerListCommand<J extends Job, K extends string>(group: Comm
 }
 
 /** Adds `<group> get <id>`: the job, or NotFound (exit code `EXIT.notFound`, exit.ts), after printing `null` under `--json`. */
-export function registerGetCommand<J extends Job, K extends string>(group: Command, kind: JobKind<J, K>): void {
+export function registerGetCommand<J extends Job, K extends string>(group: Command, kind: JobCommandKind<J, K>): void {
   withApiOptions(group.command('get').argument('<id>', `id of the ${kind.noun}`).description(`show a ${kind.noun}`)).action(
     action(async (id: string, opts: ApiOptions) => {
       const job = await kind.calls(clientFrom(opts)).get(id);
@@ -120,7 +121,7 @@ export function registerGetCommand<J extends Job, K extends string>(group: Comma
 }
 
 /** Adds `<group> delete [ids...]`: DELETE for one id, the bulk delete (bulk.ts) for a filter or several ids. */
-export function registerDeleteCommand<J extends Job, K extends string>(group: Command, kind: JobKind<J, K>): void {
+export function registerDeleteCommand<J extends Job, K extends string>(group: Command, kind: JobCommandKind<J, K>): void {
   const plural = `${kind.noun}s`;
   withBulkOptions(
     withApiOptions(
@@ -135,7 +136,9 @@ export function registerDeleteCommand<J extends Job, K extends string>(group: Co
     action(async (ids: string[], opts: ApiOptions & BulkFlags) => {
       const calls = kind.calls(clientFrom(opts));
       if (isBulk(ids, opts)) {
-        return runBulk(plural, 'delete', ids, opts, (filter, dryRun) => calls.bulk({ action: 'delete', filter, dryRun } as JobBulkDelete<J['status']>));
+        return runBulk(plural, 'delete', ids, opts, (filter, dryRun) =>
+          calls.bulk({ action: 'delete', filter, dryRun } as JobBulkDelete<J['status']>),
+        );
       }
       await calls.delete(ids[0]!);
       if (!opts.json) out(`Deleted ${kind.noun} ${ids[0]}.`);
@@ -144,7 +147,11 @@ export function registerDeleteCommand<J extends Job, K extends string>(group: Co
 }
 
 /** Adds `<group> trigger <id>` (described by `description`): runs the job now and prints the new execution. */
-export function registerTriggerCommand<J extends Job, K extends string>(group: Command, kind: JobKind<J, K>, description: string): void {
+export function registerTriggerCommand<J extends Job, K extends string>(
+  group: Command,
+  kind: JobCommandKind<J, K>,
+  description: string,
+): void {
   withApiOptions(group.command('trigger').argument('<id>', `id of the ${kind.noun}`).description(description)).action(
     action(async (id: string, opts: ApiOptions) => {
       printExecution(await kind.calls(clientFrom(opts)).trigger(id), opts);
@@ -153,7 +160,7 @@ export function registerTriggerCommand<J extends Job, K extends string>(group: C
 }
 
 /** Adds `<group> executions <id>`: the job's executions, newest first, a page or (`--all`) every one. */
-export function registerExecutionsCommand<J extends Job, K extends string>(group: Command, kind: JobKind<J, K>): void {
+export function registerExecutionsCommand<J extends Job, K extends string>(group: Command, kind: JobCommandKind<J, K>): void {
   withPageOptions(
     withApiOptions(
       group

@@ -26,7 +26,7 @@ function schedulesTable(list: Schedule[]): string {
 }
 
 /** Schedules, to the commands both job kinds have (jobs.ts). */
-const SCHEDULE_KIND: jobs.JobKind<Schedule, 'schedules'> = {
+const SCHEDULE_KIND: jobs.JobCommandKind<Schedule, 'schedules'> = {
   path: 'schedules',
   noun: 'schedule',
   short: 'schedule',
