@@ -65,7 +65,7 @@ const SCHEDULE_DEFAULTS: Record<string, unknown> = {
   data: {}, tags: [], method: 'POST', headers: {}, body: null, successStatuses: ['2xx'],
 };
 
-/** Fields that must be given (compared as they are). */
+/** Fields that must be given, by kind. */
 const CRON_REQUIRED = ['expression', 'endpoint'];
 const SCHEDULE_REQUIRED = ['name', 'scheduledAt', 'endpoint'];
 
@@ -178,48 +178,81 @@ function createBody<T extends { key: string }>(item: T): T & { managedBy: 'apply
   return { ...item, managedBy: 'apply' };
 }
 
+/** What the plan does differently for each kind of job. */
+interface KindRules<J> {
+  kind: JobKind;
+  /** Fields that must be given (compared as they are). */
+  required: readonly string[];
+  /** Fields compared with a default when the file leaves them out. */
+  defaults: Record<string, unknown>;
+  /** Why a job that differs from the file is left alone (a `keep` step), or undefined: it is updated. */
+  leftAlone(job: J): string | undefined;
+  /** Whether `prune` deletes a managed job that is not in the file. */
+  prunable(job: J): boolean;
+}
+
+const CRON_RULES: KindRules<CronJob> = {
+  kind: 'cron',
+  required: CRON_REQUIRED,
+  defaults: CRON_DEFAULTS,
+  leftAlone: () => undefined,
+  prunable: () => true,
+};
+
+const SCHEDULE_RULES: KindRules<Schedule> = {
+  kind: 'schedule',
+  required: SCHEDULE_REQUIRED,
+  defaults: SCHEDULE_DEFAULTS,
+  leftAlone: (job) => (job.status === 'Pending' ? undefined : `${job.status}: a schedule that ran is left alone`),
+  prunable: (job) => job.status === 'Pending',
+};
+
+/**
+ * The steps for the file's items of one kind, in the order of the file: `create` for an item
+ * whose key the service does not hold, `update` (or `keep`, see `leftAlone`) for one that differs.
+ * The steps' bodies are the kind's (`CronJobCreate` for a cron item, …), as `rules.kind` says.
+ */
+function planItems<J extends CronJob | Schedule>(
+  items: readonly (FileCron | FileOneTime)[],
+  current: Map<string, J>,
+  rules: KindRules<J>,
+  rotateSecrets: boolean,
+): PlanAction[] {
+  const steps: PlanAction[] = [];
+  items.forEach((item, index) => {
+    const job = current.get(item.key);
+    if (job === undefined) {
+      steps.push({ op: 'create', kind: rules.kind, key: item.key, index, body: createBody(item) } as PlanAction);
+      return;
+    }
+    const { patch, changes } = diff(item, job, rules.required, rules.defaults, rotateSecrets);
+    if (changes.length === 0) return;
+    const reason = rules.leftAlone(job);
+    if (reason !== undefined) steps.push({ op: 'keep', kind: rules.kind, key: item.key, reason });
+    else steps.push({ op: 'update', kind: rules.kind, key: item.key, index, id: job.id, body: patch, changes } as PlanAction);
+  });
+  return steps;
+}
+
+/** The `delete` steps of `prune` for one kind: its managed jobs whose key is not in the file, if `prunable`. */
+function planPrune<J extends CronJob | Schedule>(items: readonly { key: string }[], current: Map<string, J>, rules: KindRules<J>): PlanAction[] {
+  const keys = new Set(items.map((item) => item.key));
+  return [...current]
+    .filter(([key, job]) => job.managedBy === 'apply' && !keys.has(key) && rules.prunable(job))
+    .map(([key, job]) => ({ op: 'delete', kind: rules.kind, key, id: job.id }));
+}
+
 /**
  * The plan that makes the service hold the file's jobs (rules in the module's description):
  * creates and updates in the order of the file, cron jobs first, then deletes.
  */
 export function planApply(file: { cron: FileCron[]; schedules: FileOneTime[] }, current: CurrentJobs, o: PlanOptions): PlanAction[] {
-  const plan: PlanAction[] = [];
-  file.cron.forEach((item, index) => {
-    const job = current.cron.get(item.key);
-    if (job === undefined) {
-      plan.push({ op: 'create', kind: 'cron', key: item.key, index, body: createBody(item) });
-      return;
-    }
-    const { patch, changes } = diff(item, job, CRON_REQUIRED, CRON_DEFAULTS, o.rotateSecrets);
-    if (changes.length > 0) plan.push({ op: 'update', kind: 'cron', key: item.key, index, id: job.id, body: patch as CronJobUpdate, changes });
-  });
-  file.schedules.forEach((item, index) => {
-    const job = current.schedules.get(item.key);
-    if (job === undefined) {
-      plan.push({ op: 'create', kind: 'schedule', key: item.key, index, body: createBody(item) });
-      return;
-    }
-    const { patch, changes } = diff(item, job, SCHEDULE_REQUIRED, SCHEDULE_DEFAULTS, o.rotateSecrets);
-    if (changes.length === 0) return;
-    if (job.status !== 'Pending') {
-      plan.push({ op: 'keep', kind: 'schedule', key: item.key, reason: `${job.status}: a schedule that ran is left alone` });
-      return;
-    }
-    plan.push({ op: 'update', kind: 'schedule', key: item.key, index, id: job.id, body: patch as ScheduleUpdate, changes });
-  });
-  if (o.prune) {
-    const cronKeys = new Set(file.cron.map((c) => c.key));
-    const scheduleKeys = new Set(file.schedules.map((s) => s.key));
-    for (const [key, job] of current.cron) {
-      if (job.managedBy === 'apply' && !cronKeys.has(key)) plan.push({ op: 'delete', kind: 'cron', key, id: job.id });
-    }
-    for (const [key, job] of current.schedules) {
-      if (job.managedBy === 'apply' && !scheduleKeys.has(key) && job.status === 'Pending') {
-        plan.push({ op: 'delete', kind: 'schedule', key, id: job.id });
-      }
-    }
-  }
-  return plan;
+  const plan = [
+    ...planItems(file.cron, current.cron, CRON_RULES, o.rotateSecrets),
+    ...planItems(file.schedules, current.schedules, SCHEDULE_RULES, o.rotateSecrets),
+  ];
+  if (!o.prune) return plan;
+  return [...plan, ...planPrune(file.cron, current.cron, CRON_RULES), ...planPrune(file.schedules, current.schedules, SCHEDULE_RULES)];
 }
 
 /** Whether a step changes the service. */

@@ -4,15 +4,16 @@
  * the lists of src/domain/enums.ts.
  */
 import { Option, type Command } from 'commander';
-import type { CronBulk, CronJob, CronJobCreate, CronJobList, CronJobListQuery, CronJobUpdate, CronPreviewQuery } from '../client/index.js';
+import type { CronBulk, CronJob, CronJobCreate, CronJobUpdate, CronPreviewQuery } from '../client/index.js';
 import { CRON_JOB_STATUSES, MISFIRE_POLICIES, OVERLAP_POLICIES } from '../domain/enums.js';
 import { isBulk, runBulk, withBulkOptions, type BulkFlags } from './bulk.js';
 import { action, clientFrom, withApiOptions, type ApiOptions } from './connect.js';
-import { printExecution, printExecutions, withPageOptions, type PageOptions } from './executions.js';
-import { NotFound, UsageError } from './exit.js';
-import { collect, defined, deliveryBody, integer, json, withDeliveryOptions, type DeliveryFlags } from './options.js';
+import { UsageError } from './exit.js';
+import { keyOption, sharedFieldsBody, tagOption, withLabelRemovalOptions, withSharedFieldOptions, type SharedFieldFlags } from './job-fields.js';
+import * as jobs from './jobs.js';
+import { defined, integer, json } from './options.js';
 import { detailTable, listTable, out, printJson, requestCells, retryCell } from './output.js';
-import { newSigningSecret, registerSigningSecretCommand, secretsBody, withSecretOptions, type SecretFlags } from './secret-options.js';
+import { newSigningSecret, registerSigningSecretCommand } from './secret-options.js';
 
 /** A cron job as a two-column table. */
 export function cronJobDetail(j: CronJob): string {
@@ -31,6 +32,18 @@ function cronJobsTable(list: CronJob[]): string {
     list.map((j) => [j.id, j.name, j.expression, j.timezone ?? 'UTC', j.status, j.nextInvocation, j.lastStatus, j.invocations, j.tags]),
   );
 }
+
+/** Cron jobs, to the commands both job kinds have (jobs.ts). */
+const CRON_KIND: jobs.JobCommandKind<CronJob, 'cronJobs'> = {
+  path: 'cron',
+  noun: 'cron job',
+  short: 'job',
+  listKey: 'cronJobs',
+  statuses: CRON_JOB_STATUSES,
+  detail: cronJobDetail,
+  table: cronJobsTable,
+  calls: (client) => client.cron,
+};
 
 /**
  * Formats `iso` as wall time in `zone`, e.g. `Mon 2026-11-23 09:00:00 GMT+1` (Intl, with the
@@ -56,7 +69,7 @@ export function wallTime(iso: string, zone: string): string {
   return `${parts.weekday} ${parts.year}-${parts.month}-${parts.day} ${parts.hour}:${parts.minute}:${parts.second} ${parts.timeZoneName}`;
 }
 
-interface FieldFlags extends ApiOptions, DeliveryFlags, SecretFlags {
+interface FieldFlags extends SharedFieldFlags {
   expression?: string;
   tz?: string | false;
   name?: string | false;
@@ -66,10 +79,6 @@ interface FieldFlags extends ApiOptions, DeliveryFlags, SecretFlags {
   overlap?: string;
   /** A number, or false for `--no-pause-after-failures` (update: never). */
   pauseAfterFailures?: number | false;
-  /** A key, or false for `--no-key` (update: remove it). */
-  key?: string | false;
-  /** Labels (repeatable), or false for `--no-tag` (update: none). */
-  tag?: string[] | false;
   /** ISO 8601 instants, or false for `--no-start` / `--no-end` (update: none). */
   start?: string | false;
   end?: string | false;
@@ -78,9 +87,15 @@ interface FieldFlags extends ApiOptions, DeliveryFlags, SecretFlags {
   jitter?: number;
 }
 
-/** The fields of a job's life (docs/cron.md, "Start, end and limits", "Jitter") from the flags. */
-function lifeBody(opts: FieldFlags): Record<string, unknown> {
+/**
+ * The fields of how a job runs, which `create` and `update` take alike from the flags (docs/cron.md,
+ * "Missed occurrences and overlap", "Start, end and limits", "Jitter", "Auto-pause").
+ */
+function runBody(opts: FieldFlags): Record<string, unknown> {
   return defined({
+    misfire: opts.misfire,
+    overlap: opts.overlap,
+    pauseAfterFailures: orNull(opts.pauseAfterFailures),
     startAt: orNull(opts.start),
     endAt: orNull(opts.end),
     maxInvocations: orNull(opts.maxInvocations),
@@ -90,12 +105,12 @@ function lifeBody(opts: FieldFlags): Record<string, unknown> {
 
 function withFieldOptions(cmd: Command, required: boolean): Command {
   const req = required ? ' (required)' : '';
-  return withSecretOptions(withDeliveryOptions(
+  return withSharedFieldOptions(
     withApiOptions(cmd)
       .addOption(new Option('--expression <cron>', `cron expression, e.g. "0 9 * * MON-FRI", "0 9 * * MON#1" or "@every 1h30m"${req}`))
       .addOption(new Option('--tz <zone>', 'IANA time zone the expression is read in, e.g. Europe/Berlin (default UTC)'))
       .addOption(new Option('--name <name>', 'name of the job'))
-      .addOption(new Option('--key <key>', 'your unique name for the job (1–128 of A-Z a-z 0-9 . _ : -; docs/apply.md)'))
+      .addOption(keyOption('job'))
       .addOption(new Option('--endpoint <url>', `URL to call${req}`))
       .addOption(new Option('--data <json>', "JSON object sent as each call's body").argParser(json))
       .addOption(new Option('--misfire <policy>', 'occurrences missed while down: once (default), skip, all').choices(MISFIRE_POLICIES))
@@ -104,7 +119,7 @@ function withFieldOptions(cmd: Command, required: boolean): Command {
         new Option('--pause-after-failures <n>', 'pause the job after this many consecutive failed executions (1–1000; default never)')
           .argParser(integer),
       )
-      .addOption(new Option('--tag <tag>', required ? 'a label (repeatable)' : 'a label (repeatable; replaces the tags)').argParser(collect))
+      .addOption(tagOption(!required))
       .addOption(new Option('--start <instant>', 'no occurrence before this ISO 8601 instant, e.g. 2027-01-01T00:00:00Z (startAt)'))
       .addOption(new Option('--end <instant>', 'no occurrence at or after this ISO 8601 instant; the job is then Completed (endAt)'))
       .addOption(
@@ -115,7 +130,8 @@ function withFieldOptions(cmd: Command, required: boolean): Command {
         new Option('--jitter <ms>', 'delay each occurrence by up to this many ms, fixed per occurrence (0–3600000; default 0)')
           .argParser(integer),
       ),
-  ), !required);
+    !required,
+  );
 }
 
 /** A null for `--no-x` (false), the value otherwise. */
@@ -136,95 +152,46 @@ export function registerCronCommands(program: Command): void {
           timezone: opts.tz,
           name: opts.name,
           data: opts.data,
-          misfire: opts.misfire,
-          overlap: opts.overlap,
-          pauseAfterFailures: orNull(opts.pauseAfterFailures),
-          tags: opts.tag || undefined,
-          key: opts.key || undefined,
         }),
-        ...lifeBody(opts),
-        ...deliveryBody(opts),
-        ...secretsBody(opts),
+        ...runBody(opts),
+        ...sharedFieldsBody(opts, false),
       } as CronJobCreate;
-      const created = await clientFrom(opts).cron.create(body);
-      if (opts.json) printJson(created);
-      else out(cronJobDetail(created));
+      jobs.printJob(await clientFrom(opts).cron.create(body), opts, CRON_KIND);
     }),
   );
 
-  withPageOptions(
-    withApiOptions(cron.command('list').description('list cron jobs, oldest first'))
-      .addOption(new Option('--status <status>', 'only jobs in this state').choices(CRON_JOB_STATUSES))
-      .addOption(new Option('--tag <tag>', 'only jobs with this tag (repeatable: all must match)').argParser(collect))
-      .addOption(new Option('--name <text>', 'only jobs whose name contains this'))
-      .addOption(new Option('--key <key>', 'only the job with this key')),
-    'cron jobs',
-    '1–1000, default 100',
+  jobs.registerListCommand(cron, CRON_KIND);
+  jobs.registerGetCommand(cron, CRON_KIND);
+
+  withLabelRemovalOptions(
+    withFieldOptions(
+      cron.command('update').argument('<id>', 'id of the cron job').description('change a cron job: only the fields given'),
+      false,
+    )
+      // Each --no-x after its --x: defined first, it would make the field default to true.
+      .addOption(new Option('--no-tz', 'set the time zone to null (UTC)'))
+      .addOption(new Option('--no-name', 'set the name to null'))
+      .addOption(new Option('--no-data', 'set the data to null'))
+      .addOption(new Option('--no-pause-after-failures', 'never pause the job for failures (pauseAfterFailures null)'))
+      .addOption(new Option('--no-start', 'remove the start (startAt null)'))
+      .addOption(new Option('--no-end', 'remove the end (endAt null)'))
+      .addOption(new Option('--no-max-invocations', 'remove the limit (maxInvocations null)')),
   ).action(
-    action(async (opts: PageOptions & { status?: string; tag?: string[]; name?: string; key?: string }) => {
-      const client = clientFrom(opts);
-      const query = defined({ status: opts.status, tag: opts.tag, name: opts.name, key: opts.key, limit: opts.limit }) as CronJobListQuery;
-      let result: CronJobList;
-      if (opts.all) {
-        const all: CronJob[] = [];
-        for await (const j of client.cron.listAll(query)) all.push(j);
-        result = { size: all.length, cronJobs: all, nextCursor: null };
-      } else {
-        result = await client.cron.list({ ...query, ...defined({ cursor: opts.cursor }) } as CronJobListQuery);
-      }
-      if (opts.json) return printJson(result);
-      out(result.cronJobs.length === 0 ? 'No cron jobs.' : cronJobsTable(result.cronJobs));
-      if (result.nextCursor) out(`More: --cursor ${result.nextCursor} (or --all)`);
+    action(async (id: string, opts: FieldFlags) => {
+      const body = {
+        ...defined({
+          expression: opts.expression,
+          timezone: orNull(opts.tz),
+          name: orNull(opts.name),
+          endpoint: opts.endpoint,
+          data: orNull(opts.data as object | false | undefined),
+        }),
+        ...runBody(opts),
+        ...sharedFieldsBody(opts, true),
+      } as CronJobUpdate;
+      jobs.printJob(await clientFrom(opts).cron.update(id, body), opts, CRON_KIND);
     }),
   );
-
-  withApiOptions(cron.command('get').argument('<id>', 'id of the cron job').description('show a cron job')).action(
-    action(async (id: string, opts: ApiOptions) => {
-      const job = await clientFrom(opts).cron.get(id);
-      if (opts.json) printJson(job);
-      if (job === null) throw new NotFound(`no cron job has the id ${id}`);
-      if (!opts.json) out(cronJobDetail(job));
-    }),
-  );
-
-  withFieldOptions(
-    cron.command('update').argument('<id>', 'id of the cron job').description('change a cron job: only the fields given'),
-    false,
-  )
-    // Each --no-x after its --x: defined first, it would make the field default to true.
-    .addOption(new Option('--no-tz', 'set the time zone to null (UTC)'))
-    .addOption(new Option('--no-name', 'set the name to null'))
-    .addOption(new Option('--no-data', 'set the data to null'))
-    .addOption(new Option('--no-pause-after-failures', 'never pause the job for failures (pauseAfterFailures null)'))
-    .addOption(new Option('--no-start', 'remove the start (startAt null)'))
-    .addOption(new Option('--no-end', 'remove the end (endAt null)'))
-    .addOption(new Option('--no-max-invocations', 'remove the limit (maxInvocations null)'))
-    .addOption(new Option('--no-tag', 'remove every tag'))
-    .addOption(new Option('--no-key', 'remove the key'))
-    .action(
-      action(async (id: string, opts: FieldFlags) => {
-        const body = {
-          ...defined({
-            expression: opts.expression,
-            timezone: orNull(opts.tz),
-            name: orNull(opts.name),
-            endpoint: opts.endpoint,
-            data: orNull(opts.data as object | false | undefined),
-            misfire: opts.misfire,
-            overlap: opts.overlap,
-            pauseAfterFailures: orNull(opts.pauseAfterFailures),
-            tags: opts.tag === false ? [] : opts.tag,
-            key: orNull(opts.key),
-          }),
-          ...lifeBody(opts),
-          ...deliveryBody(opts),
-          ...secretsBody(opts),
-        } as CronJobUpdate;
-        const updated = await clientFrom(opts).cron.update(id, body);
-        if (opts.json) printJson(updated);
-        else out(cronJobDetail(updated));
-      }),
-    );
 
   for (const [verb, description] of [
     ['pause', 'pause cron jobs: they stop firing (one id: PATCH status Paused; a filter or several ids: POST /cron/bulk)'],
@@ -245,22 +212,12 @@ export function registerCronCommands(program: Command): void {
         }
         const id = ids[0]!;
         const job = verb === 'pause' ? await client.cron.pause(id, opts.reason) : await client.cron.resume(id);
-        if (opts.json) printJson(job);
-        else out(cronJobDetail(job));
+        jobs.printJob(job, opts, CRON_KIND);
       }),
     );
   }
 
-  withApiOptions(
-    cron
-      .command('trigger')
-      .argument('<id>', 'id of the cron job')
-      .description('run a cron job now, outside its schedule (Paused ones too); prints the new execution'),
-  ).action(
-    action(async (id: string, opts: ApiOptions) => {
-      printExecution(await clientFrom(opts).cron.trigger(id), opts);
-    }),
-  );
+  jobs.registerTriggerCommand(cron, CRON_KIND, 'run a cron job now, outside its schedule (Paused ones too); prints the new execution');
 
   withApiOptions(
     cron
@@ -281,35 +238,8 @@ export function registerCronCommands(program: Command): void {
 
   registerSigningSecretCommand(cron, 'cron job', newSigningSecret('cron'));
 
-  withBulkOptions(
-    withApiOptions(
-      cron.command('delete').argument('[ids...]', 'ids of the cron jobs').description('delete cron jobs (one id: DELETE; a filter or several ids: POST /cron/bulk)'),
-    ),
-    'cron job',
-    CRON_JOB_STATUSES,
-  ).action(
-    action(async (ids: string[], opts: ApiOptions & BulkFlags) => {
-      const client = clientFrom(opts);
-      if (isBulk(ids, opts)) {
-        return runBulk('cron jobs', 'delete', ids, opts, (filter, dryRun) => client.cron.bulk({ action: 'delete', filter, dryRun } as CronBulk));
-      }
-      await client.cron.delete(ids[0]!);
-      if (!opts.json) out(`Deleted cron job ${ids[0]}.`);
-    }),
-  );
-
-  withPageOptions(
-    withApiOptions(
-      cron.command('executions').argument('<id>', 'id of the cron job').description("list the job's executions, newest first"),
-    ),
-    'executions',
-    '1–100, default 20',
-  ).action(
-    action(async (id: string, opts: PageOptions) => {
-      const client = clientFrom(opts);
-      await printExecutions((query) => client.cron.executions(id, query), opts);
-    }),
-  );
+  jobs.registerDeleteCommand(cron, CRON_KIND);
+  jobs.registerExecutionsCommand(cron, CRON_KIND);
 
   withApiOptions(
     cron
