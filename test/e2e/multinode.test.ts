@@ -28,8 +28,10 @@ const CRON_JOBS = 20;
 const CRON_RUN_MS = 10_000;
 /** Jobs' call timeout (the API node's default): a dead node's lease is this + 5 s. */
 const TIMEOUT_MS = 3_000;
-/** Concurrent POSTs while creating. */
-const CREATE_WIDTH = 32;
+/** Schedules per `POST /schedules/batch`. */
+const BATCH = 250;
+/** Concurrent batch POSTs while creating. */
+const CREATE_WIDTH = 4;
 
 /** Runs `fn` on every item with at most `width` at a time. */
 async function inParallel<T>(items: T[], width: number, fn: (item: T, i: number) => Promise<void>): Promise<void> {
@@ -89,40 +91,43 @@ describe.skipIf(POSTGRES === null)('many nodes on one PostgreSQL database (real 
   const post = (path: string, body: unknown) => call(api.url, TOKEN, 'POST', path, body);
 
   /**
-   * Creates SCHEDULES schedules due within WINDOW_MS, then CRON_JOBS every-second cron jobs, all
-   * through the API node, concurrently. Paths start with `/${label}/`. The window opens once all of
-   * them can be created: the lead is measured on PROBES schedules created first, after 100 for
-   * warm-up (due in an hour; their names start with `${label}-probe`), so a slow machine gets a longer lead rather than a
-   * round whose instants pass while it is still being created.
+   * Creates SCHEDULES schedules due within WINDOW_MS, in batches of BATCH (`POST /schedules/batch`,
+   * CREATE_WIDTH at a time), then CRON_JOBS every-second cron jobs, all through the API node.
+   * Paths start with `/${label}/`. The window opens once all of them can be created: the lead is
+   * measured on PROBE_BATCHES batches created first, after one for warm-up (due in an hour; their
+   * names start with `${label}-probe`), so a slow machine gets a longer lead rather than a round
+   * whose instants pass while it is still being created.
    */
   async function createRound(label: string): Promise<Round> {
-    const PROBES = 200;
-    const probe = (n: number, from: number) =>
-      inParallel([...Array(n).keys()], CREATE_WIDTH, async (i) => {
-        const res = await post('/schedules', {
-          name: `${label}-probe-${from + i}`,
-          scheduledAt: new Date(Date.now() + 3_600_000).toISOString(),
-          endpoint: `${receiver.url}/${label}/probe`,
-        });
-        expect(res.status).toBe(201);
+    const PROBE_BATCHES = 4;
+    const createBatch = async (items: { name: string; scheduledAt: number; path: string }[]) => {
+      const res = await post('/schedules/batch', {
+        schedules: items.map((x) => ({ name: x.name, scheduledAt: new Date(x.scheduledAt).toISOString(), endpoint: `${receiver.url}${x.path}` })),
       });
-    await probe(100, 0); // warm-up (JIT, connections), not measured
+      expect(res.status, JSON.stringify(res.body).slice(0, 300)).toBe(201);
+      return (res.body as { schedules: { id: string; name: string }[] }).schedules;
+    };
+    const probe = (batches: number, from: number) =>
+      inParallel([...Array(batches).keys()], CREATE_WIDTH, async (b) => {
+        const at = Date.now() + 3_600_000;
+        await createBatch(
+          [...Array(BATCH).keys()].map((i) => ({ name: `${label}-probe-${(from + b) * BATCH + i}`, scheduledAt: at, path: `/${label}/probe` })),
+        );
+      });
+    await probe(1, 0); // warm-up (JIT, connections), not measured
     const p0 = Date.now();
-    await probe(PROBES, 100);
-    const perMs = PROBES / Math.max(1, Date.now() - p0);
+    await probe(PROBE_BATCHES, 1);
+    const perMs = (PROBE_BATCHES * BATCH) / Math.max(1, Date.now() - p0);
     const leadMs = Math.min(30_000, Math.round((1.4 * SCHEDULES) / perMs) + 1_000);
     const start = Date.now() + leadMs;
     const schedules = new Map<string, number>();
+    const atOf = (i: number) => start + Math.floor((i * WINDOW_MS) / SCHEDULES);
     const t0 = Date.now();
-    await inParallel([...Array(SCHEDULES).keys()], CREATE_WIDTH, async (i) => {
-      const at = start + Math.floor((i * WINDOW_MS) / SCHEDULES);
-      const res = await post('/schedules', {
-        name: `${label}-${i}`,
-        scheduledAt: new Date(at).toISOString(),
-        endpoint: `${receiver.url}/${label}/s/${i}`,
-      });
-      expect(res.status).toBe(201);
-      schedules.set((res.body as { id: string }).id, at);
+    await inParallel([...Array(SCHEDULES / BATCH).keys()], CREATE_WIDTH, async (b) => {
+      const items = [...Array(BATCH).keys()].map((k) => b * BATCH + k);
+      const created = await createBatch(items.map((i) => ({ name: `${label}-${i}`, scheduledAt: atOf(i), path: `/${label}/s/${i}` })));
+      expect(created).toHaveLength(BATCH);
+      for (const c of created) schedules.set(c.id, atOf(Number(c.name.slice(label.length + 1))));
     });
     const took = Date.now() - t0;
     // Created after their instants would make the round meaningless: a setup fault, not a result.
