@@ -6,7 +6,7 @@ import { NodeLiveness } from './dispatch/maintenance/liveness.js';
 import { CLAIM_AHEAD_MS } from './dispatch/held-calls.js';
 import { NotificationSender } from './dispatch/notify/sender.js';
 import { Notifier } from './dispatch/notify/notifier.js';
-import { Pruner } from './dispatch/maintenance/pruner.js';
+import { Pruner, type PrunerOptions } from './dispatch/maintenance/pruner.js';
 import { resolveSigningSecrets, WebhookSigner } from './dispatch/call/signing.js';
 import { offsetClock, systemClock, type Clock } from './domain/clock.js';
 import { newId } from './domain/ids.js';
@@ -222,34 +222,23 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
         retentionMs: config.executionRetentionMs,
       })
     : null;
-  // Idempotency records (http/idempotency.ts) are pruned where the API runs, which writes them:
-  // after 24 h, at most 10,000 a pass in batches of 500.
-  const idempotencyPruner =
+  // What the API writes is pruned where the API runs: at most 10,000 rows a pass in batches of 500.
+  const apiPruner = (what: string, prune: PrunerOptions['prune'], retentionMs: number) =>
     role === 'dispatcher'
       ? null
       : new Pruner({
-          prune: (p) => store.idempotencyPrune(p),
-          what: 'idempotency records',
+          prune,
+          what,
           clock,
           logger: logger.child({ component: 'prune' }),
-          retentionMs: IDEMPOTENCY_RETENTION_MS,
+          retentionMs,
           batchSize: 500,
           maxPerPass: 10_000,
         });
-  // Audit events (docs/keys-and-audit.md) are pruned where the API runs, which writes them, after
-  // PUNCTUAL_AUDIT_RETENTION, at most 10,000 a pass in batches of 500.
-  const auditPruner =
-    role === 'dispatcher'
-      ? null
-      : new Pruner({
-          prune: (p) => store.auditPrune(p),
-          what: 'audit events',
-          clock,
-          logger: logger.child({ component: 'prune' }),
-          retentionMs: config.auditRetentionMs,
-          batchSize: 500,
-          maxPerPass: 10_000,
-        });
+  // Idempotency records (http/idempotency.ts) after 24 h.
+  const idempotencyPruner = apiPruner('idempotency records', (p) => store.idempotencyPrune(p), IDEMPOTENCY_RETENTION_MS);
+  // Audit events (docs/keys-and-audit.md) after PUNCTUAL_AUDIT_RETENTION.
+  const auditPruner = apiPruner('audit events', (p) => store.auditPrune(p), config.auditRetentionMs);
   let draining = false;
   const isReady = () => !draining;
   const app =

@@ -178,6 +178,18 @@ async function* paged<P extends { nextCursor?: string | null }, T>(
 }
 
 /**
+ * Every item of the pages `list` answers for `query`, page after page: {@link paged} with each
+ * page's `nextCursor` passed back as the query's `cursor` (the first page from the start).
+ */
+function everyPage<Q, P extends { nextCursor?: string | null }, T>(
+  list: (query: Q & { cursor: string | undefined }) => Promise<P>,
+  items: (p: P) => T[],
+  query: Q,
+): AsyncGenerator<T, void, undefined> {
+  return paged((cursor) => list({ ...query, cursor }), items);
+}
+
+/**
  * Creates a client of the Punctual API at `baseUrl` authenticating with `token`.
  * @throws TypeError when `baseUrl` is not an absolute http(s) URL or `token` is empty
  */
@@ -227,11 +239,7 @@ export function createPunctualClient(options: PunctualClientOptions) {
     /** GET /schedules: one page, oldest first; pass `nextCursor` back as `cursor` for the next. */
     list: (query: ScheduleListQuery = {}) => unwrap<ScheduleList>(raw.GET('/schedules', { params: { query } })),
     /** Every schedule matching `query`, following `nextCursor` page after page. */
-    listAll: (query: ScheduleListQuery = {}) =>
-      paged(
-        (cursor) => schedules.list({ ...query, cursor }),
-        (p) => p.schedules,
-      ),
+    listAll: (query: ScheduleListQuery = {}) => everyPage(schedules.list, (p) => p.schedules, query),
     /** GET /schedules/{id}: the schedule, or null when none has this id. */
     get: (scheduleId: string) => unwrap<Schedule | null>(raw.GET('/schedules/{id}', id(scheduleId))),
     /** PATCH /schedules/{id}: a Pending schedule only (409 otherwise). */
@@ -251,10 +259,7 @@ export function createPunctualClient(options: PunctualClientOptions) {
       unwrap<ExecutionPage>(raw.GET('/schedules/{id}/executions', { params: { path: { id: scheduleId }, query } })),
     /** Every execution of the schedule, newest first, following `nextCursor`. */
     allExecutions: (scheduleId: string, query: ExecutionPageQuery = {}) =>
-      paged(
-        (cursor) => schedules.executions(scheduleId, { ...query, cursor }),
-        (p) => p.executions,
-      ),
+      everyPage((q) => schedules.executions(scheduleId, q), (p) => p.executions, query),
   };
 
   const cron = {
@@ -263,11 +268,7 @@ export function createPunctualClient(options: PunctualClientOptions) {
     /** GET /cron: one page, oldest first; pass `nextCursor` back as `cursor` for the next. */
     list: (query: CronJobListQuery = {}) => unwrap<CronJobList>(raw.GET('/cron', { params: { query } })),
     /** Every cron job matching `query`, following `nextCursor` page after page. */
-    listAll: (query: CronJobListQuery = {}) =>
-      paged(
-        (cursor) => cron.list({ ...query, cursor }),
-        (p) => p.cronJobs,
-      ),
+    listAll: (query: CronJobListQuery = {}) => everyPage(cron.list, (p) => p.cronJobs, query),
     /** GET /cron/{id}: the job, or null when none has this id. */
     get: (jobId: string) => unwrap<CronJob | null>(raw.GET('/cron/{id}', id(jobId))),
     /** PATCH /cron/{id}. */
@@ -295,11 +296,7 @@ export function createPunctualClient(options: PunctualClientOptions) {
     executions: (jobId: string, query: ExecutionPageQuery = {}) =>
       unwrap<ExecutionPage>(raw.GET('/cron/{id}/executions', { params: { path: { id: jobId }, query } })),
     /** Every execution of the job, newest first, following `nextCursor`. */
-    allExecutions: (jobId: string, query: ExecutionPageQuery = {}) =>
-      paged(
-        (cursor) => cron.executions(jobId, { ...query, cursor }),
-        (p) => p.executions,
-      ),
+    allExecutions: (jobId: string, query: ExecutionPageQuery = {}) => everyPage((q) => cron.executions(jobId, q), (p) => p.executions, query),
     /** GET /cron/preview: the next `count` (1–100, default 5) occurrences after `from` (default now). */
     preview: (query: CronPreviewQuery) => unwrap<CronPreview>(raw.GET('/cron/preview', { params: { query } })),
   };

@@ -7,7 +7,24 @@ import { civilFromDays, DAY_MS, daysInMonth, type CivilDate } from './civil.js';
 import { calendarDayMask } from './days.js';
 import type { CronTables } from './tables.js';
 
-const scratch: CivilDate = { y: 0, m: 0, d: 0, dow: 0 };
+/** Where a search starts: its day number, the second of that day, and the day's date. */
+interface SearchStart extends CivilDate {
+  /** Days since 1970-01-01 (wall time). */
+  day: number;
+  /** Whole seconds since midnight of `day` (0–86,399). */
+  secOfDay: number;
+}
+
+/** Reused by every search, which then allocates nothing for its start. */
+const scratch: SearchStart = { day: 0, secOfDay: 0, y: 0, m: 0, d: 0, dow: 0 };
+
+/** Fills `out` with the start of a search from wall time `from` (ms), rounded up to a whole second. */
+function startAt(from: number, out: SearchStart): void {
+  const start = Math.ceil(from / 1000) * 1000;
+  out.day = Math.floor(start / DAY_MS);
+  out.secOfDay = (start - out.day * DAY_MS) / 1000;
+  civilFromDays(out.day, out);
+}
 
 /**
  * Smallest wall time `w` with `from ≤ w < limit` (whole seconds) whose fields all match, or null.
@@ -20,11 +37,8 @@ const scratch: CivilDate = { y: 0, m: 0, d: 0, dow: 0 };
  */
 export function nextWallMatch(t: CronTables, from: number, limit: number): number | null {
   if (t.calendar !== null) return nextCalendarMatch(t, from, limit);
-  const start = Math.ceil(from / 1000) * 1000;
-  let day = Math.floor(start / DAY_MS);
-  let secOfDay = (start - day * DAY_MS) / 1000;
-  civilFromDays(day, scratch);
-  let { y, m, d, dow } = scratch;
+  startAt(from, scratch);
+  let { day, secOfDay, y, m, d, dow } = scratch;
   for (;;) {
     if (day * DAY_MS >= limit) return null;
     const dim = daysInMonth(y, m);
@@ -43,11 +57,8 @@ export function nextWallMatch(t: CronTables, from: number, limit: number): numbe
     const domOk = ((t.domMask >>> d) & 1) === 1;
     const dowOk = ((t.dowMask >>> dow) & 1) === 1;
     if (t.dayOr ? domOk || dowOk : domOk && dowOk) {
-      const tod = timeOfDayMatch(t, secOfDay);
-      if (tod >= 0) {
-        const w = day * DAY_MS + tod * 1000;
-        return w < limit ? w : null;
-      }
+      const w = firstTimeOn(t, day, secOfDay);
+      if (w !== null) return w < limit ? w : null;
     }
     day++;
     dow = dow === 6 ? 0 : dow + 1;
@@ -65,11 +76,8 @@ export function nextWallMatch(t: CronTables, from: number, limit: number): numbe
 /** {@link nextWallMatch} for expressions with calendar words: days from calendarDayMask. */
 function nextCalendarMatch(t: CronTables, from: number, limit: number): number | null {
   const cal = t.calendar!;
-  const start = Math.ceil(from / 1000) * 1000;
-  let day = Math.floor(start / DAY_MS);
-  let secOfDay = (start - day * DAY_MS) / 1000;
-  civilFromDays(day, scratch);
-  let { y, m, d, dow } = scratch;
+  startAt(from, scratch);
+  let { day, secOfDay, y, m, d, dow } = scratch;
   for (;;) {
     if (day * DAY_MS >= limit) return null;
     const dim = daysInMonth(y, m);
@@ -86,11 +94,8 @@ function nextCalendarMatch(t: CronTables, from: number, limit: number): number |
         secOfDay = 0;
       }
       if (day * DAY_MS >= limit) return null;
-      const tod = timeOfDayMatch(t, secOfDay);
-      if (tod >= 0) {
-        const w = day * DAY_MS + tod * 1000;
-        return w < limit ? w : null;
-      }
+      const w = firstTimeOn(t, day, secOfDay);
+      if (w !== null) return w < limit ? w : null;
       // No time left on that day: go on from the next one.
       day++;
       dow = dow === 6 ? 0 : dow + 1;
@@ -107,6 +112,12 @@ function nextCalendarMatch(t: CronTables, from: number, limit: number): number |
       y++;
     }
   }
+}
+
+/** The first wall time (ms) on day number `day`, at second `sod` or later, whose time of day matches; or null. */
+function firstTimeOn(t: CronTables, day: number, sod: number): number | null {
+  const tod = timeOfDayMatch(t, sod);
+  return tod < 0 ? null : day * DAY_MS + tod * 1000;
 }
 
 /** Smallest second of the day ≥ `sod` matching hour, minute and second, or -1. */

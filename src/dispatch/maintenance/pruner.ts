@@ -1,5 +1,6 @@
 import type { Clock } from '../../domain/clock.js';
 import type { DispatchLogger } from '../logger.js';
+import { TimerLoop } from '../timer-loop.js';
 
 /** Options of {@link Pruner}. Durations in ms. */
 export interface PrunerOptions {
@@ -29,8 +30,8 @@ export interface PrunerOptions {
  * and one for idempotency records (24 h).
  */
 export class Pruner {
-  private timer: NodeJS.Timeout | null = null;
-  private pass: Promise<void> | null = null;
+  private readonly loop = new TimerLoop(() => this.loggedPass());
+  /** Set by {@link stop}: a pass in progress ends after its batch. */
   private stopped = false;
 
   constructor(private readonly opts: PrunerOptions) {}
@@ -38,15 +39,13 @@ export class Pruner {
   /** Starts the passes. The timer does not keep the process alive. */
   start(): void {
     this.stopped = false;
-    this.schedule(0);
+    this.loop.start();
   }
 
   /** Stops after the batch in progress, if any. */
   async stop(): Promise<void> {
     this.stopped = true;
-    if (this.timer) clearTimeout(this.timer);
-    this.timer = null;
-    await this.pass;
+    await this.loop.stop();
   }
 
   /**
@@ -67,17 +66,14 @@ export class Pruner {
     }
   }
 
-  private schedule(delayMs: number): void {
-    if (this.stopped) return;
-    this.timer = setTimeout(() => {
-      this.pass = this.runOnce().then(
-        (n) => {
-          if (n > 0) this.opts.logger.info({ deleted: n }, `pruned old ${this.opts.what}`);
-        },
-        (err: unknown) => this.opts.logger.error({ err }, `pruning ${this.opts.what} failed; will try again`),
-      );
-      void this.pass.finally(() => this.schedule(this.opts.intervalMs ?? 60_000));
-    }, delayMs);
-    this.timer.unref();
+  /** A pass of the loop: {@link runOnce}, logged; the next one after `intervalMs`. */
+  private async loggedPass(): Promise<number> {
+    await this.runOnce().then(
+      (n) => {
+        if (n > 0) this.opts.logger.info({ deleted: n }, `pruned old ${this.opts.what}`);
+      },
+      (err: unknown) => this.opts.logger.error({ err }, `pruning ${this.opts.what} failed; will try again`),
+    );
+    return this.opts.intervalMs ?? 60_000;
   }
 }

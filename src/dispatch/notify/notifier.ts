@@ -18,6 +18,7 @@ import type { Store } from '../../store/store.js';
 import type { OutboxLater } from '../../store/contract/notifications.js';
 import { digestMessage, eventMessage, type EventSubject, type NotificationWire, type OutgoingMessage } from './messages.js';
 import type { NotificationSender, SendResult } from './sender.js';
+import { TimerLoop } from '../timer-loop.js';
 
 /** The store operations the notifier uses (the main store: the API's connection on SQLite). */
 export type NotifierStore = Pick<Store, 'notificationsClaim' | 'notificationsSettle' | 'channelList' | 'executionGet' | 'scheduleGet' | 'cronGet'>;
@@ -73,9 +74,7 @@ interface Window {
 export class Notifier {
   readonly events = new EventEmitter<NotifierEvents>();
   private readonly windows = new Map<string, Window>();
-  private timer: NodeJS.Timeout | null = null;
-  private running: Promise<void> | null = null;
-  private stopped = true;
+  private readonly loop = new TimerLoop(() => this.loggedPass());
   private readonly max: number;
   private readonly batch: number;
   private readonly maxAttempts: number;
@@ -88,17 +87,12 @@ export class Notifier {
 
   /** Starts the loop. */
   start(): void {
-    if (!this.stopped) return;
-    this.stopped = false;
-    this.schedule(0);
+    this.loop.start();
   }
 
   /** Stops the loop and waits for the pass in progress. Unsent notifications stay in the outbox. */
   async stop(): Promise<void> {
-    this.stopped = true;
-    if (this.timer) clearTimeout(this.timer);
-    this.timer = null;
-    await this.running;
+    await this.loop.stop();
   }
 
   /**
@@ -210,24 +204,14 @@ export class Notifier {
     return { notification: n, execution, job };
   }
 
-  private schedule(delayMs: number): void {
-    if (this.stopped) return;
-    this.timer = setTimeout(() => {
-      this.timer = null;
-      this.running = this.loop().finally(() => {
-        this.running = null;
-      });
-    }, delayMs);
-    this.timer.unref();
-  }
-
-  private async loop(): Promise<void> {
+  /** A pass of the loop, its failure logged; the next one at once after a full batch, else after `pollMs`. */
+  private async loggedPass(): Promise<number> {
     let next = this.opts.pollMs ?? 1_000;
     try {
       if ((await this.pass()) >= this.batch) next = 0;
     } catch (err) {
       this.opts.logger.error({ err }, 'notifier pass failed; will retry');
     }
-    this.schedule(next);
+    return next;
   }
 }
