@@ -296,7 +296,8 @@ export function createPunctualClient(options: PunctualClientOptions) {
     executions: (jobId: string, query: ExecutionPageQuery = {}) =>
       unwrap<ExecutionPage>(raw.GET('/cron/{id}/executions', { params: { path: { id: jobId }, query } })),
     /** Every execution of the job, newest first, following `nextCursor`. */
-    allExecutions: (jobId: string, query: ExecutionPageQuery = {}) => everyPage((q) => cron.executions(jobId, q), (p) => p.executions, query),
+    allExecutions: (jobId: string, query: ExecutionPageQuery = {}) =>
+      everyPage((q) => cron.executions(jobId, q), (p) => p.executions, query),
     /** GET /cron/preview: the next `count` (1–100, default 5) occurrences after `from` (default now). */
     preview: (query: CronPreviewQuery) => unwrap<CronPreview>(raw.GET('/cron/preview', { params: { query } })),
   };
