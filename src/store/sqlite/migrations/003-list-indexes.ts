@@ -1,5 +1,6 @@
 /** Version 3 of the SQLite schema (the conventions are in index.ts). */
-import type { Migration } from './migration.js';
+import { tagTable, tagTriggers, type Migration } from './migration.js';
+import { LIST_INDEXES, SCHEDULE_TAGS } from '../../sql/tags.js';
 
 /*
  * Lists that scale. `GET /schedules` and `GET /cron` are keyset-paged in list order
@@ -29,40 +30,13 @@ import type { Migration } from './migration.js';
 export const MIGRATION: Migration = {
   version: 3,
   sql: `
-CREATE INDEX schedules_by_created ON schedules (created_at, id);
-CREATE INDEX schedules_pending_by_created ON schedules (created_at, id) WHERE status = 'Pending';
-CREATE INDEX schedules_running_by_created ON schedules (created_at, id) WHERE status = 'Running';
-CREATE INDEX schedules_succeeded_by_created ON schedules (created_at, id) WHERE status = 'Succeeded';
-CREATE INDEX schedules_failed_by_created ON schedules (created_at, id) WHERE status = 'Failed';
-CREATE INDEX cron_jobs_by_created ON cron_jobs (created_at, id);
-CREATE INDEX cron_jobs_active_by_created ON cron_jobs (created_at, id) WHERE status = 'Active';
-CREATE INDEX cron_jobs_paused_by_created ON cron_jobs (created_at, id) WHERE status = 'Paused';
+${LIST_INDEXES}
 
-CREATE TABLE schedule_tags (
-  tag         TEXT    NOT NULL,
-  created_at  INTEGER NOT NULL,
-  schedule_id TEXT    NOT NULL,
-  PRIMARY KEY (tag, created_at, schedule_id)
-) STRICT, WITHOUT ROWID;
+${tagTable(SCHEDULE_TAGS)}
 
 INSERT INTO schedule_tags (tag, created_at, schedule_id)
 SELECT DISTINCT j.value, s.created_at, s.id FROM schedules s, json_each(s.tags) j;
 
-CREATE TRIGGER schedule_tags_insert AFTER INSERT ON schedules BEGIN
-  INSERT INTO schedule_tags (tag, created_at, schedule_id)
-  SELECT DISTINCT value, NEW.created_at, NEW.id FROM json_each(NEW.tags);
-END;
-
-CREATE TRIGGER schedule_tags_update AFTER UPDATE OF tags ON schedules WHEN OLD.tags IS NOT NEW.tags BEGIN
-  DELETE FROM schedule_tags
-   WHERE tag IN (SELECT value FROM json_each(OLD.tags)) AND created_at = OLD.created_at AND schedule_id = OLD.id;
-  INSERT INTO schedule_tags (tag, created_at, schedule_id)
-  SELECT DISTINCT value, NEW.created_at, NEW.id FROM json_each(NEW.tags);
-END;
-
-CREATE TRIGGER schedule_tags_delete AFTER DELETE ON schedules BEGIN
-  DELETE FROM schedule_tags
-   WHERE tag IN (SELECT value FROM json_each(OLD.tags)) AND created_at = OLD.created_at AND schedule_id = OLD.id;
-END;
+${tagTriggers(SCHEDULE_TAGS)}
 `,
 };
