@@ -1,5 +1,5 @@
 /** Version 2 of the PostgreSQL schema (the conventions are in index.ts). */
-import { tagTable, tagTriggers, type Migration } from './migration.js';
+import { tagsOf, type Migration } from './migration.js';
 import { LIST_INDEXES, SCHEDULE_TAGS } from '../../sql/tags.js';
 
 /*
@@ -23,12 +23,7 @@ export const MIGRATION: Migration = {
   sql: `
 ${LIST_INDEXES}
 
-${tagTable(SCHEDULE_TAGS)}
-
-INSERT INTO schedule_tags (tag, created_at, schedule_id)
-SELECT DISTINCT t.tag, s.created_at, s.id FROM schedules s, json_array_elements_text(s.tags) AS t(tag);
-
-${tagTriggers(SCHEDULE_TAGS)}
+${tagsOf(SCHEDULE_TAGS)}
 
 -- The page statements walk these indexes only when the planner knows how many rows they hold
 -- (without statistics it may sort instead; see paging.ts): give it statistics now.

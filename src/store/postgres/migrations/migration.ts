@@ -48,3 +48,8 @@ CREATE TRIGGER ${n.tags}_delete AFTER DELETE ON ${n.jobs}
 export function tagsAdded(n: TagTableNames): string {
   return `ALTER TABLE ${n.jobs} ADD COLUMN tags json NOT NULL DEFAULT '[]';\n\n${tagTable(n)}\n\n${tagTriggers(n)}`;
 }
+
+/** The tag table of a job kind whose `tags` column exists: the table, filled from the jobs' tags, and its triggers. */
+export function tagsOf(n: TagTableNames): string {
+  return `${tagTable(n)}\n\nINSERT INTO ${n.tags} (tag, created_at, ${n.id})\nSELECT DISTINCT t.tag, s.created_at, s.id FROM ${n.jobs} s, json_array_elements_text(s.tags) AS t(tag);\n\n${tagTriggers(n)}`;
+}

@@ -1,5 +1,5 @@
 /** Version 3 of the SQLite schema (the conventions are in index.ts). */
-import { tagTable, tagTriggers, type Migration } from './migration.js';
+import { tagsOf, type Migration } from './migration.js';
 import { LIST_INDEXES, SCHEDULE_TAGS } from '../../sql/tags.js';
 
 /*
@@ -32,11 +32,6 @@ export const MIGRATION: Migration = {
   sql: `
 ${LIST_INDEXES}
 
-${tagTable(SCHEDULE_TAGS)}
-
-INSERT INTO schedule_tags (tag, created_at, schedule_id)
-SELECT DISTINCT j.value, s.created_at, s.id FROM schedules s, json_each(s.tags) j;
-
-${tagTriggers(SCHEDULE_TAGS)}
+${tagsOf(SCHEDULE_TAGS)}
 `,
 };

@@ -44,3 +44,8 @@ END;`;
 export function tagsAdded(n: TagTableNames): string {
   return `ALTER TABLE ${n.jobs} ADD COLUMN tags TEXT NOT NULL DEFAULT '[]';\n\n${tagTable(n)}\n\n${tagTriggers(n)}`;
 }
+
+/** The tag table of a job kind whose `tags` column exists: the table, filled from the jobs' tags, and its triggers. */
+export function tagsOf(n: TagTableNames): string {
+  return `${tagTable(n)}\n\nINSERT INTO ${n.tags} (tag, created_at, ${n.id})\nSELECT DISTINCT j.value, s.created_at, s.id FROM ${n.jobs} s, json_each(s.tags) j;\n\n${tagTriggers(n)}`;
+}
