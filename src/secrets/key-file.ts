@@ -7,6 +7,7 @@ import { constants } from 'node:fs';
 import { open, readFile, rm, stat } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { generateKey, KeyRing, parseKeys } from './key-ring.js';
+import { syncDirectory } from '../runtime/durable-files.js';
 
 /** What the key file's handling logs: pino's logger fits. */
 export interface KeyFileLogger {
@@ -125,14 +126,7 @@ async function createKeyFile(path: string): Promise<void> {
   } finally {
     await file.close();
   }
-  const dir = await open(dirname(path), constants.O_RDONLY);
-  try {
-    await dir.sync();
-  } catch {
-    // Some file systems cannot sync a directory; the file itself is synced.
-  } finally {
-    await dir.close();
-  }
+  await syncDirectory(dirname(path));
 }
 
 /** The error code of a file system error (`ENOENT`, `EACCES`, …), never its message's paths or content. */

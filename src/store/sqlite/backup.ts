@@ -15,6 +15,7 @@ import { open, rename, rm } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
 import { DEFAULT_BUSY_TIMEOUT_MS } from './connection.js';
+import { syncDirectory } from '../../runtime/durable-files.js';
 
 /** What {@link backupSqlite} copied. */
 export interface SqliteBackup {
@@ -72,14 +73,7 @@ export async function backupSqlite(source: string, temporary: string): Promise<S
 /** Renames `temporary` to `destination` (replacing it), then syncs the folder so the rename lasts. */
 export async function moveIntoPlace(temporary: string, destination: string): Promise<void> {
   await rename(temporary, destination);
-  const dir = await open(dirname(destination), constants.O_RDONLY);
-  try {
-    await dir.sync();
-  } catch {
-    // Some file systems cannot sync a directory; the file itself is synced.
-  } finally {
-    await dir.close();
-  }
+  await syncDirectory(dirname(destination));
 }
 
 /** fsync of the file at `path`. */
