@@ -14,7 +14,6 @@ import {
   CronCreateBody,
   CronJobListQuery,
   CronJobListSchema,
-  CronJobOrNullSchema,
   CronJobSchema,
   CronPatchBody,
   CronPreviewQuery,
@@ -22,7 +21,7 @@ import {
   cronJobToWire,
 } from '../schemas/cron-jobs.js';
 import type { RouteDeps } from './deps.js';
-import { createSchema, deleteRoute, getByIdSchema, pageReply, queryNumber, readSchema, updateSchema } from './operations.js';
+import { createSchema, deleteRoute, getByIdRoute, pageReply, queryNumber, readSchema, updateSchema } from './operations.js';
 import { repeatable } from './query.js';
 
 /** POST/GET /cron, GET /cron/preview, GET/PATCH/DELETE /cron/{id}. */
@@ -109,25 +108,20 @@ export const cronJobRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app, {
     },
   );
 
-  app.get(
+  getByIdRoute(
+    app,
     '/cron/:id',
     {
-      schema: getByIdSchema(
-        {
-          operationId: 'getCronJob',
-          scope: 'jobs:read',
-          tags: ['Cron jobs'],
-          summary: 'Retrieve a cron job',
-          description: 'The cron job; `null` (with 200) when no cron job has this id, also for an id that is not a UUID.',
-        },
-        'The cron job, or null when no cron job has this id.',
-        CronJobOrNullSchema,
-      ),
+      operationId: 'getCronJob',
+      scope: 'jobs:read',
+      tags: ['Cron jobs'],
+      summary: 'Retrieve a cron job',
+      description: 'The cron job; `null` (with 200) when no cron job has this id, also for an id that is not a UUID.',
     },
-    async (req) => {
-      const job = await getCronJob(ctx, req.params.id);
-      return job && cronJobToWire(job);
-    },
+    'The cron job, or null when no cron job has this id.',
+    CronJobSchema,
+    (id) => getCronJob(ctx, id),
+    cronJobToWire,
   );
 
   app.patch(

@@ -6,13 +6,12 @@ import {
   ScheduleCreateBody,
   ScheduleListQuery,
   ScheduleListSchema,
-  ScheduleOrNullSchema,
   SchedulePatchBody,
   ScheduleSchema,
   scheduleToWire,
 } from '../schemas/schedules.js';
 import type { RouteDeps } from './deps.js';
-import { createSchema, deleteRoute, getByIdSchema, pageReply, queryNumber, readSchema, updateSchema } from './operations.js';
+import { createSchema, deleteRoute, getByIdRoute, pageReply, queryNumber, readSchema, updateSchema } from './operations.js';
 import { repeatable } from './query.js';
 
 /** POST/GET /schedules, GET/PATCH/DELETE /schedules/{id}. */
@@ -69,25 +68,20 @@ export const scheduleRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app, 
     },
   );
 
-  app.get(
+  getByIdRoute(
+    app,
     '/schedules/:id',
     {
-      schema: getByIdSchema(
-        {
-          operationId: 'getSchedule',
-          scope: 'jobs:read',
-          tags: ['Schedules'],
-          summary: 'Retrieve a schedule',
-          description: 'The schedule; `null` (with 200) when no schedule has this id, also for an id that is not a UUID.',
-        },
-        'The schedule, or null when no schedule has this id.',
-        ScheduleOrNullSchema,
-      ),
+      operationId: 'getSchedule',
+      scope: 'jobs:read',
+      tags: ['Schedules'],
+      summary: 'Retrieve a schedule',
+      description: 'The schedule; `null` (with 200) when no schedule has this id, also for an id that is not a UUID.',
     },
-    async (req) => {
-      const schedule = await getSchedule(ctx, req.params.id);
-      return schedule && scheduleToWire(schedule);
-    },
+    'The schedule, or null when no schedule has this id.',
+    ScheduleSchema,
+    (id) => getSchedule(ctx, id),
+    scheduleToWire,
   );
 
   app.patch(

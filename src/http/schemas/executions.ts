@@ -112,9 +112,6 @@ export const ExecutionSchema = Type.Object(
 );
 export type ExecutionWire = Static<typeof ExecutionSchema>;
 
-/** GET /executions/{id}: the execution or null. */
-export const ExecutionOrNullSchema = Nullable(ExecutionSchema);
-
 /** GET /schedules/{id}/executions and /cron/{id}/executions. */
 export const ExecutionPageSchema = SizedList(
   'executions',
