@@ -11,7 +11,7 @@ import { bearer } from '../scopes.js';
 import { AUTHENTICATED, jsonResponse, problemResponses, WITH_BODY, type TagName } from '../schemas/operations.js';
 
 /** The application a resource plugin registers its routes on. */
-type App = Parameters<FastifyPluginAsyncTypebox>[0];
+export type App = Parameters<FastifyPluginAsyncTypebox>[0];
 
 /** The text of an operation in the OpenAPI document (docs/openapi.json). */
 export interface OperationText {

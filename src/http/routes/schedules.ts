@@ -11,8 +11,8 @@ import {
   scheduleToWire,
 } from '../schemas/schedules.js';
 import type { RouteDeps } from './deps.js';
-import { createSchema, deleteRoute, getByIdRoute, pageReply, queryNumber, readSchema, updateSchema } from './operations.js';
-import { repeatable } from './query.js';
+import { createSchema, deleteRoute, getByIdRoute, updateSchema } from './operations.js';
+import { jobListRoute } from './job-list.js';
 
 /** POST/GET /schedules, GET/PATCH/DELETE /schedules/{id}. */
 export const scheduleRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app, { ctx }) => {
@@ -40,33 +40,17 @@ export const scheduleRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app, 
     async (req, reply) => reply.code(201).send(scheduleToWire(await createSchedule(ctx, req.body, auditContext(req)))),
   );
 
-  app.get(
-    '/schedules',
-    {
-      schema: readSchema(
-        {
-          operationId: 'listSchedules',
-          scope: 'jobs:read',
-          tags: ['Schedules'],
-          summary: 'List schedules',
-          description:
-            'A page of schedules, oldest first (by `createdAt`, then id), `limit` at a time; pass `nextCursor` as `cursor` for ' +
-            'the next page (null on the last one). Filters combine: `status`, `tag` (repeatable: every tag must match), ' +
-            '`name` (a substring) and `key` (exact). `size` is the length of this page.',
-        },
-        ScheduleListQuery,
-        'A page of schedules.',
-        ScheduleListSchema,
-      ),
-      // `?tag=a` parses to a string and `?tag=a&tag=b` to an array: always an array for the schema.
-      preValidation: async (req) => repeatable(req.query as Record<string, unknown>, 'tag'),
-    },
-    async (req) => {
-      const { limit, cursor, status, tag, name, key } = req.query;
-      const page = await listSchedules(ctx, { limit: queryNumber(limit), cursor, status, tag, name, key }, '/query');
-      return pageReply('schedules', page, scheduleToWire);
-    },
-  );
+  jobListRoute(app, ctx, {
+    path: '/schedules',
+    operationId: 'listSchedules',
+    tags: ['Schedules'],
+    jobs: 'schedules',
+    query: ScheduleListQuery,
+    schema: ScheduleListSchema,
+    key: 'schedules',
+    list: listSchedules,
+    toWire: scheduleToWire,
+  });
 
   getByIdRoute(
     app,
