@@ -46,12 +46,7 @@ function readResponses<T extends TSchema>(answer: string, schema: T) {
  * described by `answer`; problems 400, those of a body and those of every authenticated operation.
  */
 export function createSchema<B extends TSchema, T extends TSchema>(text: OperationText, body: B, answer: string, schema: T) {
-  return {
-    ...operationHead(text),
-    querystring: NoQuery,
-    body,
-    response: { 201: jsonResponse(answer, schema), ...problemResponses(400, ...WITH_BODY, ...AUTHENTICATED) },
-  };
+  return postSchema(text, body, { 201: jsonResponse(answer, schema) });
 }
 
 /**
@@ -60,11 +55,19 @@ export function createSchema<B extends TSchema, T extends TSchema>(text: Operati
  * of every authenticated operation.
  */
 export function actionSchema<B extends TSchema, T extends TSchema>(text: OperationText, body: B, answer: string, schema: T) {
+  return postSchema(text, body, { 200: jsonResponse(answer, schema) });
+}
+
+/**
+ * Schema of a POST with a JSON `body` and no query: the answers of `success` (by status), then
+ * the problems 400, those of a body and those of every authenticated operation.
+ */
+function postSchema<B extends TSchema, S extends object>(text: OperationText, body: B, success: S) {
   return {
     ...operationHead(text),
     querystring: NoQuery,
     body,
-    response: { 200: jsonResponse(answer, schema), ...problemResponses(400, ...WITH_BODY, ...AUTHENTICATED) },
+    response: { ...success, ...problemResponses(400, ...WITH_BODY, ...AUTHENTICATED) },
   };
 }
 
