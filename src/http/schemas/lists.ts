@@ -65,16 +65,34 @@ export function JobListQuery<const V extends readonly string[]>(statuses: V, nou
   );
 }
 
+/** Description of `nextCursor` in a page that is never short but on the last (the audit log, the executions). */
+const PAGE_NEXT_CURSOR_DESCRIPTION = 'Pass as `cursor` to get the next page; null on the last page.';
+
+/**
+ * A page of a list paged by cursor: `size`, the items of the page under `key` (described by
+ * `itemsDescription`) and `nextCursor`, a string or null (described by `nextCursorDescription`);
+ * `options` give the schema's title and description.
+ */
+export function CursorPageSchema<K extends string, T extends TSchema>(
+  key: K,
+  item: T,
+  itemsDescription: string,
+  options: { title: string; description: string },
+  nextCursorDescription = PAGE_NEXT_CURSOR_DESCRIPTION,
+) {
+  return SizedList(key, item, itemsDescription, options, { nextCursor: Nullable(Type.String({ description: nextCursorDescription })) });
+}
+
 /**
  * A page of a job list: `size`, the jobs of the page under `key` (oldest first) and `nextCursor`;
  * `title` names the schema in the OpenAPI document, `many` names the jobs in its texts.
  */
 export function JobPageSchema<K extends string, T extends TSchema>(key: K, item: T, many: string, title: string) {
-  return SizedList(
+  return CursorPageSchema(
     key,
     item,
     `The ${many} of this page, oldest first (by \`createdAt\`, then id).`,
     { title, description: `A page of ${many}.` },
-    { nextCursor: Nullable(Type.String({ description: LIST_NEXT_CURSOR_DESCRIPTION })) },
+    LIST_NEXT_CURSOR_DESCRIPTION,
   );
 }
