@@ -8,7 +8,6 @@ import {
   ApiKeyCreateBody,
   ApiKeyCreatedSchema,
   ApiKeyListSchema,
-  ApiKeyOrNullSchema,
   ApiKeyPatchBody,
   ApiKeyRotateBody,
   ApiKeySchema,
@@ -17,7 +16,7 @@ import {
 import { IdParams, NoQuery } from '../schemas/common.js';
 import { AUTHENTICATED, jsonResponse, problemResponses, WITH_BODY } from '../schemas/operations.js';
 import type { RouteDeps } from './deps.js';
-import { createSchema, deleteRoute, getByIdSchema, operationHead, readSchema, updateSchema } from './operations.js';
+import { createSchema, deleteRoute, getByIdRoute, operationHead, readSchema, updateSchema } from './operations.js';
 import { auditContext } from '../request-id.js';
 
 /**
@@ -75,25 +74,20 @@ export const apiKeyRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app, { 
     },
   );
 
-  app.get(
+  getByIdRoute(
+    app,
     '/api-keys/:id',
     {
-      schema: getByIdSchema(
-        {
-          operationId: 'getApiKey',
-          scope: 'keys:manage',
-          tags: ['API keys'],
-          summary: 'Retrieve an API key',
-          description: 'The key, without its token; `null` (with 200) when no key has this id.',
-        },
-        'The key, or null when no key has this id.',
-        ApiKeyOrNullSchema,
-      ),
+      operationId: 'getApiKey',
+      scope: 'keys:manage',
+      tags: ['API keys'],
+      summary: 'Retrieve an API key',
+      description: 'The key, without its token; `null` (with 200) when no key has this id.',
     },
-    async (req) => {
-      const key = await getApiKey(store, req.params.id, recorder);
-      return key && apiKeyToWire(key);
-    },
+    'The key, or null when no key has this id.',
+    ApiKeySchema,
+    (id) => getApiKey(store, id, recorder),
+    apiKeyToWire,
   );
 
   app.patch(

@@ -14,7 +14,6 @@ import {
   CronCreateBody,
   CronJobListQuery,
   CronJobListSchema,
-  CronJobOrNullSchema,
   CronJobSchema,
   CronPatchBody,
   CronPreviewQuery,
@@ -22,8 +21,8 @@ import {
   cronJobToWire,
 } from '../schemas/cron-jobs.js';
 import type { RouteDeps } from './deps.js';
-import { createSchema, deleteRoute, getByIdSchema, pageReply, queryNumber, readSchema, updateSchema } from './operations.js';
-import { repeatable } from './query.js';
+import { createSchema, deleteRoute, getByIdRoute, queryNumber, readSchema, updateSchema } from './operations.js';
+import { jobListRoute } from './job-list.js';
 
 /** POST/GET /cron, GET /cron/preview, GET/PATCH/DELETE /cron/{id}. */
 export const cronJobRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app, { ctx }) => {
@@ -50,33 +49,17 @@ export const cronJobRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app, {
     async (req, reply) => reply.code(201).send(cronJobToWire(await createCronJob(ctx, req.body, auditContext(req)))),
   );
 
-  app.get(
-    '/cron',
-    {
-      schema: readSchema(
-        {
-          operationId: 'listCronJobs',
-          scope: 'jobs:read',
-          tags: ['Cron jobs'],
-          summary: 'List cron jobs',
-          description:
-            'A page of cron jobs, oldest first (by `createdAt`, then id), `limit` at a time; pass `nextCursor` as `cursor` for ' +
-            'the next page (null on the last one). Filters combine: `status`, `tag` (repeatable: every tag must match), ' +
-            '`name` (a substring) and `key` (exact). `size` is the length of this page.',
-        },
-        CronJobListQuery,
-        'A page of cron jobs.',
-        CronJobListSchema,
-      ),
-      // `?tag=a` parses to a string and `?tag=a&tag=b` to an array: always an array for the schema.
-      preValidation: async (req) => repeatable(req.query as Record<string, unknown>, 'tag'),
-    },
-    async (req) => {
-      const { limit, cursor, status, tag, name, key } = req.query;
-      const page = await listCronJobs(ctx, { limit: queryNumber(limit), cursor, status, tag, name, key }, '/query');
-      return pageReply('cronJobs', page, cronJobToWire);
-    },
-  );
+  jobListRoute(app, ctx, {
+    path: '/cron',
+    operationId: 'listCronJobs',
+    tags: ['Cron jobs'],
+    jobs: 'cron jobs',
+    query: CronJobListQuery,
+    schema: CronJobListSchema,
+    key: 'cronJobs',
+    list: listCronJobs,
+    toWire: cronJobToWire,
+  });
 
   // A static path: the router prefers it to `/cron/:id` whatever the order of registration.
   app.get(
@@ -109,25 +92,20 @@ export const cronJobRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app, {
     },
   );
 
-  app.get(
+  getByIdRoute(
+    app,
     '/cron/:id',
     {
-      schema: getByIdSchema(
-        {
-          operationId: 'getCronJob',
-          scope: 'jobs:read',
-          tags: ['Cron jobs'],
-          summary: 'Retrieve a cron job',
-          description: 'The cron job; `null` (with 200) when no cron job has this id, also for an id that is not a UUID.',
-        },
-        'The cron job, or null when no cron job has this id.',
-        CronJobOrNullSchema,
-      ),
+      operationId: 'getCronJob',
+      scope: 'jobs:read',
+      tags: ['Cron jobs'],
+      summary: 'Retrieve a cron job',
+      description: 'The cron job; `null` (with 200) when no cron job has this id, also for an id that is not a UUID.',
     },
-    async (req) => {
-      const job = await getCronJob(ctx, req.params.id);
-      return job && cronJobToWire(job);
-    },
+    'The cron job, or null when no cron job has this id.',
+    CronJobSchema,
+    (id) => getCronJob(ctx, id),
+    cronJobToWire,
   );
 
   app.patch(

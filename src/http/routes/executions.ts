@@ -12,14 +12,13 @@ import { IdParams, NoQuery } from '../schemas/common.js';
 import { AUTHENTICATED, jsonResponse, problemResponses, WITH_BODY } from '../schemas/operations.js';
 import { bearer } from '../scopes.js';
 import {
-  ExecutionOrNullSchema,
   ExecutionPageQuery,
   ExecutionPageSchema,
   ExecutionSchema,
   executionToWire,
 } from '../schemas/executions.js';
 import type { RouteDeps } from './deps.js';
-import { getByIdSchema, pageReply, queryNumber } from './operations.js';
+import { getByIdRoute, pageReply, queryNumber } from './operations.js';
 
 /**
  * The body a trigger accepts: none at all, or an empty JSON object. Declared per media type, so
@@ -143,26 +142,21 @@ export const executionRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app,
     );
   }
 
-  app.get(
+  getByIdRoute(
+    app,
     '/executions/:id',
     {
-      schema: getByIdSchema(
-        {
-          operationId: 'getExecution',
-          scope: 'jobs:read',
-          tags: ['Executions'],
-          summary: 'Retrieve an execution',
-          description:
-            'The execution with its attempts; `null` (with 200) when no execution has this id, or it was pruned ' +
-            '(`PUNCTUAL_EXECUTION_RETENTION` after it finished, 7 days by default). Its id is the `webhook-id` of its calls.',
-        },
-        'The execution, or null when no execution has this id.',
-        ExecutionOrNullSchema,
-      ),
+      operationId: 'getExecution',
+      scope: 'jobs:read',
+      tags: ['Executions'],
+      summary: 'Retrieve an execution',
+      description:
+        'The execution with its attempts; `null` (with 200) when no execution has this id, or it was pruned ' +
+        '(`PUNCTUAL_EXECUTION_RETENTION` after it finished, 7 days by default). Its id is the `webhook-id` of its calls.',
     },
-    async (req) => {
-      const execution = await getExecution(ctx, req.params.id);
-      return execution && executionToWire(execution);
-    },
+    'The execution, or null when no execution has this id.',
+    ExecutionSchema,
+    (id) => getExecution(ctx, id),
+    executionToWire,
   );
 };

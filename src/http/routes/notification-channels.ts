@@ -19,7 +19,6 @@ import { IdParams, NoQuery } from '../schemas/common.js';
 import {
   ChannelCreateBody,
   ChannelListSchema,
-  ChannelOrNullSchema,
   ChannelPatchBody,
   ChannelSchema,
   ChannelTestSchema,
@@ -28,7 +27,7 @@ import {
 } from '../schemas/notification-channels.js';
 import { AUTHENTICATED, jsonResponse, problemResponses } from '../schemas/operations.js';
 import type { RouteDeps } from './deps.js';
-import { createSchema, deleteRoute, getByIdSchema, operationHead, readSchema, updateSchema } from './operations.js';
+import { createSchema, deleteRoute, getByIdRoute, operationHead, readSchema, updateSchema } from './operations.js';
 
 /** What the routes of notification channels are registered with. */
 export interface ChannelRouteDeps extends RouteDeps {
@@ -83,25 +82,20 @@ export const notificationChannelRoutes: FastifyPluginAsyncTypebox<ChannelRouteDe
     },
   );
 
-  app.get(
+  getByIdRoute(
+    app,
     '/notification-channels/:id',
     {
-      schema: getByIdSchema(
-        {
-          operationId: 'getNotificationChannel',
-          scope: 'keys:manage',
-          tags: TAGS,
-          summary: 'Retrieve a notification channel',
-          description: 'The channel; `null` (with 200) when no channel has this id.',
-        },
-        'The channel, or null when no channel has this id.',
-        ChannelOrNullSchema,
-      ),
+      operationId: 'getNotificationChannel',
+      scope: 'keys:manage',
+      tags: TAGS,
+      summary: 'Retrieve a notification channel',
+      description: 'The channel; `null` (with 200) when no channel has this id.',
     },
-    async (req) => {
-      const channel = await getChannel(store, req.params.id);
-      return channel && channelToWire(channel);
-    },
+    'The channel, or null when no channel has this id.',
+    ChannelSchema,
+    (id) => getChannel(store, id),
+    channelToWire,
   );
 
   app.patch(

@@ -1,17 +1,17 @@
 /**
- * What the resource routes share: the schemas of a read (200 with a JSON body), of a GET by id, of a
- * create and of an update, the whole DELETE by id route, and the JSON of a page of a list (docs/interface.md, "Lists").
+ * What the resource routes share: the schemas of a read (200 with a JSON body), of a create and of
+ * an update, the whole GET and DELETE by id routes, and the JSON of a page of a list (docs/interface.md, "Lists").
  */
 import type { FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { Type, type TSchema } from 'typebox';
-import { IdParams, NoQuery } from '../schemas/common.js';
+import { Type, type Static, type TSchema } from 'typebox';
+import { IdParams, NoQuery, Nullable } from '../schemas/common.js';
 import type { ApiKeyScope } from '../../domain/enums.js';
 import { bearer } from '../scopes.js';
 import { AUTHENTICATED, jsonResponse, problemResponses, WITH_BODY, type TagName } from '../schemas/operations.js';
 
 /** The application a resource plugin registers its routes on. */
-type App = Parameters<FastifyPluginAsyncTypebox>[0];
+export type App = Parameters<FastifyPluginAsyncTypebox>[0];
 
 /** The text of an operation in the OpenAPI document (docs/openapi.json). */
 export interface OperationText {
@@ -37,14 +37,6 @@ export function readSchema<Q extends TSchema, T extends TSchema>(text: Operation
   return { ...operationHead(text), querystring, response: readResponses(answer, schema) };
 }
 
-/**
- * Schema of GET /{resource}/{id}: no query, a 200 answer of `schema` (the resource or null, never a
- * 404: an unknown id, or one that is not a UUID, answers null).
- */
-export function getByIdSchema<T extends TSchema>(text: OperationText, answer: string, schema: T) {
-  return { ...operationHead(text), params: IdParams, querystring: NoQuery, response: readResponses(answer, schema) };
-}
-
 function readResponses<T extends TSchema>(answer: string, schema: T) {
   return { 200: jsonResponse(answer, schema), ...problemResponses(400, ...AUTHENTICATED) };
 }
@@ -54,12 +46,7 @@ function readResponses<T extends TSchema>(answer: string, schema: T) {
  * described by `answer`; problems 400, those of a body and those of every authenticated operation.
  */
 export function createSchema<B extends TSchema, T extends TSchema>(text: OperationText, body: B, answer: string, schema: T) {
-  return {
-    ...operationHead(text),
-    querystring: NoQuery,
-    body,
-    response: { 201: jsonResponse(answer, schema), ...problemResponses(400, ...WITH_BODY, ...AUTHENTICATED) },
-  };
+  return postSchema(text, body, { 201: jsonResponse(answer, schema) });
 }
 
 /**
@@ -68,11 +55,19 @@ export function createSchema<B extends TSchema, T extends TSchema>(text: Operati
  * of every authenticated operation.
  */
 export function actionSchema<B extends TSchema, T extends TSchema>(text: OperationText, body: B, answer: string, schema: T) {
+  return postSchema(text, body, { 200: jsonResponse(answer, schema) });
+}
+
+/**
+ * Schema of a POST with a JSON `body` and no query: the answers of `success` (by status), then
+ * the problems 400, those of a body and those of every authenticated operation.
+ */
+function postSchema<B extends TSchema, S extends object>(text: OperationText, body: B, success: S) {
   return {
     ...operationHead(text),
     querystring: NoQuery,
     body,
-    response: { 200: jsonResponse(answer, schema), ...problemResponses(400, ...WITH_BODY, ...AUTHENTICATED) },
+    response: { ...success, ...problemResponses(400, ...WITH_BODY, ...AUTHENTICATED) },
   };
 }
 
@@ -90,6 +85,28 @@ export function updateSchema<B extends TSchema, T extends TSchema>(
 ) {
   const problems = problemResponses(400, 404, ...(conflict ? [409 as const] : []), ...WITH_BODY, ...AUTHENTICATED);
   return { ...operationHead(text), params: IdParams, querystring: NoQuery, body, response: { 200: jsonResponse(answer, schema), ...problems } };
+}
+
+/**
+ * Registers GET `path` (a path ending in `/:id`), no query: 200 with the wire form (`toWire`) of
+ * the resource `load` finds, or with null when it finds none (never a 404: an unknown id, or one
+ * that is not a UUID, answers null). `schema` is the resource's (the answer is it or null),
+ * described by `answer`.
+ */
+export function getByIdRoute<R, T extends TSchema>(
+  app: App,
+  path: string,
+  text: OperationText,
+  answer: string,
+  schema: T,
+  load: (id: string) => Promise<R | null>,
+  toWire: (resource: R) => Static<T>,
+): void {
+  const response = readResponses(answer, Nullable(schema));
+  app.get(path, { schema: { ...operationHead(text), params: IdParams, querystring: NoQuery, response } }, async (req) => {
+    const found = await load(req.params.id);
+    return found && toWire(found);
+  });
 }
 
 /**

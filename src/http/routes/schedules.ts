@@ -6,14 +6,13 @@ import {
   ScheduleCreateBody,
   ScheduleListQuery,
   ScheduleListSchema,
-  ScheduleOrNullSchema,
   SchedulePatchBody,
   ScheduleSchema,
   scheduleToWire,
 } from '../schemas/schedules.js';
 import type { RouteDeps } from './deps.js';
-import { createSchema, deleteRoute, getByIdSchema, pageReply, queryNumber, readSchema, updateSchema } from './operations.js';
-import { repeatable } from './query.js';
+import { createSchema, deleteRoute, getByIdRoute, updateSchema } from './operations.js';
+import { jobListRoute } from './job-list.js';
 
 /** POST/GET /schedules, GET/PATCH/DELETE /schedules/{id}. */
 export const scheduleRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app, { ctx }) => {
@@ -41,53 +40,32 @@ export const scheduleRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app, 
     async (req, reply) => reply.code(201).send(scheduleToWire(await createSchedule(ctx, req.body, auditContext(req)))),
   );
 
-  app.get(
-    '/schedules',
-    {
-      schema: readSchema(
-        {
-          operationId: 'listSchedules',
-          scope: 'jobs:read',
-          tags: ['Schedules'],
-          summary: 'List schedules',
-          description:
-            'A page of schedules, oldest first (by `createdAt`, then id), `limit` at a time; pass `nextCursor` as `cursor` for ' +
-            'the next page (null on the last one). Filters combine: `status`, `tag` (repeatable: every tag must match), ' +
-            '`name` (a substring) and `key` (exact). `size` is the length of this page.',
-        },
-        ScheduleListQuery,
-        'A page of schedules.',
-        ScheduleListSchema,
-      ),
-      // `?tag=a` parses to a string and `?tag=a&tag=b` to an array: always an array for the schema.
-      preValidation: async (req) => repeatable(req.query as Record<string, unknown>, 'tag'),
-    },
-    async (req) => {
-      const { limit, cursor, status, tag, name, key } = req.query;
-      const page = await listSchedules(ctx, { limit: queryNumber(limit), cursor, status, tag, name, key }, '/query');
-      return pageReply('schedules', page, scheduleToWire);
-    },
-  );
+  jobListRoute(app, ctx, {
+    path: '/schedules',
+    operationId: 'listSchedules',
+    tags: ['Schedules'],
+    jobs: 'schedules',
+    query: ScheduleListQuery,
+    schema: ScheduleListSchema,
+    key: 'schedules',
+    list: listSchedules,
+    toWire: scheduleToWire,
+  });
 
-  app.get(
+  getByIdRoute(
+    app,
     '/schedules/:id',
     {
-      schema: getByIdSchema(
-        {
-          operationId: 'getSchedule',
-          scope: 'jobs:read',
-          tags: ['Schedules'],
-          summary: 'Retrieve a schedule',
-          description: 'The schedule; `null` (with 200) when no schedule has this id, also for an id that is not a UUID.',
-        },
-        'The schedule, or null when no schedule has this id.',
-        ScheduleOrNullSchema,
-      ),
+      operationId: 'getSchedule',
+      scope: 'jobs:read',
+      tags: ['Schedules'],
+      summary: 'Retrieve a schedule',
+      description: 'The schedule; `null` (with 200) when no schedule has this id, also for an id that is not a UUID.',
     },
-    async (req) => {
-      const schedule = await getSchedule(ctx, req.params.id);
-      return schedule && scheduleToWire(schedule);
-    },
+    'The schedule, or null when no schedule has this id.',
+    ScheduleSchema,
+    (id) => getSchedule(ctx, id),
+    scheduleToWire,
   );
 
   app.patch(

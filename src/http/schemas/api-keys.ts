@@ -50,9 +50,6 @@ export type ApiKeyCreatedWire = Static<typeof ApiKeyCreatedSchema>;
 /** GET /api-keys. */
 export const ApiKeyListSchema = SizedList('apiKeys', ApiKeySchema, 'Every API key, oldest first, without tokens.', { title: 'ApiKeyList', description: 'Every API key.' });
 
-/** GET /api-keys/{id}: the key or null. */
-export const ApiKeyOrNullSchema = Nullable(ApiKeySchema);
-
 const KeyName = RuleString('name', 'Name of the key (not blank; at most 256 characters by default).');
 
 /** Body of POST /api-keys. */

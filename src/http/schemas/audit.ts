@@ -5,8 +5,8 @@ import { Type, type Static } from 'typebox';
 import { AUDIT_ACTIONS, AUDIT_RESOURCE_TYPES, type AuditEvent } from '../../domain/audit.js';
 import { toIso } from '../../domain/time.js';
 import { AUDIT_ID_MAX } from '../../service/audit.js';
-import { Nullable, RuleString, SizedList, StringEnum, Timestamp } from './common.js';
-import { ListCursorQuery, ListLimitQuery } from './lists.js';
+import { Nullable, RuleString, StringEnum, Timestamp } from './common.js';
+import { CursorPageSchema, ListCursorQuery, ListLimitQuery } from './lists.js';
 
 const ActorSchema = Type.Union(
   [
@@ -49,12 +49,11 @@ export const AuditEventSchema = Type.Object(
 );
 
 /** A page of events. */
-export const AuditEventPageSchema = SizedList(
+export const AuditEventPageSchema = CursorPageSchema(
   'events',
   AuditEventSchema,
   'The events of this page, newest first.',
   { title: 'AuditEventPage', description: 'A page of the audit log.' },
-  { nextCursor: Nullable(Type.String({ description: 'Pass as `cursor` to get the next page; null on the last page.' })) },
 );
 
 const idFilter = (description: string) => Type.String({ minLength: 1, maxLength: AUDIT_ID_MAX, description });

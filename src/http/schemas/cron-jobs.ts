@@ -6,12 +6,12 @@ import { Type, type Static } from 'typebox';
 import { CRON_JOB_STATUSES, EXECUTION_STATUSES, MISFIRE_POLICIES, OVERLAP_POLICIES } from '../../domain/enums.js';
 import { toIso, toIsoOrNull } from '../../domain/time.js';
 import type { CronJob } from '../../domain/types.js';
-import { Endpoint, Id, JsonObjectInput, JsonObjectSchema, Nullable, RuleString, SizedList, StringEnum, TagQuery, TagsInput, Timestamp } from './common.js';
+import { Endpoint, Id, JsonObjectInput, JsonObjectSchema, Nullable, RuleString, StringEnum, TagsInput, Timestamp } from './common.js';
 import { deliveryToWire, deliveryWireFields, requestInputFields, RetryInputSchema, TimeoutMsInput } from './delivery.js';
 import { EXECUTION_STATUS_DESCRIPTION } from './executions.js';
 import { cronOutcomeInputFields, cronOutcomeToWire, cronOutcomeWireFields, PausedReasonInput } from './outcome.js';
-import { identityCreateFields, identityPatchFields, identityToWire, identityWireFields, KeyQuery } from './job-identity.js';
-import { LIST_NEXT_CURSOR_DESCRIPTION, ListCursorQuery, ListLimitQuery, ListNameQuery } from './lists.js';
+import { identityCreateFields, identityPatchFields, identityToWire, identityWireFields } from './job-identity.js';
+import { JobListQuery, JobPageSchema } from './lists.js';
 
 const EXPRESSION_DESCRIPTION =
   'Cron expression: 5 fields (minute hour day-of-month month day-of-week), or 6 with leading seconds; ' +
@@ -88,30 +88,11 @@ export const CronJobSchema = Type.Object(
 export type CronJobWire = Static<typeof CronJobSchema>;
 
 /** GET /cron. */
-export const CronJobListSchema = SizedList(
-  'cronJobs',
-  CronJobSchema,
-  'The cron jobs of this page, oldest first (by `createdAt`, then id).',
-  { title: 'CronJobList', description: 'A page of cron jobs.' },
-  { nextCursor: Nullable(Type.String({ description: LIST_NEXT_CURSOR_DESCRIPTION })) },
-);
+export const CronJobListSchema = JobPageSchema('cronJobs', CronJobSchema, 'cron jobs', 'CronJobList');
 
 /** Query of GET /cron (`tag` as on GET /schedules). */
-export const CronJobListQuery = Type.Object(
-  {
-    limit: Type.Optional(ListLimitQuery('Cron jobs')),
-    cursor: Type.Optional(ListCursorQuery),
-    status: Type.Optional(StringEnum(CRON_JOB_STATUSES, 'Only cron jobs in this status.')),
-    tag: Type.Optional(TagQuery('cron jobs')),
-    name: Type.Optional(ListNameQuery('cron jobs')),
-    key: Type.Optional(KeyQuery('cron job')),
-  },
-  { additionalProperties: false },
-);
+export const CronJobListQuery = JobListQuery(CRON_JOB_STATUSES, { one: 'cron job', many: 'cron jobs' });
 export type CronJobListQuery = Static<typeof CronJobListQuery>;
-
-/** GET /cron/{id}: the job or null. */
-export const CronJobOrNullSchema = Nullable(CronJobSchema);
 
 const requestFields = {
   expression: RuleString('cron-expression', EXPRESSION_DESCRIPTION),

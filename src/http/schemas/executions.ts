@@ -3,7 +3,8 @@ import { Type, type Static } from 'typebox';
 import { EXECUTION_STATUSES, HTTP_METHODS, JOB_TYPES } from '../../domain/enums.js';
 import { toIso, toIsoOrNull } from '../../domain/time.js';
 import type { Attempt, Execution } from '../../domain/types.js';
-import { Id, Nullable, RuleString, SizedList, StringEnum, Timestamp } from './common.js';
+import { Id, Nullable, RuleString, StringEnum, Timestamp } from './common.js';
+import { CursorPageSchema } from './lists.js';
 
 /** Describes the statuses, for `status` and for a cron job's `lastStatus`. */
 export const EXECUTION_STATUS_DESCRIPTION =
@@ -112,16 +113,12 @@ export const ExecutionSchema = Type.Object(
 );
 export type ExecutionWire = Static<typeof ExecutionSchema>;
 
-/** GET /executions/{id}: the execution or null. */
-export const ExecutionOrNullSchema = Nullable(ExecutionSchema);
-
 /** GET /schedules/{id}/executions and /cron/{id}/executions. */
-export const ExecutionPageSchema = SizedList(
+export const ExecutionPageSchema = CursorPageSchema(
   'executions',
   ExecutionSchema,
   'The executions of this page, newest first.',
   { title: 'ExecutionPage', description: "A page of a job's executions." },
-  { nextCursor: Nullable(Type.String({ description: 'Pass as `cursor` to get the next page; null on the last page.' })) },
 );
 
 /** Query of the execution lists. Numbers are digit strings: query strings are not coerced. */

@@ -1,12 +1,13 @@
 /**
  * Query parameters and answer fields shared by the job lists, `GET /schedules` and `GET /cron`
- * (docs/interface.md, "Lists"): keyset paging with an opaque cursor, and the name filter.
+ * (docs/interface.md, "Lists"): keyset paging with an opaque cursor, the filters, and the page.
  */
-import { Type } from 'typebox';
+import { Type, type TSchema } from 'typebox';
 import { LIST_LIMIT_DEFAULT } from '../../service/job-lists.js';
 import { LIST_LIMIT_MAX, LIST_LIMIT_MIN } from '../../service/rules.js';
 import { PAGE_SCAN_MAX } from '../../store/rules/paging.js';
-import { RuleString } from './common.js';
+import { Nullable, RuleString, SizedList, StringEnum, TagQuery } from './common.js';
+import { KeyQuery } from './job-identity.js';
 
 /** `limit`: jobs per page, as decimal digits. */
 export function ListLimitQuery(what: string) {
@@ -38,3 +39,60 @@ export function ListNameQuery(what: string) {
 export const LIST_NEXT_CURSOR_DESCRIPTION =
   'Pass as `cursor` to get the next page; null on the last page. (A page may be short, even empty, while this is not null: ' +
   'only null ends the list.)';
+
+/** How the texts of a job list name its jobs, in lower case: e.g. `{ one: 'cron job', many: 'cron jobs' }`. */
+export interface JobNouns {
+  one: string;
+  many: string;
+}
+
+/**
+ * Query of a job list (GET /schedules, GET /cron): `limit`, `cursor`, and the filters `status` (one
+ * of `statuses`), `tag` (repeatable), `name` (a substring) and `key` (exact). Numbers are digit
+ * strings: query strings are not coerced.
+ */
+export function JobListQuery<const V extends readonly string[]>(statuses: V, nouns: JobNouns) {
+  return Type.Object(
+    {
+      limit: Type.Optional(ListLimitQuery(nouns.many.charAt(0).toUpperCase() + nouns.many.slice(1))),
+      cursor: Type.Optional(ListCursorQuery),
+      status: Type.Optional(StringEnum(statuses, `Only ${nouns.many} in this status.`)),
+      tag: Type.Optional(TagQuery(nouns.many)),
+      name: Type.Optional(ListNameQuery(nouns.many)),
+      key: Type.Optional(KeyQuery(nouns.one)),
+    },
+    { additionalProperties: false },
+  );
+}
+
+/** Description of `nextCursor` in a page that is never short but on the last (the audit log, the executions). */
+const PAGE_NEXT_CURSOR_DESCRIPTION = 'Pass as `cursor` to get the next page; null on the last page.';
+
+/**
+ * A page of a list paged by cursor: `size`, the items of the page under `key` (described by
+ * `itemsDescription`) and `nextCursor`, a string or null (described by `nextCursorDescription`);
+ * `options` give the schema's title and description.
+ */
+export function CursorPageSchema<K extends string, T extends TSchema>(
+  key: K,
+  item: T,
+  itemsDescription: string,
+  options: { title: string; description: string },
+  nextCursorDescription = PAGE_NEXT_CURSOR_DESCRIPTION,
+) {
+  return SizedList(key, item, itemsDescription, options, { nextCursor: Nullable(Type.String({ description: nextCursorDescription })) });
+}
+
+/**
+ * A page of a job list: `size`, the jobs of the page under `key` (oldest first) and `nextCursor`;
+ * `title` names the schema in the OpenAPI document, `many` names the jobs in its texts.
+ */
+export function JobPageSchema<K extends string, T extends TSchema>(key: K, item: T, many: string, title: string) {
+  return CursorPageSchema(
+    key,
+    item,
+    `The ${many} of this page, oldest first (by \`createdAt\`, then id).`,
+    { title, description: `A page of ${many}.` },
+    LIST_NEXT_CURSOR_DESCRIPTION,
+  );
+}

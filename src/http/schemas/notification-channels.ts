@@ -61,9 +61,6 @@ export const ChannelListSchema = SizedList('notificationChannels', ChannelSchema
   description: 'Every notification channel.',
 });
 
-/** GET /notification-channels/{id}: the channel or null. */
-export const ChannelOrNullSchema = Nullable(ChannelSchema);
-
 /** Body of POST /notification-channels. */
 export const ChannelCreateBody = Type.Object(
   { name: Name, type: ChannelType, url: Url, events: Events, jobIds: Type.Optional(JobIds) },

@@ -3,11 +3,11 @@ import { Type, type Static } from 'typebox';
 import { SCHEDULE_STATUSES } from '../../domain/enums.js';
 import { toIso } from '../../domain/time.js';
 import type { Schedule } from '../../domain/types.js';
-import { Endpoint, Id, JsonObjectInput, JsonObjectSchema, Nullable, RuleString, SizedList, StringEnum, TagQuery, TagsInput, Timestamp } from './common.js';
+import { Endpoint, Id, JsonObjectInput, JsonObjectSchema, RuleString, SizedList, StringEnum, TagsInput, Timestamp } from './common.js';
 import { deliveryToWire, deliveryWireFields, requestInputFields, RetryInputSchema, TimeoutMsInput } from './delivery.js';
 import { SuccessStatusesInput, SuccessStatusesSchema } from './outcome.js';
-import { identityCreateFields, identityPatchFields, identityToWire, identityWireFields, KeyQuery } from './job-identity.js';
-import { LIST_NEXT_CURSOR_DESCRIPTION, ListCursorQuery, ListLimitQuery, ListNameQuery } from './lists.js';
+import { identityCreateFields, identityPatchFields, identityToWire, identityWireFields } from './job-identity.js';
+import { JobListQuery, JobPageSchema } from './lists.js';
 
 /** A schedule on the wire. */
 export const ScheduleSchema = Type.Object(
@@ -36,30 +36,11 @@ export const ScheduleSchema = Type.Object(
 export type ScheduleWire = Static<typeof ScheduleSchema>;
 
 /** GET /schedules. */
-export const ScheduleListSchema = SizedList(
-  'schedules',
-  ScheduleSchema,
-  'The schedules of this page, oldest first (by `createdAt`, then id).',
-  { title: 'ScheduleList', description: 'A page of schedules.' },
-  { nextCursor: Nullable(Type.String({ description: LIST_NEXT_CURSOR_DESCRIPTION })) },
-);
+export const ScheduleListSchema = JobPageSchema('schedules', ScheduleSchema, 'schedules', 'ScheduleList');
 
-/** Query of GET /schedules. Numbers are digit strings: query strings are not coerced. */
-export const ScheduleListQuery = Type.Object(
-  {
-    limit: Type.Optional(ListLimitQuery('Schedules')),
-    cursor: Type.Optional(ListCursorQuery),
-    status: Type.Optional(StringEnum(SCHEDULE_STATUSES, 'Only schedules in this status.')),
-    tag: Type.Optional(TagQuery('schedules')),
-    name: Type.Optional(ListNameQuery('schedules')),
-    key: Type.Optional(KeyQuery('schedule')),
-  },
-  { additionalProperties: false },
-);
+/** Query of GET /schedules. */
+export const ScheduleListQuery = JobListQuery(SCHEDULE_STATUSES, { one: 'schedule', many: 'schedules' });
 export type ScheduleListQuery = Static<typeof ScheduleListQuery>;
-
-/** GET /schedules/{id}: the schedule or null. */
-export const ScheduleOrNullSchema = Nullable(ScheduleSchema);
 
 const requestFields = {
   name: RuleString('name', 'Name of the schedule (not blank; at most 256 characters by default).'),
@@ -74,18 +55,23 @@ const requestFields = {
   timeoutMs: TimeoutMsInput,
 };
 
+/** The fields that are optional both on POST /schedules and on PATCH /schedules/{id}, after `endpoint`. */
+const optionalScheduleFields = {
+  data: Type.Optional(requestFields.data),
+  tags: Type.Optional(requestFields.tags),
+  retry: Type.Optional(requestFields.retry),
+  timeoutMs: Type.Optional(requestFields.timeoutMs),
+  ...requestInputFields,
+  successStatuses: Type.Optional(SuccessStatusesInput),
+};
+
 /** Body of POST /schedules. */
 export const ScheduleCreateBody = Type.Object(
   {
     name: requestFields.name,
     scheduledAt: requestFields.scheduledAt,
     endpoint: requestFields.endpoint,
-    data: Type.Optional(requestFields.data),
-    tags: Type.Optional(requestFields.tags),
-    retry: Type.Optional(requestFields.retry),
-    timeoutMs: Type.Optional(requestFields.timeoutMs),
-    ...requestInputFields,
-    successStatuses: Type.Optional(SuccessStatusesInput),
+    ...optionalScheduleFields,
     ...identityCreateFields,
   },
   { additionalProperties: false, title: 'ScheduleCreate', description: 'A new schedule.' },
@@ -98,12 +84,7 @@ export const SchedulePatchBody = Type.Object(
     name: Type.Optional(requestFields.name),
     scheduledAt: Type.Optional(requestFields.scheduledAt),
     endpoint: Type.Optional(requestFields.endpoint),
-    data: Type.Optional(requestFields.data),
-    tags: Type.Optional(requestFields.tags),
-    retry: Type.Optional(requestFields.retry),
-    timeoutMs: Type.Optional(requestFields.timeoutMs),
-    ...requestInputFields,
-    successStatuses: Type.Optional(SuccessStatusesInput),
+    ...optionalScheduleFields,
     ...identityPatchFields,
   },
   {
