@@ -9,6 +9,7 @@ import type { CronCreateParams, CronPageParams, CronUpdateParams } from '../../s
 import type { Db } from '../connection.js';
 import { SQLITE_CODEC } from '../connection.js';
 import { jobPageSql, JobReads, SQLITE_PLACEHOLDER } from './paging.js';
+import type { Operations } from '../../sql-store.js';
 
 export type { CronRow } from '../../rows/cron-jobs.js';
 
@@ -97,3 +98,14 @@ export class CronJobQueries extends JobReads<CronJobStatus, CronRow, CronJob> {
       .immediate();
   }
 }
+
+/** The store operations of cron jobs (../../sql-store.ts), on the statements of CronJobQueries. */
+export const cronJobOperations = {
+  cronCreate: (q, p) => q.cron.create(p),
+  cronGet: (q, p) => q.cron.get(p.id),
+  cronList: (q) => q.cron.list(),
+  cronPage: (q, p) => q.cron.page(p),
+  cronUpdate: (q, p) => q.cron.update(p),
+  cronDelete: (q, p) => q.cron.delete(p.id),
+  cronBulk: (q, p) => q.cron.bulk(p),
+} satisfies Partial<Operations<{ cron: CronJobQueries }>>;

@@ -7,6 +7,7 @@ import type { ScheduleCreateParams, SchedulePageParams, ScheduleUpdateParams } f
 import type { Db } from '../connection.js';
 import { SQLITE_CODEC } from '../connection.js';
 import { jobPageSql, JobReads, SQLITE_PLACEHOLDER } from './paging.js';
+import type { Operations } from '../../sql-store.js';
 
 const COLUMNS = rowMap.columnList(rowMap.SCHEDULE_COLUMNS);
 const fromRow = (r: rowMap.ScheduleRow): Schedule => rowMap.scheduleFromRow(SQLITE_CODEC, r);
@@ -91,3 +92,14 @@ export class ScheduleQueries extends JobReads<ScheduleStatus, rowMap.ScheduleRow
       .immediate();
   }
 }
+
+/** The store operations of schedules (../../sql-store.ts), on the statements of ScheduleQueries. */
+export const scheduleOperations = {
+  scheduleCreateMany: (q, p) => q.schedules.createMany(p),
+  scheduleGet: (q, p) => q.schedules.get(p.id),
+  scheduleList: (q) => q.schedules.list(),
+  schedulePage: (q, p) => q.schedules.page(p),
+  scheduleUpdate: (q, p) => q.schedules.update(p),
+  scheduleDelete: (q, p) => q.schedules.delete(p.id),
+  scheduleBulk: (q, p) => q.schedules.bulk(p),
+} satisfies Partial<Operations<{ schedules: ScheduleQueries }>>;
