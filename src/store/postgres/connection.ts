@@ -9,6 +9,23 @@ export interface NotifyContext {
   clock: 'database' | 'caller';
 }
 
+/**
+ * The context of PostgreSQL's store operations (../sql-store.ts, context.ts): the SQL runner of
+ * the pool, or of the transaction the operation runs in, and what the statements need besides.
+ */
+export interface PgContext {
+  /** Runs statements: on the pool, or in the transaction of an audited change. */
+  readonly sql: Sql;
+  /** Runs `fn` in one transaction: a new one on the pool (`Database.tx`), or the one this context is in. */
+  tx<T>(fn: (sql: Sql) => Promise<T>): Promise<T>;
+  /** The NOTIFY channel and the clock mode (notify.ts `SchemaScope`). */
+  notifyContext(): Promise<NotifyContext>;
+  /** The schema's name (notify.ts `SchemaScope`). */
+  scope(): Promise<string>;
+  /** Which clock decides what is due (see {@link PostgresStoreOptions.clock}). */
+  readonly clock: 'database' | 'caller';
+}
+
 /** PostgreSQL's placeholders: numbered, with their type (a row comparison needs it). */
 export const PG_PLACEHOLDER: Placeholder = (n, type) => `$${n}::${type}`;
 

@@ -107,8 +107,9 @@ import {
   RELET_SQL,
   START_SCHEDULES_SQL,
 } from './sql.js';
-import type { Sql } from '../connection.js';
+import type { PgContext, Sql } from '../connection.js';
 import { cronFromRow, type CronRow } from '../queries/cron-jobs.js';
+import type { Operations } from '../../sql-store.js';
 
 interface Candidate {
   kind: 'schedule' | 'cron' | 'waiting' | 'lease';
@@ -301,3 +302,16 @@ export class ClaimQueries {
   }
 
 }
+
+/** The claim's statements for each clock mode, built once. */
+const CLAIMS = { database: new ClaimQueries('database'), caller: new ClaimQueries('caller') };
+
+/** The store operations of the claim and the backlog (with clock 'database', `p.now` is ignored: the database's clock decides) (store/sql-store.ts). */
+export const claimOperations = {
+  claimDue: async (c, p) => {
+    const scope = await c.scope();
+    return c.tx((sql) => CLAIMS[c.clock].claim(sql, scope, p));
+  },
+  nextDueAt: (c) => CLAIMS[c.clock].nextDueAt(c.sql),
+  dueCount: (c, p) => CLAIMS[c.clock].dueCount(c.sql, p.now, p.limit),
+} satisfies Partial<Operations<PgContext>>;

@@ -1,7 +1,8 @@
 import type { ApiKey } from '../../../domain/types.js';
 import type { ApiKeyCreateParams, ApiKeyUpdateParams } from '../../store.js';
 import { API_KEY_COLUMNS as COLUMNS, apiKeyFromRow as fromRow, scopesText, type ApiKeyMatch, type ApiKeyRow } from '../../rows/api-keys.js';
-import type { Sql } from '../connection.js';
+import type { PgContext, Sql } from '../connection.js';
+import type { Operations } from '../../sql-store.js';
 
 /** The `api_keys` table. Each method is one statement (atomic on its own). */
 export const apiKeys = {
@@ -92,3 +93,18 @@ export const apiKeys = {
     return fromRow(r!);
   },
 };
+
+/** The store operations of API keys (store/sql-store.ts). */
+export const apiKeyOperations = {
+  apiKeyCreate: (c, p) => apiKeys.create(c.sql, p),
+  apiKeyGet: (c, p) => apiKeys.get(c.sql, p.id),
+  apiKeyList: (c) => apiKeys.list(c.sql),
+  apiKeyUpdate: (c, p) => apiKeys.update(c.sql, p),
+  apiKeyDelete: (c, p) => apiKeys.delete(c.sql, p.id),
+  apiKeyFindByDigest: (c, p) => apiKeys.findByDigest(c.sql, p.digest),
+  apiKeyRotate: (c, p) => apiKeys.rotate(c.sql, p),
+  apiKeyTouch: async (c, p) => {
+    await apiKeys.touch(c.sql, p.lastUsed);
+  },
+  apiKeyEnsure: (c, p) => apiKeys.ensure(c.sql, p),
+} satisfies Partial<Operations<PgContext>>;

@@ -4,12 +4,13 @@ import type { Schedule } from '../../../domain/types.js';
 import type { AuditPage, AuditPageParams } from '../../contract/audit.js';
 import type { ScheduleCreateParams } from '../../store.js';
 import { apiKeys } from './api-keys.js';
-import { positional, type Database, type Sql } from '../connection.js';
+import { positional, type Database, type Sql, type PgContext } from '../connection.js';
 import { cronJobs } from './cron-jobs.js';
 import { executions } from './executions.js';
 import { notifications } from './notifications.js';
 import { schedules } from './schedules.js';
 import { AUDITED } from '../../rules/audited.js';
+import type { Operations } from '../../sql-store.js';
 
 /** Reads a resource's current row by id (each table's own `get`), for the state before a change. */
 const READERS: Record<rules.AuditTarget<unknown>['resourceType'], (sql: Sql, id: string) => Promise<object | null>> = {
@@ -33,16 +34,10 @@ export const audit = {
    * Runs `apply` and, when `record` is given, first locks and reads the resource's row
    * (`FOR UPDATE`: the state the change starts from) and then writes the event, all in one
    * transaction: the event commits with the change or not at all. Without `record`, `apply` as
-   * before (no cost): on the pool, or in a transaction of its own when `inTx`.
+   * before (no cost), on the pool.
    */
-  async audited<T>(
-    db: Database,
-    record: AuditRecord | undefined,
-    target: rules.AuditTarget<T>,
-    apply: (sql: Sql) => Promise<T>,
-    inTx = false,
-  ): Promise<T> {
-    if (!record) return inTx ? db.tx(apply) : apply(db.sql);
+  async audited<T>(db: Database, record: AuditRecord | undefined, target: rules.AuditTarget<T>, apply: (sql: Sql) => Promise<T>): Promise<T> {
+    if (!record) return apply(db.sql);
     return db.tx(async (sql) => {
       let before: object | null = null;
       if (target.readBefore) {
@@ -84,3 +79,12 @@ export const audit = {
     return run(sql, rules.AUDIT_PRUNE_SQL, { before: Math.floor(before), limit: Math.max(0, Math.floor(limit)) });
   },
 };
+
+/** The store operations of the audit log (store/sql-store.ts). */
+export const auditOperations = {
+  auditPage: (c, p) => audit.page(c.sql, p),
+  auditAuthFailure: async (c, p) => {
+    await audit.countAuthFailure(c.sql, p.address, p.now);
+  },
+  auditPrune: (c, p) => audit.prune(c.sql, p.before, p.limit),
+} satisfies Partial<Operations<PgContext>>;

@@ -8,8 +8,9 @@ import { backfillRows } from '../../rules/backfill.js';
 import { PASS_THROUGH } from '../../rows/jobs.js';
 import * as execRows from '../../rows/executions.js';
 import type { CronBackfillParams } from '../../contract/executions.js';
-import type { NotifyContext, Sql } from '../connection.js';
+import type { PgContext, NotifyContext, Sql } from '../connection.js';
 import { notifySql } from '../notify.js';
+import type { Operations } from '../../sql-store.js';
 
 /**
  * See `Store.cronBackfill`; runs in the caller's transaction. The job's row is locked (FOR UPDATE),
@@ -50,3 +51,11 @@ export async function cronBackfill(sql: Sql, n: NotifyContext, p: CronBackfillPa
   await sql.rows(`SELECT ${notifySql('$1::bigint', '$2', n.clock)} AS notified`, [first, n.channel]);
   return inserted.map((r) => execRows.executionFromRow(PASS_THROUGH, r, [])).sort((a, b) => a.scheduledFor - b.scheduledFor);
 }
+
+/** The store operations of the backfill of cron jobs (store/sql-store.ts). */
+export const backfillOperations = {
+  cronBackfill: async (c, p) => {
+    const n = await c.notifyContext();
+    return c.tx((sql) => cronBackfill(sql, n, p));
+  },
+} satisfies Partial<Operations<PgContext>>;

@@ -13,9 +13,10 @@ import {
 } from '../../rows/cron-jobs.js';
 import { columnList, PASS_THROUGH, valuesOf } from '../../rows/jobs.js';
 import type { CronCreateParams, CronPageParams, CronUpdateParams } from '../../store.js';
-import { PG_PLACEHOLDER, type NotifyContext, type Sql } from '../connection.js';
+import { PG_PLACEHOLDER, type NotifyContext, type Sql, type PgContext } from '../connection.js';
 import { notifySql } from '../notify.js';
 import { jobPageQuery, jobPageSql, pageOf, type PageRow } from './paging.js';
+import type { Operations } from '../../sql-store.js';
 
 export type { CronRow } from '../../rows/cron-jobs.js';
 
@@ -135,3 +136,20 @@ export const cronJobs = {
     return { count: await sql.count(`${write} WHERE ${w.sql}`, w.params), wakeAt: null };
   },
 };
+
+/** The store operations of cron jobs (store/sql-store.ts). */
+export const cronJobOperations = {
+  cronCreate: async (c, p) => cronJobs.create(c.sql, await c.notifyContext(), p),
+  cronGet: (c, p) => cronJobs.get(c.sql, p.id),
+  cronList: (c) => cronJobs.list(c.sql),
+  cronPage: (c, p) => cronJobs.page(c.sql, p),
+  cronUpdate: async (c, p) => {
+    const n = await c.notifyContext();
+    return c.tx((sql) => cronJobs.update(sql, n, p));
+  },
+  cronDelete: (c, p) => cronJobs.delete(c.sql, p.id),
+  cronBulk: async (c, p) => {
+    const n = await c.notifyContext();
+    return c.tx((sql) => cronJobs.bulk(sql, n, p));
+  },
+} satisfies Partial<Operations<PgContext>>;

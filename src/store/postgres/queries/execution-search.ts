@@ -16,9 +16,10 @@ import {
 } from '../../sql/execution-search.js';
 import { PASS_THROUGH } from '../../rows/jobs.js';
 import * as execRows from '../../rows/executions.js';
-import { PG_PLACEHOLDER, type NotifyContext, type Sql } from '../connection.js';
+import { PG_PLACEHOLDER, type NotifyContext, type Sql, type PgContext } from '../connection.js';
 import { ATTEMPTS_OF_SQL, executions } from './executions.js';
 import { notifySql } from '../notify.js';
+import type { Operations } from '../../sql-store.js';
 
 /** The outcome of one replay (see `Store.executionReplay`). */
 export type ReplayResult = Execution | 'not_found' | 'not_failed' | 'job_deleted';
@@ -81,3 +82,16 @@ SELECT (SELECT count(*) FROM r) AS replayed,
     return Number(row?.replayed ?? 0);
   },
 };
+
+/** The store operations of the search and replay of executions (store/sql-store.ts). */
+export const executionSearchOperations = {
+  executionSearch: (c, p) => executionSearch.search(c.sql, p),
+  executionReplay: async (c, p) => {
+    const n = await c.notifyContext();
+    return c.tx((sql) => executionSearch.replay(sql, n, p.id, p.now));
+  },
+  executionsReplay: async (c, p) => {
+    const n = await c.notifyContext();
+    return c.tx((sql) => executionSearch.replayMany(sql, n, p));
+  },
+} satisfies Partial<Operations<PgContext>>;

@@ -3,11 +3,12 @@ import { cronDecisionSql, goneSql, pauseReasonSql, type AutoPause, type FinishRe
 import { decodeCursor } from '../../rules/paging.js';
 import { columnList, PASS_THROUGH } from '../../rows/jobs.js';
 import * as execRows from '../../rows/executions.js';
-import { DB_NOW_MS, lockKeySql, positional, type NotifyContext, type Sql } from '../connection.js';
+import { DB_NOW_MS, lockKeySql, positional, type NotifyContext, type Sql, type PgContext } from '../connection.js';
 import * as T from '../../sql/executions.js';
 import { notifySql } from '../notify.js';
 import { promoteBackfillSql } from '../../rules/backfill.js';
 import { finishedOutboxSql, pausedOutboxSql } from '../../rules/notifications.js';
+import type { Operations } from '../../sql-store.js';
 
 const ATTEMPT_LIST = columnList(execRows.ATTEMPT_COLUMNS);
 
@@ -306,3 +307,23 @@ export const executions = {
     return sql.count('DELETE FROM executions WHERE id = ANY($1::text[])', [ids]);
   },
 };
+
+/** The store operations of executions (with clock 'database', `p.now` of a release is ignored, as for claims) (store/sql-store.ts). */
+export const executionOperations = {
+  executionsFinish: async (c, p) => (p.outcomes.length === 0 ? { paused: [] } : executions.finish(c.sql, await c.notifyContext(), p.nodeId, p.outcomes)),
+  leasesRelease: async (c, p) => {
+    await executions.release(c.sql, c.clock, p);
+  },
+  executionGet: (c, p) => executions.get(c.sql, p.id),
+  executionRetryingCount: (c, p) => executions.retryingCount(c.sql, p.limit),
+  executionList: (c, p) => executions.list(c.sql, p),
+  jobTrigger: async (c, p) => {
+    const n = await c.notifyContext();
+    return c.tx((sql) => executions.trigger(sql, n, p));
+  },
+  executionsPrune: async (c, p) => {
+    // Once per cluster: 0 at once while another node prunes.
+    const scope = await c.scope();
+    return c.tx((sql) => executions.prune(sql, scope, p.before, p.limit));
+  },
+} satisfies Partial<Operations<PgContext>>;

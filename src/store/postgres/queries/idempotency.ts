@@ -5,7 +5,8 @@ import type {
   IdempotencyBeginParams,
   IdempotencyFinishParams,
 } from '../../contract/idempotency.js';
-import type { Sql } from '../connection.js';
+import type { PgContext, Sql } from '../connection.js';
+import type { Operations } from '../../sql-store.js';
 
 /** `$n` with the cast of each parameter. */
 const CASTS: Record<keyof IdempotencyBinding, string> = {
@@ -62,3 +63,11 @@ export const idempotency = {
     return sql.count(PRUNE_SQL, [before, Math.max(1, Math.floor(limit))]);
   },
 };
+
+/** The store operations of idempotency records (store/sql-store.ts). */
+export const idempotencyOperations = {
+  idempotencyBegin: (c, p) => c.tx((sql) => idempotency.begin(sql, p)),
+  idempotencyFinish: (c, p) => idempotency.finish(c.sql, p),
+  idempotencyAbandon: (c, p) => idempotency.abandon(c.sql, p),
+  idempotencyPrune: (c, p) => idempotency.prune(c.sql, p.before, p.limit),
+} satisfies Partial<Operations<PgContext>>;

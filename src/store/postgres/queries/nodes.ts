@@ -1,7 +1,8 @@
 import { liveSince, NODE_COLUMNS, nodeFromRow, type NodeRow } from '../../rows/nodes.js';
 import type { NodeRecord, NodesAtParams, NodesReaped } from '../../contract/nodes.js';
-import { DB_NOW_MS, lockKeySql, type NotifyContext, type Sql } from '../connection.js';
+import { DB_NOW_MS, lockKeySql, type NotifyContext, type Sql, type PgContext } from '../connection.js';
 import { notifySql } from '../notify.js';
+import type { Operations } from '../../sql-store.js';
 
 type Clock = 'database' | 'caller';
 
@@ -78,3 +79,20 @@ export const nodes = {
     await sql.rows('DELETE FROM nodes WHERE node_id = $1', [nodeId]);
   },
 };
+
+/** The store operations of node liveness (with clock 'database', `p.now` is ignored) (store/sql-store.ts). */
+export const nodeOperations = {
+  nodeRegister: async (c, p) => {
+    await nodes.register(c.sql, c.clock, p);
+  },
+  nodeHeartbeat: (c, p) => nodes.heartbeat(c.sql, c.clock, p),
+  nodesReap: async (c, p) => {
+    // Once per cluster: nothing at once while another node reaps.
+    const [scope, n] = [await c.scope(), await c.notifyContext()];
+    return c.tx((sql) => nodes.reap(sql, scope, n, p));
+  },
+  nodesLive: (c, p) => nodes.live(c.sql, c.clock, p),
+  nodeLeave: async (c, p) => {
+    await nodes.leave(c.sql, p.nodeId);
+  },
+} satisfies Partial<Operations<PgContext>>;

@@ -6,7 +6,8 @@
 import type { NotificationChannel, OutboxNotification } from '../../../domain/notifications.js';
 import * as rules from '../../rules/notifications.js';
 import type { ChannelCreateParams, ChannelUpdateParams, OutboxLater, PausedJob } from '../../contract/notifications.js';
-import type { Sql } from '../connection.js';
+import type { PgContext, Sql } from '../connection.js';
+import type { Operations } from '../../sql-store.js';
 
 const C = rules.CHANNEL_COLUMNS;
 
@@ -116,3 +117,17 @@ export const notifications = {
     );
   },
 };
+
+/** The store operations of notification channels and the outbox (store/sql-store.ts). */
+export const notificationOperations = {
+  channelCreate: (c, p) => notifications.create(c.sql, p),
+  channelGet: (c, p) => notifications.get(c.sql, p.id),
+  channelList: (c) => notifications.list(c.sql),
+  channelUpdate: (c, p) => notifications.update(c.sql, p),
+  channelDelete: (c, p) => notifications.delete(c.sql, p.id),
+  notificationsRecordPaused: (c, p) => notifications.recordPaused(c.sql, p.paused, p.now),
+  notificationsClaim: (c, p) => notifications.claim(c.sql, p),
+  notificationsSettle: async (c, p) => {
+    await notifications.settle(c.sql, p.nodeId, p.done, p.later);
+  },
+} satisfies Partial<Operations<PgContext>>;

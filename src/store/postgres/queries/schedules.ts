@@ -4,9 +4,10 @@ import { bulkWhere, type BulkResult, type ScheduleBulkParams } from '../../rules
 import { SCHEDULE_TABLE } from '../../rules/paging.js';
 import * as rowMap from '../../rows/jobs.js';
 import type { ScheduleCreateParams, SchedulePageParams, ScheduleUpdateParams } from '../../store.js';
-import { PG_PLACEHOLDER, type NotifyContext, type Sql } from '../connection.js';
+import { PG_PLACEHOLDER, type NotifyContext, type Sql, type PgContext } from '../connection.js';
 import { notifySql } from '../notify.js';
 import { jobPageQuery, jobPageSql, pageOf, type PageRow } from './paging.js';
+import type { Operations } from '../../sql-store.js';
 
 /**
  * Most groups of creates written at once (group-commit.ts `maxInFlight`), each on its own pool
@@ -140,3 +141,18 @@ export const schedules = {
     return { count: await sql.count(`DELETE FROM schedules AS s WHERE ${w.sql}`, w.params), wakeAt: null };
   },
 };
+
+/** The store operations of schedules (store/sql-store.ts). */
+export const scheduleOperations = {
+  scheduleCreateMany: async (c, rows) => {
+    const n = await c.notifyContext();
+    // A group of one row uses the prepared single-row statement.
+    return rows.length === 1 ? Promise.all([schedules.create(c.sql, n, rows[0]!)]) : schedules.createMany(c.sql, n, rows);
+  },
+  scheduleGet: (c, p) => schedules.get(c.sql, p.id),
+  scheduleList: (c) => schedules.list(c.sql),
+  schedulePage: (c, p) => schedules.page(c.sql, p),
+  scheduleUpdate: async (c, p) => schedules.update(c.sql, await c.notifyContext(), p),
+  scheduleDelete: (c, p) => schedules.delete(c.sql, p.id),
+  scheduleBulk: (c, p) => schedules.bulk(c.sql, p),
+} satisfies Partial<Operations<PgContext>>;

@@ -1,7 +1,8 @@
 import { jsonText, PASS_THROUGH } from '../../rows/jobs.js';
 import { JOB_TABLES, sameSealedSecrets, secretsEntryFromRow, secretsNewestSql, secretsPageBinding, secretsPageSql, storedSecrets, type SecretsRow } from '../../sql/secrets.js';
 import type { JobSecretsEntry, SecretsPageParams, SecretsReplaceParams } from '../../contract/secrets.js';
-import type { Sql } from '../connection.js';
+import type { PgContext, Sql } from '../connection.js';
+import type { Operations } from '../../sql-store.js';
 
 /** `$n` and its cast for each parameter of the page statement (store/sql/secrets.ts). */
 const PAGE_PARAMS = { schedulesAfter: '$1::text', cronAfter: '$2::text', limit: '$3::int' } as const;
@@ -35,3 +36,10 @@ export const secrets = {
     return true;
   },
 };
+
+/** The store operations of job secrets (store/sql-store.ts). */
+export const secretsOperations = {
+  secretsPage: (c, p) => secrets.page(c.sql, p),
+  secretsReplace: (c, p) => c.tx((sql) => secrets.replace(sql, p)),
+  secretsNewest: (c) => secrets.newest(c.sql),
+} satisfies Partial<Operations<PgContext>>;

@@ -1,4 +1,5 @@
-import type { Sql } from '../connection.js';
+import type { PgContext, Sql } from '../connection.js';
+import type { Operations } from '../../sql-store.js';
 
 /** The `settings` table (key → text value). */
 export const settings = {
@@ -24,3 +25,9 @@ export const settings = {
     return stored;
   },
 };
+
+/** The store operations of settings (store/sql-store.ts). */
+export const settingOperations = {
+  settingGetOrCreate: (c, p) => settings.getOrCreate(c.sql, p.key, p.create),
+  settingGet: (c, p) => settings.get(c.sql, p.key),
+} satisfies Partial<Operations<PgContext>>;

@@ -94,6 +94,7 @@ import { CANDIDATES_SQL, DUE_COUNT_SQL, IN_PROGRESS_SQL, NEXT_DUE_SQL } from './
 import type { Db } from '../connection.js';
 import { CRON_SELECT, cronFromRow, type CronRow } from '../queries/cron-jobs.js';
 import { SQLITE_CODEC } from '../connection.js';
+import type { Operations } from '../../sql-store.js';
 
 /** An existing execution with what is needed to call its job now (see executionWithJobSql). */
 const EXECUTION_WITH_JOB = executionWithJobSql('executions e');
@@ -359,3 +360,10 @@ export class ClaimQueries {
     return r ? r.id : null;
   }
 }
+
+/** The store operations of the claim and the backlog (../../sql-store.ts), on the statements of ClaimQueries. */
+export const claimOperations = {
+  claimDue: (q, p) => q.claim.claim(p),
+  nextDueAt: (q) => q.claim.nextDueAt(),
+  dueCount: (q, p) => q.claim.dueCount(p.now, p.limit),
+} satisfies Partial<Operations<{ claim: ClaimQueries }>>;

@@ -2,6 +2,7 @@ import type { ApiKey } from '../../../domain/types.js';
 import type { ApiKeyCreateParams, ApiKeyUpdateParams } from '../../store.js';
 import { API_KEY_COLUMNS as COLUMNS, apiKeyFromRow as fromRow, scopesText, type ApiKeyMatch, type ApiKeyRow } from '../../rows/api-keys.js';
 import type { Db } from '../connection.js';
+import type { Operations } from '../../sql-store.js';
 
 /** The bound values of an insert: the params with the scopes as their column's text. */
 type InsertRow = Omit<ApiKeyCreateParams, 'scopes' | 'expiresAt'> & { scopes: string; expiresAt: number | null };
@@ -112,3 +113,16 @@ export class ApiKeyQueries {
     return this.ensureTx.immediate(p);
   }
 }
+
+/** The store operations of API keys (../../sql-store.ts), on the statements of ApiKeyQueries. */
+export const apiKeyOperations = {
+  apiKeyCreate: (q, p) => q.apiKeys.create(p),
+  apiKeyGet: (q, p) => q.apiKeys.get(p.id),
+  apiKeyList: (q) => q.apiKeys.list(),
+  apiKeyUpdate: (q, p) => q.apiKeys.update(p),
+  apiKeyDelete: (q, p) => q.apiKeys.delete(p.id),
+  apiKeyFindByDigest: (q, p) => q.apiKeys.findByDigest(p.digest),
+  apiKeyRotate: (q, p) => q.apiKeys.rotate(p),
+  apiKeyTouch: (q, p) => { q.apiKeys.touch(p.lastUsed); },
+  apiKeyEnsure: (q, p) => q.apiKeys.ensure(p),
+} satisfies Partial<Operations<{ apiKeys: ApiKeyQueries }>>;

@@ -5,6 +5,7 @@ import type { Db } from '../connection.js';
 import type { Schedule } from '../../../domain/types.js';
 import type { ScheduleCreateParams } from '../../contract/jobs.js';
 import { AUDITED } from '../../rules/audited.js';
+import type { Operations } from '../../sql-store.js';
 
 /** Reads a resource's current row by id (the store's own `get`), for the state before a change. */
 export type AuditReaders = Record<rules.AuditTarget<unknown>['resourceType'], (id: string) => object | null>;
@@ -76,3 +77,10 @@ export class AuditQueries {
     return this.prune.run({ before: Math.floor(before), limit: Math.max(0, Math.floor(limit)) }).changes;
   }
 }
+
+/** The store operations of the audit log (../../sql-store.ts), on the statements of AuditQueries. */
+export const auditOperations = {
+  auditPage: (q, p) => q.audit.page(p),
+  auditAuthFailure: (q, p) => { q.audit.countAuthFailure(p.address, p.now); },
+  auditPrune: (q, p) => q.audit.pruneOld(p.before, p.limit),
+} satisfies Partial<Operations<{ audit: AuditQueries }>>;

@@ -10,6 +10,7 @@ import { IN_PROGRESS_SQL } from '../claim/sql.js';
 import type { Db } from '../connection.js';
 import { newId } from '../../../domain/ids.js';
 import { SQLITE_CODEC } from '../connection.js';
+import type { Operations } from '../../sql-store.js';
 
 /** The statements of a backfill. */
 export class BackfillQueries {
@@ -56,3 +57,8 @@ export class BackfillQueries {
     return this.tx.immediate(p);
   }
 }
+
+/** The store operations of the backfill of cron jobs (../../sql-store.ts), on the statements of BackfillQueries. */
+export const backfillOperations = {
+  cronBackfill: (q, p) => q.backfill.backfill(p),
+} satisfies Partial<Operations<{ backfill: BackfillQueries }>>;

@@ -1,13 +1,15 @@
+import { CRON_JOB_STATUSES } from '../../../domain/enums.js';
 import type { CronJob, CronJobStatus } from '../../../domain/types.js';
 import { patchCronJob, patchedLife } from '../../rules/cron-patch.js';
 import { bulkWhere, CRON_ACTION_FROM, earliestNext, resumedJobs, type BulkResult, type CronBulkParams } from '../../rules/bulk.js';
 import { CRON_TABLE } from '../../rules/paging.js';
 import { CRON_JOB_COLUMNS, CRON_JOB_UPDATE_COLUMNS, cronJobFromRow, cronJobToRow, newCronJob, type CronRow } from '../../rows/cron-jobs.js';
-import { columnList, mappedOrNull } from '../../rows/jobs.js';
+import { columnList } from '../../rows/jobs.js';
 import type { CronCreateParams, CronPageParams, CronUpdateParams } from '../../store.js';
 import type { Db } from '../connection.js';
 import { SQLITE_CODEC } from '../connection.js';
-import { JobPages, jobPageSql, SQLITE_PLACEHOLDER } from './paging.js';
+import { jobPageSql, JobReads, SQLITE_PLACEHOLDER } from './paging.js';
+import type { Operations } from '../../sql-store.js';
 
 export type { CronRow } from '../../rows/cron-jobs.js';
 
@@ -24,36 +26,21 @@ export function cronFromRow(r: CronRow): CronJob {
   return cronJobFromRow(SQLITE_CODEC, r);
 }
 
-const STATUS_KEYS: Record<CronJobStatus, true> = { Active: true, Paused: true, Completed: true };
-const STATUSES = Object.keys(STATUS_KEYS) as CronJobStatus[];
-
 /** The page scans of cron jobs (paging.ts `jobPageSql`), as those of schedules. */
-export const CRON_PAGE_SQL = jobPageSql(CRON_TABLE, STATUSES);
+export const CRON_PAGE_SQL = jobPageSql(CRON_TABLE, CRON_JOB_STATUSES);
 
 /** The `cron_jobs` table: statements prepared once, synchronous methods (the store wraps them). */
-export class CronJobQueries {
+export class CronJobQueries extends JobReads<CronJobStatus, CronRow, CronJob> {
   private readonly insert;
-  private readonly byId;
-  private readonly all;
-  private readonly pageScan;
-  private readonly byIds;
-  private readonly pageTx;
   private readonly write;
   private readonly remove;
   private readonly updateTx;
 
   constructor(private readonly db: Db) {
+    super(db, { table: CRON_TABLE, statuses: CRON_JOB_STATUSES, select: CRON_SELECT, alias: 'c.', fromRow: cronFromRow });
     this.insert = db.prepare<[object]>(
       `INSERT INTO cron_jobs (${columnList(CRON_JOB_COLUMNS)}) VALUES (${columnList(CRON_JOB_COLUMNS.map((c) => `:${c}`))})`,
     );
-    this.byId = db.prepare<[string], CronRow>(`${CRON_SELECT} WHERE c.id = ?`);
-    this.all = db.prepare<[], CronRow>(`${CRON_SELECT} ORDER BY c.created_at, c.id`);
-    this.pageScan = new JobPages(db, CRON_TABLE, STATUSES);
-    this.byIds = db.prepare<[string], CronRow>(
-      `${CRON_SELECT} WHERE c.id IN (SELECT value FROM json_each(?)) ORDER BY c.created_at, c.id`,
-    );
-    // A deferred transaction: the scan and the read of the rows see one snapshot.
-    this.pageTx = db.transaction((p: CronPageParams) => this.pageIn(p));
     // The whole row but what only the claim moves (invocations, the newest execution).
     this.write = db.prepare<[object]>(
       `UPDATE cron_jobs SET ${columnList(CRON_JOB_UPDATE_COLUMNS.map((c) => `${c} = :${c}`))} WHERE id = :id`,
@@ -62,11 +49,11 @@ export class CronJobQueries {
     // Read, patch, recompute, write in one IMMEDIATE transaction: no claim can advance the job
     // between the read and the write, so the occurrence recomputed is never stale (cron-patch.ts).
     this.updateTx = db.transaction((p: CronUpdateParams): CronJob | null => {
-      const row = this.byId.get(p.id);
-      if (!row) return null;
-      const patched = patchCronJob(cronFromRow(row), p);
+      const job = this.get(p.id);
+      if (!job) return null;
+      const patched = patchCronJob(job, p);
       this.write.run(cronJobToRow({ ...patched, ...patchedLife(patched, p) }));
-      return cronFromRow(this.byId.get(p.id)!);
+      return this.get(p.id)!;
     });
   }
 
@@ -75,21 +62,9 @@ export class CronJobQueries {
     return this.get(p.id)!;
   }
 
-  get(id: string): CronJob | null {
-    return mappedOrNull(this.byId.get(id), cronFromRow);
-  }
-
-  list(): CronJob[] {
-    return this.all.all().map(cronFromRow);
-  }
-
   /** See `Store.cronPage`. */
   page(p: CronPageParams): { cronJobs: CronJob[]; nextCursor: string | null } {
-    return this.pageTx(p);
-  }
-
-  private pageIn(p: CronPageParams): { cronJobs: CronJob[]; nextCursor: string | null } {
-    const { items, nextCursor } = this.pageScan.page(p, (ids) => this.byIds.all(ids).map(cronFromRow));
+    const { items, nextCursor } = this.readPage(p);
     return { cronJobs: items, nextCursor };
   }
 
@@ -123,3 +98,14 @@ export class CronJobQueries {
       .immediate();
   }
 }
+
+/** The store operations of cron jobs (../../sql-store.ts), on the statements of CronJobQueries. */
+export const cronJobOperations = {
+  cronCreate: (q, p) => q.cron.create(p),
+  cronGet: (q, p) => q.cron.get(p.id),
+  cronList: (q) => q.cron.list(),
+  cronPage: (q, p) => q.cron.page(p),
+  cronUpdate: (q, p) => q.cron.update(p),
+  cronDelete: (q, p) => q.cron.delete(p.id),
+  cronBulk: (q, p) => q.cron.bulk(p),
+} satisfies Partial<Operations<{ cron: CronJobQueries }>>;

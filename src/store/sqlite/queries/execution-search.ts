@@ -11,6 +11,7 @@ import type { Db } from '../connection.js';
 import { ATTEMPTS_OF_SQL, type ExecutionQueries } from './executions.js';
 import { SQLITE_CODEC } from '../connection.js';
 import { SQLITE_PLACEHOLDER } from './paging.js';
+import type { Operations } from '../../sql-store.js';
 
 /** Prepared statements kept per statement text (a filter's shape), at most this many. */
 const STATEMENT_CACHE_MAX = 128;
@@ -103,3 +104,10 @@ export class ExecutionSearchQueries {
     return s;
   }
 }
+
+/** The store operations of the search and replay of executions (../../sql-store.ts), on the statements of ExecutionSearchQueries. */
+export const executionSearchOperations = {
+  executionSearch: (q, p) => q.search.search(p),
+  executionReplay: (q, p) => q.search.replay(p.id, p.now),
+  executionsReplay: (q, p) => q.search.replayMany(p),
+} satisfies Partial<Operations<{ search: ExecutionSearchQueries }>>;

@@ -9,6 +9,7 @@ import type { Db } from '../connection.js';
 import * as T from '../../sql/executions.js';
 import { finishedOutboxStatement, pausedItems, pausedOutboxStatement } from './notifications.js';
 import { SQLITE_CODEC } from '../connection.js';
+import type { Operations } from '../../sql-store.js';
 
 const ATTEMPT_LIST = columnList(execRows.ATTEMPT_COLUMNS);
 
@@ -281,3 +282,14 @@ export class ExecutionQueries {
     return this.get(p.id)!;
   }
 }
+
+/** The store operations of executions (../../sql-store.ts), on the statements of ExecutionQueries. */
+export const executionOperations = {
+  executionsFinish: (q, p) => q.executions.finish(p.nodeId, p.outcomes),
+  leasesRelease: (q, p) => { q.executions.release(p.nodeId, p.executionIds, Math.floor(p.now)); },
+  executionGet: (q, p) => q.executions.get(p.id),
+  executionRetryingCount: (q, p) => q.executions.retryingCount(p.limit),
+  executionList: (q, p) => q.executions.list(p),
+  jobTrigger: (q, p) => q.executions.trigger(p),
+  executionsPrune: (q, p) => q.executions.prune(p.before, p.limit),
+} satisfies Partial<Operations<{ executions: ExecutionQueries }>>;

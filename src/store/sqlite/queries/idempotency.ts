@@ -6,6 +6,7 @@ import type {
   IdempotencyFinishParams,
 } from '../../contract/idempotency.js';
 import type { Db } from '../connection.js';
+import type { Operations } from '../../sql-store.js';
 
 /** Records started before `@before`, oldest first, at most `@limit`, deleted by rowid. */
 export const IDEMPOTENCY_PRUNE_SQL =
@@ -60,3 +61,11 @@ export class IdempotencyQueries {
     return this.pruneStatement.run({ before, limit: Math.max(1, Math.floor(limit)) }).changes;
   }
 }
+
+/** The store operations of idempotency records (../../sql-store.ts), on the statements of IdempotencyQueries. */
+export const idempotencyOperations = {
+  idempotencyBegin: (q, p) => q.idempotency.begin(p),
+  idempotencyFinish: (q, p) => q.idempotency.finish(p),
+  idempotencyAbandon: (q, p) => q.idempotency.abandon(p),
+  idempotencyPrune: (q, p) => q.idempotency.prune(p.before, p.limit),
+} satisfies Partial<Operations<{ idempotency: IdempotencyQueries }>>;

@@ -1,6 +1,7 @@
 import { liveSince, NODE_COLUMNS, nodeFromRow, type NodeRow } from '../../rows/nodes.js';
 import type { NodeRecord, NodesAtParams, NodesReaped } from '../../contract/nodes.js';
 import type { Db } from '../connection.js';
+import type { Operations } from '../../sql-store.js';
 
 /**
  * The `nodes` table (store/contract/nodes.ts): statements prepared once. One node per file, but the rows
@@ -56,3 +57,12 @@ export class NodeQueries {
     this.remove.run(nodeId);
   }
 }
+
+/** The store operations of node liveness (../../sql-store.ts), on the statements of NodeQueries. */
+export const nodeOperations = {
+  nodeRegister: (q, p) => { q.nodes.register(p); },
+  nodeHeartbeat: (q, p) => q.nodes.heartbeat(p),
+  nodesReap: (q, p) => q.nodes.reap(p),
+  nodesLive: (q, p) => q.nodes.live(p),
+  nodeLeave: (q, p) => { q.nodes.leave(p.nodeId); },
+} satisfies Partial<Operations<{ nodes: NodeQueries }>>;

@@ -7,6 +7,7 @@ import * as rules from '../../rules/notifications.js';
 import type { ChannelCreateParams, ChannelUpdateParams, OutboxLater, PausedJob } from '../../contract/notifications.js';
 import type Database from 'better-sqlite3';
 import type { Db } from '../connection.js';
+import type { Operations } from '../../sql-store.js';
 
 /** The parameters of {@link finishedOutboxStatement}: one execution as it ended. */
 export interface FinishedRow {
@@ -168,3 +169,15 @@ export class NotificationQueries {
     if (done.length + later.length > 0) this.settleTx.immediate(nodeId, done, later);
   }
 }
+
+/** The store operations of notification channels and the outbox (../../sql-store.ts), on the statements of NotificationQueries. */
+export const notificationOperations = {
+  channelCreate: (q, p) => q.notifications.create(p),
+  channelGet: (q, p) => q.notifications.get(p.id),
+  channelList: (q) => q.notifications.list(),
+  channelUpdate: (q, p) => q.notifications.update(p),
+  channelDelete: (q, p) => q.notifications.delete(p.id),
+  notificationsRecordPaused: (q, p) => q.notifications.recordPaused(p.paused, p.now),
+  notificationsClaim: (q, p) => q.notifications.claim(p),
+  notificationsSettle: (q, p) => { q.notifications.settle(p.nodeId, p.done, p.later); },
+} satisfies Partial<Operations<{ notifications: NotificationQueries }>>;

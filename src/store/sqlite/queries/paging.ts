@@ -139,3 +139,57 @@ export class JobPages<S extends string> {
     return readJobPage(stmt, params, b.limit, b.scan, read);
   }
 }
+
+/** What {@link JobReads} reads: a kind of job's table, statuses and row select. */
+export interface JobReadsSpec<S extends string, R, T> {
+  table: JobTable;
+  statuses: readonly S[];
+  /** `SELECT … FROM <table> [alias] …`, to which `WHERE <alias>id …` and `ORDER BY` are appended. */
+  select: string;
+  /** The alias of the job table in {@link select} with its dot (`c.`), or `''`. */
+  alias: string;
+  fromRow: (r: R) => T;
+}
+
+/**
+ * The reads of a kind of job (schedules, cron jobs), prepared once: one by id, every one in list
+ * order (`created_at`, `id`), and a page ({@link JobPages}) read in one deferred transaction, so
+ * the scan and the read of the rows see one snapshot. The queries of each job table extend it.
+ */
+export class JobReads<S extends string, R, T> {
+  private readonly byId;
+  private readonly all;
+  private readonly byIds;
+  private readonly pageTx;
+  private readonly fromRow;
+
+  constructor(db: Db, spec: JobReadsSpec<S, R, T>) {
+    const a = spec.alias;
+    const order = `ORDER BY ${a}created_at, ${a}id`;
+    this.fromRow = spec.fromRow;
+    this.byId = db.prepare<[string], R>(`${spec.select} WHERE ${a}id = ?`);
+    this.all = db.prepare<[], R>(`${spec.select} ${order}`);
+    this.byIds = db.prepare<[string], R>(`${spec.select} WHERE ${a}id IN (SELECT value FROM json_each(?)) ${order}`);
+    const pages = new JobPages(db, spec.table, spec.statuses);
+    this.pageTx = db.transaction((p: JobPageParams<S>) => pages.page(p, (ids) => this.byIds.all(ids).map(this.fromRow)));
+  }
+
+  /** The job of this id, or null. */
+  get(id: string): T | null {
+    const row = this.byId.get(id);
+    return row === undefined ? null : this.fromRow(row);
+  }
+
+  /** Every job, in list order. */
+  list(): T[] {
+    return this.all.all().map(this.fromRow);
+  }
+
+  /**
+   * A page (`Store.schedulePage`, `Store.cronPage`; {@link JobPages.page}).
+   * @throws InvalidInputError (path `/query/cursor`) for a cursor the store did not make
+   */
+  readPage(p: JobPageParams<S>): { items: T[]; nextCursor: string | null } {
+    return this.pageTx(p);
+  }
+}

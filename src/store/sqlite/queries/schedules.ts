@@ -1,3 +1,4 @@
+import { SCHEDULE_STATUSES } from '../../../domain/enums.js';
 import type { Schedule, ScheduleStatus } from '../../../domain/types.js';
 import { bulkWhere, type BulkResult, type ScheduleBulkParams } from '../../rules/bulk.js';
 import { SCHEDULE_TABLE } from '../../rules/paging.js';
@@ -5,7 +6,8 @@ import * as rowMap from '../../rows/jobs.js';
 import type { ScheduleCreateParams, SchedulePageParams, ScheduleUpdateParams } from '../../store.js';
 import type { Db } from '../connection.js';
 import { SQLITE_CODEC } from '../connection.js';
-import { JobPages, jobPageSql, SQLITE_PLACEHOLDER } from './paging.js';
+import { jobPageSql, JobReads, SQLITE_PLACEHOLDER } from './paging.js';
+import type { Operations } from '../../sql-store.js';
 
 const COLUMNS = rowMap.columnList(rowMap.SCHEDULE_COLUMNS);
 const fromRow = (r: rowMap.ScheduleRow): Schedule => rowMap.scheduleFromRow(SQLITE_CODEC, r);
@@ -13,21 +15,12 @@ const fromRow = (r: rowMap.ScheduleRow): Schedule => rowMap.scheduleFromRow(SQLI
 /** Named parameters of a schedule patch: `:<column>`, NULL for a field it leaves. */
 type PatchBinding = ReturnType<typeof rowMap.schedulePatchToRow>;
 
-// Every status as a key: the compiler refuses one left out (each has its partial index).
-const STATUS_KEYS: Record<ScheduleStatus, true> = { Pending: true, Running: true, Succeeded: true, Failed: true };
-const STATUSES = Object.keys(STATUS_KEYS) as ScheduleStatus[];
-
 /** The page scans of schedules (paging.ts `jobPageSql`). */
-export const SCHEDULE_PAGE_SQL = jobPageSql(SCHEDULE_TABLE, STATUSES);
+export const SCHEDULE_PAGE_SQL = jobPageSql(SCHEDULE_TABLE, SCHEDULE_STATUSES);
 
 /** The `schedules` table: statements prepared once, synchronous methods (the store wraps them). */
-export class ScheduleQueries {
+export class ScheduleQueries extends JobReads<ScheduleStatus, rowMap.ScheduleRow, Schedule> {
   private readonly insert;
-  private readonly byId;
-  private readonly all;
-  private readonly pageScan;
-  private readonly byIds;
-  private readonly pageTx;
   private readonly patchPending;
   private readonly exists;
   private readonly remove;
@@ -35,17 +28,10 @@ export class ScheduleQueries {
   private readonly createManyTx;
 
   constructor(private readonly db: Db) {
+    super(db, { table: SCHEDULE_TABLE, statuses: SCHEDULE_STATUSES, select: `SELECT ${COLUMNS} FROM schedules`, alias: '', fromRow });
     this.insert = db.prepare<[object], rowMap.ScheduleRow>(
       `INSERT INTO schedules (${COLUMNS}) VALUES (${rowMap.columnList(rowMap.SCHEDULE_COLUMNS.map((c) => `:${c}`))}) RETURNING ${COLUMNS}`,
     );
-    this.byId = db.prepare<[string], rowMap.ScheduleRow>(`SELECT ${COLUMNS} FROM schedules WHERE id = ?`);
-    this.all = db.prepare<[], rowMap.ScheduleRow>(`SELECT ${COLUMNS} FROM schedules ORDER BY created_at, id`);
-    this.pageScan = new JobPages(db, SCHEDULE_TABLE, STATUSES);
-    this.byIds = db.prepare<[string], rowMap.ScheduleRow>(
-      `SELECT ${COLUMNS} FROM schedules WHERE id IN (SELECT value FROM json_each(?)) ORDER BY created_at, id`,
-    );
-    // A deferred transaction: the scan and the read of the rows see one snapshot.
-    this.pageTx = db.transaction((p: SchedulePageParams) => this.pageIn(p));
     // NULL stands for "absent" and coalesce keeps the old value, but for the columns a patch may
     // clear, whose `_set` flag says (store/rows/jobs.ts). The status test is in the same statement as the
     // write: atomic.
@@ -79,21 +65,9 @@ export class ScheduleQueries {
     return this.createManyTx.immediate(ps);
   }
 
-  get(id: string): Schedule | null {
-    return rowMap.mappedOrNull(this.byId.get(id), fromRow);
-  }
-
-  list(): Schedule[] {
-    return this.all.all().map(fromRow);
-  }
-
   /** See `Store.schedulePage`. */
   page(p: SchedulePageParams): { schedules: Schedule[]; nextCursor: string | null } {
-    return this.pageTx(p);
-  }
-
-  private pageIn(p: SchedulePageParams): { schedules: Schedule[]; nextCursor: string | null } {
-    const { items, nextCursor } = this.pageScan.page(p, (ids) => this.byIds.all(ids).map(fromRow));
+    const { items, nextCursor } = this.readPage(p);
     return { schedules: items, nextCursor };
   }
 
@@ -118,3 +92,14 @@ export class ScheduleQueries {
       .immediate();
   }
 }
+
+/** The store operations of schedules (../../sql-store.ts), on the statements of ScheduleQueries. */
+export const scheduleOperations = {
+  scheduleCreateMany: (q, p) => q.schedules.createMany(p),
+  scheduleGet: (q, p) => q.schedules.get(p.id),
+  scheduleList: (q) => q.schedules.list(),
+  schedulePage: (q, p) => q.schedules.page(p),
+  scheduleUpdate: (q, p) => q.schedules.update(p),
+  scheduleDelete: (q, p) => q.schedules.delete(p.id),
+  scheduleBulk: (q, p) => q.schedules.bulk(p),
+} satisfies Partial<Operations<{ schedules: ScheduleQueries }>>;

@@ -4,6 +4,7 @@ import { JOB_TABLES, sameSealedSecrets, secretsEntryFromRow, secretsNewestSql, s
 import type { JobSecretsEntry, SecretsPageParams, SecretsReplaceParams } from '../../contract/secrets.js';
 import type { Db } from '../connection.js';
 import { SQLITE_CODEC } from '../connection.js';
+import type { Operations } from '../../sql-store.js';
 
 type ByJobType<T> = Record<JobType, T>;
 
@@ -51,3 +52,10 @@ function readStatement(db: Db, type: JobType) {
 function writeStatement(db: Db, type: JobType) {
   return db.prepare<[string | null, string]>(`UPDATE ${JOB_TABLES[type]} SET secrets = ? WHERE id = ?`);
 }
+
+/** The store operations of job secrets (../../sql-store.ts), on the statements of SecretsQueries. */
+export const secretsOperations = {
+  secretsPage: (q, p) => q.secrets.secretsPage(p),
+  secretsReplace: (q, p) => q.secrets.secretsReplace(p),
+  secretsNewest: (q) => q.secrets.secretsNewest(),
+} satisfies Partial<Operations<{ secrets: SecretsQueries }>>;

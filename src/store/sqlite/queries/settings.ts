@@ -1,4 +1,5 @@
 import type { Db } from '../connection.js';
+import type { Operations } from '../../sql-store.js';
 
 /** The `settings` table (key → text value): statements prepared once. */
 export class SettingQueries {
@@ -32,3 +33,9 @@ export class SettingQueries {
     return this.getOrCreateTx.immediate(key, create);
   }
 }
+
+/** The store operations of settings (../../sql-store.ts), on the statements of SettingQueries. */
+export const settingOperations = {
+  settingGetOrCreate: (q, p) => q.settings.getOrCreate(p.key, p.create),
+  settingGet: (q, p) => q.settings.get(p.key),
+} satisfies Partial<Operations<{ settings: SettingQueries }>>;
