@@ -45,6 +45,18 @@ export type OperationResult<K extends OperationName> = K extends 'claimDue' ? Cl
  */
 export type Operations<C> = { [K in OperationName]: (c: C, p: OperationParams<K>) => OperationResult<K> | Promise<OperationResult<K>> };
 
+/** The intersection of the members of the union `U`. */
+type Intersection<U> = (U extends unknown ? (x: U) => void : never) extends (x: infer I) => void ? I : never;
+
+/**
+ * One object of every operation of `modules` (a database's `queries/index.ts`, imported as a
+ * namespace: each export one subject's operations). Typed as the intersection of the subjects,
+ * so that assigning it to {@link Operations} checks at compile time that every operation is there.
+ */
+export function operationsOf<M extends Record<string, object>>(modules: M): Intersection<M[keyof M]> {
+  return Object.assign({}, ...Object.values(modules)) as Intersection<M[keyof M]>;
+}
+
 /** How a store runs its operations on its database. */
 export interface SqlExecutor<C> {
   /**

@@ -1,41 +1,15 @@
 import type * as S from '../store.js';
-import { SqlStore, type Operations } from '../sql-store.js';
-import { claimOperations } from './claim/claim.js';
+import { operationsOf, SqlStore, type Operations } from '../sql-store.js';
+import * as queries from './queries/index.js';
 import { connectionConfig, Database, DB_NOW_MS, DEFAULTS, type ConnectionTarget, type PgContext, type PostgresStoreOptions, type Sql } from './connection.js';
 import { PgExecutor } from './context.js';
 import { migrate } from './migrations/index.js';
 import { channelOf, SchemaScope, WorkListener } from './notify.js';
-import { apiKeyOperations } from './queries/api-keys.js';
-import { auditOperations } from './queries/audit.js';
-import { backfillOperations } from './queries/backfill.js';
-import { cronJobOperations } from './queries/cron-jobs.js';
-import { executionSearchOperations } from './queries/execution-search.js';
-import { executionOperations } from './queries/executions.js';
-import { idempotencyOperations } from './queries/idempotency.js';
-import { nodeOperations } from './queries/nodes.js';
-import { notificationOperations } from './queries/notifications.js';
-import { scheduleOperations } from './queries/schedules.js';
-import { secretsOperations } from './queries/secrets.js';
-import { settingOperations } from './queries/settings.js';
 
 export type { PostgresStoreOptions } from './connection.js';
 
 /** Every store operation of PostgreSQL (../sql-store.ts), each in its query file. */
-const OPERATIONS: Operations<PgContext> = {
-  ...apiKeyOperations,
-  ...scheduleOperations,
-  ...cronJobOperations,
-  ...claimOperations,
-  ...executionOperations,
-  ...executionSearchOperations,
-  ...backfillOperations,
-  ...nodeOperations,
-  ...notificationOperations,
-  ...secretsOperations,
-  ...idempotencyOperations,
-  ...auditOperations,
-  ...settingOperations,
-};
+const OPERATIONS: Operations<PgContext> = operationsOf(queries);
 
 /**
  * The store for several nodes: a `pg` pool on one PostgreSQL database. See

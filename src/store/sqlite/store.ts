@@ -1,21 +1,9 @@
 import type * as S from '../store.js';
-import { SqlStore, type Operations } from '../sql-store.js';
-import { claimOperations } from './claim/claim.js';
+import { operationsOf, SqlStore, type Operations } from '../sql-store.js';
+import * as queries from './queries/index.js';
 import { openConnection, readSettings, toStoreError, type ConnectionOptions, type ConnectionSettings, type Db } from './connection.js';
 import { SqliteExecutor, type Queries } from './context.js';
 import { migrate } from './migrations/index.js';
-import { apiKeyOperations } from './queries/api-keys.js';
-import { auditOperations } from './queries/audit.js';
-import { backfillOperations } from './queries/backfill.js';
-import { cronJobOperations } from './queries/cron-jobs.js';
-import { executionSearchOperations } from './queries/execution-search.js';
-import { executionOperations } from './queries/executions.js';
-import { idempotencyOperations } from './queries/idempotency.js';
-import { nodeOperations } from './queries/nodes.js';
-import { notificationOperations } from './queries/notifications.js';
-import { scheduleOperations } from './queries/schedules.js';
-import { secretsOperations } from './queries/secrets.js';
-import { settingOperations } from './queries/settings.js';
 
 export type { ConnectionSettings } from './connection.js';
 
@@ -23,21 +11,7 @@ export type { ConnectionSettings } from './connection.js';
 export type SqliteStoreOptions = ConnectionOptions;
 
 /** Every store operation of SQLite (../sql-store.ts), each on the statements of its query file. */
-const OPERATIONS: Operations<Queries> = {
-  ...apiKeyOperations,
-  ...scheduleOperations,
-  ...cronJobOperations,
-  ...claimOperations,
-  ...executionOperations,
-  ...executionSearchOperations,
-  ...backfillOperations,
-  ...nodeOperations,
-  ...notificationOperations,
-  ...secretsOperations,
-  ...idempotencyOperations,
-  ...auditOperations,
-  ...settingOperations,
-};
+const OPERATIONS: Operations<Queries> = operationsOf(queries);
 
 /**
  * The embedded store: one better-sqlite3 connection to one database file (see connection.ts for
