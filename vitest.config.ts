@@ -41,7 +41,6 @@ export const REAL_TIME_FILES = [
   'test/faults/graceful-drain.test.ts',
   'test/faults/store-unavailable.test.ts',
   'test/browser/docs.test.ts',
-  'test/browser/console.test.ts',
   'test/e2e/multinode-liveness.test.ts',
 ];
 
@@ -87,7 +86,6 @@ export const SLOWEST_FIRST = [
   'test/security/key-missing.test.ts',
   'test/security/key-file.test.ts',
   'test/e2e/process-signals.test.ts',
-  'test/browser/console.test.ts',
   'test/e2e/multinode-liveness.test.ts',
   'test/e2e/group-commit-crash.test.ts',
   'test/e2e/crash.test.ts',
