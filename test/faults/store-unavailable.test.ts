@@ -1,7 +1,7 @@
 /**
  * The store becoming unavailable: a real fault, not a closed store object — the
  * SQLite file runs out of room ("disk full"), PostgreSQL drops every connection of the service
- * (what a restart or failover does to it). During the fault the API answers 503 problem+json
+ * (what a restart or failover does to it; only the connections of this file's server, named for it). During the fault the API answers 503 problem+json
  * (never a stack, never SQL, never 500) and the process stays up; once the store is back the
  * service recovers by itself, and nothing answered 2xx is lost.
  *
@@ -18,7 +18,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { adminQuery, pgTestUrl } from '../support/pg.js';
 import { startReceiver, type Receiver } from '../support/receiver.js';
 import { startTestServer, type TestServer } from '../support/server.js';
-import { POSTGRES, SQLITE } from '../support/stores.js';
+import { POSTGRES, SQLITE, type StoreKind } from '../support/stores.js';
 
 let server: TestServer | null = null;
 let receiver: Receiver | null = null;
@@ -108,13 +108,22 @@ describe(`store unavailable [${SQLITE.name}]: disk full (max_page_count on the s
 describe.skipIf(!POSTGRES)(`store unavailable [postgres]: the server drops every connection (restart, failover)`, () => {
   it('requests during the outage answer 503 or succeed, never 500; the pool reconnects by itself and every 201 fires', async () => {
     receiver = await startReceiver();
-    server = await startTestServer({}, { store: POSTGRES! });
+    // A name of this server's own (the URL's application_name wins over the default `punctual`):
+    // only its connections are ended, not those of other test files on the same PostgreSQL.
+    const name = `punctual_outage_${process.pid}_${Date.now()}`;
+    const named: StoreKind = {
+      name: 'postgres',
+      async create() {
+        const db = await POSTGRES!.create();
+        const u = new URL(db.url);
+        u.searchParams.set('application_name', name);
+        return { ...db, url: u.toString() };
+      },
+    };
+    server = await startTestServer({}, { store: named });
     const base = pgTestUrl()!;
     const terminate = () =>
-      adminQuery(
-        base,
-        "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'punctual' AND pid <> pg_backend_pid()",
-      );
+      adminQuery(base, 'SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = $1 AND pid <> pg_backend_pid()', [name]);
 
     const accepted: { id: string; path: string }[] = [];
     const statuses: number[] = [];
