@@ -1,7 +1,12 @@
 /** Version 1 of the PostgreSQL schema (the conventions are in index.ts). */
-import type { Migration } from './migration.js';
+import { columnDefs, type Migration } from './migration.js';
+import { CRON_POLICIES, DELIVERY } from '../../sql/job-columns.js';
 
-/** Version 1. */
+/**
+ * Version 1. Both job kinds end with the delivery settings (`retry_max_attempts`,
+ * `retry_initial_delay_ms`, `retry_max_delay_ms`, `timeout_ms`), cron jobs with their policies
+ * (`misfire`, `overlap`): column groups of store/sql/job-columns.ts.
+ */
 export const MIGRATION: Migration = {
   version: 1,
   sql: `
@@ -25,10 +30,7 @@ CREATE TABLE schedules (
   data                   json    NOT NULL DEFAULT '{}',
   tags                   json    NOT NULL DEFAULT '[]',
   created_at             bigint  NOT NULL,
-  retry_max_attempts     integer NOT NULL DEFAULT 5,
-  retry_initial_delay_ms bigint  NOT NULL DEFAULT 1000,
-  retry_max_delay_ms     bigint  NOT NULL DEFAULT 3600000,
-  timeout_ms             bigint  NOT NULL DEFAULT 30000
+${columnDefs(DELIVERY)}
 );
 CREATE INDEX schedules_pending_due ON schedules (scheduled_at) WHERE status = 'Pending';
 
@@ -44,12 +46,7 @@ CREATE TABLE cron_jobs (
   invocations            bigint  NOT NULL DEFAULT 0,
   next_invocation        bigint  NOT NULL,
   created_at             bigint  NOT NULL,
-  retry_max_attempts     integer NOT NULL DEFAULT 5,
-  retry_initial_delay_ms bigint  NOT NULL DEFAULT 1000,
-  retry_max_delay_ms     bigint  NOT NULL DEFAULT 3600000,
-  timeout_ms             bigint  NOT NULL DEFAULT 30000,
-  misfire                text    NOT NULL DEFAULT 'once'  CHECK (misfire IN ('skip', 'once', 'all')),
-  overlap                text    NOT NULL DEFAULT 'allow' CHECK (overlap IN ('allow', 'skip')),
+${columnDefs([...DELIVERY, ...CRON_POLICIES])},
   last_execution_id      text COLLATE "C"   -- the newest execution; no foreign key (read with LEFT JOIN)
 );
 CREATE INDEX cron_jobs_active_due ON cron_jobs (next_invocation) WHERE status = 'Active';

@@ -1,14 +1,15 @@
 /** One of PostgreSQL's migrations of what happens when calls fail (docs/when-calls-fail.md). */
-import type { Migration } from './migration.js';
+import { addColumns, type Migration } from './migration.js';
+import { AUTO_PAUSE, SUCCESS_STATUSES } from '../../sql/job-columns.js';
 
-// What counts as success and the auto-pause of cron jobs, as SQLite's migration 10.
+/*
+ * What counts as success and the auto-pause of cron jobs, as SQLite's migration 10:
+ * `success_statuses` on both job kinds; `pause_after_failures`, `paused_reason` and
+ * `consecutive_failures` on cron jobs (their types: store/sql/job-columns.ts).
+ */
 export const MIGRATION: Migration = {
   version: 9,
   sql: `
-ALTER TABLE schedules ADD COLUMN success_statuses     json    NOT NULL DEFAULT '["2xx"]';
-ALTER TABLE cron_jobs ADD COLUMN success_statuses     json    NOT NULL DEFAULT '["2xx"]';
-ALTER TABLE cron_jobs ADD COLUMN pause_after_failures integer;
-ALTER TABLE cron_jobs ADD COLUMN paused_reason        text;
-ALTER TABLE cron_jobs ADD COLUMN consecutive_failures integer NOT NULL DEFAULT 0;
+${addColumns({ schedules: [SUCCESS_STATUSES], cron_jobs: [SUCCESS_STATUSES, ...AUTO_PAUSE] })}
 `,
 };

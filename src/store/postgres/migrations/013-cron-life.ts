@@ -2,7 +2,8 @@
  * PostgreSQL's migrations of the life of cron jobs (docs/cron.md, "Start, end and limits" and
  * "Jitter"), as SQLite's migration 14.
  */
-import type { Migration } from './migration.js';
+import { addColumns, type Migration } from './migration.js';
+import { CRON_LIFE } from '../../sql/job-columns.js';
 
 /*
  * `start_at`, `end_at` (epoch ms, NULL: unbounded), `max_invocations` (NULL: no limit),
@@ -12,10 +13,7 @@ import type { Migration } from './migration.js';
 export const MIGRATION: Migration = {
   version: 13,
   sql: `
-ALTER TABLE cron_jobs ADD COLUMN start_at bigint;
-ALTER TABLE cron_jobs ADD COLUMN end_at bigint;
-ALTER TABLE cron_jobs ADD COLUMN max_invocations bigint;
-ALTER TABLE cron_jobs ADD COLUMN jitter_ms bigint NOT NULL DEFAULT 0;
+${addColumns({ cron_jobs: CRON_LIFE }, { aligned: false })}
 ALTER TABLE cron_jobs DROP CONSTRAINT cron_jobs_status_check;
 ALTER TABLE cron_jobs ADD CONSTRAINT cron_jobs_status_check CHECK (status IN ('Active', 'Paused', 'Completed'));
 CREATE INDEX cron_jobs_completed_by_created ON cron_jobs (created_at, id) WHERE status = 'Completed';

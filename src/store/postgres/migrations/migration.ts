@@ -1,3 +1,4 @@
+import { columnWriters } from '../../sql/columns.js';
 import type { TagTableNames } from '../../sql/tags.js';
 
 /** One numbered schema change. Versions start at 1, increase by 1, and are never edited once released. */
@@ -53,3 +54,6 @@ export function tagsAdded(n: TagTableNames): string {
 export function tagsOf(n: TagTableNames): string {
   return `${tagTable(n)}\n\nINSERT INTO ${n.tags} (tag, created_at, ${n.id})\nSELECT DISTINCT t.tag, s.created_at, s.id FROM ${n.jobs} s, json_array_elements_text(s.tags) AS t(tag);\n\n${tagTriggers(n)}`;
 }
+
+/** Column DDL in PostgreSQL's types (store/sql/columns.ts): `text`, `json`, `integer` and `bigint` as named. */
+export const { addColumns, columnDefs } = columnWriters({ text: 'text', json: 'json', integer: 'integer', bigint: 'bigint' });

@@ -1,9 +1,12 @@
 /** Version 2 of the SQLite schema (the conventions are in index.ts). */
-import type { Migration } from './migration.js';
+import { addColumns, type Migration } from './migration.js';
+import { CRON_POLICIES, DELIVERY } from '../../sql/job-columns.js';
 
 /*
- * Delivery settings on both kinds of job (existing rows take the defaults of docs/calls.md);
- * cron policies; an execution history with one row per attempt; a settings table.
+ * Delivery settings on both kinds of job (existing rows take the defaults of docs/calls.md):
+ * `retry_max_attempts`, `retry_initial_delay_ms`, `retry_max_delay_ms`, `timeout_ms`; cron
+ * policies: `misfire`, `overlap` (their types: store/sql/job-columns.ts); an execution history
+ * with one row per attempt; a settings table.
  *
  * `cron_jobs.last_execution_id` points at the job's newest execution (greatest scheduled_for,
  * then id, the first row of its execution list), so `lastInvocation`/`lastStatus` are a primary-
@@ -35,17 +38,10 @@ import type { Migration } from './migration.js';
 export const MIGRATION: Migration = {
   version: 2,
   sql: `
-ALTER TABLE schedules ADD COLUMN retry_max_attempts     INTEGER NOT NULL DEFAULT 5;
-ALTER TABLE schedules ADD COLUMN retry_initial_delay_ms INTEGER NOT NULL DEFAULT 1000;
-ALTER TABLE schedules ADD COLUMN retry_max_delay_ms     INTEGER NOT NULL DEFAULT 3600000;
-ALTER TABLE schedules ADD COLUMN timeout_ms             INTEGER NOT NULL DEFAULT 30000;
+${addColumns({ schedules: DELIVERY })}
 
-ALTER TABLE cron_jobs ADD COLUMN retry_max_attempts     INTEGER NOT NULL DEFAULT 5;
-ALTER TABLE cron_jobs ADD COLUMN retry_initial_delay_ms INTEGER NOT NULL DEFAULT 1000;
-ALTER TABLE cron_jobs ADD COLUMN retry_max_delay_ms     INTEGER NOT NULL DEFAULT 3600000;
-ALTER TABLE cron_jobs ADD COLUMN timeout_ms             INTEGER NOT NULL DEFAULT 30000;
-ALTER TABLE cron_jobs ADD COLUMN misfire  TEXT NOT NULL DEFAULT 'once'  CHECK (misfire IN ('skip', 'once', 'all'));
-ALTER TABLE cron_jobs ADD COLUMN overlap  TEXT NOT NULL DEFAULT 'allow' CHECK (overlap IN ('allow', 'skip'));
+${addColumns({ cron_jobs: DELIVERY })}
+${addColumns({ cron_jobs: CRON_POLICIES }, { nameWidth: 8 })}
 -- The newest execution. No foreign key: read with LEFT JOIN; pruning never deletes the row it names.
 ALTER TABLE cron_jobs ADD COLUMN last_execution_id TEXT;
 

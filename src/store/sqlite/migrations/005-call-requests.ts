@@ -1,5 +1,6 @@
 /** Version 5 of the SQLite schema (the conventions are in index.ts). */
-import type { Migration } from './migration.js';
+import { addColumns, type Migration } from './migration.js';
+import { CALL_REQUEST } from '../../sql/job-columns.js';
 
 /*
  * The request of a job's calls (docs/calls.md, "Method, headers and body"): `method`, `headers`
@@ -12,16 +13,7 @@ import type { Migration } from './migration.js';
 export const MIGRATION: Migration = {
   version: 5,
   sql: `
-ALTER TABLE schedules ADD COLUMN method  TEXT NOT NULL DEFAULT 'POST';
-ALTER TABLE schedules ADD COLUMN headers TEXT NOT NULL DEFAULT '{}';
-ALTER TABLE schedules ADD COLUMN body    TEXT;
-ALTER TABLE schedules ADD COLUMN auth    TEXT;
-ALTER TABLE schedules ADD COLUMN secrets TEXT;
-ALTER TABLE cron_jobs ADD COLUMN method  TEXT NOT NULL DEFAULT 'POST';
-ALTER TABLE cron_jobs ADD COLUMN headers TEXT NOT NULL DEFAULT '{}';
-ALTER TABLE cron_jobs ADD COLUMN body    TEXT;
-ALTER TABLE cron_jobs ADD COLUMN auth    TEXT;
-ALTER TABLE cron_jobs ADD COLUMN secrets TEXT;
+${addColumns({ schedules: CALL_REQUEST, cron_jobs: CALL_REQUEST })}
 ALTER TABLE execution_attempts ADD COLUMN method TEXT NOT NULL DEFAULT 'POST';
 ALTER TABLE execution_attempts ADD COLUMN url    TEXT;
 `,

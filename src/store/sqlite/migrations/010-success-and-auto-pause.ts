@@ -1,5 +1,6 @@
 /** One of SQLite's migrations of what happens when calls fail (docs/when-calls-fail.md). */
-import type { Migration } from './migration.js';
+import { addColumns, type Migration } from './migration.js';
+import { AUTO_PAUSE, SUCCESS_STATUSES } from '../../sql/job-columns.js';
 
 /*
  * What counts as success, and the auto-pause of cron jobs (docs/calls.md, "What counts as
@@ -11,10 +12,6 @@ import type { Migration } from './migration.js';
 export const MIGRATION: Migration = {
   version: 10,
   sql: `
-ALTER TABLE schedules ADD COLUMN success_statuses     TEXT    NOT NULL DEFAULT '["2xx"]';
-ALTER TABLE cron_jobs ADD COLUMN success_statuses     TEXT    NOT NULL DEFAULT '["2xx"]';
-ALTER TABLE cron_jobs ADD COLUMN pause_after_failures INTEGER;
-ALTER TABLE cron_jobs ADD COLUMN paused_reason        TEXT;
-ALTER TABLE cron_jobs ADD COLUMN consecutive_failures INTEGER NOT NULL DEFAULT 0;
+${addColumns({ schedules: [SUCCESS_STATUSES], cron_jobs: [SUCCESS_STATUSES, ...AUTO_PAUSE] })}
 `,
 };

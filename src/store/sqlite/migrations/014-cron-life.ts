@@ -1,9 +1,10 @@
 /**
  * SQLite's migrations of the life of cron jobs (docs/cron.md, "Start, end and limits" and
  * "Jitter"): the window and the limit of a job's occurrences, its jitter, and the `Completed`
- * state.ts so that each file reads in one sitting;
+ * state.
  */
-import type { Migration } from './migration.js';
+import { columnDefs, type Migration } from './migration.js';
+import { AUTO_PAUSE, CALL_REQUEST, CRON_LIFE, CRON_POLICIES, DELIVERY, SUCCESS_STATUSES } from '../../sql/job-columns.js';
 
 /** Columns of `cron_jobs` as they stand at version 13, in the order of the table. */
 const V13_COLUMNS = `id, expression, name, timezone, status, endpoint, data, invocations, next_invocation, created_at,
@@ -17,7 +18,9 @@ const V13_COLUMNS = `id, expression, name, timezone, status, endpoint, data, inv
  * `jitter_ms` (0: none) and the state `Completed`. SQLite cannot alter a CHECK, so the table is
  * rebuilt (nothing references `cron_jobs` by foreign key): the new table under a temporary
  * name, the rows copied, the old one dropped, the new one renamed, its indexes made again (with
- * the partial index of the `Completed` page scans of `GET /cron?status=Completed`).
+ * the partial index of the `Completed` page scans of `GET /cron?status=Completed`). The groups of
+ * columns earlier migrations added, and the new ones (`CRON_LIFE`), are those of
+ * store/sql/job-columns.ts, in the layout those migrations gave them.
  */
 export const MIGRATION: Migration = {
   version: 14,
@@ -33,28 +36,14 @@ CREATE TABLE cron_jobs_v14 (
   invocations     INTEGER NOT NULL DEFAULT 0,
   next_invocation INTEGER NOT NULL,
   created_at      INTEGER NOT NULL,
-  retry_max_attempts     INTEGER NOT NULL DEFAULT 5,
-  retry_initial_delay_ms INTEGER NOT NULL DEFAULT 1000,
-  retry_max_delay_ms     INTEGER NOT NULL DEFAULT 3600000,
-  timeout_ms             INTEGER NOT NULL DEFAULT 30000,
-  misfire  TEXT NOT NULL DEFAULT 'once'  CHECK (misfire IN ('skip', 'once', 'all')),
-  overlap  TEXT NOT NULL DEFAULT 'allow' CHECK (overlap IN ('allow', 'skip')),
+${columnDefs(DELIVERY)},
+${columnDefs(CRON_POLICIES, { nameWidth: 8 })},
   last_execution_id TEXT,
   skipped_occurrences INTEGER NOT NULL DEFAULT 0,
-  method  TEXT NOT NULL DEFAULT 'POST',
-  headers TEXT NOT NULL DEFAULT '{}',
-  body    TEXT,
-  auth    TEXT,
-  secrets TEXT,
+${columnDefs(CALL_REQUEST)},
   retry_delays_ms TEXT,
-  success_statuses     TEXT    NOT NULL DEFAULT '["2xx"]',
-  pause_after_failures INTEGER,
-  paused_reason        TEXT,
-  consecutive_failures INTEGER NOT NULL DEFAULT 0,
-  start_at        INTEGER,
-  end_at          INTEGER,
-  max_invocations INTEGER,
-  jitter_ms       INTEGER NOT NULL DEFAULT 0
+${columnDefs([SUCCESS_STATUSES, ...AUTO_PAUSE])},
+${columnDefs(CRON_LIFE)}
 ) STRICT;
 INSERT INTO cron_jobs_v14 (${V13_COLUMNS}) SELECT ${V13_COLUMNS} FROM cron_jobs;
 DROP TABLE cron_jobs;

@@ -1,3 +1,4 @@
+import { columnWriters } from '../../sql/columns.js';
 import type { TagTableNames } from '../../sql/tags.js';
 
 /** One numbered schema change. Versions start at 1, increase by 1, and are never edited once released. */
@@ -49,3 +50,9 @@ export function tagsAdded(n: TagTableNames): string {
 export function tagsOf(n: TagTableNames): string {
   return `${tagTable(n)}\n\nINSERT INTO ${n.tags} (tag, created_at, ${n.id})\nSELECT DISTINCT j.value, s.created_at, s.id FROM ${n.jobs} s, json_each(s.tags) j;\n\n${tagTriggers(n)}`;
 }
+
+/**
+ * Column DDL in SQLite's types (store/sql/columns.ts): `text` and `json` are TEXT, `integer` and
+ * `bigint` INTEGER.
+ */
+export const { addColumns, columnDefs } = columnWriters({ text: 'TEXT', json: 'TEXT', integer: 'INTEGER', bigint: 'INTEGER' });
