@@ -25,7 +25,8 @@ export const TIMING_FILES = [
  * Files that wait in real time (processes started, killed and restarted; calls awaited) with
  * bounds of seconds, never milliseconds, and create no burst against a deadline: two at a time,
  * after the parallel group and before the timing files. Mostly waiting, two of them leave the
- * machine idle enough for each other's timers. They are taken out of {@link TIMING_FILES}.
+ * machine idle enough for each other's timers. They are taken out of {@link TIMING_FILES}. The
+ * console's browser file is here: its waits are of 10 s and more.
  */
 export const REAL_TIME_FILES = [
   'test/e2e/process-signals.test.ts',
@@ -41,6 +42,7 @@ export const REAL_TIME_FILES = [
   'test/faults/graceful-drain.test.ts',
   'test/faults/store-unavailable.test.ts',
   'test/browser/docs.test.ts',
+  'test/browser/console.test.ts',
   'test/e2e/multinode-liveness.test.ts',
 ];
 
@@ -86,6 +88,7 @@ export const SLOWEST_FIRST = [
   'test/security/key-missing.test.ts',
   'test/security/key-file.test.ts',
   'test/e2e/process-signals.test.ts',
+  'test/browser/console.test.ts',
   'test/e2e/multinode-liveness.test.ts',
   'test/e2e/group-commit-crash.test.ts',
   'test/e2e/crash.test.ts',
@@ -99,7 +102,9 @@ export const SLOWEST_FIRST = [
 
 /**
  * Vitest's order (by group, then project, then recorded duration or size), with the files of
- * {@link SLOWEST_FIRST} moved to the front of their project, in that list's order.
+ * {@link SLOWEST_FIRST} moved to the front of their group, in that list's order, whatever their
+ * project: an isolated file among the slowest (production-sqlite) starts early beside the
+ * others, rather than alone at the end of its group with one core idle.
  */
 class SlowestFirst extends BaseSequencer {
   override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
@@ -112,8 +117,8 @@ class SlowestFirst extends BaseSequencer {
     return [...sorted].sort(
       (a, b) =>
         a.project.config.sequence.groupOrder - b.project.config.sequence.groupOrder ||
-        (a.project.name < b.project.name ? -1 : a.project.name > b.project.name ? 1 : 0) ||
         rank(a) - rank(b) ||
+        (a.project.name < b.project.name ? -1 : a.project.name > b.project.name ? 1 : 0) ||
         position.get(a)! - position.get(b)!,
     );
   }
@@ -149,8 +154,8 @@ export default defineConfig({
       {
         extends: true,
         test: {
-          // In the same group as 'parallel', each file in a process of its own (Vitest runs a
-          // group's isolated projects first).
+          // In the same group as 'parallel', each file in a process of its own, in the group's
+          // order (SlowestFirst).
           name: 'parallel-isolated',
           include: ISOLATED_FILES,
           exclude: [...TIMING_FILES, ...REAL_TIME_FILES],
