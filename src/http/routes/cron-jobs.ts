@@ -12,8 +12,7 @@ import {
 } from '../../service/cron-jobs.js';
 import {
   CronCreateBody,
-  CronJobListQuery,
-  CronJobListSchema,
+  CronJobList,
   CronJobSchema,
   CronPatchBody,
   CronPreviewQuery,
@@ -50,10 +49,7 @@ export const cronJobRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app, {
     path: '/cron',
     operationId: 'listCronJobs',
     tags: ['Cron jobs'],
-    jobs: 'cron jobs',
-    query: CronJobListQuery,
-    schema: CronJobListSchema,
-    key: 'cronJobs',
+    schemas: CronJobList,
     list: listCronJobs,
     toWire: cronJobToWire,
   });

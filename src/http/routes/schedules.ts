@@ -4,8 +4,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { createSchedule, deleteSchedule, getSchedule, listSchedules, updateSchedule } from '../../service/schedules.js';
 import {
   ScheduleCreateBody,
-  ScheduleListQuery,
-  ScheduleListSchema,
+  ScheduleList,
   SchedulePatchBody,
   ScheduleSchema,
   scheduleToWire,
@@ -41,10 +40,7 @@ export const scheduleRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app, 
     path: '/schedules',
     operationId: 'listSchedules',
     tags: ['Schedules'],
-    jobs: 'schedules',
-    query: ScheduleListQuery,
-    schema: ScheduleListSchema,
-    key: 'schedules',
+    schemas: ScheduleList,
     list: listSchedules,
     toWire: scheduleToWire,
   });
