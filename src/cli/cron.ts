@@ -9,7 +9,7 @@ import { CRON_JOB_STATUSES, MISFIRE_POLICIES, OVERLAP_POLICIES } from '../domain
 import { isBulk, runBulk, withBulkOptions, type BulkFlags } from './bulk.js';
 import { action, clientFrom, withApiOptions, type ApiOptions } from './connect.js';
 import { UsageError } from './exit.js';
-import { keyOption, sharedFieldsBody, tagOption, withLabelRemovalOptions, withSharedFieldOptions, type SharedFieldFlags } from './job-fields.js';
+import { keyOption, sharedFieldsBody, tagOption, withSharedFieldOptions, type SharedFieldFlags } from './job-fields.js';
 import * as jobs from './jobs.js';
 import { defined, integer, json } from './options.js';
 import { detailTable, listTable, out, printJson, requestCells, retryCell } from './output.js';
@@ -34,7 +34,7 @@ function cronJobsTable(list: CronJob[]): string {
 }
 
 /** Cron jobs, to the commands both job kinds have (jobs.ts). */
-const CRON_KIND: jobs.JobCommandKind<CronJob, 'cronJobs'> = {
+const CRON_KIND: jobs.JobCommandKind<CronJob, 'cronJobs', CronJobCreate, CronJobUpdate> = {
   path: 'cron',
   noun: 'cron job',
   short: 'job',
@@ -141,11 +141,12 @@ const orNull = <T>(value: T | false | undefined): T | null | undefined => (value
 export function registerCronCommands(program: Command): void {
   const cron = program.command('cron').description('recurring jobs: call an endpoint on a cron expression in a time zone');
 
-  withFieldOptions(cron.command('create').description('create a cron job (Active)'), true).action(
-    action(async (opts: FieldFlags) => {
-      const missing = (['expression', 'endpoint'] as const).filter((f) => opts[f] === undefined);
-      if (missing.length > 0) throw new UsageError(`cron create needs ${missing.map((f) => `--${f}`).join(', ')}`);
-      const body = {
+  jobs.registerEditCommands(cron, CRON_KIND, {
+    withFieldOptions,
+    createDescription: 'create a cron job (Active)',
+    required: ['expression', 'endpoint'],
+    createBody: (opts: FieldFlags) =>
+      ({
         expression: opts.expression,
         endpoint: opts.endpoint,
         ...defined({
@@ -155,30 +156,19 @@ export function registerCronCommands(program: Command): void {
         }),
         ...runBody(opts),
         ...sharedFieldsBody(opts, false),
-      } as CronJobCreate;
-      jobs.printJob(await clientFrom(opts).cron.create(body), opts, CRON_KIND);
-    }),
-  );
-
-  jobs.registerListCommand(cron, CRON_KIND);
-  jobs.registerGetCommand(cron, CRON_KIND);
-
-  withLabelRemovalOptions(
-    withFieldOptions(
-      cron.command('update').argument('<id>', 'id of the cron job').description('change a cron job: only the fields given'),
-      false,
-    )
-      // Each --no-x after its --x: defined first, it would make the field default to true.
-      .addOption(new Option('--no-tz', 'set the time zone to null (UTC)'))
-      .addOption(new Option('--no-name', 'set the name to null'))
-      .addOption(new Option('--no-data', 'set the data to null'))
-      .addOption(new Option('--no-pause-after-failures', 'never pause the job for failures (pauseAfterFailures null)'))
-      .addOption(new Option('--no-start', 'remove the start (startAt null)'))
-      .addOption(new Option('--no-end', 'remove the end (endAt null)'))
-      .addOption(new Option('--no-max-invocations', 'remove the limit (maxInvocations null)')),
-  ).action(
-    action(async (id: string, opts: FieldFlags) => {
-      const body = {
+      }) as CronJobCreate,
+    updateDescription: 'change a cron job: only the fields given',
+    withClearOptions: (cmd) =>
+      cmd
+        .addOption(new Option('--no-tz', 'set the time zone to null (UTC)'))
+        .addOption(new Option('--no-name', 'set the name to null'))
+        .addOption(new Option('--no-data', 'set the data to null'))
+        .addOption(new Option('--no-pause-after-failures', 'never pause the job for failures (pauseAfterFailures null)'))
+        .addOption(new Option('--no-start', 'remove the start (startAt null)'))
+        .addOption(new Option('--no-end', 'remove the end (endAt null)'))
+        .addOption(new Option('--no-max-invocations', 'remove the limit (maxInvocations null)')),
+    updateBody: (opts) =>
+      ({
         ...defined({
           expression: opts.expression,
           timezone: orNull(opts.tz),
@@ -188,10 +178,8 @@ export function registerCronCommands(program: Command): void {
         }),
         ...runBody(opts),
         ...sharedFieldsBody(opts, true),
-      } as CronJobUpdate;
-      jobs.printJob(await clientFrom(opts).cron.update(id, body), opts, CRON_KIND);
-    }),
-  );
+      }) as CronJobUpdate,
+  });
 
   for (const [verb, description] of [
     ['pause', 'pause cron jobs: they stop firing (one id: PATCH status Paused; a filter or several ids: POST /cron/bulk)'],

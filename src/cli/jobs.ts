@@ -1,17 +1,19 @@
 /**
  * What the commands of both job kinds, `punctual schedules` (schedules.ts) and `punctual cron`
- * (cron.ts), do alike: the commands `list`, `get`, `delete`, `trigger` and `executions`, which
- * each group's module adds in the order of its help with a {@link JobCommandKind} that names its
- * kind and prints its jobs, and the printing of the job an API call answers. The fields both
- * kinds' `create` and `update` take are job-fields.ts; what only one kind has (`cron pause`, …)
- * stays in its module.
+ * (cron.ts), do alike: the commands `create`, `list`, `get`, `update`, `delete`, `trigger` and
+ * `executions`, which each group's module adds in the order of its help with a
+ * {@link JobCommandKind} that names its kind and prints its jobs (and, for `create` and `update`,
+ * the {@link JobFieldCommands} that make their bodies), and the printing of the job an API call
+ * answers. The fields both kinds' `create` and `update` take are job-fields.ts; what only one
+ * kind has (`cron pause`, …) stays in its module.
  */
 import { Option, type Command } from 'commander';
 import type { Execution, ExecutionPage, ExecutionPageQuery, PunctualClient } from '../client/index.js';
 import { isBulk, runBulk, withBulkOptions, type BulkFlags } from './bulk.js';
 import { action, clientFrom, withApiOptions, type ApiOptions } from './connect.js';
 import { printExecution, printExecutions, withPageOptions, type PageOptions } from './executions.js';
-import { NotFound } from './exit.js';
+import { NotFound, UsageError } from './exit.js';
+import { withLabelRemovalOptions } from './job-fields.js';
 import { collect, defined } from './options.js';
 import { out, printJson } from './output.js';
 
@@ -40,8 +42,13 @@ export interface JobBulkDelete<S extends string> {
 /** One page of a job list as the API answers it: `{ size, [K]: jobs, nextCursor }`. */
 export type JobList<J, K extends string> = { size: number; nextCursor: string | null } & { [P in K]: J[] };
 
-/** The calls of a kind's client group (`client.schedules`, `client.cron`) that these commands make. */
-export interface JobCalls<J extends Job, K extends string> {
+/**
+ * The calls of a kind's client group (`client.schedules`, `client.cron`) that these commands make,
+ * `C` and `U` the bodies of its create and update.
+ */
+export interface JobCalls<J extends Job, K extends string, C = never, U = never> {
+  create(body: C): Promise<J>;
+  update(id: string, body: U): Promise<J>;
   list(query: JobListQuery<J['status']>): Promise<JobList<J, K>>;
   listAll(query: JobListQuery<J['status']>): AsyncIterable<J>;
   get(id: string): Promise<J | null>;
@@ -52,7 +59,7 @@ export interface JobCalls<J extends Job, K extends string> {
 }
 
 /** A job kind, as the shared commands name it in their help and messages and print its jobs. */
-export interface JobCommandKind<J extends Job, K extends string> {
+export interface JobCommandKind<J extends Job, K extends string, C = never, U = never> {
   /** The first segment of its API paths, e.g. `cron` (`POST /cron/bulk`). */
   path: 'schedules' | 'cron';
   /** One job, e.g. `cron job`; the plural adds an s. */
@@ -68,7 +75,60 @@ export interface JobCommandKind<J extends Job, K extends string> {
   /** Jobs as a table, one row each. */
   table(jobs: J[]): string;
   /** The kind's calls on `client`. */
-  calls(client: PunctualClient): JobCalls<J, K>;
+  calls(client: PunctualClient): JobCalls<J, K, C, U>;
+}
+
+/** How a kind's `create` and `update` take their fields: from the flags `F` to the bodies `C` and `U`. */
+export interface JobFieldCommands<F extends ApiOptions, C, U> {
+  /** Adds the kind's field flags (the API's included) to `create` (`required` true) or to `update`. */
+  withFieldOptions(cmd: Command, required: boolean): Command;
+  /** The help of `create`. */
+  createDescription: string;
+  /** The flags without which `create` is a UsageError, e.g. `['expression', 'endpoint']`. */
+  required: readonly (keyof F & string)[];
+  /** The body of a create from the flags. */
+  createBody(opts: F): C;
+  /** The help of `update`. */
+  updateDescription: string;
+  /**
+   * Adds `update`'s own `--no-…` flags after the field flags, each after its `--x`: defined
+   * first, it would make the field default to true. `--no-tag` and `--no-key` come after them.
+   */
+  withClearOptions?: (cmd: Command) => Command;
+  /** The body of an update from the flags: only the fields given. */
+  updateBody(opts: F): U;
+}
+
+/**
+ * Adds `<group> create`, `list`, `get` and `update <id>`, in this order: `create` and `update`
+ * send the bodies of `fields` and print the job the API answers.
+ * @throws UsageError from `create` without a flag of `fields.required`
+ */
+export function registerEditCommands<J extends Job, K extends string, F extends ApiOptions, C, U>(
+  group: Command,
+  kind: JobCommandKind<J, K, C, U>,
+  fields: JobFieldCommands<F, C, U>,
+): void {
+  fields.withFieldOptions(group.command('create').description(fields.createDescription), true).action(
+    action(async (opts: F) => {
+      const missing = fields.required.filter((f) => opts[f] === undefined);
+      if (missing.length > 0) throw new UsageError(`${group.name()} create needs ${missing.map((f) => `--${f}`).join(', ')}`);
+      const body = fields.createBody(opts);
+      printJob(await kind.calls(clientFrom(opts)).create(body), opts, kind);
+    }),
+  );
+  registerListCommand(group, kind);
+  registerGetCommand(group, kind);
+  const update = fields.withFieldOptions(
+    group.command('update').argument('<id>', `id of the ${kind.noun}`).description(fields.updateDescription),
+    false,
+  );
+  withLabelRemovalOptions(fields.withClearOptions?.(update) ?? update).action(
+    action(async (id: string, opts: F) => {
+      const body = fields.updateBody(opts);
+      printJob(await kind.calls(clientFrom(opts)).update(id, body), opts, kind);
+    }),
+  );
 }
 
 /** Prints the job an API call answered: its JSON with `--json`, else its detail table. */

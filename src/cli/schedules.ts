@@ -5,9 +5,8 @@
 import { Option, type Command } from 'commander';
 import type { Schedule, ScheduleCreate, ScheduleUpdate } from '../client/index.js';
 import { SCHEDULE_STATUSES } from '../domain/enums.js';
-import { action, clientFrom, withApiOptions } from './connect.js';
-import { UsageError } from './exit.js';
-import { keyOption, sharedFieldsBody, tagOption, withLabelRemovalOptions, withSharedFieldOptions, type SharedFieldFlags } from './job-fields.js';
+import { withApiOptions } from './connect.js';
+import { keyOption, sharedFieldsBody, tagOption, withSharedFieldOptions, type SharedFieldFlags } from './job-fields.js';
 import * as jobs from './jobs.js';
 import { defined, json } from './options.js';
 import { detailTable, listTable, requestCells, retryCell } from './output.js';
@@ -26,7 +25,7 @@ function schedulesTable(list: Schedule[]): string {
 }
 
 /** Schedules, to the commands both job kinds have (jobs.ts). */
-const SCHEDULE_KIND: jobs.JobCommandKind<Schedule, 'schedules'> = {
+const SCHEDULE_KIND: jobs.JobCommandKind<Schedule, 'schedules', ScheduleCreate, ScheduleUpdate> = {
   path: 'schedules',
   noun: 'schedule',
   short: 'schedule',
@@ -62,35 +61,21 @@ function withFieldOptions(cmd: Command, required: boolean): Command {
 export function registerScheduleCommands(program: Command): void {
   const schedules = program.command('schedules').description('one-time jobs: call an endpoint once, at an instant');
 
-  withFieldOptions(schedules.command('create').description('create a schedule (Pending)'), true).action(
-    action(async (opts: FieldFlags) => {
-      const missing = (['name', 'at', 'endpoint'] as const).filter((f) => opts[f] === undefined);
-      if (missing.length > 0) throw new UsageError(`schedules create needs ${missing.map((f) => `--${f}`).join(', ')}`);
-      const body = {
+  jobs.registerEditCommands(schedules, SCHEDULE_KIND, {
+    withFieldOptions,
+    createDescription: 'create a schedule (Pending)',
+    required: ['name', 'at', 'endpoint'],
+    createBody: (opts: FieldFlags) =>
+      ({
         name: opts.name,
         scheduledAt: opts.at,
         endpoint: opts.endpoint,
         ...defined({ data: opts.data }),
         ...sharedFieldsBody(opts, false),
-      } as ScheduleCreate;
-      jobs.printJob(await clientFrom(opts).schedules.create(body), opts, SCHEDULE_KIND);
-    }),
-  );
-
-  jobs.registerListCommand(schedules, SCHEDULE_KIND);
-  jobs.registerGetCommand(schedules, SCHEDULE_KIND);
-
-  withLabelRemovalOptions(
-    withFieldOptions(
-      schedules
-        .command('update')
-        .argument('<id>', 'id of the schedule')
-        .description('change a Pending schedule: only the fields given'),
-      false,
-    ),
-  ).action(
-    action(async (id: string, opts: FieldFlags) => {
-      const body = {
+      }) as ScheduleCreate,
+    updateDescription: 'change a Pending schedule: only the fields given',
+    updateBody: (opts) =>
+      ({
         ...defined({
           name: opts.name,
           scheduledAt: opts.at,
@@ -98,10 +83,8 @@ export function registerScheduleCommands(program: Command): void {
           data: opts.data,
         }),
         ...sharedFieldsBody(opts, true),
-      } as ScheduleUpdate;
-      jobs.printJob(await clientFrom(opts).schedules.update(id, body), opts, SCHEDULE_KIND);
-    }),
-  );
+      }) as ScheduleUpdate,
+  });
 
   registerSigningSecretCommand(schedules, 'schedule', newSigningSecret('schedules'));
 

@@ -24,7 +24,7 @@ import { ApiKeyCreateBody, ApiKeyCreatedSchema, ApiKeyListSchema, ApiKeyPatchBod
 import { FieldProblemSchema, ProblemSchema } from './schemas/common.js';
 import {
   CronCreateBody,
-  CronJobListSchema,
+  CronJobList,
   CronJobSchema,
   CronPatchBody,
   CronPreviewSchema,
@@ -52,7 +52,7 @@ import {
   ChannelTestSchema,
 } from './schemas/notification-channels.js';
 import { PROBLEM_RESPONSE_KEY } from './schemas/operations.js';
-import { ScheduleCreateBody, ScheduleListSchema, SchedulePatchBody, ScheduleSchema } from './schemas/schedules.js';
+import { ScheduleCreateBody, ScheduleList, SchedulePatchBody, ScheduleSchema } from './schemas/schedules.js';
 
 /** The parts of an OpenAPI 3.1 document this module reads; the rest passes through. */
 export interface OpenApiDocument {
@@ -74,7 +74,7 @@ export const NAMED_SCHEMAS: Readonly<Record<string, TSchema>> = {
   Attempt: AttemptSchema,
   CronJob: CronJobSchema,
   CronJobCreate: CronCreateBody,
-  CronJobList: CronJobListSchema,
+  CronJobList: CronJobList.page,
   CronJobPatch: CronPatchBody,
   CronPreview: CronPreviewSchema,
   Execution: ExecutionSchema,
@@ -90,7 +90,7 @@ export const NAMED_SCHEMAS: Readonly<Record<string, TSchema>> = {
   RetryPolicyInput: RetryInputSchema,
   Schedule: ScheduleSchema,
   ScheduleCreate: ScheduleCreateBody,
-  ScheduleList: ScheduleListSchema,
+  ScheduleList: ScheduleList.page,
   SchedulePatch: SchedulePatchBody,
 };
 

@@ -1,6 +1,7 @@
 /** Routes of /api-keys, with GET/PATCH/DELETE /api-keys/{id} and POST /api-keys/{id}/rotate (docs/interface.md, docs/keys-and-audit.md). */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { Static } from 'typebox';
+import type { ApiKey } from '../../domain/types.js';
 import { rotateApiKey } from '../../service/api-key-rotation.js';
 import { createApiKey, deleteApiKey, getApiKey, listApiKeys, updateApiKey } from '../../service/api-keys.js';
 import { ruleContext } from '../../service/rules.js';
@@ -12,12 +13,18 @@ import {
   ApiKeyRotateBody,
   ApiKeySchema,
   apiKeyToWire,
+  type ApiKeyCreatedWire,
 } from '../schemas/api-keys.js';
 import { IdParams, NoQuery } from '../schemas/common.js';
 import { AUTHENTICATED, jsonResponse, problemResponses, WITH_BODY } from '../schemas/operations.js';
 import type { RouteDeps } from './deps.js';
-import { createSchema, deleteRoute, getByIdRoute, operationHead, readSchema, updateSchema } from './operations.js';
+import { createRoute, deleteRoute, getByIdRoute, operationHead, readSchema, updateRoute } from './operations.js';
 import { auditContext } from '../request-id.js';
+
+/** The wire form of a key with its token, as a create and a rotation answer it (the only answers with a token). */
+function withToken({ apiKey, token }: { apiKey: ApiKey; token: string }): ApiKeyCreatedWire {
+  return { ...apiKeyToWire(apiKey), token };
+}
 
 /**
  * POST/GET /api-keys, GET/PATCH/DELETE /api-keys/{id}, POST /api-keys/{id}/rotate; all need
@@ -27,30 +34,24 @@ export const apiKeyRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app, { 
   const { store, clock } = ctx;
   const rules = ruleContext(ctx);
 
-  app.post(
-    '/api-keys',
-    {
-      schema: createSchema(
-        {
-          operationId: 'createApiKey',
-          scope: 'keys:manage',
-          tags: ['API keys'],
-          summary: 'Create an API key',
-          description:
-            'Creates a key, `Enabled` unless `status` says `Disabled`, with `scopes` (absent: the calling key\'s) and an optional ' +
-            '`expiresAt`. A key never grants a scope it does not hold: scopes beyond the calling key\'s are a 403 naming them. ' +
-            'The answer holds its token (`pk_…`): it is shown only this once, since only its SHA-256 digest is stored.',
-        },
-        ApiKeyCreateBody,
-        'The new key, with its token (shown only in this answer).',
-        ApiKeyCreatedSchema,
-      ),
+  createRoute(app, {
+    path: '/api-keys',
+    text: {
+      operationId: 'createApiKey',
+      scope: 'keys:manage',
+      tags: ['API keys'],
+      summary: 'Create an API key',
+      description:
+        'Creates a key, `Enabled` unless `status` says `Disabled`, with `scopes` (absent: the calling key\'s) and an optional ' +
+        '`expiresAt`. A key never grants a scope it does not hold: scopes beyond the calling key\'s are a 403 naming them. ' +
+        'The answer holds its token (`pk_…`): it is shown only this once, since only its SHA-256 digest is stored.',
     },
-    async (req, reply) => {
-      const { apiKey, token } = await createApiKey(store, clock, req.body, rules, req.apiKey!.scopes, auditContext(req));
-      return reply.code(201).send({ ...apiKeyToWire(apiKey), token });
-    },
-  );
+    body: ApiKeyCreateBody,
+    answer: 'The new key, with its token (shown only in this answer).',
+    schema: ApiKeyCreatedSchema,
+    create: (body, req) => createApiKey(store, clock, body, rules, req.apiKey!.scopes, auditContext(req)),
+    toWire: withToken,
+  });
 
   app.get(
     '/api-keys',
@@ -90,28 +91,24 @@ export const apiKeyRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app, { 
     apiKeyToWire,
   );
 
-  app.patch(
-    '/api-keys/:id',
-    {
-      schema: updateSchema(
-        {
-          operationId: 'updateApiKey',
-          scope: 'keys:manage',
-          tags: ['API keys'],
-          summary: 'Update an API key',
-          description:
-            'Renames the key, disables or enables it, sets its `scopes` (at most the calling key\'s own: 403 otherwise) or its ' +
-            '`expiresAt` (null: never); absent fields keep their values. A change applies from the very next request (a `Disabled` ' +
-            'key is refused with 403, an expired one with 401). A key may disable itself.',
-        },
-        ApiKeyPatchBody,
-        'The key as updated.',
-        ApiKeySchema,
-      ),
+  updateRoute(app, {
+    path: '/api-keys/:id',
+    text: {
+      operationId: 'updateApiKey',
+      scope: 'keys:manage',
+      tags: ['API keys'],
+      summary: 'Update an API key',
+      description:
+        'Renames the key, disables or enables it, sets its `scopes` (at most the calling key\'s own: 403 otherwise) or its ' +
+        '`expiresAt` (null: never); absent fields keep their values. A change applies from the very next request (a `Disabled` ' +
+        'key is refused with 403, an expired one with 401). A key may disable itself.',
     },
-    async (req) =>
-      apiKeyToWire(await updateApiKey(store, req.params.id, req.body, recorder, rules, { clock, granter: req.apiKey!.scopes, audit: auditContext(req) })),
-  );
+    body: ApiKeyPatchBody,
+    answer: 'The key as updated.',
+    schema: ApiKeySchema,
+    update: (id, body, req) => updateApiKey(store, id, body, recorder, rules, { clock, granter: req.apiKey!.scopes, audit: auditContext(req) }),
+    toWire: apiKeyToWire,
+  });
 
   app.post(
     '/api-keys/:id/rotate',
@@ -140,10 +137,8 @@ export const apiKeyRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app, { 
         },
       },
     },
-    async (req) => {
-      const { apiKey, token } = await rotateApiKey(store, clock, req.params.id, (req.body as Static<typeof ApiKeyRotateBody> | undefined) ?? {}, req.apiKey!.scopes, auditContext(req));
-      return { ...apiKeyToWire(apiKey), token };
-    },
+    async (req) =>
+      withToken(await rotateApiKey(store, clock, req.params.id, (req.body as Static<typeof ApiKeyRotateBody> | undefined) ?? {}, req.apiKey!.scopes, auditContext(req))),
   );
 
   deleteRoute(

@@ -12,8 +12,7 @@ import {
 } from '../../service/cron-jobs.js';
 import {
   CronCreateBody,
-  CronJobListQuery,
-  CronJobListSchema,
+  CronJobList,
   CronJobSchema,
   CronPatchBody,
   CronPreviewQuery,
@@ -21,42 +20,36 @@ import {
   cronJobToWire,
 } from '../schemas/cron-jobs.js';
 import type { RouteDeps } from './deps.js';
-import { createSchema, deleteRoute, getByIdRoute, queryNumber, readSchema, updateSchema } from './operations.js';
+import { createRoute, deleteRoute, getByIdRoute, queryNumber, readSchema, updateRoute } from './operations.js';
 import { jobListRoute } from './job-list.js';
 
 /** POST/GET /cron, GET /cron/preview, GET/PATCH/DELETE /cron/{id}. */
 export const cronJobRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app, { ctx }) => {
-  app.post(
-    '/cron',
-    {
-      config: { idempotent: true },
-      schema: createSchema(
-        {
-          operationId: 'createCronJob',
-          scope: 'jobs:write',
-          tags: ['Cron jobs'],
-          summary: 'Create a cron job',
-          description:
-            'The job starts `Active`, with `nextInvocation` its next occurrence strictly after now in `timezone` (UTC when null). ' +
-            'On each occurrence the endpoint is called with `data` (or `{}`) as the JSON body. Absent fields take the defaults: ' +
-            '`name`, `timezone` and `data` null, the service\'s retry policy and timeout, `misfire` `once`, `overlap` `allow`.',
-        },
-        CronCreateBody,
-        'The new cron job, `Active`.',
-        CronJobSchema,
-      ),
+  createRoute(app, {
+    path: '/cron',
+    text: {
+      operationId: 'createCronJob',
+      scope: 'jobs:write',
+      tags: ['Cron jobs'],
+      summary: 'Create a cron job',
+      description:
+        'The job starts `Active`, with `nextInvocation` its next occurrence strictly after now in `timezone` (UTC when null). ' +
+        'On each occurrence the endpoint is called with `data` (or `{}`) as the JSON body. Absent fields take the defaults: ' +
+        '`name`, `timezone` and `data` null, the service\'s retry policy and timeout, `misfire` `once`, `overlap` `allow`.',
     },
-    async (req, reply) => reply.code(201).send(cronJobToWire(await createCronJob(ctx, req.body, auditContext(req)))),
-  );
+    body: CronCreateBody,
+    answer: 'The new cron job, `Active`.',
+    schema: CronJobSchema,
+    create: (body, req) => createCronJob(ctx, body, auditContext(req)),
+    toWire: cronJobToWire,
+    idempotent: true,
+  });
 
   jobListRoute(app, ctx, {
     path: '/cron',
     operationId: 'listCronJobs',
     tags: ['Cron jobs'],
-    jobs: 'cron jobs',
-    query: CronJobListQuery,
-    schema: CronJobListSchema,
-    key: 'cronJobs',
+    schemas: CronJobList,
     list: listCronJobs,
     toWire: cronJobToWire,
   });
@@ -108,30 +101,27 @@ export const cronJobRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app, {
     cronJobToWire,
   );
 
-  app.patch(
-    '/cron/:id',
-    {
-      schema: updateSchema(
-        {
-          operationId: 'updateCronJob',
-          scope: 'jobs:write',
-          tags: ['Cron jobs'],
-          summary: 'Update a cron job',
-          description:
-            'Partial update: absent fields keep their values; null sets a nullable field to null; the fields of `retry` given ' +
-            'replace those of the stored policy. `status: Paused` pauses the job and `status: Active` resumes it. Changing ' +
-            '`expression`, `timezone`, `startAt`, `endAt` or `maxInvocations`, or resuming a `Paused` or `Completed` job, recomputes ' +
-            '`nextInvocation` from now within the job\'s window and limit (occurrences missed while paused are not run); any other ' +
-            'change keeps the occurrence the job waits for. An Active job left with no occurrence becomes Completed; a Completed job ' +
-            'runs again only with `status: Active` (400 on `/status` when it would still have no occurrence).',
-        },
-        CronPatchBody,
-        'The cron job as updated.',
-        CronJobSchema,
-      ),
+  updateRoute(app, {
+    path: '/cron/:id',
+    text: {
+      operationId: 'updateCronJob',
+      scope: 'jobs:write',
+      tags: ['Cron jobs'],
+      summary: 'Update a cron job',
+      description:
+        'Partial update: absent fields keep their values; null sets a nullable field to null; the fields of `retry` given ' +
+        'replace those of the stored policy. `status: Paused` pauses the job and `status: Active` resumes it. Changing ' +
+        '`expression`, `timezone`, `startAt`, `endAt` or `maxInvocations`, or resuming a `Paused` or `Completed` job, recomputes ' +
+        '`nextInvocation` from now within the job\'s window and limit (occurrences missed while paused are not run); any other ' +
+        'change keeps the occurrence the job waits for. An Active job left with no occurrence becomes Completed; a Completed job ' +
+        'runs again only with `status: Active` (400 on `/status` when it would still have no occurrence).',
     },
-    async (req) => cronJobToWire(await updateCronJob(ctx, req.params.id, req.body, auditContext(req))),
-  );
+    body: CronPatchBody,
+    answer: 'The cron job as updated.',
+    schema: CronJobSchema,
+    update: (id, body, req) => updateCronJob(ctx, id, body, auditContext(req)),
+    toWire: cronJobToWire,
+  });
 
   deleteRoute(
     app,

@@ -2,7 +2,7 @@
  * The route of a job list, GET /schedules or GET /cron (docs/interface.md, "Lists"): the same
  * query, paging and filters for both kinds, and the same texts but for the name of the jobs.
  */
-import type { TSchema } from 'typebox';
+import type { JobListSchemas } from '../schemas/lists.js';
 import type { JobServiceContext } from '../../service/context.js';
 import type { JobListInput } from '../../service/job-lists.js';
 import type { TagName } from '../schemas/operations.js';
@@ -25,13 +25,8 @@ export interface JobListRoute<S extends string, K extends string, J> {
   path: string;
   operationId: string;
   tags: TagName[];
-  /** The jobs as the texts of the operation name them, in lower case: e.g. `'cron jobs'`. */
-  jobs: string;
-  /** The query's schema (`JobListQuery` of schemas/lists.ts). */
-  query: TSchema;
-  /** The page's schema (`JobPageSchema` of schemas/lists.ts), its jobs under `key`. */
-  schema: TSchema;
-  key: K;
+  /** The list's schemas (`jobListSchemas` of schemas/lists.ts): its query, its page, its jobs under `key`, their names. */
+  schemas: JobListSchemas<K>;
   /**
    * The service's list function, reading a page.
    * @param pathPrefix prefixed to the field paths of the problems it throws (`/query`)
@@ -48,7 +43,8 @@ export interface JobListRoute<S extends string, K extends string, J> {
  * `{ size, [key]: jobs, nextCursor }`, 400 naming the faulty query parameter.
  */
 export function jobListRoute<S extends string, K extends string, J>(app: App, ctx: JobServiceContext, route: JobListRoute<S, K, J>): void {
-  const { jobs } = route;
+  const { schemas } = route;
+  const jobs = schemas.nouns.many;
   const text = {
     operationId: route.operationId,
     scope: 'jobs:read' as const,
@@ -62,14 +58,14 @@ export function jobListRoute<S extends string, K extends string, J>(app: App, ct
   app.get(
     route.path,
     {
-      schema: readSchema(text, route.query, `A page of ${jobs}.`, route.schema),
+      schema: readSchema(text, schemas.query, `A page of ${jobs}.`, schemas.page),
       // `?tag=a` parses to a string and `?tag=a&tag=b` to an array: always an array for the schema.
       preValidation: async (req) => repeatable(req.query as Record<string, unknown>, 'tag'),
     },
     async (req) => {
       const { limit, cursor, status, tag, name, key } = req.query as JobListQueryString<S>;
       const page = await route.list(ctx, { limit: queryNumber(limit), cursor, status, tag, name, key }, '/query');
-      return pageReply(route.key, page, route.toWire);
+      return pageReply(schemas.key, page, route.toWire);
     },
   );
 }

@@ -27,7 +27,7 @@ import {
 } from '../schemas/notification-channels.js';
 import { AUTHENTICATED, jsonResponse, problemResponses } from '../schemas/operations.js';
 import type { RouteDeps } from './deps.js';
-import { createSchema, deleteRoute, getByIdRoute, operationHead, readSchema, updateSchema } from './operations.js';
+import { createRoute, deleteRoute, getByIdRoute, operationHead, readSchema, updateRoute } from './operations.js';
 
 /** What the routes of notification channels are registered with. */
 export interface ChannelRouteDeps extends RouteDeps {
@@ -45,26 +45,23 @@ export const notificationChannelRoutes: FastifyPluginAsyncTypebox<ChannelRouteDe
   const { store, clock } = ctx;
   const rules = ruleContext(ctx);
 
-  app.post(
-    '/notification-channels',
-    {
-      schema: createSchema(
-        {
-          operationId: 'createNotificationChannel',
-          scope: 'keys:manage',
-          tags: TAGS,
-          summary: 'Create a notification channel',
-          description:
-            'Creates a channel: the events given are sent to `url` from now on, as a signed JSON webhook or a Slack message ' +
-            '(docs/when-calls-fail.md). The URL is checked by the SSRF guard as job endpoints are.',
-        },
-        ChannelCreateBody,
-        'The new channel.',
-        ChannelSchema,
-      ),
+  createRoute(app, {
+    path: '/notification-channels',
+    text: {
+      operationId: 'createNotificationChannel',
+      scope: 'keys:manage',
+      tags: TAGS,
+      summary: 'Create a notification channel',
+      description:
+        'Creates a channel: the events given are sent to `url` from now on, as a signed JSON webhook or a Slack message ' +
+        '(docs/when-calls-fail.md). The URL is checked by the SSRF guard as job endpoints are.',
     },
-    async (req, reply) => reply.code(201).send(channelToWire(await createChannel(store, clock, req.body, rules, auditContext(req)))),
-  );
+    body: ChannelCreateBody,
+    answer: 'The new channel.',
+    schema: ChannelSchema,
+    create: (body, req) => createChannel(store, clock, body, rules, auditContext(req)),
+    toWire: channelToWire,
+  });
 
   app.get(
     '/notification-channels',
@@ -98,24 +95,21 @@ export const notificationChannelRoutes: FastifyPluginAsyncTypebox<ChannelRouteDe
     channelToWire,
   );
 
-  app.patch(
-    '/notification-channels/:id',
-    {
-      schema: updateSchema(
-        {
-          operationId: 'updateNotificationChannel',
-          scope: 'keys:manage',
-          tags: TAGS,
-          summary: 'Update a notification channel',
-          description: 'Absent fields keep their values; `jobIds: null` sends the events of every job. Applies to outcomes from now on.',
-        },
-        ChannelPatchBody,
-        'The channel as updated.',
-        ChannelSchema,
-      ),
+  updateRoute(app, {
+    path: '/notification-channels/:id',
+    text: {
+      operationId: 'updateNotificationChannel',
+      scope: 'keys:manage',
+      tags: TAGS,
+      summary: 'Update a notification channel',
+      description: 'Absent fields keep their values; `jobIds: null` sends the events of every job. Applies to outcomes from now on.',
     },
-    async (req) => channelToWire(await updateChannel(store, req.params.id, req.body, rules, auditContext(req))),
-  );
+    body: ChannelPatchBody,
+    answer: 'The channel as updated.',
+    schema: ChannelSchema,
+    update: (id, body, req) => updateChannel(store, id, body, rules, auditContext(req)),
+    toWire: channelToWire,
+  });
 
   deleteRoute(
     app,

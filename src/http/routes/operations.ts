@@ -1,6 +1,7 @@
 /**
  * What the resource routes share: the schemas of a read (200 with a JSON body), of a create and of
- * an update, the whole GET and DELETE by id routes, and the JSON of a page of a list (docs/interface.md, "Lists").
+ * an update, the whole POST (create), GET, PATCH and DELETE by id routes, and the JSON of a page
+ * of a list (docs/interface.md, "Lists").
  */
 import type { FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
@@ -85,6 +86,62 @@ export function updateSchema<B extends TSchema, T extends TSchema>(
 ) {
   const problems = problemResponses(400, 404, ...(conflict ? [409 as const] : []), ...WITH_BODY, ...AUTHENTICATED);
   return { ...operationHead(text), params: IdParams, querystring: NoQuery, body, response: { 200: jsonResponse(answer, schema), ...problems } };
+}
+
+/** What a route with a JSON body is registered with: POST (create) or PATCH (update). */
+interface BodyRoute<B extends TSchema, R, T extends TSchema> {
+  /** Its path (ending in `/:id` for an update). */
+  path: string;
+  text: OperationText;
+  /** The schema of the body. */
+  body: B;
+  /** The description of the answer. */
+  answer: string;
+  /** The schema of the answer. */
+  schema: T;
+  /** The wire form of what the route made or changed. */
+  toWire: (resource: R) => Static<T>;
+}
+
+/** A create route ({@link createRoute}). */
+export interface CreateRoute<B extends TSchema, R, T extends TSchema> extends BodyRoute<B, R, T> {
+  /**
+   * Makes the resources of the body.
+   * @throws a problem's error for a faulty body (400, 403, 409…)
+   */
+  create: (body: Static<B>, request: FastifyRequest) => Promise<R>;
+  /** The route takes `Idempotency-Key` (idempotency.ts). */
+  idempotent?: true;
+  /** Largest body in bytes, instead of the server's. */
+  bodyLimit?: number;
+}
+
+/** An update route ({@link updateRoute}). */
+export interface UpdateRoute<B extends TSchema, R, T extends TSchema> extends BodyRoute<B, R, T> {
+  /**
+   * Changes the resource `id` as the body says.
+   * @throws NotFoundError for an unknown id; a problem's error for a faulty body
+   */
+  update: (id: string, body: Static<B>, request: FastifyRequest) => Promise<R>;
+  /** The answers include 409: a change the resource's status forbids. */
+  conflict?: boolean;
+}
+
+/** Registers POST `route.path` ({@link createSchema}): 201 with the wire form of what `route.create` made. */
+export function createRoute<B extends TSchema, R, T extends TSchema>(app: App, route: CreateRoute<B, R, T>): void {
+  const { path, text, body, answer, schema, create, toWire, idempotent, bodyLimit } = route;
+  const options = { ...(bodyLimit === undefined ? {} : { bodyLimit }), ...(idempotent ? { config: { idempotent } } : {}) };
+  app.post(path, { ...options, schema: createSchema(text, body, answer, schema) }, async (req, reply) =>
+    reply.code(201).send(toWire(await create(req.body as Static<B>, req))),
+  );
+}
+
+/** Registers PATCH `route.path` ({@link updateSchema}): 200 with the wire form of the resource as `route.update` changed it. */
+export function updateRoute<B extends TSchema, R, T extends TSchema>(app: App, route: UpdateRoute<B, R, T>): void {
+  const { path, text, body, answer, schema, update, toWire, conflict } = route;
+  app.patch(path, { schema: updateSchema(text, body, answer, schema, conflict) }, async (req) =>
+    toWire(await update(req.params.id, req.body as Static<B>, req)),
+  );
 }
 
 /**

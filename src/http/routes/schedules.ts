@@ -4,50 +4,43 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { createSchedule, deleteSchedule, getSchedule, listSchedules, updateSchedule } from '../../service/schedules.js';
 import {
   ScheduleCreateBody,
-  ScheduleListQuery,
-  ScheduleListSchema,
+  ScheduleList,
   SchedulePatchBody,
   ScheduleSchema,
   scheduleToWire,
 } from '../schemas/schedules.js';
 import type { RouteDeps } from './deps.js';
-import { createSchema, deleteRoute, getByIdRoute, updateSchema } from './operations.js';
+import { createRoute, deleteRoute, getByIdRoute, updateRoute } from './operations.js';
 import { jobListRoute } from './job-list.js';
 
 /** POST/GET /schedules, GET/PATCH/DELETE /schedules/{id}. */
 export const scheduleRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app, { ctx }) => {
-  app.post(
-    '/schedules',
-    {
-      config: { idempotent: true },
-      schema: createSchema(
-        {
-          operationId: 'createSchedule',
-          scope: 'jobs:write',
-          tags: ['Schedules'],
-          summary: 'Create a schedule',
-          description:
-            'The endpoint is called once, at `scheduledAt` (at once when it is past), with `method` (POST), `headers`, and `data` as ' +
-            'the JSON body (or `body` as text; none for GET and HEAD), signed with [Standard Webhooks](https://www.standardwebhooks.com) ' +
-            'headers. Absent fields take the defaults: `data` `{}`, `tags` `[]`, the service\'s retry policy and timeout, method POST, ' +
-            'no headers, no `body`. The schedule starts `Pending`.',
-        },
-        ScheduleCreateBody,
-        'The new schedule, `Pending`.',
-        ScheduleSchema,
-      ),
+  createRoute(app, {
+    path: '/schedules',
+    text: {
+      operationId: 'createSchedule',
+      scope: 'jobs:write',
+      tags: ['Schedules'],
+      summary: 'Create a schedule',
+      description:
+        'The endpoint is called once, at `scheduledAt` (at once when it is past), with `method` (POST), `headers`, and `data` as ' +
+        'the JSON body (or `body` as text; none for GET and HEAD), signed with [Standard Webhooks](https://www.standardwebhooks.com) ' +
+        'headers. Absent fields take the defaults: `data` `{}`, `tags` `[]`, the service\'s retry policy and timeout, method POST, ' +
+        'no headers, no `body`. The schedule starts `Pending`.',
     },
-    async (req, reply) => reply.code(201).send(scheduleToWire(await createSchedule(ctx, req.body, auditContext(req)))),
-  );
+    body: ScheduleCreateBody,
+    answer: 'The new schedule, `Pending`.',
+    schema: ScheduleSchema,
+    create: (body, req) => createSchedule(ctx, body, auditContext(req)),
+    toWire: scheduleToWire,
+    idempotent: true,
+  });
 
   jobListRoute(app, ctx, {
     path: '/schedules',
     operationId: 'listSchedules',
     tags: ['Schedules'],
-    jobs: 'schedules',
-    query: ScheduleListQuery,
-    schema: ScheduleListSchema,
-    key: 'schedules',
+    schemas: ScheduleList,
     list: listSchedules,
     toWire: scheduleToWire,
   });
@@ -68,27 +61,24 @@ export const scheduleRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app, 
     scheduleToWire,
   );
 
-  app.patch(
-    '/schedules/:id',
-    {
-      schema: updateSchema(
-        {
-          operationId: 'updateSchedule',
-          scope: 'jobs:write',
-          tags: ['Schedules'],
-          summary: 'Update a schedule',
-          description:
-            'Partial update: absent fields keep their values; the fields of `retry` given replace those of the stored policy. ' +
-            'Only a `Pending` schedule can change (409 otherwise). A new `scheduledAt` in the past runs it at once.',
-        },
-        SchedulePatchBody,
-        'The schedule as updated.',
-        ScheduleSchema,
-        true,
-      ),
+  updateRoute(app, {
+    path: '/schedules/:id',
+    text: {
+      operationId: 'updateSchedule',
+      scope: 'jobs:write',
+      tags: ['Schedules'],
+      summary: 'Update a schedule',
+      description:
+        'Partial update: absent fields keep their values; the fields of `retry` given replace those of the stored policy. ' +
+        'Only a `Pending` schedule can change (409 otherwise). A new `scheduledAt` in the past runs it at once.',
     },
-    async (req) => scheduleToWire(await updateSchedule(ctx, req.params.id, req.body, auditContext(req))),
-  );
+    body: SchedulePatchBody,
+    answer: 'The schedule as updated.',
+    schema: ScheduleSchema,
+    update: (id, body, req) => updateSchedule(ctx, id, body, auditContext(req)),
+    toWire: scheduleToWire,
+    conflict: true,
+  });
 
   deleteRoute(
     app,

@@ -11,7 +11,7 @@ import { deliveryToWire, deliveryWireFields, requestInputFields, RetryInputSchem
 import { EXECUTION_STATUS_DESCRIPTION } from './executions.js';
 import { cronOutcomeInputFields, cronOutcomeToWire, cronOutcomeWireFields, PausedReasonInput } from './outcome.js';
 import { identityCreateFields, identityPatchFields, identityToWire, identityWireFields } from './job-identity.js';
-import { JobListQuery, JobPageSchema } from './lists.js';
+import { jobListSchemas } from './lists.js';
 
 const EXPRESSION_DESCRIPTION =
   'Cron expression: 5 fields (minute hour day-of-month month day-of-week), or 6 with leading seconds; ' +
@@ -87,12 +87,9 @@ export const CronJobSchema = Type.Object(
 );
 export type CronJobWire = Static<typeof CronJobSchema>;
 
-/** GET /cron. */
-export const CronJobListSchema = JobPageSchema('cronJobs', CronJobSchema, 'cron jobs', 'CronJobList');
-
-/** Query of GET /cron (`tag` as on GET /schedules). */
-export const CronJobListQuery = JobListQuery(CRON_JOB_STATUSES, { one: 'cron job', many: 'cron jobs' });
-export type CronJobListQuery = Static<typeof CronJobListQuery>;
+/** GET /cron: its query (`tag` as on GET /schedules) and its page. */
+export const CronJobList = jobListSchemas('cronJobs', CronJobSchema, CRON_JOB_STATUSES, { one: 'cron job', many: 'cron jobs' }, 'CronJobList');
+export type CronJobListQuery = Static<typeof CronJobList.query>;
 
 const requestFields = {
   expression: RuleString('cron-expression', EXPRESSION_DESCRIPTION),

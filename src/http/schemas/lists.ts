@@ -87,7 +87,7 @@ export function CursorPageSchema<K extends string, T extends TSchema>(
  * A page of a job list: `size`, the jobs of the page under `key` (oldest first) and `nextCursor`;
  * `title` names the schema in the OpenAPI document, `many` names the jobs in its texts.
  */
-export function JobPageSchema<K extends string, T extends TSchema>(key: K, item: T, many: string, title: string) {
+function JobPageSchema<K extends string, T extends TSchema>(key: K, item: T, many: string, title: string) {
   return CursorPageSchema(
     key,
     item,
@@ -95,4 +95,30 @@ export function JobPageSchema<K extends string, T extends TSchema>(key: K, item:
     { title, description: `A page of ${many}.` },
     LIST_NEXT_CURSOR_DESCRIPTION,
   );
+}
+
+/** What one kind's job list is made of (GET /schedules, GET /cron): its schemas and the names of its jobs. */
+export interface JobListSchemas<K extends string, Q extends TSchema = TSchema, P extends TSchema = TSchema> {
+  /** The field of a page that holds the jobs, e.g. `cronJobs`. */
+  key: K;
+  /** How the texts of the list name its jobs. */
+  nouns: JobNouns;
+  /** The query ({@link JobListQuery}). */
+  query: Q;
+  /** The page, `title`d in the OpenAPI document. */
+  page: P;
+}
+
+/**
+ * The job list of a kind whose jobs are `item`s with the `statuses`, named by `nouns`: the query
+ * ({@link JobListQuery}) and the page, its jobs under `key` and its schema titled `title`.
+ */
+export function jobListSchemas<const K extends string, T extends TSchema, const V extends readonly string[]>(
+  key: K,
+  item: T,
+  statuses: V,
+  nouns: JobNouns,
+  title: string,
+) {
+  return { key, nouns, query: JobListQuery(statuses, nouns), page: JobPageSchema(key, item, nouns.many, title) };
 }

@@ -7,7 +7,7 @@ import { Endpoint, Id, JsonObjectInput, JsonObjectSchema, RuleString, SizedList,
 import { deliveryToWire, deliveryWireFields, requestInputFields, RetryInputSchema, TimeoutMsInput } from './delivery.js';
 import { SuccessStatusesInput, SuccessStatusesSchema } from './outcome.js';
 import { identityCreateFields, identityPatchFields, identityToWire, identityWireFields } from './job-identity.js';
-import { JobListQuery, JobPageSchema } from './lists.js';
+import { jobListSchemas } from './lists.js';
 
 /** A schedule on the wire. */
 export const ScheduleSchema = Type.Object(
@@ -35,12 +35,9 @@ export const ScheduleSchema = Type.Object(
 );
 export type ScheduleWire = Static<typeof ScheduleSchema>;
 
-/** GET /schedules. */
-export const ScheduleListSchema = JobPageSchema('schedules', ScheduleSchema, 'schedules', 'ScheduleList');
-
-/** Query of GET /schedules. */
-export const ScheduleListQuery = JobListQuery(SCHEDULE_STATUSES, { one: 'schedule', many: 'schedules' });
-export type ScheduleListQuery = Static<typeof ScheduleListQuery>;
+/** GET /schedules: its query and its page. */
+export const ScheduleList = jobListSchemas('schedules', ScheduleSchema, SCHEDULE_STATUSES, { one: 'schedule', many: 'schedules' }, 'ScheduleList');
+export type ScheduleListQuery = Static<typeof ScheduleList.query>;
 
 const requestFields = {
   name: RuleString('name', 'Name of the schedule (not blank; at most 256 characters by default).'),
