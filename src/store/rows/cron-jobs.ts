@@ -6,8 +6,8 @@ import type { CronJob, CronJobStatus, ExecutionStatus, JsonObject, MisfirePolicy
 import { DEFAULT_SUCCESS_STATUSES } from '../../domain/success-statuses.js';
 import {
   IDENTITY_COLUMNS,
-  JOB_AS_IS_FIELDS,
-  JOB_NULL_FIELDS,
+  identityFromRow,
+  identityToRow,
   jsonText,
   newIdentity,
   newRequest,
@@ -24,7 +24,6 @@ import {
   type RowCodec,
 } from './jobs.js';
 import type { CronCreateParams } from '../contract/jobs.js';
-import { plainFields } from './fields.js';
 import type { CronJobRecord } from '../transfer/records.js';
 
 /** Every column of `cron_jobs` but `last_execution_id` (derived), in the order of the table. */
@@ -108,25 +107,35 @@ export interface CronRow extends CronJobRow {
   last_status: ExecutionStatus | null;
 }
 
-/**
- * The fields of a cron job that its columns hold as they are; those added by later migrations
- * read (and write) their default for NULL: no auto-pause, no reason, no failures, no start, end
- * or limit, no jitter.
- */
-const CRON_PLAIN_FIELDS = plainFields<CronJobRecord, CronJobRow>()(
-  [...JOB_AS_IS_FIELDS, 'expression', 'invocations', 'timezone', 'nextInvocation', 'misfire', 'overlap', 'skippedOccurrences'],
-  { ...JOB_NULL_FIELDS, pauseAfterFailures: null, pausedReason: null, consecutiveFailures: 0, startAt: null, endAt: null, maxInvocations: null, jitterMs: 0 },
-);
-
 /** Row → cron job as stored (without the newest execution's fields). */
 export function cronRecordFromRow(codec: RowCodec, r: CronJobRow): CronJobRecord {
   return {
-    ...CRON_PLAIN_FIELDS.fromRow(r),
+    id: r.id,
+    expression: r.expression,
+    name: r.name,
+    invocations: r.invocations,
+    timezone: r.timezone,
+    status: r.status,
+    endpoint: r.endpoint,
     data: (codec.json(r.data) as JsonObject | null) ?? null,
+    createdAt: r.created_at,
+    nextInvocation: r.next_invocation,
     retry: retryFromRow(codec, r),
+    timeoutMs: r.timeout_ms,
+    misfire: r.misfire,
+    overlap: r.overlap,
+    skippedOccurrences: r.skipped_occurrences,
     ...requestFromRow(codec, r),
     successStatuses: successStatusesFromRow(codec, r.success_statuses),
+    pauseAfterFailures: r.pause_after_failures ?? null,
+    pausedReason: r.paused_reason ?? null,
+    consecutiveFailures: r.consecutive_failures ?? 0,
+    startAt: r.start_at ?? null,
+    endAt: r.end_at ?? null,
+    maxInvocations: r.max_invocations ?? null,
+    jitterMs: r.jitter_ms ?? 0,
     tags: (codec.json(r.tags) as string[] | null) ?? [],
+    ...identityFromRow(r),
   };
 }
 
@@ -170,11 +179,31 @@ export function newCronJob(p: CronCreateParams): CronJobRecord {
 /** Cron job → the values of its row (`data` as JSON text, NULL for null). */
 export function cronJobToRow(j: CronJobRecord): Record<CronJobColumn, unknown> {
   return {
-    ...CRON_PLAIN_FIELDS.toRow(j),
+    id: j.id,
+    expression: j.expression,
+    name: j.name,
+    timezone: j.timezone,
+    status: j.status,
+    endpoint: j.endpoint,
     data: jsonText(j.data),
+    invocations: j.invocations,
+    next_invocation: j.nextInvocation,
+    created_at: j.createdAt,
     ...retryToRow(j.retry),
+    timeout_ms: j.timeoutMs,
+    misfire: j.misfire,
+    overlap: j.overlap,
+    skipped_occurrences: j.skippedOccurrences,
     ...requestToRow(j),
     success_statuses: JSON.stringify(j.successStatuses ?? DEFAULT_SUCCESS_STATUSES),
+    pause_after_failures: j.pauseAfterFailures ?? null,
+    paused_reason: j.pausedReason ?? null,
+    consecutive_failures: j.consecutiveFailures ?? 0,
+    start_at: j.startAt ?? null,
+    end_at: j.endAt ?? null,
+    max_invocations: j.maxInvocations ?? null,
+    jitter_ms: j.jitterMs ?? 0,
     tags: JSON.stringify(j.tags ?? []),
+    ...identityToRow(j),
   };
 }

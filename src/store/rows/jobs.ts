@@ -25,7 +25,6 @@ import type {
   TargetAuthPublic,
 } from '../../domain/types.js';
 import { DEFAULT_SUCCESS_STATUSES } from '../../domain/success-statuses.js';
-import { plainFields } from './fields.js';
 import type { CronCreateParams, ScheduleCreateParams, ScheduleUpdateParams } from '../contract/jobs.js';
 
 /** How a database's driver hands back (and takes) the values that differ between databases. */
@@ -167,6 +166,7 @@ export function retryToRow(p: RetryPolicy): Record<RetryColumn, unknown> {
  * `apply` for a job created by `punctual apply`. NULL for the rows made before.
  */
 export const IDENTITY_COLUMNS = ['key', 'managed_by'] as const;
+type IdentityColumn = (typeof IDENTITY_COLUMNS)[number];
 
 /** The {@link IDENTITY_COLUMNS} of a row. */
 export interface IdentityRow {
@@ -174,21 +174,20 @@ export interface IdentityRow {
   managed_by: JobManager | null;
 }
 
+/** Row → the key and manager of a job. */
+export function identityFromRow(r: IdentityRow): JobIdentity {
+  return { key: r.key ?? null, managedBy: r.managed_by ?? null };
+}
+
 /** The key and manager new job params give: null when absent. */
 export function newIdentity(p: { key?: string | null; managedBy?: JobManager | null }): JobIdentity {
   return { key: p.key ?? null, managedBy: p.managedBy ?? null };
 }
 
-// ---- The fields both job tables hold as they are -------------------------------------------------
-
-/**
- * The fields of both job kinds that a column holds as it is, the same in `schedules` and
- * `cron_jobs` (`plainFields` of fields.ts, which each kind's mapping adds its own fields to).
- */
-export const JOB_AS_IS_FIELDS = ['id', 'name', 'status', 'endpoint', 'createdAt', 'timeoutMs'] as const;
-
-/** The fields of both job kinds whose NULL column reads null: the key and manager of the rows made before those columns. */
-export const JOB_NULL_FIELDS = { key: null, managedBy: null } as const;
+/** The key and manager of a job → the values of their columns. */
+export function identityToRow(j: JobIdentity): Record<IdentityColumn, unknown> {
+  return { key: j.key ?? null, managed_by: j.managedBy ?? null };
+}
 
 // ---- API keys ---------------------------------------------------------------------------------
 
@@ -236,19 +235,23 @@ export interface ScheduleRow extends RequestRow, RetryRow, IdentityRow {
   success_statuses: unknown;
 }
 
-/** The fields of a schedule that its columns hold as they are. */
-const SCHEDULE_PLAIN_FIELDS = plainFields<Schedule, ScheduleRow>()([...JOB_AS_IS_FIELDS, 'scheduledAt'], JOB_NULL_FIELDS);
-
 /** Row → schedule; NULL `data` reads `{}`, NULL `tags` `[]`. */
 export function scheduleFromRow(codec: RowCodec, r: ScheduleRow): Schedule {
   return {
-    ...SCHEDULE_PLAIN_FIELDS.fromRow(r),
+    id: r.id,
+    name: r.name,
+    scheduledAt: r.scheduled_at,
+    status: r.status,
+    endpoint: r.endpoint,
     data: (codec.json(r.data) as JsonObject | null) ?? {},
     tags: (codec.json(r.tags) as string[] | null) ?? [],
+    createdAt: r.created_at,
     retry: retryFromRow(codec, r),
+    timeoutMs: r.timeout_ms,
     dueAt: r.due_at ?? r.scheduled_at,
     ...requestFromRow(codec, r),
     successStatuses: successStatusesFromRow(codec, r.success_statuses),
+    ...identityFromRow(r),
   };
 }
 
@@ -283,13 +286,20 @@ export function newSchedule(p: ScheduleCreateParams): Schedule {
 /** Schedule → the values of its row (JSON columns as text). */
 export function scheduleToRow(s: Schedule): Record<ScheduleColumn, unknown> {
   return {
-    ...SCHEDULE_PLAIN_FIELDS.toRow(s),
+    id: s.id,
+    name: s.name,
+    scheduled_at: s.scheduledAt,
+    status: s.status,
+    endpoint: s.endpoint,
     data: JSON.stringify(s.data ?? {}),
     tags: JSON.stringify(s.tags ?? []),
+    created_at: s.createdAt,
     ...retryToRow(s.retry),
+    timeout_ms: s.timeoutMs,
     due_at: s.dueAt,
     ...requestToRow(s),
     success_statuses: JSON.stringify(s.successStatuses ?? DEFAULT_SUCCESS_STATUSES),
+    ...identityToRow(s),
   };
 }
 
