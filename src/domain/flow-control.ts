@@ -38,3 +38,12 @@ export interface FlowControlLimits {
    */
   holdUntil: number | null;
 }
+
+/** A configured key (`PUT /flow-control-keys/{key}`): its limits and when they were set. */
+export interface FlowControlKey extends FlowControlLimits {
+  key: string;
+  /** Epoch ms (UTC) of the first `PUT`. */
+  createdAt: number;
+  /** Epoch ms (UTC) of the last change of its limits or of its pause. */
+  updatedAt: number;
+}

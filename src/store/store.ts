@@ -15,6 +15,7 @@ import type { BulkStore } from './contract/bulk.js';
 import type { ExecutionSearchStore } from './contract/executions.js';
 import type { IdempotencyStore } from './contract/idempotency.js';
 import type { NodesStore } from './contract/nodes.js';
+import type { FlowControlStore } from './contract/flow-control.js';
 import type { NotificationsStore } from './contract/notifications.js';
 import type { CronJobPage, ExecutionListParams, ExecutionPage, JobTriggerParams, SchedulePage } from './contract/pages.js';
 import type { JobSecretsStore } from './contract/secrets.js';
@@ -37,7 +38,7 @@ export type { ApiKeyCreateParams, ApiKeysStore, ApiKeyUpdateParams, AuditedId } 
  * all. Instants are epoch milliseconds (UTC). Methods throw `StoreUnavailableError` when the
  * database cannot be reached or written; they never throw for "not found" unless documented.
  */
-export interface Store extends ApiKeysStore, AuditStore, JobSecretsStore, BatchStore, BulkStore, IdempotencyStore, NodesStore, ExecutionSearchStore, NotificationsStore, BacklogStore {
+export interface Store extends ApiKeysStore, AuditStore, JobSecretsStore, BatchStore, BulkStore, IdempotencyStore, NodesStore, ExecutionSearchStore, NotificationsStore, BacklogStore, FlowControlStore {
   /** Applies pending numbered migrations. Idempotent. */
   migrate(): Promise<void>;
   /**

@@ -19,6 +19,7 @@ import { ExecutionSearchQueries } from './queries/execution-search.js';
 import { ExecutionQueries } from './queries/executions.js';
 import { IdempotencyQueries } from './queries/idempotency.js';
 import { NodeQueries } from './queries/nodes.js';
+import { FlowControlQueries } from './queries/flow-control.js';
 import { NotificationQueries } from './queries/notifications.js';
 import { ScheduleQueries } from './queries/schedules.js';
 import { SecretsQueries } from './queries/secrets.js';
@@ -55,6 +56,7 @@ function prepare(db: Db) {
       secrets: new SecretsQueries(db),
       idempotency: new IdempotencyQueries(db),
       nodes: new NodeQueries(db),
+      flowControl: new FlowControlQueries(db),
       notifications,
     };
   } catch (err) {

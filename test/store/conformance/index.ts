@@ -27,6 +27,7 @@ import { describeDueCount } from './due-count.js';
 import { describeExecutionReads } from './execution-reads.js';
 import { describeExecutionSearch } from './execution-search.js';
 import { describeFinish } from './finish.js';
+import { describeFlowControl } from './flow-control.js';
 import { describeIdempotency } from './idempotency.js';
 import { describeJobKeys } from './job-keys.js';
 import { describeLeasesRelease } from './leases-release.js';
@@ -84,6 +85,7 @@ export function exerciseStore(name: string, factory: () => Promise<StoreUnderTes
     describeJobKeys(current); // job keys (key, managedBy, the key filter)
     describeIdempotency(current); // idempotency records (begin, finish, abandon, prune)
     describeNodes(current); // node liveness (heartbeats, reaping, re-registration)
+    describeFlowControl(current); // flow-control keys (put, get, list, pause, delete)
     describeNotifications(current); // notification channels and outbox
     describeAhead(current); // claiming ahead (ClaimDueParams.aheadMs)
     describeLife(current); // start, end, limit and jitter of cron jobs

@@ -6,6 +6,7 @@ export { backfillOperations } from './backfill.js';
 export { cronJobOperations } from './cron-jobs.js';
 export { executionSearchOperations } from './execution-search.js';
 export { executionOperations } from './executions.js';
+export { flowControlOperations } from './flow-control.js';
 export { idempotencyOperations } from './idempotency.js';
 export { nodeOperations } from './nodes.js';
 export { notificationOperations } from './notifications.js';

@@ -1,0 +1,52 @@
+/**
+ * PostgreSQL's `flow_control_keys` table (store/contract/flow-control.ts): the statements of
+ * store/sql/flow-control.ts with their parameters numbered.
+ */
+import type { FlowControlKey } from '../../../domain/flow-control.js';
+import type { FlowControlKeyPut, FlowControlKeyPutParams } from '../../contract/flow-control.js';
+import { flowControlKeyFromRow, type FlowControlKeyRow } from '../../rows/flow-control.js';
+import * as T from '../../sql/flow-control.js';
+import { positional, type PgContext, type Sql } from '../connection.js';
+import type { Operations } from '../../sql-store.js';
+
+/** Runs the statement `text` with the named `params`. */
+function run<R extends object>(sql: Sql, text: string, params: Record<string, unknown>): Promise<R[]> {
+  const q = positional(text, params);
+  return sql.rows<R & Record<string, unknown>>(q.text, q.values);
+}
+
+/** The `flow_control_keys` table. */
+export const flowControl = {
+  async put(sql: Sql, p: FlowControlKeyPutParams): Promise<FlowControlKeyPut> {
+    const [r] = await run<FlowControlKeyRow & { revision: number | string }>(sql, T.PUT_SQL, T.putParams(p));
+    return { value: flowControlKeyFromRow(r!), created: Number(r!.revision) === 1 };
+  },
+
+  async get(sql: Sql, key: string): Promise<FlowControlKey | null> {
+    const [r] = await run<FlowControlKeyRow>(sql, T.GET_SQL, { key });
+    return r ? flowControlKeyFromRow(r) : null;
+  },
+
+  async list(sql: Sql): Promise<FlowControlKey[]> {
+    return (await run<FlowControlKeyRow>(sql, T.LIST_SQL, {})).map(flowControlKeyFromRow);
+  },
+
+  async setPaused(sql: Sql, key: string, paused: boolean, now: number): Promise<FlowControlKey | null> {
+    const [r] = await run<FlowControlKeyRow>(sql, T.SET_PAUSED_SQL, T.pausedParams(key, paused, now));
+    return r ? flowControlKeyFromRow(r) : null;
+  },
+
+  async delete(sql: Sql, key: string): Promise<boolean> {
+    const q = positional(T.DELETE_SQL, { key });
+    return (await sql.count(q.text, q.values)) > 0;
+  },
+};
+
+/** The store operations of flow-control keys (store/sql-store.ts). */
+export const flowControlOperations = {
+  flowControlKeyPut: (c, p) => flowControl.put(c.sql, p),
+  flowControlKeyGet: (c, p) => flowControl.get(c.sql, p.key),
+  flowControlKeyList: (c) => flowControl.list(c.sql),
+  flowControlKeySetPaused: (c, p) => flowControl.setPaused(c.sql, p.key, p.paused, p.now),
+  flowControlKeyDelete: (c, p) => flowControl.delete(c.sql, p.key),
+} satisfies Partial<Operations<PgContext>>;
