@@ -1,5 +1,5 @@
 /**
- * SQLite's migration of the audit log (docs/keys-and-audit.md; src/store/rules/audit.ts).ts after the others.
+ * SQLite's migration of the audit log (docs/keys-and-audit.md; src/store/rules/audit.ts).
  */
 import type { Migration } from './migration.js';
 
