@@ -66,8 +66,9 @@ export function admission(limits: FlowControlLimits, state: FlowControlState, no
   if (admit === bySlots) return { admit, nextAt: null };
   // Bound by the rate: with the admitted starts at `now`, the window holds `rate` starts; one more
   // may start once the oldest of the last `rate` leaves it.
-  const counted = [...live, ...Array<number>(admit).fill(now)];
-  return { admit, nextAt: counted[counted.length - limits.rate!]! + limits.periodMs };
+  // The counted starts are `live` then `admit` starts at `now`: the oldest of the last `rate` is at index n − rate.
+  const oldest = live.length + admit - limits.rate!;
+  return { admit, nextAt: (oldest < live.length ? live[oldest]! : now) + limits.periodMs };
 }
 
 /** One key's share of a claim (see {@link shareInTurn}). */
@@ -89,7 +90,9 @@ export function shareInTurn(demands: readonly KeyDemand[], room: number): Map<st
   let open = demands.filter((d) => d.wanted > 0);
   while (left > 0 && open.length > 0) {
     // Every open key gets one if the room lets it; otherwise the first ones in order do.
-    const round = Math.min(...open.map((d) => d.wanted - (share.get(d.key) ?? 0)));
+    // A loop, not Math.min(...): a claim may see more keys than a call takes arguments.
+    let round = Infinity;
+    for (const d of open) round = Math.min(round, d.wanted - (share.get(d.key) ?? 0));
     const whole = Math.min(round, Math.floor(left / open.length));
     if (whole > 0) {
       for (const d of open) share.set(d.key, (share.get(d.key) ?? 0) + whole);
