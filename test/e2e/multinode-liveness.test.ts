@@ -1,7 +1,7 @@
-import { describe, it, type TestContext } from 'vitest';
-import { call, nodeLog, spawnReceiver, spawnServer, stopChild, type ChildServer } from '../support/child.js';
+import { afterEach, describe, expect, it } from 'vitest';
+import { call, nodeLog, spawnReceiver, spawnServer, stopChild, type ChildReceiver, type ChildServer } from '../support/child.js';
 import type { Arrival } from '../support/receiver.js';
-import { POSTGRES } from '../support/stores.js';
+import { POSTGRES, type TestDatabase } from '../support/stores.js';
 
 /**
  * Takeover in seconds (docs/multinode.md, "Node liveness"), with real processes on real
@@ -10,7 +10,7 @@ import { POSTGRES } from '../support/stores.js';
  * 65 s; the survivors see its heartbeat stop and release them, so all of its work arrives within
  * 15 s of the kill, and only its calls in flight arrive twice (a later attempt of the same
  * execution, same `webhook-id`). Run with `PUNCTUAL_NODE_TIMEOUT=5s` and with the defaults (10 s,
- * heartbeat every 2 s), side by side. `GET /nodes` and `punctual_nodes_live` show the cluster shrink.
+ * heartbeat every 2 s). `GET /nodes` and `punctual_nodes_live` show the cluster shrink.
  */
 const TOKEN = 'liveness-test-bootstrap-token-0123456789ab';
 /** Calls' timeout: far beyond the 15 s the takeover may take, so only liveness can explain it. */
@@ -22,30 +22,26 @@ const TAKEOVER_MS = 15_000;
 const header = (a: Arrival, name: string) => a.headers[name] as string;
 
 describe.skipIf(POSTGRES === null)('node liveness: a SIGKILLed node’s calls in flight are taken over within 15 s (real processes)', () => {
+  let db: TestDatabase | null = null;
+  let receiver: ChildReceiver | null = null;
+  let nodes: ChildServer[] = [];
+
+  afterEach(async () => {
+    await Promise.all(nodes.map((n) => stopChild(n, 3_000)));
+    nodes = [];
+    await receiver?.close();
+    await db?.drop();
+  });
+
   const liveIds = async (node: ChildServer): Promise<string[]> => {
     const res = await call(node.url, TOKEN, 'GET', '/nodes');
-    if (res.status !== 200) throw new Error(`GET /nodes answered ${res.status}`);
+    expect(res.status).toBe(200);
     return (res.body as { nodes: { nodeId: string }[] }).nodes.map((n) => n.nodeId).sort();
   };
 
-  /**
-   * One cluster of three nodes on a database of its own, with its own receiver: the two cases run
-   * side by side (each mostly waits for a node timeout), each stopping what it started when it ends.
-   */
-  async function takeover(
-    { expect, onTestFinished }: TestContext,
-    label: string,
-    liveness: Record<string, string>,
-    count: number,
-  ): Promise<void> {
-    const db = await POSTGRES!.create();
-    const receiver = await spawnReceiver();
-    let nodes: ChildServer[] = [];
-    onTestFinished(async () => {
-      await Promise.all(nodes.map((n) => stopChild(n, 3_000)));
-      await receiver.close();
-      await db.drop();
-    });
+  async function takeover(label: string, liveness: Record<string, string>, count: number): Promise<void> {
+    db = await POSTGRES!.create();
+    receiver = await spawnReceiver();
     receiver.delay(`/${label}/`, ANSWER_MS);
     const env = {
       DATABASE_URL: db.url,
@@ -71,7 +67,7 @@ describe.skipIf(POSTGRES === null)('node liveness: a SIGKILLed node’s calls in
         const res = await call(victim.url, TOKEN, 'POST', '/schedules', {
           name: `${label}-${i}`,
           scheduledAt: new Date(start + Math.floor((i * 1_000) / count)).toISOString(),
-          endpoint: `${receiver.url}/${label}/${i}`,
+          endpoint: `${receiver!.url}/${label}/${i}`,
           timeoutMs: CALL_TIMEOUT_MS,
         });
         expect(res.status).toBe(201);
@@ -133,11 +129,11 @@ describe.skipIf(POSTGRES === null)('node liveness: a SIGKILLed node’s calls in
     );
   }
 
-  it.concurrent('PUNCTUAL_NODE_TIMEOUT=5s, heartbeat every second: 300 calls of 60-s timeout', async (ctx) => {
-    await takeover(ctx, 'fast', { PUNCTUAL_NODE_TIMEOUT: '5s', PUNCTUAL_NODE_HEARTBEAT_MS: '1000' }, 300);
+  it('PUNCTUAL_NODE_TIMEOUT=5s, heartbeat every second: 300 calls of 60-s timeout', async () => {
+    await takeover('fast', { PUNCTUAL_NODE_TIMEOUT: '5s', PUNCTUAL_NODE_HEARTBEAT_MS: '1000' }, 300);
   }, 90_000);
 
-  it.concurrent('the defaults (10 s, heartbeat every 2 s): 60 calls of 60-s timeout', async (ctx) => {
-    await takeover(ctx, 'default', {}, 60);
+  it('the defaults (10 s, heartbeat every 2 s): 60 calls of 60-s timeout', async () => {
+    await takeover('default', {}, 60);
   }, 90_000);
 });
