@@ -122,11 +122,13 @@ export interface Schedule extends DeliverySettings, JobRequest, JobIdentity {
 /**
  * How a job is named by its owner and who manages it (docs/apply.md): `key`, unique among the jobs
  * of one kind (`[A-Za-z0-9._:-]{1,128}`, src/domain/job-key.ts), or null; `managedBy`, `apply`
- * for a job created by `punctual apply`, else null (set at create only).
+ * for a job created by `punctual apply`, else null (set at create only); `flowControlKey`, the
+ * flow-control key its calls count against (domain/flow-control.ts, docs/flow-control.md), or null.
  */
 export interface JobIdentity {
   key: string | null;
   managedBy: JobManager | null;
+  flowControlKey: string | null;
 }
 
 /** A recurring job. */
@@ -241,6 +243,11 @@ export interface Attempt {
    */
   traceId: string | null;
   spanId: string | null;
+  /**
+   * How long the attempt waited for its flow-control key's limits before it started, ms (from the
+   * instant it was due to the claim that started it); null for a call without a key.
+   */
+  waitedMs: number | null;
 }
 
 /** Every firing of a schedule and every occurrence of a cron job. */
@@ -322,6 +329,16 @@ export interface ClaimedExecution extends JobRequest {
    * `Punctual-Missed-Occurrences`, docs/calls.md); absent for an execution that stands for itself.
    */
   missedOccurrences?: MissedOccurrences;
+  /**
+   * The flow-control key the execution counts against (domain/flow-control.ts); absent: none. A
+   * 429 or 503 answer with `Retry-After` holds the key (`AttemptOutcome.flowControlHoldUntil`).
+   */
+  flowControlKey?: string;
+  /**
+   * How long this attempt waited for its key's limits before the claim started it, ms (from the
+   * instant it was due to the claim); absent for a call without a key.
+   */
+  waitedMs?: number;
 }
 
 /** The outcome of one attempt, as recorded by the dispatcher. */
@@ -353,4 +370,13 @@ export interface AttemptOutcome {
   /** The attempt's trace id and span id, as sent in `traceparent`; absent: not known (recorded as null). */
   traceId?: string;
   spanId?: string;
+  /** The claimed item's `waitedMs` (recorded with the attempt); absent: it did not wait for a key. */
+  waitedMs?: number;
+  /**
+   * For a call with a flow-control key answered 429 or 503 with `Retry-After`: the instant until
+   * which its key starts no call (epoch ms, UTC; docs/flow-control.md, "429 and 503"); absent otherwise.
+   */
+  flowControlHoldUntil?: number;
+  /** The claimed item's `flowControlKey`; absent: none. */
+  flowControlKey?: string;
 }

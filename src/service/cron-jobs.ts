@@ -194,6 +194,7 @@ export async function updateCronJob(ctx: JobServiceContext, id: string, patch: C
   const checks = new Checks(ruleContext(ctx));
   checkFields(checks, patch);
   checks.rule('/key', 'job-key', patch.key, true);
+  checks.rule('/flowControlKey', 'flow-control-key', patch.flowControlKey, true);
   checks.oneOf('/status', patch.status, CRON_JOB_STATUSES);
   if (patch.status === 'Completed') checks.add('/status', 'Completed is set by the service: give Active or Paused');
   checkDelivery(checks, patch, null);

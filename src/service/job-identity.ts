@@ -13,11 +13,14 @@ export interface IdentityInput {
   key?: string | null;
   /** `apply` for a job created by `punctual apply`, or null. */
   managedBy?: JobManager | null;
+  /** The flow-control key its calls count against, or null (none). */
+  flowControlKey?: string | null;
 }
 
 /** Checks the present identity fields of `input` into `checks`. */
 export function checkIdentity(checks: Checks, input: IdentityInput): Checks {
   checks.rule('/key', 'job-key', input.key, true);
+  checks.rule('/flowControlKey', 'flow-control-key', input.flowControlKey, true);
   if (input.managedBy !== null) checks.oneOf('/managedBy', input.managedBy, JOB_MANAGERS);
   return checks;
 }

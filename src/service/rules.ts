@@ -109,6 +109,9 @@ export const RULES = {
   /** The `key` of a job (src/domain/job-key.ts): 1 to 128 of A-Z a-z 0-9 . _ : - */
   'job-key': (value) => jobKeyProblem(value),
 
+  /** A flow-control key (domain/flow-control.ts): the same characters and length as a job's key. */
+  'flow-control-key': (value) => jobKeyProblem(value),
+
   /** RFC 3339 instant with `Z` or a numeric offset (`parseIsoInstant`). */
   instant: (value) => (parseIsoInstant(value) === null ? INSTANT_MESSAGE : null),
 

@@ -334,7 +334,7 @@ describe.skipIf(!BASE)('PostgreSQL store', () => {
         ids('e').map(() => 'POST'), ids('e').map(() => 'https://example.com/'), ids('e').map(() => null), ids('e').map(() => null)];
       expect(await plan(START_SCHEDULES_SQL, [ids('s'), ids('s').map(() => newId()), T0, 'n', 1000])).not.toMatch(partial);
       expect(await plan(RELET_SQL, [ids('e'), T0, 'n', 1000, T0 + 100])).not.toMatch(partial);
-      expect(await plan(finishSql('database'), ['n', ...finishCols, 'ch'])).not.toMatch(partial);
+      expect(await plan(finishSql('database'), ['n', ...finishCols, 'ch', ids('e').map(() => null), ids('e').map(() => null)])).not.toMatch(partial);
       expect(await plan(DUE_CRON_SQL, [ids('c'), T0])).not.toMatch(partial);
     });
 

@@ -298,7 +298,7 @@ describe('SQLite store', () => {
       const s = await open(); // migrates to the latest version
       // Migration 5: jobs stored before keep their calls (POST, no headers, no body, no authentication).
       const request = { method: 'POST', headers: {}, body: null, auth: null, secrets: null };
-      const defaults = { retry: { maxAttempts: 5, initialDelayMs: 1000, maxDelayMs: 3_600_000, delaysMs: null }, timeoutMs: 30_000, ...request, successStatuses: ['2xx'], key: null, managedBy: null };
+      const defaults = { retry: { maxAttempts: 5, initialDelayMs: 1000, maxDelayMs: 3_600_000, delaysMs: null }, timeoutMs: 30_000, ...request, successStatuses: ['2xx'], key: null, managedBy: null, flowControlKey: null };
       expect(await s.apiKeyGet({ id: ids.key })).toEqual({ id: ids.key, name: 'k', status: 'Enabled', createdAt: T0, lastUsed: T0 + 9, scopes: ['jobs:read', 'jobs:write', 'keys:manage', 'metrics:read'], expiresAt: null, previousTokenExpiresAt: null });
       expect(await s.scheduleGet({ id: ids.pending })).toEqual({
         id: ids.pending,
@@ -359,7 +359,7 @@ describe('SQLite store', () => {
         jitterMs: 0,
         missedOccurrences: null,
         // Attempts recorded before methods and URLs were kept: POSTs to a URL not known.
-        attempts: [{ number: 1, startedAt: T0 + 3, durationMs: 12, statusCode: 200, error: null, responseBody: 'ok', method: 'POST', url: null, traceId: null, spanId: null }],
+        attempts: [{ number: 1, startedAt: T0 + 3, durationMs: 12, statusCode: 200, error: null, responseBody: 'ok', method: 'POST', url: null, traceId: null, spanId: null, waitedMs: null }],
       });
       // started_at is the first attempt's start: for attempt > 1, the claim of attempt 1 (created_at).
       expect(await s.executionGet({ id: ex.cronOld })).toMatchObject({

@@ -59,6 +59,7 @@ function job(o: { nextInvocation?: number; misfire?: MisfirePolicy; overlap?: Ov
     jitterMs: 0,
     key: null,
     managedBy: null,
+    flowControlKey: null,
   };
 }
 

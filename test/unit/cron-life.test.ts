@@ -56,6 +56,7 @@ function job(o: Partial<CronJob> = {}): CronJob {
     tags: [],
     key: null,
     managedBy: null,
+    flowControlKey: null,
     ...o,
   };
 }

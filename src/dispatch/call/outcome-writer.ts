@@ -96,8 +96,9 @@ export class OutcomeWriter {
       const batch = this.outcomes;
       this.outcomes = [];
       try {
-        const { paused, backfillDueAt } = await this.opts.store.executionsFinish({ nodeId: this.opts.nodeId, outcomes: batch.map((b) => b.outcome) });
+        const { paused, backfillDueAt, flowControlDueAt } = await this.opts.store.executionsFinish({ nodeId: this.opts.nodeId, outcomes: batch.map((b) => b.outcome) });
         if (backfillDueAt !== undefined) this.opts.onRetry(backfillDueAt); // the next backfilled execution's turn
+        if (flowControlDueAt !== undefined) this.opts.onRetry(flowControlDueAt); // a slot of a flow-control key freed
         for (const item of batch) {
           if (item.outcome.nextAttemptAt !== null) this.opts.onRetry(item.outcome.nextAttemptAt);
           if (item.outcome.status === 'Failed') this.logFailed(item);

@@ -39,5 +39,28 @@ export function attemptOutcome(claim: ClaimedExecution, result: AttemptResult, r
     url: claim.endpoint,
     traceId: result.traceId,
     spanId: result.spanId,
+    ...(claim.waitedMs !== undefined && { waitedMs: claim.waitedMs }),
+    ...flowControlOf(claim, result, finishedAt),
   };
+}
+
+/** The answers that slow a flow-control key when they carry `Retry-After` (RFC 9110 §10.2.3): 429 Too Many Requests and 503 Service Unavailable. */
+export const FLOW_CONTROL_HOLD_STATUSES: readonly number[] = [429, 503];
+
+/**
+ * The flow-control fields of an outcome: the claim's key, and for a 429 or 503 with `Retry-After`
+ * the end of the key's hold, the attempt's end plus the delay asked, capped at the job's
+ * `retry.maxDelayMs` as a retry's is (docs/flow-control.md, "429 and 503").
+ */
+function flowControlOf(
+  claim: ClaimedExecution,
+  result: AttemptResult,
+  finishedAt: number,
+): Pick<AttemptOutcome, 'flowControlKey' | 'flowControlHoldUntil'> {
+  if (claim.flowControlKey === undefined) return {};
+  const hold =
+    result.statusCode !== null && FLOW_CONTROL_HOLD_STATUSES.includes(result.statusCode) && result.retryAfterMs !== null
+      ? finishedAt + Math.min(Math.max(0, result.retryAfterMs), claim.retry.maxDelayMs)
+      : undefined;
+  return { flowControlKey: claim.flowControlKey, ...(hold !== undefined && hold > finishedAt && { flowControlHoldUntil: Math.ceil(hold) }) };
 }

@@ -41,6 +41,7 @@ export const SCHEDULE_EXAMPLE: ScheduleWire = {
   successStatuses: ['2xx'],
   key: null,
   managedBy: null,
+  flowControlKey: null,
 };
 
 export const SCHEDULE_CREATE_EXAMPLE: ScheduleCreateBody = {
@@ -93,6 +94,7 @@ export const CRON_JOB_EXAMPLE: CronJobWire = {
   tags: ['newsletter', 'nightly'],
   key: 'daily-digest',
   managedBy: 'apply',
+  flowControlKey: null,
 };
 
 export const CRON_CREATE_EXAMPLE: CronCreateBody = {

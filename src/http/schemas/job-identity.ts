@@ -6,6 +6,7 @@
 import { Type } from 'typebox';
 import { JOB_MANAGERS } from '../../domain/enums.js';
 import { JOB_KEY_PATTERN } from '../../domain/job-key.js';
+import { FLOW_CONTROL_KEY_PATTERN } from '../../domain/flow-control.js';
 import type { JobIdentity } from '../../domain/types.js';
 import { Nullable, StringEnum } from './common.js';
 
@@ -16,6 +17,13 @@ const KEY_DESCRIPTION =
 const MANAGED_BY_DESCRIPTION =
   '`apply` for a job created by `punctual apply` (the only jobs its `--prune` deletes), else null. Set at create, never changed.';
 
+const FLOW_CONTROL_KEY_DESCRIPTION =
+  'The flow-control key its calls count against (docs/flow-control.md): 1 to 128 of the characters A-Z a-z 0-9 . _ : -. ' +
+  'Calls of all jobs naming one key share its limits; a key never configured has none.';
+
+/** `flowControlKey` in a create or patch body: a key, or null (none). */
+export const FlowControlKeyInput = Nullable(Type.String({ pattern: FLOW_CONTROL_KEY_PATTERN, description: `${FLOW_CONTROL_KEY_DESCRIPTION} Default null.` }));
+
 /** `key` in a create or patch body: a key, or null (none; a PATCH with null removes it). */
 export const KeyInput = Nullable(Type.String({ pattern: JOB_KEY_PATTERN, description: `${KEY_DESCRIPTION} Default null.` }));
 
@@ -23,15 +31,20 @@ export const KeyInput = Nullable(Type.String({ pattern: JOB_KEY_PATTERN, descrip
 export const ManagedByInput = Nullable(StringEnum(JOB_MANAGERS, `${MANAGED_BY_DESCRIPTION} Default null.`));
 
 /** The identity fields of a create body. */
-export const identityCreateFields = { key: Type.Optional(KeyInput), managedBy: Type.Optional(ManagedByInput) };
+export const identityCreateFields = {
+  key: Type.Optional(KeyInput),
+  managedBy: Type.Optional(ManagedByInput),
+  flowControlKey: Type.Optional(FlowControlKeyInput),
+};
 
 /** The identity fields of a patch body (`managedBy` cannot change). */
-export const identityPatchFields = { key: Type.Optional(KeyInput) };
+export const identityPatchFields = { key: Type.Optional(KeyInput), flowControlKey: Type.Optional(FlowControlKeyInput) };
 
 /** The identity fields of a job in a response. */
 export const identityWireFields = {
   key: Nullable(Type.String({ description: `${KEY_DESCRIPTION} Null: none.` })),
   managedBy: Nullable(StringEnum(JOB_MANAGERS, `${MANAGED_BY_DESCRIPTION} Read-only.`)),
+  flowControlKey: Nullable(Type.String({ description: `${FLOW_CONTROL_KEY_DESCRIPTION} Null: none.` })),
 };
 
 /** `key` in a list's query: only the job with this key. */
@@ -41,5 +54,5 @@ export function KeyQuery(what: string) {
 
 /** The identity fields of a job on the wire. */
 export function identityToWire(j: JobIdentity): JobIdentity {
-  return { key: j.key, managedBy: j.managedBy };
+  return { key: j.key, managedBy: j.managedBy, flowControlKey: j.flowControlKey };
 }

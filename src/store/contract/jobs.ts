@@ -24,6 +24,8 @@ export interface SuccessParams {
 export interface IdentityParams {
   key?: string | null;
   managedBy?: JobManager | null;
+  /** The flow-control key its calls count against (domain/flow-control.ts); absent or null: none. */
+  flowControlKey?: string | null;
 }
 
 /** Params of {@link Store.scheduleCreate}. */
@@ -89,6 +91,8 @@ export interface ScheduleUpdateParams extends JobRequestParams, SuccessParams {
   timeoutMs?: number;
   /** The new key (null removes it); a key another schedule holds: `ConflictError` (path `/key`). */
   key?: string | null;
+  /** The new flow-control key (null: none); executions made before keep theirs. */
+  flowControlKey?: string | null;
   /** Epoch ms (UTC) of the patch: a new `scheduledAt` is due from the later of it and this. */
   now: number;
 }
@@ -133,6 +137,8 @@ export interface CronUpdateParams extends JobRequestParams, SuccessParams, CronL
   pauseAfterFailures?: number | null;
   /** The new key (null removes it); a key another cron job holds: `ConflictError` (path `/key`). */
   key?: string | null;
+  /** The new flow-control key (null: none); executions made before keep theirs. */
+  flowControlKey?: string | null;
   /** Kept when absent; cleared when the job is Active after the update (cron-patch.ts). */
   pausedReason?: string | null;
   /** Replaces the job's tags. */

@@ -104,6 +104,7 @@ export const ATTEMPT_COLUMNS = [
   'url',
   'trace_id',
   'span_id',
+  'waited_ms',
 ] as const;
 
 /** A row of `execution_attempts`. */
@@ -121,6 +122,8 @@ export interface AttemptRow {
   /** NULL for attempts recorded before trace ids were kept. */
   trace_id: string | null;
   span_id: string | null;
+  /** NULL: the attempt did not wait for a flow-control key. */
+  waited_ms: number | null;
 }
 
 /**
@@ -205,6 +208,7 @@ export function attemptFromRow(r: AttemptRow): Attempt {
     url: r.url,
     traceId: r.trace_id,
     spanId: r.span_id,
+    waitedMs: r.waited_ms ?? null,
   };
 }
 
@@ -222,6 +226,7 @@ export function attemptToRow(executionId: string, a: Attempt): AttemptRow {
     url: a.url,
     trace_id: a.traceId,
     span_id: a.spanId,
+    waited_ms: a.waitedMs ?? null,
   };
 }
 

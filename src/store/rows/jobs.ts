@@ -163,30 +163,32 @@ export function retryToRow(p: RetryPolicy): Record<RetryColumn, unknown> {
 /**
  * `key` and `managed_by` (SQLite migration 18, PostgreSQL 17; last in both job tables): the job's
  * key, unique per table through the partial unique index `<table>_by_key` (job-keys.ts), and
- * `apply` for a job created by `punctual apply`. NULL for the rows made before.
+ * `apply` for a job created by `punctual apply`; `flow_control_key` (SQLite migration 21,
+ * PostgreSQL 20), the flow-control key its calls count against. NULL for the rows made before.
  */
-export const IDENTITY_COLUMNS = ['key', 'managed_by'] as const;
+export const IDENTITY_COLUMNS = ['key', 'managed_by', 'flow_control_key'] as const;
 type IdentityColumn = (typeof IDENTITY_COLUMNS)[number];
 
 /** The {@link IDENTITY_COLUMNS} of a row. */
 export interface IdentityRow {
   key: string | null;
   managed_by: JobManager | null;
+  flow_control_key: string | null;
 }
 
 /** Row → the key and manager of a job. */
 export function identityFromRow(r: IdentityRow): JobIdentity {
-  return { key: r.key ?? null, managedBy: r.managed_by ?? null };
+  return { key: r.key ?? null, managedBy: r.managed_by ?? null, flowControlKey: r.flow_control_key ?? null };
 }
 
 /** The key and manager new job params give: null when absent. */
-export function newIdentity(p: { key?: string | null; managedBy?: JobManager | null }): JobIdentity {
-  return { key: p.key ?? null, managedBy: p.managedBy ?? null };
+export function newIdentity(p: { key?: string | null; managedBy?: JobManager | null; flowControlKey?: string | null }): JobIdentity {
+  return { key: p.key ?? null, managedBy: p.managedBy ?? null, flowControlKey: p.flowControlKey ?? null };
 }
 
 /** The key and manager of a job → the values of their columns. */
 export function identityToRow(j: JobIdentity): Record<IdentityColumn, unknown> {
-  return { key: j.key ?? null, managed_by: j.managedBy ?? null };
+  return { key: j.key ?? null, managed_by: j.managedBy ?? null, flow_control_key: j.flowControlKey ?? null };
 }
 
 // ---- API keys ---------------------------------------------------------------------------------
@@ -315,10 +317,10 @@ export const SCHEDULE_PATCH_COLUMNS = SCHEDULE_COLUMNS.filter(
  * The nullable columns a patch may clear: each has a parameter `<column>_set`, 1 when the patch
  * writes the column (NULL included), 0 when it keeps it. The other columns are NULL when kept.
  */
-export const SCHEDULE_PATCH_CLEARABLE = ['body', 'auth', 'secrets', 'retry_delays_ms', 'key'] as const;
+export const SCHEDULE_PATCH_CLEARABLE = ['body', 'auth', 'secrets', 'retry_delays_ms', 'key', 'flow_control_key'] as const;
 
 /** The parameters of a schedule patch, in order: {@link SCHEDULE_PATCH_COLUMNS}, then the `_set` flags. */
-export const SCHEDULE_PATCH_PARAMS = [...SCHEDULE_PATCH_COLUMNS, 'body_set', 'auth_set', 'secrets_set', 'retry_delays_ms_set', 'key_set'] as const;
+export const SCHEDULE_PATCH_PARAMS = [...SCHEDULE_PATCH_COLUMNS, 'body_set', 'auth_set', 'secrets_set', 'retry_delays_ms_set', 'key_set', 'flow_control_key_set'] as const;
 
 /** A parameter of a schedule patch by name ({@link SCHEDULE_PATCH_PARAMS}). */
 export type SchedulePatchParam = (typeof SCHEDULE_PATCH_PARAMS)[number];
@@ -369,10 +371,12 @@ export function schedulePatchToRow(
     secrets: jsonText(p.secrets),
     success_statuses: jsonText(p.successStatuses),
     key: p.key ?? null,
+    flow_control_key: p.flowControlKey ?? null,
     body_set: p.body === undefined ? 0 : 1,
     auth_set: p.auth === undefined ? 0 : 1,
     secrets_set: p.secrets === undefined ? 0 : 1,
     retry_delays_ms_set: p.retry === undefined ? 0 : 1,
     key_set: p.key === undefined ? 0 : 1,
+    flow_control_key_set: p.flowControlKey === undefined ? 0 : 1,
   };
 }

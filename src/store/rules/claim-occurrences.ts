@@ -128,3 +128,20 @@ export function occurrenceStatuses(
   }
   return out;
 }
+
+/**
+ * The room a source gives a job's new executions: none when the job names a flow-control key. Such
+ * an execution is never started by its source: it is inserted Pending, due at its instant (plus its
+ * jitter), and the claim's flow-control pass (store/rules/flow-control.ts, `planHeld`) starts it
+ * when its key admits it, in the same claim when the key has room.
+ * @param flowControlKey the job's key, null: none
+ * @param room the claim's room
+ */
+export function sourceRoom(flowControlKey: string | null, room: number): number {
+  return flowControlKey === null ? room : 0;
+}
+
+/** The status a due schedule's execution is inserted with: Running, or Pending when it names a flow-control key (see {@link sourceRoom}). */
+export function sourceStatus(flowControlKey: string | null): 'Running' | 'Pending' {
+  return flowControlKey === null ? 'Running' : 'Pending';
+}

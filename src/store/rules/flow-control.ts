@@ -105,3 +105,85 @@ export function shareInTurn(demands: readonly KeyDemand[], room: number): Map<st
   }
   return share;
 }
+
+/**
+ * The margin added to a key's `periodMs` when its rate is counted at a claim, ms: a call starts a
+ * little after the claim that admitted it (the claim's commit, the hand-over to the event loop,
+ * the connection), and not always by the same delay, so starts admitted exactly one period apart
+ * could reach the receiver a little less than one period apart. With this margin a receiver
+ * sees at most `rate` calls in any window of `periodMs` unless one call is delayed by more than
+ * the margin beyond another (docs/flow-control.md, "How exact").
+ */
+export const FLOW_CONTROL_RATE_MARGIN_MS = 50;
+
+/**
+ * How long a claim that left a key's calls waiting for a slot (its parallelism used up) or for
+ * its resume lets the key be, ms, before it looks again: a finish of one of its calls, a change
+ * of its limits, a pause or a resume bring it back at once; this bound only covers a wake-up
+ * that was lost (a node that died between its finish and its commit).
+ */
+export const FLOW_CONTROL_RECHECK_MS = 1_000;
+
+/** A key with calls waiting and due, as a claim reads it (see {@link planHeld}). */
+export interface HeldKey {
+  key: string;
+  /** The key's limits; null when it is not configured (no limits). */
+  limits: FlowControlLimits | null;
+  /** What it has under way (`starts` read only when it has a rate). */
+  state: FlowControlState;
+  /** Its waiting calls due at the claim's instant, counted up to the claim's room. */
+  due: number;
+}
+
+/** What a claim does with one key (see {@link planHeld}). */
+export interface HeldPlan {
+  key: string;
+  /** How many of its oldest due waiting calls the claim starts now. */
+  take: number;
+  /**
+   * The key's new `ready_at` (epoch ms, UTC) when calls are left waiting over its limits: the
+   * instant of {@link Admission.nextAt}, else now + {@link FLOW_CONTROL_RECHECK_MS}; null when the
+   * claim leaves it as it is (nothing left waiting over a limit, or a key not configured).
+   */
+  readyAt: number | null;
+}
+
+/**
+ * The flow-control pass of a claim, after its other sources have taken their share of its room
+ * (calls without a key are never delayed by waiting keyed calls): each key is admitted by its
+ * limits ({@link admission}, the period widened by {@link FLOW_CONTROL_RATE_MARGIN_MS}); a key
+ * not configured admits all its due calls; the room left is shared between the keys in turn
+ * ({@link shareInTurn}) in the order given, which is the order of their oldest waiting call.
+ * @param keys the keys with due waiting calls whose `ready_at` is not after `now`, oldest call first
+ * @param now the claim's instant, epoch ms (UTC)
+ * @param room the items the claim may still return
+ * @returns one plan per key given, in the same order
+ */
+export function planHeld(keys: readonly HeldKey[], now: number, room: number): HeldPlan[] {
+  const admissions = keys.map((k) =>
+    k.limits === null
+      ? { admit: k.due, nextAt: null }
+      : admission({ ...k.limits, periodMs: k.limits.periodMs + FLOW_CONTROL_RATE_MARGIN_MS }, k.state, now, k.due),
+  );
+  const share = shareInTurn(
+    keys.map((k, i) => ({ key: k.key, wanted: admissions[i]!.admit })),
+    room,
+  );
+  return keys.map((k, i) => {
+    const a = admissions[i]!;
+    const take = share.get(k.key) ?? 0;
+    // Left waiting over a limit only when the room did not cut its admission short: a key cut
+    // short by the room is ready again at the next claim.
+    const overLimit = k.limits !== null && a.admit < k.due && take >= a.admit;
+    return { key: k.key, take, readyAt: overLimit ? (a.nextAt ?? now + FLOW_CONTROL_RECHECK_MS) : null };
+  });
+}
+
+/**
+ * The instant before which the starts of a key no longer count at a claim at `now`: a start at or
+ * before it is outside every window that a start at `now` joins (the period widened by
+ * {@link FLOW_CONTROL_RATE_MARGIN_MS}), so the claim may delete it. Epoch ms (UTC).
+ */
+export function startsExpiredBefore(limits: FlowControlLimits, now: number): number {
+  return now - limits.periodMs - FLOW_CONTROL_RATE_MARGIN_MS;
+}

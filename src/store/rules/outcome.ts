@@ -55,6 +55,12 @@ export interface FinishResult {
    * absent when it made none due.
    */
   backfillDueAt?: number;
+  /**
+   * When calls waiting for a flow-control key may start because this write finished calls of that
+   * key (epoch ms, UTC: the end of the batch's last attempt), so that the writer wakes the
+   * dispatcher; absent when it finished no keyed call.
+   */
+  flowControlDueAt?: number;
 }
 
 /** Whether an outcome is *gone*: `Failed` on a 410 answer (a 410 the job lists is `Succeeded`). */

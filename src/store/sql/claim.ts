@@ -32,10 +32,10 @@ export interface DeliveryRow extends RetryRow {
  * re-leased or retried execution is sent with them; a cron job's fix of its URL applies to its
  * retries), NULL columns and `job_exists` false when the job was deleted; and the occurrences the
  * execution stands for (the `missed_*` columns, see {@link missedOf}); `backfill_blocked` 1 when it is
- * a backfilled execution that must wait its turn (store/rules/backfill.ts). Add a WHERE clause.
+ * a backfilled execution that must wait its turn (store/rules/backfill.ts); and its flow-control key. Add a WHERE clause.
  */
 export function executionWithJobSql(from: string): string {
-  return `SELECT e.id, e.job_type, e.job_id, e.scheduled_for, coalesce(e.due_at, e.scheduled_for) AS due_at, e.retry_base,
+  return `SELECT e.id, e.job_type, e.job_id, e.scheduled_for, coalesce(e.due_at, e.scheduled_for) AS due_at, e.retry_base, e.flow_control_key,
        ${columnList(MISSED_COLUMN_NAMES, 'e')},
        coalesce(s.endpoint, c.endpoint) AS endpoint,
        coalesce(s.data, c.data) AS data,
@@ -131,6 +131,8 @@ export interface ReletRow extends CallRow, MissedRow {
   scheduled_for: number;
   due_at: number;
   retry_base: number;
+  /** The execution's flow-control key, NULL: none. */
+  flow_control_key: string | null;
 }
 
 /**
@@ -153,6 +155,7 @@ export function reletItem(codec: RowCodec, clock: ClaimClock, e: ReletRow, endpo
     ...callOf(codec, e),
     leaseExpiresAt,
     ...missedOf(codec, e),
+    ...(e.flow_control_key !== null && { flowControlKey: e.flow_control_key }),
   };
 }
 

@@ -27,10 +27,13 @@ export const TRIGGER_CRON_LAST_SQL = `SELECT c.last_execution_id, l.scheduled_fo
 
 /**
  * The execution of a trigger: `Pending` at attempt 0, due at once, its occurrence the instant of
- * the trigger (`:now`); `:triggered` is the dialect's true (SQLite 1).
+ * the trigger (`:now`), with its job's flow-control key; `:triggered` is the dialect's true (SQLite 1).
  */
-export const TRIGGER_INSERT_SQL = `INSERT INTO executions (id, job_type, job_id, scheduled_for, triggered, status, attempt, created_at, next_attempt_at)
- VALUES (:id, :jobType, :jobId, :now, :triggered, 'Pending', 0, :now, :now)`;
+export const TRIGGER_INSERT_SQL = `INSERT INTO executions (id, job_type, job_id, scheduled_for, triggered, status, attempt, created_at, next_attempt_at,
+   flow_control_key)
+ VALUES (:id, :jobType, :jobId, :now, :triggered, 'Pending', 0, :now, :now,
+   coalesce((SELECT s.flow_control_key FROM schedules s WHERE :jobType = 'schedule' AND s.id = :jobId),
+            (SELECT c.flow_control_key FROM cron_jobs c WHERE :jobType = 'cron' AND c.id = :jobId)))`;
 
 /** A trigger counts as an invocation of its cron job and may become its newest execution (`:lastExecutionId`). */
 export const TRIGGER_COUNT_CRON_SQL = 'UPDATE cron_jobs SET invocations = invocations + 1, last_execution_id = :lastExecutionId WHERE id = :jobId';

@@ -70,6 +70,7 @@ export function describeCronJobs(current: () => Store): void {
         tags: ['nightly', 'eu'],
         key: null,
         managedBy: null,
+        flowControlKey: null,
       });
       expect(await store().cronGet({ id })).toEqual(c);
     });

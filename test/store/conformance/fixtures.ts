@@ -71,7 +71,7 @@ export const CRON_REQUEST = {
   secrets: { clientSecret: 'sealed:v1:def' },
 } as const;
 /** What an attempt of a job made by `newSchedule` records of its call (an outcome without trace ids records null). */
-export const CALLED = { method: 'POST', url: 'https://example.com/hook', traceId: null, spanId: null } as const;
+export const CALLED = { method: 'POST', url: 'https://example.com/hook', traceId: null, spanId: null, waitedMs: null } as const;
 /** The request of a job created without one: POST, no headers, no body, no authentication. */
 export const NO_REQUEST = { method: 'POST', headers: {}, body: null, auth: null, secrets: null } as const;
 
@@ -127,7 +127,16 @@ export function suiteHelpers(store: () => Store) {
     }).then((r) => r.claimed);
 
   const newSchedule = (
-    o: { scheduledAt?: number; now?: number; id?: string; data?: object; tags?: string[]; retry?: RetryPolicy; timeoutMs?: number } = {},
+    o: {
+      scheduledAt?: number;
+      now?: number;
+      id?: string;
+      data?: object;
+      tags?: string[];
+      retry?: RetryPolicy;
+      timeoutMs?: number;
+      flowControlKey?: string;
+    } = {},
   ) =>
     store().scheduleCreate({
       id: o.id ?? newId(),
@@ -139,6 +148,7 @@ export function suiteHelpers(store: () => Store) {
       retry: o.retry ?? RETRY,
       timeoutMs: o.timeoutMs ?? TIMEOUT,
       now: o.now ?? T0 - 60_000,
+      ...(o.flowControlKey !== undefined && { flowControlKey: o.flowControlKey }),
     });
 
   const newCron = (
@@ -153,6 +163,8 @@ export function suiteHelpers(store: () => Store) {
       overlap?: OverlapPolicy;
       retry?: RetryPolicy;
       timeoutMs?: number;
+      flowControlKey?: string;
+      jitterMs?: number;
     } = {},
   ) =>
     store().cronCreate({
@@ -168,6 +180,8 @@ export function suiteHelpers(store: () => Store) {
       misfire: o.misfire ?? 'once',
       overlap: o.overlap ?? 'allow',
       now: o.now ?? T0 - 60_000,
+      ...(o.flowControlKey !== undefined && { flowControlKey: o.flowControlKey }),
+      ...(o.jitterMs !== undefined && { jitterMs: o.jitterMs }),
     });
 
   const outcome = (c: ClaimedExecution, o: Partial<AttemptOutcome> = {}): AttemptOutcome => ({

@@ -28,6 +28,7 @@ import { describeExecutionReads } from './execution-reads.js';
 import { describeExecutionSearch } from './execution-search.js';
 import { describeFinish } from './finish.js';
 import { describeFlowControl } from './flow-control.js';
+import { describeFlowControlClaim } from './flow-control-claim.js';
 import { describeIdempotency } from './idempotency.js';
 import { describeJobKeys } from './job-keys.js';
 import { describeLeasesRelease } from './leases-release.js';
@@ -86,6 +87,7 @@ export function exerciseStore(name: string, factory: () => Promise<StoreUnderTes
     describeIdempotency(current); // idempotency records (begin, finish, abandon, prune)
     describeNodes(current); // node liveness (heartbeats, reaping, re-registration)
     describeFlowControl(current); // flow-control keys (put, get, list, pause, delete)
+    describeFlowControlClaim(current); // flow control at the claim (parallelism, rate, turns, pause, hold, retries)
     describeNotifications(current); // notification channels and outbox
     describeAhead(current); // claiming ahead (ClaimDueParams.aheadMs)
     describeLife(current); // start, end, limit and jitter of cron jobs

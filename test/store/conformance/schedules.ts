@@ -49,6 +49,7 @@ export function describeSchedules(current: () => Store): void {
         successStatuses: [302, '2xx'],
         key: null,
         managedBy: null,
+        flowControlKey: null,
       });
       expect(await store().scheduleGet({ id })).toEqual(s);
     });

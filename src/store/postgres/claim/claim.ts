@@ -90,6 +90,7 @@ import {
   occurrenceStatuses,
   pausedEntry,
   planCron,
+  sourceRoom,
   type ClaimClock,
   type ClaimResult,
 } from '../../rules/claim.js';
@@ -108,11 +109,12 @@ import {
   START_SCHEDULES_SQL,
 } from './sql.js';
 import type { PgContext, Sql } from '../connection.js';
+import { claimHeld, heldNextDueAt } from './held.js';
 import { cronFromRow, type CronRow } from '../queries/cron-jobs.js';
 import type { Operations } from '../../sql-store.js';
 
 interface Candidate {
-  kind: 'schedule' | 'cron' | 'waiting' | 'lease';
+  kind: 'schedule' | 'cron' | 'waiting' | 'lease' | 'held';
   id: string;
   due: number;
   now: number;
@@ -120,6 +122,7 @@ interface Candidate {
 
 interface StartedRow extends StartedScheduleRow {
   id: string;
+  flow_control_key: string | null;
   eid: string;
   /** False when the occurrence already had an execution (see START_SCHEDULES_SQL). */
   inserted: boolean;
@@ -145,6 +148,8 @@ interface Claim extends ClaimClock {
   /** Items still allowed (`limit` minus those claimed). */
   room: number;
   result: ClaimResult;
+  /** A call waiting for its flow-control key is due, or this claim made one: the flow-control pass runs. */
+  held: boolean;
 }
 
 /** The claim and the next-due query of one store. */
@@ -167,9 +172,17 @@ export class ClaimQueries {
     if (!(limit > 0)) return result;
     const { now, dueBy } = claimClock(p);
     const params = this.clock === 'database' ? [limit, scope, dueBy - now] : [limit, scope, dueBy - now, now];
-    const candidates = await sql.rows<Candidate>(this.candidates, params, `punctual_claim_candidates_${this.clock}`);
-    if (candidates.length === 0) return result;
-    const c: Claim = { sql, p, ...claimClock({ now: candidates[0]!.now, leaseMs: p.leaseMs, aheadMs: dueBy - now }), room: limit, result };
+    const rows = await sql.rows<Candidate>(this.candidates, params, `punctual_claim_candidates_${this.clock}`);
+    if (rows.length === 0) return result;
+    const candidates = rows.filter((k) => k.kind !== 'held');
+    const c: Claim = {
+      sql,
+      p,
+      ...claimClock({ now: rows[0]!.now, leaseMs: p.leaseMs, aheadMs: dueBy - now }),
+      room: limit,
+      result,
+      held: candidates.length < rows.length,
+    };
 
     const cronIds = candidates.filter((k) => k.kind === 'cron').map((k) => k.id);
     const cronRows = new Map<string, DueCronRow>();
@@ -191,13 +204,17 @@ export class ClaimQueries {
       while (i < candidates.length && candidates[i]!.kind !== 'cron' && run.length < c.room) run.push(candidates[i++]!);
       await this.claimRun(c, run);
     }
+    // The calls waiting for their flow-control key, with the room left (held.ts).
+    if (c.held) await claimHeld(c, (ids, dueOf) => this.relet(c, ids, dueOf));
     return result;
   }
 
   /** Earliest instant at which {@link claim} could return something, or null. */
   async nextDueAt(sql: Sql): Promise<number | null> {
-    const [r] = await sql.rows<{ due: number | null }>(NEXT_DUE_SQL, [], 'punctual_next_due');
-    return r?.due ?? null;
+    const [r] = await sql.rows<{ due: number | null; held: number | null }>(NEXT_DUE_SQL, [], 'punctual_next_due');
+    const held = r?.held == null ? null : await heldNextDueAt(sql);
+    const due = r?.due == null ? null : Number(r.due);
+    return due === null ? held : held === null ? due : Math.min(due, held);
   }
 
   /** Due, unclaimed work per source, each count at most `limit` (see Store.dueCount). */
@@ -219,22 +236,30 @@ export class ClaimQueries {
         'punctual_claim_schedules',
       );
       for (const s of rows) {
-        if (!s.inserted) continue;
+        if (s.inserted && s.flow_control_key !== null) c.held = true; // it waits for its key (held.ts)
+        if (!s.inserted || s.flow_control_key !== null) continue;
         items.set(`schedule:${s.id}`, startedSchedule(PASS_THROUGH, c, s.id, s.eid, s)); // the lease as the INSERT computed it
       }
     }
-    const existingIds = run.filter((k) => k.kind !== 'schedule').map((k) => k.id);
-    if (existingIds.length > 0) {
-      const rows = await c.sql.rows<LeasedAgainRow>(RELET_SQL, [existingIds, c.now, c.p.nodeId, c.leaseMs, c.dueBy], 'punctual_claim_relet');
-      const dueOf = new Map(run.filter((k) => k.kind !== 'schedule').map((k) => [k.id, k.due]));
-      for (const e of rows) {
-        items.set(`execution:${e.id}`, reletItem(PASS_THROUGH, c, e, e.endpoint, dueOf.get(e.id) ?? c.now, e.attempt, e.lease_expires_at));
-      }
+    const existing = run.filter((k) => k.kind !== 'schedule');
+    for (const item of await this.relet(c, existing.map((k) => k.id), new Map(existing.map((k) => [k.id, k.due])))) {
+      items.set(`execution:${item.executionId}`, item);
     }
     for (const k of run) {
       const item = items.get(k.kind === 'schedule' ? `schedule:${k.id}` : `execution:${k.id}`);
       if (item) pushClaimed(c, item);
     }
+  }
+
+  /**
+   * Leases the executions `ids` again (RELET_SQL: a deleted job's fail, a backfill not yet its turn
+   * waits) and answers their items, not pushed.
+   * @param dueOf each execution's due instant (`notBefore` when after now)
+   */
+  private async relet(c: Claim, ids: string[], dueOf: ReadonlyMap<string, number>): Promise<ClaimedExecution[]> {
+    if (ids.length === 0) return [];
+    const rows = await c.sql.rows<LeasedAgainRow>(RELET_SQL, [ids, c.now, c.p.nodeId, c.leaseMs, c.dueBy], 'punctual_claim_relet');
+    return rows.map((e) => reletItem(PASS_THROUGH, c, e, e.endpoint, dueOf.get(e.id) ?? c.now, e.attempt, e.lease_expires_at));
   }
 
   /** One due cron job: its occurrences, statuses and advance by the rules of store/rules/claim.ts. */
@@ -258,7 +283,7 @@ export class ClaimQueries {
       plan,
       job.overlap,
       () => row.in_progress,
-      c.room,
+      sourceRoom(job.flowControlKey, c.room),
       (o) => existing.has(o),
       (o) => occurrenceDelay(job, o),
     ).map((x) => ({ id: newId(), ...x }));
@@ -289,11 +314,13 @@ export class ClaimQueries {
             plan.skipped,
             planned.map((x) => x.dueAt),
             planned.map((x) => x.nextAttemptAt),
+            job.flowControlKey,
           ],
           'punctual_claim_cron',
         )
       ).map((r) => r.id),
     );
+    if (job.flowControlKey !== null && planned.some((x) => x.status === 'Pending' && inserted.has(x.id))) c.held = true;
     for (const x of planned) {
       if (x.status !== 'Running' || !inserted.has(x.id)) continue;
       pushClaimed(c, occurrenceItem(c, job, x.id, x.scheduledFor, leaseExpiresAt, plan.missed));

@@ -13,7 +13,9 @@ import { JOB_COLUMNS } from '../queries/cron-jobs.js';
  * Up to `$1` due items across the four sources, earliest first, each row locked (FOR UPDATE SKIP
  * LOCKED). Params: `$1` limit, `$2` the schema (advisory lock scope), `$3` the look ahead in ms
  * (store/rules/claim.ts, "Claiming ahead": leases are compared with now, the rest with now + `$3`), and
- * with clock 'caller' `$4` now. Returns `now` with each row: the instant the claim uses.
+ * with clock 'caller' `$4` now. Returns `now` with each row: the instant the claim uses. A last row
+ * of kind `held` says that a call waiting for its flow-control key is due (one descent of
+ * executions_held_due; no lock): the claim then runs its flow-control pass (held.ts).
  */
 export function candidatesSql(clock: 'database' | 'caller'): string {
   const now = clock === 'database' ? DB_NOW_MS : '$4::bigint';
@@ -26,27 +28,36 @@ c AS (SELECT 'cron' AS kind, id, next_invocation AS due FROM cron_jobs
        WHERE status = 'Active' AND next_invocation <= (SELECT due_by FROM t)
        ORDER BY next_invocation LIMIT $1 FOR UPDATE SKIP LOCKED),
 w AS (SELECT 'waiting' AS kind, id, next_attempt_at AS due FROM executions
-       WHERE status IN ('Pending', 'Retrying') AND next_attempt_at <= (SELECT due_by FROM t)
+       WHERE status IN ('Pending', 'Retrying') AND flow_control_key IS NULL AND next_attempt_at <= (SELECT due_by FROM t)
        ORDER BY next_attempt_at LIMIT $1 FOR UPDATE SKIP LOCKED),
 l AS (SELECT 'lease' AS kind, id, lease_expires_at AS due FROM executions
        WHERE status = 'Running' AND lease_expires_at <= (SELECT now FROM t)
          AND pg_try_advisory_xact_lock(${lockKeySql('reclaim', '$2')})
-       ORDER BY lease_expires_at LIMIT $1 FOR UPDATE SKIP LOCKED)
-SELECT x.kind, x.id, x.due, (SELECT now FROM t) AS now
+       ORDER BY lease_expires_at LIMIT $1 FOR UPDATE SKIP LOCKED),
+h AS (SELECT next_attempt_at AS due FROM executions
+       WHERE status IN ('Pending', 'Retrying') AND flow_control_key IS NOT NULL AND next_attempt_at <= (SELECT now FROM t)
+       ORDER BY next_attempt_at LIMIT 1)
+(SELECT x.kind, x.id, x.due, (SELECT now FROM t) AS now
   FROM (SELECT * FROM s UNION ALL SELECT * FROM c UNION ALL SELECT * FROM w UNION ALL SELECT * FROM l) AS x
  ORDER BY x.due, x.kind COLLATE "C", x.id
- LIMIT $1`;
+ LIMIT $1)
+UNION ALL
+SELECT 'held', '', h.due, (SELECT now FROM t) FROM h`;
 }
 
 /**
  * The earliest due instant of the four sources: each scalar subquery reads the first entry of
- * its partial index (ORDER BY … LIMIT 1: one descent, no sort); LEAST ignores NULLs.
+ * its partial index (ORDER BY … LIMIT 1: one descent, no sort); LEAST ignores NULLs. `held`: the
+ * oldest call waiting for its flow-control key (executions_held_due), whose keys the caller then
+ * reads (held.ts) when it is not null.
  */
 export const NEXT_DUE_SQL = `SELECT LEAST(
   (SELECT scheduled_at FROM schedules WHERE status = 'Pending' ORDER BY scheduled_at LIMIT 1),
   (SELECT next_invocation FROM cron_jobs WHERE status = 'Active' ORDER BY next_invocation LIMIT 1),
-  (SELECT next_attempt_at FROM executions WHERE status IN ('Pending', 'Retrying') ORDER BY next_attempt_at LIMIT 1),
-  (SELECT lease_expires_at FROM executions WHERE status = 'Running' ORDER BY lease_expires_at LIMIT 1)) AS due`;
+  (SELECT next_attempt_at FROM executions WHERE status IN ('Pending', 'Retrying') AND flow_control_key IS NULL ORDER BY next_attempt_at LIMIT 1),
+  (SELECT lease_expires_at FROM executions WHERE status = 'Running' ORDER BY lease_expires_at LIMIT 1)) AS due,
+  (SELECT next_attempt_at FROM executions WHERE status IN ('Pending', 'Retrying') AND flow_control_key IS NOT NULL
+    ORDER BY next_attempt_at LIMIT 1) AS held`;
 
 /**
  * Due work not yet claimed, per source, each count stopping at `$1` (Store.dueCount): the same
@@ -63,7 +74,7 @@ SELECT
   (SELECT count(*) FROM (SELECT 1 FROM cron_jobs
      WHERE status = 'Active' AND next_invocation <= (SELECT now FROM t) LIMIT $1) AS x) AS cron,
   (SELECT count(*) FROM (SELECT 1 FROM executions
-     WHERE status IN ('Pending', 'Retrying') AND next_attempt_at <= (SELECT now FROM t) LIMIT $1) AS x) AS waiting,
+     WHERE status IN ('Pending', 'Retrying') AND flow_control_key IS NULL AND next_attempt_at <= (SELECT now FROM t) LIMIT $1) AS x) AS waiting,
   (SELECT count(*) FROM (SELECT 1 FROM executions
      WHERE status = 'Running' AND lease_expires_at <= (SELECT now FROM t) LIMIT $1) AS x) AS lease`;
 }
@@ -72,7 +83,9 @@ SELECT
  * Schedules of a run of candidates (`$1` ids, `$2` new execution ids, `$3` now, `$4` node, `$5`
  * lease margin): Pending → Running, each with its Running execution (attempt 1, leased until
  * now + its timeout + margin, started_at `greatest(now, scheduled_at)`: `attemptStart` of
- * store/rules/claim.ts, for a schedule claimed ahead). A schedule whose occurrence already has an execution (unreachable
+ * store/rules/claim.ts, for a schedule claimed ahead); a schedule that names a flow-control key
+ * gets a Pending execution instead, due at its `due_at`, with the key (`sourceStatus`,
+ * store/rules/claim-occurrences.ts: the flow-control pass starts it). A schedule whose occurrence already has an execution (unreachable
  * through the contract) stays Running and returns nothing, as in SQLite.
  *
  * Plans (this and the statements below): every write after the candidates statement reaches its
@@ -91,13 +104,18 @@ s AS (
   UPDATE schedules x SET status = 'Running' FROM u
    WHERE x.id = ANY($1::text[]) AND x.id = u.sid AND x.status = u.pending
   RETURNING x.id, u.eid, x.endpoint, x.data, x.scheduled_at, coalesce(x.due_at, x.scheduled_at) AS due_at,
-            ${columnList(RETRY_COLUMNS, 'x')}, x.timeout_ms, x.success_statuses, ${columnList(REQUEST_COLUMNS, 'x')}),
+            ${columnList(RETRY_COLUMNS, 'x')}, x.timeout_ms, x.success_statuses, ${columnList(REQUEST_COLUMNS, 'x')}, x.flow_control_key),
 ins AS (
   INSERT INTO executions (id, job_type, job_id, scheduled_for, due_at, triggered, status, attempt, created_at,
-                          started_at, lease_owner, lease_expires_at)
-  SELECT s.eid, 'schedule', s.id, s.scheduled_at, s.due_at, false, 'Running', 1, $3::bigint,
-         greatest($3::bigint, s.scheduled_at), $4::text, $3::bigint + s.timeout_ms + $5::bigint
-    FROM s
+                          started_at, lease_owner, lease_expires_at, next_attempt_at, flow_control_key)
+  SELECT s.eid, 'schedule', s.id, s.scheduled_at, s.due_at, false, k.status, k.attempt, $3::bigint,
+         CASE WHEN k.held THEN NULL ELSE greatest($3::bigint, s.scheduled_at) END,
+         CASE WHEN k.held THEN NULL ELSE $4::text END,
+         CASE WHEN k.held THEN NULL ELSE $3::bigint + s.timeout_ms + $5::bigint END,
+         CASE WHEN k.held THEN s.due_at END, s.flow_control_key
+    FROM s CROSS JOIN LATERAL (SELECT s.flow_control_key IS NOT NULL AS held,
+                                      CASE WHEN s.flow_control_key IS NULL THEN 'Running' ELSE 'Pending' END AS status,
+                                      CASE WHEN s.flow_control_key IS NULL THEN 1 ELSE 0 END AS attempt) AS k
   ON CONFLICT (job_type, job_id, scheduled_for) WHERE NOT triggered DO NOTHING
   RETURNING id)
 SELECT s.*, s.eid IN (SELECT id FROM ins) AS inserted FROM s`;
@@ -112,7 +130,8 @@ SELECT s.*, s.eid IN (SELECT id FROM ins) AS inserted FROM s`;
  * `greatest(now, next_attempt_at)` (`attemptStart`, store/rules/claim.ts; NULL for a lease: now).
  */
 export const RELET_SQL = `WITH k AS MATERIALIZED (
-  SELECT id, job_type, job_id, scheduled_for, due_at, status, backfill, next_attempt_at, lease_expires_at, retry_base, ${columnList(MISSED_COLUMN_NAMES)}
+  SELECT id, job_type, job_id, scheduled_for, due_at, status, backfill, next_attempt_at, lease_expires_at, retry_base, flow_control_key,
+         ${columnList(MISSED_COLUMN_NAMES)}
     FROM executions WHERE id = ANY($1::text[])),
 e AS (
   ${executionWithJobSql('k AS e')}
@@ -128,7 +147,7 @@ deferred AS (
 UPDATE executions x SET status = 'Running', attempt = x.attempt + 1, started_at = coalesce(x.started_at, greatest($2::bigint, x.next_attempt_at)),
        next_attempt_at = NULL, lease_owner = $3::text, lease_expires_at = $2::bigint + e.timeout_ms + $4::bigint
   FROM e WHERE x.id = ANY($1::text[]) AND x.id = e.id AND e.job_exists AND e.backfill_blocked = 0
-RETURNING x.id, x.attempt, e.retry_base, x.lease_expires_at, e.job_type, e.job_id, e.scheduled_for, e.due_at, e.endpoint, e.data,
+RETURNING x.id, x.attempt, e.retry_base, e.flow_control_key, x.lease_expires_at, e.job_type, e.job_id, e.scheduled_for, e.due_at, e.endpoint, e.data,
           ${columnList(RETRY_COLUMNS, 'e')}, e.timeout_ms, e.success_statuses, ${columnList(MISSED_COLUMN_NAMES, 'e')},
           ${columnList(REQUEST_COLUMNS, 'e')}`;
 
@@ -162,21 +181,21 @@ export const EXISTING_OCCURRENCES_SQL = `SELECT scheduled_for FROM executions
  * those inserted and the previous one (`$10`, `$11`), by the rule of `newerExecution`
  * (store/rules/claim.ts), here in SQL because only this statement knows which inserts took place.
  * `$17` and `$18` are each occurrence's `due_at` and `next_attempt_at` as the rules give them
- * (`occurrenceDue`, store/rules/claim-occurrences.ts: the jitter). Returns the ids inserted.
+ * (`occurrenceDue`, store/rules/claim-occurrences.ts: the jitter); `$19` the job's flow-control key. Returns the ids inserted.
  */
 export const CRON_ADVANCE_SQL = `WITH u AS (SELECT * FROM unnest($2::text[], $3::bigint[], $4::text[], $17::bigint[], $18::bigint[])
                     WITH ORDINALITY AS u(id, sf, st, due, nat, ord)),
 ins AS (
   INSERT INTO executions (id, job_type, job_id, scheduled_for, due_at, triggered, status, attempt, created_at,
                           started_at, finished_at, next_attempt_at, lease_owner, lease_expires_at,
-                          ${columnList(MISSED_COLUMN_NAMES)})
+                          ${columnList(MISSED_COLUMN_NAMES)}, flow_control_key)
   SELECT u.id, 'cron', $1::text, u.sf, u.due, false, u.st, CASE WHEN u.st = 'Running' THEN 1 ELSE 0 END, $5::bigint,
          CASE WHEN u.st = 'Running' THEN greatest($5::bigint, u.sf) END,
          CASE WHEN u.st = 'Skipped' THEN $5::bigint END,
          u.nat,
          CASE WHEN u.st = 'Running' THEN $6::text END,
          CASE WHEN u.st = 'Running' THEN $7::bigint END,
-         $12::bigint, $13::bigint, $14::bigint, $15::boolean
+         $12::bigint, $13::bigint, $14::bigint, $15::boolean, $19::text
     FROM u ORDER BY u.ord
   ON CONFLICT (job_type, job_id, scheduled_for) WHERE NOT triggered DO NOTHING
   RETURNING id, scheduled_for),

@@ -21,6 +21,7 @@ import { MIGRATION as V16 } from './016-key-scopes.js';
 import { MIGRATION as V17 } from './017-job-keys.js';
 import { MIGRATION as V18 } from './018-audit.js';
 import { MIGRATION as V19 } from './019-flow-control.js';
+import { MIGRATION as V20 } from './020-flow-control-calls.js';
 
 /**
  * The PostgreSQL schema, as numbered migrations of its own (the SQLite store has its own; the two
@@ -60,7 +61,7 @@ import { MIGRATION as V19 } from './019-flow-control.js';
  * `cron_jobs.last_execution_id` names the job's newest execution (see SQLite's migration 2).
  */
 export const MIGRATIONS: readonly Migration[] = [
-  V1, V2, V3, V4, V5, V6, V7, V8, V9, V10, V11, V12, V13, V14, V15, V16, V17, V18, V19,
+  V1, V2, V3, V4, V5, V6, V7, V8, V9, V10, V11, V12, V13, V14, V15, V16, V17, V18, V19, V20,
 ];
 
 /** Highest schema version this code knows. */

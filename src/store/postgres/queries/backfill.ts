@@ -39,8 +39,10 @@ export async function cronBackfill(sql: Sql, n: NotifyContext, p: CronBackfillPa
   const rows = backfillRows(p.occurrences, (o) => have.has(o), job.overlap, () => job.in_progress, now);
   if (rows.length === 0) return [];
   const inserted = await sql.rows<execRows.ExecutionRow>(
-    `INSERT INTO executions (id, job_type, job_id, scheduled_for, due_at, triggered, backfill, status, attempt, created_at, next_attempt_at)
-     SELECT r.id, 'cron', $1, r.scheduled_for, $2, false, true, 'Pending', 0, $2, r.next_attempt_at
+    `INSERT INTO executions (id, job_type, job_id, scheduled_for, due_at, triggered, backfill, status, attempt, created_at, next_attempt_at,
+                             flow_control_key)
+     SELECT r.id, 'cron', $1, r.scheduled_for, $2, false, true, 'Pending', 0, $2, r.next_attempt_at,
+            (SELECT flow_control_key FROM cron_jobs WHERE id = $1)
        FROM unnest($3::text[], $4::bigint[], $5::bigint[]) WITH ORDINALITY AS r(id, scheduled_for, next_attempt_at, ord)
       ORDER BY r.ord
      ON CONFLICT (job_type, job_id, scheduled_for) WHERE NOT triggered DO NOTHING

@@ -1,3 +1,4 @@
+import { FLOW_CONTROL_BOUNDS } from '../../../domain/flow-control.js';
 import type { AttemptOutcome, Execution, JobType } from '../../../domain/types.js';
 import { cronDecisionSql, goneSql, pauseReasonSql, type AutoPause, type FinishResult } from '../../rules/outcome.js';
 import { decodeCursor } from '../../rules/paging.js';
@@ -68,10 +69,10 @@ export function finishSql(clock: 'database' | 'caller'): string {
   return `WITH o AS MATERIALIZED (
   SELECT o.*, 'Running'::text AS running, $1::text AS node
     FROM unnest($2::text[], $3::int[], $4::text[], $5::bigint[], $6::bigint[], $7::bigint[], $8::int[], $9::text[], $10::text[],
-                $11::text[], $12::text[], $13::text[], $14::text[])
+                $11::text[], $12::text[], $13::text[], $14::text[], $16::bigint[], $17::bigint[])
       WITH ORDINALITY
       AS o(execution_id, attempt, status, next_attempt_at, started_at, duration_ms, status_code, error, response_body, method, url,
-           trace_id, span_id, ord)),
+           trace_id, span_id, waited_ms, hold_until, ord)),
 f AS (
   UPDATE executions e SET
     status = o.status,
@@ -82,12 +83,12 @@ f AS (
     lease_expires_at = NULL
   FROM o
   WHERE e.id = o.execution_id AND e.lease_owner = o.node AND e.status = o.running AND e.attempt = o.attempt
-  RETURNING e.id, e.attempt, e.job_type, e.job_id, e.status, e.next_attempt_at, e.finished_at, e.scheduled_for),
+  RETURNING e.id, e.attempt, e.job_type, e.job_id, e.status, e.next_attempt_at, e.finished_at, e.scheduled_for, e.flow_control_key),
 a AS (
   INSERT INTO execution_attempts (execution_id, number, started_at, duration_ms, status_code, error, response_body, method, url,
-                                  trace_id, span_id)
+                                  trace_id, span_id, waited_ms)
   SELECT o.execution_id, o.attempt, o.started_at, o.duration_ms, o.status_code, o.error, o.response_body, o.method, o.url,
-         o.trace_id, o.span_id
+         o.trace_id, o.span_id, o.waited_ms
     FROM o JOIN f ON f.id = o.execution_id AND f.attempt = o.attempt
   ON CONFLICT (execution_id, number) DO NOTHING),
 s AS (
@@ -105,13 +106,38 @@ ${pausedOutboxSql(`(SELECT p.id AS job_id, p.paused_reason AS reason, CAST(NULL 
                            (SELECT max(f.finished_at) FROM f) AS occurred_at
                       FROM p WHERE p.kind IS NOT NULL)`)}),
 u AS (
-${AUTO_PAUSE_AUDIT_SQL})
+${AUTO_PAUSE_AUDIT_SQL}),
+${FLOW_CONTROL_FINISH_CTES}
 SELECT (SELECT count(*) FROM f) AS finished,
        ${notifySql(`LEAST((SELECT min(f.next_attempt_at) FROM f WHERE f.status = 'Retrying'), (SELECT min(b.next_attempt_at) FROM b))`, '$15', clock)} AS notified,
        (SELECT min(b.next_attempt_at) FROM b) AS backfill_due,
+       (SELECT max(f.finished_at) FROM f WHERE f.flow_control_key IS NOT NULL) AS flow_control_due,
        (SELECT coalesce(json_agg(json_build_object('jobId', p.id, 'kind', p.kind, 'reason', p.paused_reason)), '[]'::json)
           FROM p WHERE p.kind IS NOT NULL) AS paused`;
 }
+
+/**
+ * The CTEs of {@link finishSql} for flow control (store/sql/flow-control.ts, WAKE_SQL and holdSql,
+ * here over the batch): kh, each key whose calls finished, with the end of the latest hold their
+ * receivers asked (a 429 or 503 with Retry-After; 0: none) and the batch's end; h, the holds; k,
+ * the wake of the other keys (a slot freed). h and k touch disjoint rows: a statement's CTEs
+ * must not change one row twice. The rows are locked in key order (lk) so that two finishes of
+ * the same keys cannot deadlock.
+ */
+const FLOW_CONTROL_FINISH_CTES = `kh AS (
+  SELECT f.flow_control_key AS key, max(coalesce(o.hold_until, 0)) AS until, max(o.started_at + o.duration_ms) AS at
+    FROM f JOIN o ON o.execution_id = f.id AND o.attempt = f.attempt
+   WHERE f.flow_control_key IS NOT NULL GROUP BY f.flow_control_key),
+lk AS (SELECT x.key FROM flow_control_keys x WHERE x.key IN (SELECT kh.key FROM kh) ORDER BY x.key FOR UPDATE),
+h AS (
+  INSERT INTO flow_control_keys AS x (key, period_ms, created_at, updated_at, hold_until, ready_at)
+  SELECT kh.key, ${FLOW_CONTROL_BOUNDS.periodDefaultMs}, kh.at, kh.at, kh.until, kh.until FROM kh WHERE kh.until > kh.at
+      AND (SELECT count(*) FROM lk) >= 0 -- always true: it makes h wait for the locks of lk
+  ON CONFLICT (key) DO UPDATE SET hold_until = greatest(coalesce(x.hold_until, 0), excluded.hold_until),
+    ready_at = greatest(x.ready_at, excluded.ready_at)),
+k AS (
+  UPDATE flow_control_keys x SET ready_at = kh.at FROM kh, lk
+   WHERE x.key = kh.key AND lk.key = kh.key AND kh.until <= kh.at AND x.ready_at > kh.at AND (x.hold_until IS NULL OR x.hold_until <= kh.at))`;
 
 const DECISION = cronDecisionSql({
   status: 'j.status',
@@ -182,6 +208,7 @@ export const executions = {
     if (outcomes.length === 0) return { paused: [] };
     const seen = new Set<string>();
     const cols: unknown[][] = [[], [], [], [], [], [], [], [], [], [], [], [], []];
+    const flow: unknown[][] = [[], []]; // waited_ms, hold_until: $16, $17
     for (const o of outcomes) {
       const key = `${o.executionId}\u0000${o.attempt}`;
       if (seen.has(key)) continue;
@@ -191,14 +218,20 @@ export const executions = {
       const row = [o.executionId, o.attempt, o.status, nextAttemptAt, startedAt, durationMs, o.statusCode ?? null, ...texts, o.method ?? 'POST', o.url ?? null,
         o.traceId ?? null, o.spanId ?? null];
       row.forEach((v, i) => cols[i]!.push(v));
+      flow[0]!.push(o.waitedMs ?? null);
+      flow[1]!.push(o.flowControlHoldUntil ?? null);
     }
-    const [r] = await sql.rows<{ paused: AutoPause[]; backfill_due: number | string | null }>(
+    const [r] = await sql.rows<{ paused: AutoPause[]; backfill_due: number | string | null; flow_control_due: number | string | null }>(
       finishSql(n.clock),
-      [nodeId, ...cols, n.channel],
+      [nodeId, ...cols, n.channel, ...flow],
       `punctual_finish_${n.clock}`,
     );
     const paused = r?.paused ?? [];
-    return r?.backfill_due != null ? { paused, backfillDueAt: Number(r.backfill_due) } : { paused };
+    return {
+      paused,
+      ...(r?.backfill_due != null && { backfillDueAt: Number(r.backfill_due) }),
+      ...(r?.flow_control_due != null && { flowControlDueAt: Number(r.flow_control_due) }),
+    };
   },
 
   /**
@@ -217,11 +250,13 @@ export const executions = {
     );
   },
 
-  /** Retrying executions, counted up to `limit` (Store.executionRetryingCount; through executions_waiting). */
+  /** Retrying executions, counted up to `limit` (Store.executionRetryingCount; through executions_waiting and executions_held). */
   async retryingCount(sql: Sql, limit: number): Promise<{ schedule: number; cron: number }> {
     const count = (jobType: string) =>
-      `(SELECT count(*) FROM (SELECT 1 FROM executions
-          WHERE status IN ('Pending', 'Retrying') AND status = 'Retrying' AND job_type = '${jobType}' LIMIT $1) AS x)`;
+      `least($1, (SELECT count(*) FROM (SELECT 1 FROM executions
+          WHERE status IN ('Pending', 'Retrying') AND flow_control_key IS NULL AND status = 'Retrying' AND job_type = '${jobType}' LIMIT $1) AS x)
+        + (SELECT count(*) FROM (SELECT 1 FROM executions
+          WHERE status IN ('Pending', 'Retrying') AND flow_control_key IS NOT NULL AND status = 'Retrying' AND job_type = '${jobType}' LIMIT $1) AS x))`;
     const [r] = await sql.rows<{ schedule: number; cron: number }>(
       `SELECT ${count('schedule')} AS schedule, ${count('cron')} AS cron`,
       [Math.max(1, Math.floor(limit))],

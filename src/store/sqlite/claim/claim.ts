@@ -80,6 +80,8 @@ import {
   overlapStart,
   pausedEntry,
   planCron,
+  sourceRoom,
+  sourceStatus,
   type ClaimClock,
   type ClaimResult,
   type ExecutionKey,
@@ -90,6 +92,7 @@ import { executionWithJobSql, occurrenceItem, pushClaimed, reletItem, startedSch
 import { columnList, REQUEST_COLUMNS, RETRY_COLUMNS } from '../../rows/jobs.js';
 import { missedToRow } from '../../rows/executions.js';
 import type { ClaimDueParams, DueCounts } from '../../store.js';
+import { HeldQueries } from './held.js';
 import { CANDIDATES_SQL, DUE_COUNT_SQL, IN_PROGRESS_SQL, NEXT_DUE_SQL } from './sql.js';
 import type { Db } from '../connection.js';
 import { CRON_SELECT, cronFromRow, type CronRow } from '../queries/cron-jobs.js';
@@ -135,6 +138,8 @@ interface NewExecution {
   missed_first: number | null;
   missed_last: number | null;
   missed_capped: unknown;
+  /** The job's flow-control key, null: none. */
+  flowControlKey: string | null;
 }
 
 export type { ClaimResult } from '../../rules/claim.js';
@@ -163,6 +168,7 @@ export class ClaimQueries {
   private readonly failDeleted;
   private readonly deferBackfill;
   private readonly claimTx;
+  private readonly held;
 
   constructor(db: Db) {
     this.candidates = db.prepare<[{ now: number; dueBy: number; limit: number }], Candidate>(CANDIDATES_SQL);
@@ -171,18 +177,18 @@ export class ClaimQueries {
       { schedule_due: number | null; cron_due: number | null; waiting_due: number | null; lease_due: number | null }
     >(NEXT_DUE_SQL);
     this.dueCounts = db.prepare<[{ now: number; limit: number }], DueCounts>(DUE_COUNT_SQL);
-    this.startSchedule = db.prepare<[string], StartedScheduleRow>(
+    this.startSchedule = db.prepare<[string], StartedScheduleRow & { flow_control_key: string | null }>(
       `UPDATE schedules SET status = 'Running' WHERE id = ? AND status = 'Pending'
        RETURNING endpoint, data, scheduled_at, coalesce(due_at, scheduled_at) AS due_at, ${columnList(RETRY_COLUMNS)},
-         timeout_ms, success_statuses, ${columnList(REQUEST_COLUMNS)}`,
+         timeout_ms, success_statuses, ${columnList(REQUEST_COLUMNS)}, flow_control_key`,
     );
     this.insertExecution = db.prepare<[NewExecution], { id: string }>(
       `INSERT INTO executions (id, job_type, job_id, scheduled_for, due_at, triggered, status, attempt, created_at,
          started_at, finished_at, next_attempt_at, lease_owner, lease_expires_at,
-         missed_count, missed_first, missed_last, missed_capped)
+         missed_count, missed_first, missed_last, missed_capped, flow_control_key)
        VALUES (:id, :jobType, :jobId, :scheduledFor, :dueAt, 0, :status, :attempt, :now,
          :startedAt, :finishedAt, :nextAttemptAt, :leaseOwner, :leaseExpiresAt,
-         :missed_count, :missed_first, :missed_last, :missed_capped)
+         :missed_count, :missed_first, :missed_last, :missed_capped, :flowControlKey)
        ON CONFLICT (job_type, job_id, scheduled_for) WHERE triggered = 0 DO NOTHING
        RETURNING id`,
     );
@@ -214,6 +220,7 @@ export class ClaimQueries {
        WHERE id = :id`,
     );
     this.deferBackfill = db.prepare<[{ id: string; at: number }]>('UPDATE executions SET next_attempt_at = :at WHERE id = :id');
+    this.held = new HeldQueries(db);
     this.claimTx = db.transaction((c: Claim) => this.claimIn(c));
   }
 
@@ -231,7 +238,7 @@ export class ClaimQueries {
   nextDueAt(): number | null {
     const r = this.nextDue.get();
     let min: number | null = null;
-    for (const v of [r?.schedule_due, r?.cron_due, r?.waiting_due, r?.lease_due]) {
+    for (const v of [r?.schedule_due, r?.cron_due, r?.waiting_due, r?.lease_due, this.held.nextDueAt()]) {
       if (typeof v === 'number' && (min === null || v < min)) min = v;
     }
     return min;
@@ -249,13 +256,17 @@ export class ClaimQueries {
       else if (cand.kind === 'cron') this.claimCron(c, cand.id);
       else this.claimExisting(c, cand);
     }
+    // The calls waiting for their flow-control key, with the room left (held.ts).
+    this.held.claim(c, (id, due) => this.claimExisting(c, { kind: 'waiting', id, due }));
   }
 
   private claimSchedule(c: Claim, id: string): void {
     const s = this.startSchedule.get(id);
     if (!s) return;
     const leaseExpiresAt = leaseExpiry(c, s.timeout_ms);
-    const executionId = this.insert(c, 'schedule', id, s.scheduled_at, 'Running', leaseExpiresAt, null, s.due_at);
+    const status = sourceStatus(s.flow_control_key);
+    const executionId = this.insert(c, 'schedule', id, s.scheduled_at, status, leaseExpiresAt, null, s.due_at, s.due_at, s.flow_control_key);
+    if (status === 'Pending') return; // it waits for its key (held.ts takes it)
     // No execution inserted: this occurrence already has one, which owns the schedule's status.
     // Unreachable through the Store contract (a schedule leaves Pending exactly when its execution
     // is inserted, and only a Pending schedule can be patched), kept harmless on purpose.
@@ -278,11 +289,11 @@ export class ClaimQueries {
       row.last_execution_id === null ? null : { scheduledFor: row.last_invocation ?? -Infinity, id: row.last_execution_id };
     for (const o of plan.occurrences) {
       const delay = occurrenceDelay(job, o);
-      const status = occurrenceStatus(overlap, c.room, delay);
+      const status = occurrenceStatus(overlap, sourceRoom(job.flowControlKey, c.room), delay);
       const leaseExpiresAt = status === 'Running' ? leaseExpiry(c, job.timeoutMs) : null;
       // Only a plan of one occurrence (misfire `once`) stands for others: plan.missed is its.
       const due = occurrenceDue(o, status, delay);
-      const executionId = this.insert(c, 'cron', id, o, status, leaseExpiresAt, plan.missed, due.dueAt, due.nextAttemptAt);
+      const executionId = this.insert(c, 'cron', id, o, status, leaseExpiresAt, plan.missed, due.dueAt, due.nextAttemptAt, job.flowControlKey);
       if (!executionId) continue; // that occurrence already has its execution
       added++;
       newest = newerExecution(newest, { scheduledFor: o, id: executionId });
@@ -339,6 +350,7 @@ export class ClaimQueries {
     missed: MissedOccurrences | null,
     dueAt: number | null = null,
     nextAttemptAt: number | null = null,
+    flowControlKey: string | null = null,
   ): string | null {
     const running = status === 'Running';
     const r = this.insertExecution.get({
@@ -356,6 +368,7 @@ export class ClaimQueries {
       leaseOwner: running ? c.p.nodeId : null,
       leaseExpiresAt: running ? leaseExpiresAt : null,
       ...missedToRow(SQLITE_CODEC, missed),
+      flowControlKey,
     });
     return r ? r.id : null;
   }

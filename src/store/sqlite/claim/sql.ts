@@ -20,7 +20,7 @@ SELECT kind, id, due FROM (
 UNION ALL
 SELECT kind, id, due FROM (
   SELECT 'waiting' AS kind, id, next_attempt_at AS due FROM executions
-   WHERE status IN ('Pending', 'Retrying') AND next_attempt_at <= :dueBy ORDER BY next_attempt_at LIMIT :limit)
+   WHERE status IN ('Pending', 'Retrying') AND flow_control_key IS NULL AND next_attempt_at <= :dueBy ORDER BY next_attempt_at LIMIT :limit)
 UNION ALL
 SELECT kind, id, due FROM (
   SELECT 'lease' AS kind, id, lease_expires_at AS due FROM executions
@@ -37,7 +37,7 @@ export const NEXT_DUE_SQL = `
 SELECT
   (SELECT scheduled_at FROM schedules WHERE status = 'Pending' ORDER BY scheduled_at LIMIT 1) AS schedule_due,
   (SELECT next_invocation FROM cron_jobs WHERE status = 'Active' ORDER BY next_invocation LIMIT 1) AS cron_due,
-  (SELECT next_attempt_at FROM executions WHERE status IN ('Pending', 'Retrying') ORDER BY next_attempt_at LIMIT 1) AS waiting_due,
+  (SELECT next_attempt_at FROM executions WHERE status IN ('Pending', 'Retrying') AND flow_control_key IS NULL ORDER BY next_attempt_at LIMIT 1) AS waiting_due,
   (SELECT lease_expires_at FROM executions WHERE status = 'Running' ORDER BY lease_expires_at LIMIT 1) AS lease_due`;
 
 /**
@@ -56,7 +56,7 @@ SELECT
   (SELECT count(*) FROM (SELECT 1 FROM cron_jobs INDEXED BY cron_jobs_active_due
      WHERE status = 'Active' AND next_invocation <= :now LIMIT :limit)) AS cron,
   (SELECT count(*) FROM (SELECT 1 FROM executions INDEXED BY executions_waiting
-     WHERE status IN ('Pending', 'Retrying') AND next_attempt_at <= :now LIMIT :limit)) AS waiting,
+     WHERE status IN ('Pending', 'Retrying') AND flow_control_key IS NULL AND next_attempt_at <= :now LIMIT :limit)) AS waiting,
   (SELECT count(*) FROM (SELECT 1 FROM executions INDEXED BY executions_running_lease
      WHERE status = 'Running' AND lease_expires_at <= :now LIMIT :limit)) AS lease`;
 

@@ -21,6 +21,7 @@ import { MIGRATION as V17 } from './017-key-scopes.js';
 import { MIGRATION as V18 } from './018-job-keys.js';
 import { MIGRATION as V19 } from './019-audit.js';
 import { MIGRATION as V20 } from './020-flow-control.js';
+import { MIGRATION as V21 } from './021-flow-control-calls.js';
 
 /**
  * The SQLite schema, as numbered migrations. Conventions:
@@ -42,7 +43,7 @@ import { MIGRATION as V20 } from './020-flow-control.js';
  * final name, copy, drop the old one), or set `PRAGMA defer_foreign_keys = ON` in the migration.
  */
 export const MIGRATIONS: readonly Migration[] = [
-  V1, V2, V3, V4, V5, V6, V7, V8, V9, V10, V11, V12, V13, V14, V15, V16, V17, V18, V19, V20,
+  V1, V2, V3, V4, V5, V6, V7, V8, V9, V10, V11, V12, V13, V14, V15, V16, V17, V18, V19, V20, V21,
 ];
 
 /** Highest schema version this code knows. */

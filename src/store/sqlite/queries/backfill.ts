@@ -29,8 +29,10 @@ export class BackfillQueries {
     );
     this.inProgress = db.prepare<[string], { one: number }>(IN_PROGRESS_SQL);
     this.insert = db.prepare<[{ id: string; jobId: string; scheduledFor: number; now: number; nextAttemptAt: number }], execRows.ExecutionRow>(
-      `INSERT INTO executions (id, job_type, job_id, scheduled_for, due_at, triggered, backfill, status, attempt, created_at, next_attempt_at)
-       VALUES (:id, 'cron', :jobId, :scheduledFor, :now, 0, 1, 'Pending', 0, :now, :nextAttemptAt)
+      `INSERT INTO executions (id, job_type, job_id, scheduled_for, due_at, triggered, backfill, status, attempt, created_at, next_attempt_at,
+         flow_control_key)
+       VALUES (:id, 'cron', :jobId, :scheduledFor, :now, 0, 1, 'Pending', 0, :now, :nextAttemptAt,
+         (SELECT flow_control_key FROM cron_jobs WHERE id = :jobId))
        ON CONFLICT (job_type, job_id, scheduled_for) WHERE triggered = 0 DO NOTHING
        RETURNING ${execRows.EXECUTION_COLUMNS}`,
     );

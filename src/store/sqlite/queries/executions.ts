@@ -1,3 +1,4 @@
+import { holdSql, WAKE_SQL } from '../../sql/flow-control.js';
 import { promoteBackfillSql } from '../../rules/backfill.js';
 import { AUDIT_INSERT_SQL, autoPauseRow, type AuditRow } from '../../rules/audit.js';
 import type { AttemptOutcome, CronJobStatus, Execution, JobType } from '../../../domain/types.js';
@@ -19,6 +20,9 @@ const ATTEMPT_LIST = columnList(execRows.ATTEMPT_COLUMNS);
  * next page starts strictly after the last row of the previous one (keyset paging: stable while
  * new executions arrive, unlike OFFSET).
  */
+/** The two counts of the retrying gauge: column and job type. */
+const RETRYING_COUNTS = [['schedule', 'schedule'], ['cron', 'cron']] as const;
+
 export const LIST_FIRST_SQL = `SELECT ${execRows.EXECUTION_COLUMNS} FROM executions
  WHERE job_type = :jobType AND job_id = :jobId
  ORDER BY scheduled_for DESC, id DESC LIMIT :limit`;
@@ -38,6 +42,8 @@ export class ExecutionQueries {
   private readonly cronFailureState;
   private readonly settleCron;
   private readonly finishTx;
+  private readonly wakeKey;
+  private readonly holdKey;
   private readonly outbox;
   private readonly anyChannel;
   private readonly pausedOutbox;
@@ -70,7 +76,7 @@ export class ExecutionQueries {
     // Positional parameters: this runs once per outcome on the hot path.
     this.finishOne = db.prepare<
       [string, number | null, number | null, number, number, number, string, string, number],
-      { job_type: JobType; job_id: string; scheduled_for: number }
+      { job_type: JobType; job_id: string; scheduled_for: number; flow_control_key: string | null }
     >(
       `UPDATE executions SET
          status = ?,
@@ -80,7 +86,7 @@ export class ExecutionQueries {
          lease_owner = NULL,
          lease_expires_at = NULL
        WHERE id = ? AND lease_owner = ? AND status = 'Running' AND attempt = ?
-       RETURNING job_type, job_id, scheduled_for`,
+       RETURNING job_type, job_id, scheduled_for, flow_control_key`,
     );
     // The notifications an outcome causes, in its transaction (store/rules/notifications.ts).
     this.outbox = finishedOutboxStatement(db);
@@ -115,12 +121,15 @@ export class ExecutionQueries {
     );
     this.pausedOutbox = pausedOutboxStatement(db);
     this.promoteBackfill = db.prepare<[{ job: string; at: number }]>(promoteBackfillSql(':job', ':at'));
+    this.wakeKey = db.prepare<[{ key: string; now: number }]>(WAKE_SQL);
+    this.holdKey = db.prepare<[{ key: string; now: number; until: number }]>(holdSql('max'));
     // The `cron.autoPause` audit events, in the same transaction (only when a job paused).
     this.auditInsert = db.prepare<[AuditRow]>(AUDIT_INSERT_SQL);
     this.finishTx = db.transaction((nodeId: string, outcomes: readonly AttemptOutcome[]): FinishResult => {
       const notify = this.anyChannel.get() !== undefined;
       const finishedCron = new Map<string, FinishedOutcome[]>();
-      for (const o of outcomes) this.finishOutcome(nodeId, o, notify, finishedCron);
+      const keyed = new Map<string, number>();
+      for (const o of outcomes) this.finishOutcome(nodeId, o, notify, finishedCron, keyed);
       const paused: AutoPause[] = [];
       for (const [jobId, finished] of finishedCron) {
         const pause = this.settleCronJob(jobId, finished);
@@ -136,17 +145,23 @@ export class ExecutionQueries {
       // The next backfilled execution of each cron job that finished one (store/rules/backfill.ts, "Pacing").
       let promoted = 0;
       for (const jobId of finishedCron.keys()) promoted += this.promoteBackfill.run({ job: jobId, at: end }).changes;
-      return promoted > 0 ? { paused, backfillDueAt: end } : { paused };
+      // A finished keyed call frees a slot of its key; a 429 or 503 with Retry-After holds it (store/sql/flow-control.ts).
+      for (const [key, until] of keyed) {
+        if (until > end) this.holdKey.run({ key, now: end, until });
+        else this.wakeKey.run({ key, now: end });
+      }
+      return { paused, ...(promoted > 0 && { backfillDueAt: end }), ...(keyed.size > 0 && { flowControlDueAt: end }) };
     });
 
     this.byId = db.prepare<[string], execRows.ExecutionRow>(`SELECT ${execRows.EXECUTION_COLUMNS} FROM executions WHERE id = ?`);
-    // INDEXED BY: the partial index of waiting executions, whose predicate the IN repeats.
+    // INDEXED BY: the partial indexes of waiting executions, unkeyed and keyed (held for their
+    // flow-control key), whose predicates the conditions repeat.
     this.retrying = db.prepare<[{ limit: number }], { schedule: number; cron: number }>(
-      `SELECT
-         (SELECT count(*) FROM (SELECT 1 FROM executions INDEXED BY executions_waiting
-            WHERE status IN ('Pending', 'Retrying') AND status = 'Retrying' AND job_type = 'schedule' LIMIT :limit)) AS schedule,
-         (SELECT count(*) FROM (SELECT 1 FROM executions INDEXED BY executions_waiting
-            WHERE status IN ('Pending', 'Retrying') AND status = 'Retrying' AND job_type = 'cron' LIMIT :limit)) AS cron`,
+      `SELECT ${RETRYING_COUNTS.map(([as, jobType]) => `
+         min(:limit, (SELECT count(*) FROM (SELECT 1 FROM executions INDEXED BY executions_waiting
+            WHERE status IN ('Pending', 'Retrying') AND flow_control_key IS NULL AND status = 'Retrying' AND job_type = '${jobType}' LIMIT :limit))
+           + (SELECT count(*) FROM (SELECT 1 FROM executions INDEXED BY executions_held
+            WHERE status IN ('Pending', 'Retrying') AND flow_control_key IS NOT NULL AND status = 'Retrying' AND job_type = '${jobType}' LIMIT :limit))) AS ${as}`).join(',')}`,
     );
     this.attemptsOfOne = db.prepare<[string], execRows.AttemptRow>(
       `SELECT ${ATTEMPT_LIST} FROM execution_attempts WHERE execution_id = ? ORDER BY number`,
@@ -248,16 +263,27 @@ export class ExecutionQueries {
     return pause && { jobId, kind: pause.kind, reason: pause.reason };
   }
 
-  private finishOutcome(nodeId: string, o: AttemptOutcome, notify: boolean, finishedCron: Map<string, FinishedOutcome[]>): void {
+  /**
+   * @param keyed the flow-control keys of the calls finished so far, each with the end of the
+   *   latest hold their receivers asked (0: none)
+   */
+  private finishOutcome(
+    nodeId: string,
+    o: AttemptOutcome,
+    notify: boolean,
+    finishedCron: Map<string, FinishedOutcome[]>,
+    keyed: Map<string, number>,
+  ): void {
     // STRICT INTEGER columns: whole ms (outcomeTimes).
     const { startedAt, durationMs, retrying, finishedAt, nextAttemptAt } = execRows.outcomeTimes(o);
     const { executionId, attempt } = o;
     const e = this.finishOne.get(o.status, finishedAt, nextAttemptAt, attempt, startedAt, startedAt, executionId, nodeId, attempt);
     if (!e) return; // the lease was lost: the new holder decides
-    const { statusCode = null, error = null, responseBody = null, method = 'POST', url = null, traceId = null, spanId = null } = o;
+    const { statusCode = null, error = null, responseBody = null, method = 'POST', url = null, traceId = null, spanId = null, waitedMs = null } = o;
     this.insertAttempt.run(
-      execRows.attemptToRow(executionId, { number: attempt, startedAt, durationMs, statusCode, error, responseBody, method, url, traceId, spanId }),
+      execRows.attemptToRow(executionId, { number: attempt, startedAt, durationMs, statusCode, error, responseBody, method, url, traceId, spanId, waitedMs }),
     );
+    if (e.flow_control_key !== null) keyed.set(e.flow_control_key, Math.max(keyed.get(e.flow_control_key) ?? 0, o.flowControlHoldUntil ?? 0));
     if (retrying || o.status === 'Retrying') return;
     if (e.job_type === 'schedule') this.settleSchedule.run(o.status, e.job_id);
     if (notify) this.outbox.run({ id: executionId, job_type: e.job_type, job_id: e.job_id, status: o.status, finished_at: finishedAt, scheduled_for: e.scheduled_for });

@@ -1,0 +1,8 @@
+/** PostgreSQL's migration that makes calls wait for their flow-control key (store/sql/flow-control.ts explains each change). */
+import type { Migration } from './migration.js';
+import { flowControlCallsSql } from '../../sql/flow-control.js';
+
+export const MIGRATION: Migration = {
+  version: 20,
+  sql: flowControlCallsSql({ key: 'text COLLATE "C"', ms: 'bigint', tableOptions: '' }),
+};
