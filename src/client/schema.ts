@@ -348,6 +348,94 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/flow-control-keys": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List flow-control keys
+         * @description Every key in use, in byte order of their names: the configured ones and those named by jobs, each with its live state.
+         */
+        get: operations["listFlowControlKeys"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/flow-control-keys/{key}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Retrieve a flow-control key
+         * @description The key with its limits and live state; `null` (with 200) when no job, execution or configuration names it.
+         */
+        get: operations["getFlowControlKey"];
+        /**
+         * Configure a flow-control key
+         * @description Creates the key or replaces all its limits (absent limits are null). Calls already waiting take the new limits within a second. At least one of `parallelism` and `rate` unless `paused`. 201 when it created the key, 200 when it replaced its limits.
+         */
+        put: operations["putFlowControlKey"];
+        post?: never;
+        /**
+         * Remove a flow-control key
+         * @description Removes the key's limits: its waiting calls start at once (a key named by jobs stays listed, without limits). 404 when it is not configured.
+         */
+        delete: operations["deleteFlowControlKey"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/flow-control-keys/{key}/pause": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Pause a flow-control key
+         * @description The key starts no call until resumed; its calls wait, none is dropped. 404 for a key not configured (a PUT with `paused: true` configures one paused, without limits).
+         */
+        post: operations["pauseFlowControlKey"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/flow-control-keys/{key}/resume": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Resume a flow-control key
+         * @description The key starts its waiting calls again, within its limits. 404 for a key not configured.
+         */
+        post: operations["resumeFlowControlKey"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/healthz": {
         parameters: {
             query?: never;
@@ -849,7 +937,8 @@ export interface components {
          *       "method": "POST",
          *       "url": "https://billing.example.com/hooks/reminder",
          *       "traceId": "019aa8e01f407b6da1c35d9e7f2b8c04",
-         *       "spanId": "5f3a9c1e7b2d4068"
+         *       "spanId": "5f3a9c1e7b2d4068",
+         *       "waitedMs": null
          *     }
          */
         Attempt: {
@@ -879,6 +968,8 @@ export interface components {
             traceId: string | null;
             /** @description The span id of the attempt, sent as the parent-id of its `traceparent` (a new one per attempt). Null for attempts recorded before span ids were kept. */
             spanId: string | null;
+            /** @description How long the attempt waited for its flow-control key's limits before it started, ms (from when it was due to when its key admitted it); null for a call without a key. */
+            waitedMs: number | null;
         };
         /**
          * CronJob
@@ -936,7 +1027,8 @@ export interface components {
          *         "nightly"
          *       ],
          *       "key": "daily-digest",
-         *       "managedBy": "apply"
+         *       "managedBy": "apply",
+         *       "flowControlKey": null
          *     }
          */
         CronJob: {
@@ -1063,6 +1155,8 @@ export interface components {
              * @enum {string|null}
              */
             managedBy: "apply" | null;
+            /** @description The flow-control key its calls count against (docs/flow-control.md): 1 to 128 of the characters A-Z a-z 0-9 . _ : -. Calls of all jobs naming one key share its limits; a key never configured has none. Null: none. */
+            flowControlKey: string | null;
         };
         /**
          * CronJobCreate
@@ -1213,6 +1307,8 @@ export interface components {
              * @enum {string|null}
              */
             managedBy?: "apply" | null;
+            /** @description The flow-control key its calls count against (docs/flow-control.md): 1 to 128 of the characters A-Z a-z 0-9 . _ : -. Calls of all jobs naming one key share its limits; a key never configured has none. Default null. */
+            flowControlKey?: string | null;
         };
         /**
          * CronJobList
@@ -1347,6 +1443,8 @@ export interface components {
             pausedReason?: string | null;
             /** @description Your name for the job, unique among jobs of its kind: 1 to 128 of the characters A-Z a-z 0-9 . _ : - (`punctual apply` finds jobs by it). A key another job of the kind has is a 409 naming `key`. Default null. */
             key?: string | null;
+            /** @description The flow-control key its calls count against (docs/flow-control.md): 1 to 128 of the characters A-Z a-z 0-9 . _ : -. Calls of all jobs naming one key share its limits; a key never configured has none. Default null. */
+            flowControlKey?: string | null;
         };
         /**
          * CronPreview
@@ -1374,6 +1472,8 @@ export interface components {
          *       "jitterMs": 0,
          *       "nextAttemptAt": null,
          *       "missedOccurrences": null,
+         *       "flowControlKey": null,
+         *       "waitingFor": null,
          *       "attempts": [
          *         {
          *           "number": 1,
@@ -1385,7 +1485,8 @@ export interface components {
          *           "method": "POST",
          *           "url": "https://billing.example.com/hooks/reminder",
          *           "traceId": "019aa8e01f407b6da1c35d9e7f2b8c04",
-         *           "spanId": "5f3a9c1e7b2d4068"
+         *           "spanId": "5f3a9c1e7b2d4068",
+         *           "waitedMs": null
          *         }
          *       ]
          *     }
@@ -1461,6 +1562,13 @@ export interface components {
                 /** @description True when the count stopped at 1,000 (more were missed). */
                 capped: boolean;
             } | null;
+            /** @description The flow-control key its calls count against (its job's when it was made); null: none. */
+            flowControlKey: string | null;
+            /**
+             * @description `flowControl` while a keyed execution is Pending or Retrying: when due, its call waits for its key's limits (docs/flow-control.md); null otherwise.
+             * @enum {string|null}
+             */
+            waitingFor: "flowControl" | null;
             /** @description Its attempts, oldest first. */
             attempts: components["schemas"]["Attempt"][];
         };
@@ -1667,7 +1775,8 @@ export interface components {
          *         "2xx"
          *       ],
          *       "key": null,
-         *       "managedBy": null
+         *       "managedBy": null,
+         *       "flowControlKey": null
          *     }
          */
         Schedule: {
@@ -1748,6 +1857,8 @@ export interface components {
              * @enum {string|null}
              */
             managedBy: "apply" | null;
+            /** @description The flow-control key its calls count against (docs/flow-control.md): 1 to 128 of the characters A-Z a-z 0-9 . _ : -. Calls of all jobs naming one key share its limits; a key never configured has none. Null: none. */
+            flowControlKey: string | null;
         };
         /**
          * ScheduleCreate
@@ -1861,6 +1972,8 @@ export interface components {
              * @enum {string|null}
              */
             managedBy?: "apply" | null;
+            /** @description The flow-control key its calls count against (docs/flow-control.md): 1 to 128 of the characters A-Z a-z 0-9 . _ : -. Calls of all jobs naming one key share its limits; a key never configured has none. Default null. */
+            flowControlKey?: string | null;
         };
         /**
          * ScheduleList
@@ -1973,6 +2086,8 @@ export interface components {
             successStatuses?: unknown[];
             /** @description Your name for the job, unique among jobs of its kind: 1 to 128 of the characters A-Z a-z 0-9 . _ : - (`punctual apply` finds jobs by it). A key another job of the kind has is a 409 naming `key`. Default null. */
             key?: string | null;
+            /** @description The flow-control key its calls count against (docs/flow-control.md): 1 to 128 of the characters A-Z a-z 0-9 . _ : -. Calls of all jobs naming one key share its limits; a key never configured has none. Default null. */
+            flowControlKey?: string | null;
         };
     };
     responses: {
@@ -2969,6 +3084,436 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             422: components["responses"]["UnprocessableContent"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listFlowControlKeys: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Every key. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Length of `flowControlKeys`. */
+                        size: number;
+                        /** @description Every key in use, in byte order of their names. */
+                        flowControlKeys: {
+                            /** @description The key. */
+                            key: string;
+                            /** @description False for a key named by jobs but never configured: it has no limits. */
+                            configured: boolean;
+                            /** @description Most calls of the key in flight at once (1–10000); null: no bound. */
+                            parallelism: number | null;
+                            /** @description Most calls of the key started in any window of `period` ms (1–100000); null: no bound. */
+                            rate: number | null;
+                            /** @description The window of `rate`, ms. */
+                            period: number;
+                            /** @description True: the key starts no call until resumed. */
+                            paused: boolean;
+                            /**
+                             * Format: date-time
+                             * @description Until when a receiver that answered 429 or 503 with `Retry-After` holds the key (ISO 8601, UTC); null: no hold.
+                             */
+                            holdUntil: string | null;
+                            /** @description Calls of the key due and waiting for its limits (`status` Pending or Retrying, `waitingFor: flowControl`). */
+                            waiting: number;
+                            /** @description Calls of the key in flight now. */
+                            inFlight: number;
+                            /** @description Calls of the key started in the window of `period` that ends now; null without a `rate`. */
+                            rateUsed: number | null;
+                            /**
+                             * Format: date-time
+                             * @description When the oldest waiting call of the key became due (ISO 8601, UTC); null when none waits.
+                             */
+                            oldestWaitingSince: string | null;
+                            /**
+                             * Format: date-time
+                             * @description When the key was first configured (ISO 8601, UTC); null when it is not configured.
+                             */
+                            createdAt: string | null;
+                            /**
+                             * Format: date-time
+                             * @description When its limits or its pause last changed (ISO 8601, UTC); null when it is not configured.
+                             */
+                            updatedAt: string | null;
+                        }[];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getFlowControlKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The key: 1 to 128 of A-Z a-z 0-9 . _ : - */
+                key: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The key, or null. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The key. */
+                        key: string;
+                        /** @description False for a key named by jobs but never configured: it has no limits. */
+                        configured: boolean;
+                        /** @description Most calls of the key in flight at once (1–10000); null: no bound. */
+                        parallelism: number | null;
+                        /** @description Most calls of the key started in any window of `period` ms (1–100000); null: no bound. */
+                        rate: number | null;
+                        /** @description The window of `rate`, ms. */
+                        period: number;
+                        /** @description True: the key starts no call until resumed. */
+                        paused: boolean;
+                        /**
+                         * Format: date-time
+                         * @description Until when a receiver that answered 429 or 503 with `Retry-After` holds the key (ISO 8601, UTC); null: no hold.
+                         */
+                        holdUntil: string | null;
+                        /** @description Calls of the key due and waiting for its limits (`status` Pending or Retrying, `waitingFor: flowControl`). */
+                        waiting: number;
+                        /** @description Calls of the key in flight now. */
+                        inFlight: number;
+                        /** @description Calls of the key started in the window of `period` that ends now; null without a `rate`. */
+                        rateUsed: number | null;
+                        /**
+                         * Format: date-time
+                         * @description When the oldest waiting call of the key became due (ISO 8601, UTC); null when none waits.
+                         */
+                        oldestWaitingSince: string | null;
+                        /**
+                         * Format: date-time
+                         * @description When the key was first configured (ISO 8601, UTC); null when it is not configured.
+                         */
+                        createdAt: string | null;
+                        /**
+                         * Format: date-time
+                         * @description When its limits or its pause last changed (ISO 8601, UTC); null when it is not configured.
+                         */
+                        updatedAt: string | null;
+                    } | null;
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    putFlowControlKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The key: 1 to 128 of A-Z a-z 0-9 . _ : - */
+                key: string;
+            };
+            cookie?: never;
+        };
+        /** @description The limits of a key: at least one of `parallelism` and `rate` unless `paused`. Absent limits are null. */
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Most calls of the key in flight at once (1–10000); null: no bound. */
+                    parallelism?: number | null;
+                    /** @description Most calls of the key started in any window of `period` ms (1–100000); null: no bound. */
+                    rate?: number | null;
+                    /** @description The window of `rate`, ms (1000–86400000); default 1000. */
+                    period?: number;
+                    /** @description True: the key starts no call until resumed; its calls wait. Default false. */
+                    paused?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description The key, its limits replaced. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The key. */
+                        key: string;
+                        /** @description False for a key named by jobs but never configured: it has no limits. */
+                        configured: boolean;
+                        /** @description Most calls of the key in flight at once (1–10000); null: no bound. */
+                        parallelism: number | null;
+                        /** @description Most calls of the key started in any window of `period` ms (1–100000); null: no bound. */
+                        rate: number | null;
+                        /** @description The window of `rate`, ms. */
+                        period: number;
+                        /** @description True: the key starts no call until resumed. */
+                        paused: boolean;
+                        /**
+                         * Format: date-time
+                         * @description Until when a receiver that answered 429 or 503 with `Retry-After` holds the key (ISO 8601, UTC); null: no hold.
+                         */
+                        holdUntil: string | null;
+                        /** @description Calls of the key due and waiting for its limits (`status` Pending or Retrying, `waitingFor: flowControl`). */
+                        waiting: number;
+                        /** @description Calls of the key in flight now. */
+                        inFlight: number;
+                        /** @description Calls of the key started in the window of `period` that ends now; null without a `rate`. */
+                        rateUsed: number | null;
+                        /**
+                         * Format: date-time
+                         * @description When the oldest waiting call of the key became due (ISO 8601, UTC); null when none waits.
+                         */
+                        oldestWaitingSince: string | null;
+                        /**
+                         * Format: date-time
+                         * @description When the key was first configured (ISO 8601, UTC); null when it is not configured.
+                         */
+                        createdAt: string | null;
+                        /**
+                         * Format: date-time
+                         * @description When its limits or its pause last changed (ISO 8601, UTC); null when it is not configured.
+                         */
+                        updatedAt: string | null;
+                    };
+                };
+            };
+            /** @description The key, created. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The key. */
+                        key: string;
+                        /** @description False for a key named by jobs but never configured: it has no limits. */
+                        configured: boolean;
+                        /** @description Most calls of the key in flight at once (1–10000); null: no bound. */
+                        parallelism: number | null;
+                        /** @description Most calls of the key started in any window of `period` ms (1–100000); null: no bound. */
+                        rate: number | null;
+                        /** @description The window of `rate`, ms. */
+                        period: number;
+                        /** @description True: the key starts no call until resumed. */
+                        paused: boolean;
+                        /**
+                         * Format: date-time
+                         * @description Until when a receiver that answered 429 or 503 with `Retry-After` holds the key (ISO 8601, UTC); null: no hold.
+                         */
+                        holdUntil: string | null;
+                        /** @description Calls of the key due and waiting for its limits (`status` Pending or Retrying, `waitingFor: flowControl`). */
+                        waiting: number;
+                        /** @description Calls of the key in flight now. */
+                        inFlight: number;
+                        /** @description Calls of the key started in the window of `period` that ends now; null without a `rate`. */
+                        rateUsed: number | null;
+                        /**
+                         * Format: date-time
+                         * @description When the oldest waiting call of the key became due (ISO 8601, UTC); null when none waits.
+                         */
+                        oldestWaitingSince: string | null;
+                        /**
+                         * Format: date-time
+                         * @description When the key was first configured (ISO 8601, UTC); null when it is not configured.
+                         */
+                        createdAt: string | null;
+                        /**
+                         * Format: date-time
+                         * @description When its limits or its pause last changed (ISO 8601, UTC); null when it is not configured.
+                         */
+                        updatedAt: string | null;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    deleteFlowControlKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The key: 1 to 128 of A-Z a-z 0-9 . _ : - */
+                key: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Removed; no body. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    pauseFlowControlKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The key: 1 to 128 of A-Z a-z 0-9 . _ : - */
+                key: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The key. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The key. */
+                        key: string;
+                        /** @description False for a key named by jobs but never configured: it has no limits. */
+                        configured: boolean;
+                        /** @description Most calls of the key in flight at once (1–10000); null: no bound. */
+                        parallelism: number | null;
+                        /** @description Most calls of the key started in any window of `period` ms (1–100000); null: no bound. */
+                        rate: number | null;
+                        /** @description The window of `rate`, ms. */
+                        period: number;
+                        /** @description True: the key starts no call until resumed. */
+                        paused: boolean;
+                        /**
+                         * Format: date-time
+                         * @description Until when a receiver that answered 429 or 503 with `Retry-After` holds the key (ISO 8601, UTC); null: no hold.
+                         */
+                        holdUntil: string | null;
+                        /** @description Calls of the key due and waiting for its limits (`status` Pending or Retrying, `waitingFor: flowControl`). */
+                        waiting: number;
+                        /** @description Calls of the key in flight now. */
+                        inFlight: number;
+                        /** @description Calls of the key started in the window of `period` that ends now; null without a `rate`. */
+                        rateUsed: number | null;
+                        /**
+                         * Format: date-time
+                         * @description When the oldest waiting call of the key became due (ISO 8601, UTC); null when none waits.
+                         */
+                        oldestWaitingSince: string | null;
+                        /**
+                         * Format: date-time
+                         * @description When the key was first configured (ISO 8601, UTC); null when it is not configured.
+                         */
+                        createdAt: string | null;
+                        /**
+                         * Format: date-time
+                         * @description When its limits or its pause last changed (ISO 8601, UTC); null when it is not configured.
+                         */
+                        updatedAt: string | null;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    resumeFlowControlKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The key: 1 to 128 of A-Z a-z 0-9 . _ : - */
+                key: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The key. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The key. */
+                        key: string;
+                        /** @description False for a key named by jobs but never configured: it has no limits. */
+                        configured: boolean;
+                        /** @description Most calls of the key in flight at once (1–10000); null: no bound. */
+                        parallelism: number | null;
+                        /** @description Most calls of the key started in any window of `period` ms (1–100000); null: no bound. */
+                        rate: number | null;
+                        /** @description The window of `rate`, ms. */
+                        period: number;
+                        /** @description True: the key starts no call until resumed. */
+                        paused: boolean;
+                        /**
+                         * Format: date-time
+                         * @description Until when a receiver that answered 429 or 503 with `Retry-After` holds the key (ISO 8601, UTC); null: no hold.
+                         */
+                        holdUntil: string | null;
+                        /** @description Calls of the key due and waiting for its limits (`status` Pending or Retrying, `waitingFor: flowControl`). */
+                        waiting: number;
+                        /** @description Calls of the key in flight now. */
+                        inFlight: number;
+                        /** @description Calls of the key started in the window of `period` that ends now; null without a `rate`. */
+                        rateUsed: number | null;
+                        /**
+                         * Format: date-time
+                         * @description When the oldest waiting call of the key became due (ISO 8601, UTC); null when none waits.
+                         */
+                        oldestWaitingSince: string | null;
+                        /**
+                         * Format: date-time
+                         * @description When the key was first configured (ISO 8601, UTC); null when it is not configured.
+                         */
+                        createdAt: string | null;
+                        /**
+                         * Format: date-time
+                         * @description When its limits or its pause last changed (ISO 8601, UTC); null when it is not configured.
+                         */
+                        updatedAt: string | null;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             503: components["responses"]["ServiceUnavailable"];
         };

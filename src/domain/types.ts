@@ -284,6 +284,13 @@ export interface Execution {
   jitterMs: number;
   /** The occurrences a catch-up execution stands for (misfire `once`), or null for one that stands for itself. */
   missedOccurrences: MissedOccurrences | null;
+  /** The flow-control key its calls count against (copied from its job when it was made), or null. */
+  flowControlKey: string | null;
+  /**
+   * `flowControl` for an execution of a key that is Pending or Retrying: its next call starts
+   * when due and admitted by its key's limits (docs/flow-control.md); null otherwise.
+   */
+  waitingFor: 'flowControl' | null;
   /** Oldest first. */
   attempts: Attempt[];
 }

@@ -32,6 +32,7 @@ import { cronBackfillRoutes } from './routes/cron-backfill.js';
 import { executionSearchRoutes } from './routes/execution-search.js';
 import { executionRoutes } from './routes/executions.js';
 import { notificationChannelRoutes, type ChannelRouteDeps } from './routes/notification-channels.js';
+import { flowControlRoutes } from './routes/flow-control.js';
 import { consoleRoutes } from './console.js';
 import { openApiRoutes, registerOpenApiGenerator } from './openapi.js';
 import { schemaRoutes } from './routes/schemas.js';
@@ -157,6 +158,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const endpointPolicy = deps.endpointPolicy ?? STRICT_POLICY;
   const rules = ruleContext({ limits, endpointPolicy });
   const app = Fastify({
+    // Path parameters up to 200 characters (Fastify's default is 100): a flow-control key may have 128.
+    routerOptions: { maxParamLength: 200 },
     // Request logs: method, path, host and remote address; never headers, bodies or query strings.
     loggerInstance: (deps.logger || pino({ level: 'silent' })).child({}, { serializers: { req: requestSummary } }) as FastifyBaseLogger,
     // The rules apply this app's limits and endpoint policy (each Fastify instance has its own Ajv).
@@ -245,6 +248,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     });
     await api.register(auditRoutes, routeDeps);
     await api.register(notificationChannelRoutes, { ...routeDeps, ...(deps.testChannel && { testChannel: deps.testChannel }) });
+    await api.register(flowControlRoutes, routeDeps);
     if (deps.metrics && !deps.metricsOnOwnPort) await api.register(metricsRoute, { metrics: deps.metrics, authenticated: true });
   });
 

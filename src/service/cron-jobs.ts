@@ -148,6 +148,7 @@ export async function createCronJob(ctx: JobServiceContext, input: CronCreateInp
     ...sealed,
     key: input.key ?? null,
     managedBy: input.managedBy ?? null,
+    flowControlKey: input.flowControlKey ?? null,
     now,
     audit: auditRecord(audit, 'cron.create', now),
   });
@@ -252,6 +253,7 @@ export async function updateCronJob(ctx: JobServiceContext, id: string, patch: C
     jitterMs: patch.jitterMs,
     ...sealed,
     key: patch.key,
+    flowControlKey: patch.flowControlKey,
     // A change of status is a pause or a resume; any other patch an update.
     audit: auditRecord(audit, patch.status !== undefined && patch.status !== before.status ? (patch.status === 'Paused' ? 'cron.pause' : 'cron.resume') : 'cron.update', now),
   };

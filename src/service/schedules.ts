@@ -81,6 +81,7 @@ export function scheduleCreateParams(ctx: JobServiceContext, input: ScheduleCrea
     ...applySecrets(ctx, id, input, null, input.headers ?? {}),
     key: input.key ?? null,
     managedBy: input.managedBy ?? null,
+    flowControlKey: input.flowControlKey ?? null,
     now,
     audit: auditRecord(audit, 'schedule.create', now),
   };
@@ -147,6 +148,7 @@ export async function updateSchedule(ctx: JobServiceContext, id: string, patch: 
     body: patch.body,
     ...sealed,
     key: patch.key,
+    flowControlKey: patch.flowControlKey,
     now: ctx.clock.now(),
     audit: auditRecord(audit, 'schedule.update', ctx.clock.now()),
   });

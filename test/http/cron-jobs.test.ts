@@ -66,7 +66,7 @@ describe('POST /cron', () => {
         'method', 'headers', 'body', 'secretHeaderNames', 'auth', 'signingSecretSet',
         'successStatuses', 'pauseAfterFailures', 'pausedReason', 'consecutiveFailures', 'tags',
         'startAt', 'endAt', 'maxInvocations', 'jitterMs',
-        'key', 'managedBy',
+        'key', 'managedBy', 'flowControlKey',
       ].sort(),
     );
     expect(body).toMatchObject({ method: 'POST', headers: {}, body: null, tags: [] });

@@ -38,8 +38,8 @@ afterEach(async () => {
 });
 
 const EXECUTION_KEYS = [
-  'attempts', 'backfill', 'createdAt', 'finishedAt', 'id', 'jitterMs', 'jobId', 'jobType', 'lateMs', 'missedOccurrences', 'nextAttemptAt', 'scheduledFor',
-  'startedAt', 'status', 'triggered',
+  'attempts', 'backfill', 'createdAt', 'finishedAt', 'flowControlKey', 'id', 'jitterMs', 'jobId', 'jobType', 'lateMs', 'missedOccurrences', 'nextAttemptAt',
+  'scheduledFor', 'startedAt', 'status', 'triggered', 'waitingFor',
 ].sort();
 
 async function createSchedule(scheduledAt = '2026-11-22T09:00:00Z') {
@@ -98,6 +98,8 @@ describe('POST /cron/{id}/trigger and /schedules/{id}/trigger', () => {
       jitterMs: 0,
       nextAttemptAt: null, // Pending (triggered): due now, but not a retry
       missedOccurrences: null,
+      flowControlKey: null,
+      waitingFor: null,
       attempts: [],
     });
     expect(woken).toEqual([T0 + 1_234]);
@@ -241,6 +243,7 @@ describe('GET /executions/{id}', () => {
           responseBody: 'busy',
           traceId: e.id.replaceAll('-', ''),
           spanId: '00f067aa0ba902b7',
+          waitedMs: null,
         },
       ],
     });
@@ -263,6 +266,7 @@ describe('GET /executions/{id}', () => {
       'statusCode',
       'traceId',
       'url',
+      'waitedMs',
     ]);
   });
 

@@ -96,7 +96,8 @@ function expectedProblems(method: string, op: Operation): number[] {
   if (op.requestBody !== undefined) [400, 413, 415].forEach((s) => statuses.add(s));
   const params = op.parameters ?? [];
   if (params.some((p) => p.in === 'query')) statuses.add(400);
-  if (method !== 'GET' && params.some((p) => p.in === 'path')) statuses.add(404);
+  // A PUT makes the resource at its path when there is none (RFC 9110 §9.3.4): no 404.
+  if (method !== 'GET' && method !== 'PUT' && params.some((p) => p.in === 'path')) statuses.add(404);
   return [...statuses].sort((a, b) => a - b);
 }
 

@@ -51,7 +51,7 @@ describe('POST /schedules', () => {
     const body = res.json();
     expect(Object.keys(body).sort()).toEqual(
       [
-        'auth', 'body', 'createdAt', 'data', 'endpoint', 'headers', 'id', 'key', 'managedBy', 'method', 'name', 'retry', 'runsImmediately',
+        'auth', 'body', 'createdAt', 'data', 'endpoint', 'flowControlKey', 'headers', 'id', 'key', 'managedBy', 'method', 'name', 'retry', 'runsImmediately',
         'scheduledAt', 'secretHeaderNames', 'signingSecretSet', 'status', 'successStatuses', 'tags', 'timeoutMs',
       ],
     );

@@ -14,14 +14,14 @@ const cronJob = (o: Partial<CronJob> = {}): CronJob => ({
   method: 'POST', headers: {}, body: null, secretHeaderNames: [], auth: null, signingSecretSet: false,
   misfire: 'once', overlap: 'allow', lastInvocation: null, lastStatus: null, skippedOccurrences: 0,
   successStatuses: ['2xx'], pauseAfterFailures: null, pausedReason: null, consecutiveFailures: 0, key: 'k', managedBy: 'apply',
-  tags: [], startAt: null, endAt: null, maxInvocations: null, jitterMs: 0,
+  tags: [], startAt: null, endAt: null, maxInvocations: null, jitterMs: 0, flowControlKey: null,
   ...o,
 });
 const schedule = (o: Partial<Schedule> = {}): Schedule => ({
   id: 's1', name: 'S', scheduledAt: '2030-01-01T00:00:00.000Z', runsImmediately: false, status: 'Pending', endpoint: 'https://e.example/s',
   data: {}, tags: [], createdAt: '2026-01-01T00:00:00.000Z', retry: { maxAttempts: 5, initialDelayMs: 1000, maxDelayMs: 60000, delaysMs: null },
   timeoutMs: 30000, method: 'POST', headers: {}, body: null, secretHeaderNames: [], auth: null, signingSecretSet: false,
-  successStatuses: ['2xx'], key: 's', managedBy: 'apply', ...o,
+  successStatuses: ['2xx'], key: 's', managedBy: 'apply', flowControlKey: null, ...o,
 });
 const plan = (
   file: { cron?: object[]; schedules?: object[] },

@@ -127,6 +127,7 @@ export const ATTEMPT_EXAMPLE: AttemptWire = {
   url: 'https://billing.example.com/hooks/reminder',
   traceId: '019aa8e01f407b6da1c35d9e7f2b8c04',
   spanId: '5f3a9c1e7b2d4068',
+  waitedMs: null,
 };
 
 export const EXECUTION_EXAMPLE: ExecutionWire = {
@@ -144,6 +145,8 @@ export const EXECUTION_EXAMPLE: ExecutionWire = {
   jitterMs: 0,
   nextAttemptAt: null,
   missedOccurrences: null,
+  flowControlKey: null,
+  waitingFor: null,
   attempts: [ATTEMPT_EXAMPLE],
 };
 

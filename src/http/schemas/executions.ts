@@ -39,6 +39,14 @@ export const AttemptSchema = Type.Object(
           'Null for attempts recorded before span ids were kept.',
       }),
     ),
+    waitedMs: Nullable(
+      Type.Integer({
+        minimum: 0,
+        description:
+          'How long the attempt waited for its flow-control key\'s limits before it started, ms (from when it was due to when its key admitted it); ' +
+          'null for a call without a key.',
+      }),
+    ),
   },
   { additionalProperties: false, title: 'Attempt', description: 'One call of an endpoint.' },
 );
@@ -103,6 +111,13 @@ export const ExecutionSchema = Type.Object(
       ),
     ),
     missedOccurrences: Nullable(MissedOccurrencesSchema),
+    flowControlKey: Nullable(Type.String({ description: 'The flow-control key its calls count against (its job\'s when it was made); null: none.' })),
+    waitingFor: Nullable(
+      StringEnum(
+        ['flowControl'] as const,
+        '`flowControl` while a keyed execution is Pending or Retrying: when due, its call waits for its key\'s limits (docs/flow-control.md); null otherwise.',
+      ),
+    ),
     attempts: Type.Array(AttemptSchema, { description: 'Its attempts, oldest first.' }),
   },
   {
@@ -146,6 +161,7 @@ export function attemptToWire(a: Attempt): AttemptWire {
     url: a.url,
     traceId: a.traceId,
     spanId: a.spanId,
+    waitedMs: a.waitedMs,
   };
 }
 
@@ -171,6 +187,8 @@ export function executionToWire(e: Execution): ExecutionWire {
       last: toIso(e.missedOccurrences.last),
       capped: e.missedOccurrences.capped,
     },
+    flowControlKey: e.flowControlKey,
+    waitingFor: e.waitingFor,
     attempts: e.attempts.map(attemptToWire),
   };
 }

@@ -40,6 +40,12 @@ export const TAGS = [
       'and rotation with a grace period. Managing keys needs `keys:manage`.',
   },
   {
+    name: 'Flow control',
+    description:
+      'Limits on the calls of all jobs that name one flow-control key: at most `parallelism` in flight and `rate` started in any window of ' +
+      '`period` ms. Calls over the limits wait in line, never refused nor dropped (docs/flow-control.md).',
+  },
+  {
     name: 'Notification channels',
     description: 'Where Punctual tells people that calls failed, succeeded again, or that a cron job was paused: signed webhooks or Slack messages.',
   },

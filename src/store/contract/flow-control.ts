@@ -26,6 +26,19 @@ export interface FlowControlKeyPut {
   created: boolean;
 }
 
+/** What a key has under way (`FlowControlStore.flowControlKeyState`). */
+export interface FlowControlKeyState {
+  key: string;
+  /** Its calls due and waiting for its limits (Pending or Retrying, due at or before now). */
+  waiting: number;
+  /** Its calls in flight (Running, a lease that ended included until it is taken again). */
+  inFlight: number;
+  /** Its starts in the window of its rate that ends now; null when it has no rate. */
+  rateUsed: number | null;
+  /** The due instant of its oldest waiting call (epoch ms, UTC), or null when none waits. */
+  oldestWaitingSince: number | null;
+}
+
 export interface FlowControlStore {
   /**
    * Creates the key or replaces its limits and pause; a replaced key keeps its `createdAt` and
@@ -40,4 +53,14 @@ export interface FlowControlStore {
   flowControlKeySetPaused(p: { key: string; paused: boolean; now: number }): Promise<FlowControlKey | null>;
   /** Removes the key (its calls then have no limits); false when it was not configured. */
   flowControlKeyDelete(p: { key: string }): Promise<boolean>;
+  /**
+   * Every key in use, in byte order: the configured ones, those named by a schedule or a cron
+   * job (whatever its status), and those of executions waiting or in flight.
+   */
+  flowControlKeyNames(): Promise<string[]>;
+  /**
+   * What key `p.key` has under way at `p.now` (epoch ms, UTC); `p.rate` says whether to count its
+   * starts in the window of `p.periodMs` ms that ends at `p.now` (else `rateUsed` is null).
+   */
+  flowControlKeyState(p: { key: string; now: number; rate: boolean; periodMs: number }): Promise<FlowControlKeyState>;
 }

@@ -12,7 +12,7 @@ export const MISSED_COLUMN_NAMES = ['missed_count', 'missed_first', 'missed_last
 const MISSED_COLUMNS = columnList(MISSED_COLUMN_NAMES);
 
 /** The columns of `executions` read as an {@link Execution}. */
-export const EXECUTION_COLUMNS = `id, job_type, job_id, scheduled_for, status, triggered, backfill, created_at, started_at, finished_at, next_attempt_at, due_at, ${MISSED_COLUMNS}`;
+export const EXECUTION_COLUMNS = `id, job_type, job_id, scheduled_for, status, triggered, backfill, created_at, started_at, finished_at, next_attempt_at, due_at, ${MISSED_COLUMNS}, flow_control_key`;
 
 /** The {@link MISSED_COLUMNS} of a row; `missed_capped` as the driver gives booleans. */
 export interface MissedRow {
@@ -55,6 +55,8 @@ export interface ExecutionRow extends MissedRow {
   next_attempt_at: number | null;
   /** When a schedule's execution became due to the service (`Schedule.dueAt`), or a cron occurrence with its jitter; null: `scheduled_for`. */
   due_at: number | null;
+  /** NULL: the execution names no flow-control key. */
+  flow_control_key: string | null;
 }
 
 /** Every column of `executions` but none derived, in the order of the table (a copy writes these). */
@@ -80,6 +82,7 @@ export const EXECUTION_RECORD_COLUMNS = [
   'missed_last',
   'missed_capped',
   'retry_base',
+  'flow_control_key',
 ] as const;
 
 /** A whole row of `executions` ({@link EXECUTION_RECORD_COLUMNS}), internal columns included. */
@@ -149,13 +152,15 @@ export function executionFromRow(codec: RowCodec, r: ExecutionRow, attempts: Att
     lateMs: r.started_at === null ? null : r.started_at - (r.due_at ?? r.scheduled_for),
     jitterMs: r.job_type === 'cron' && r.due_at !== null ? Math.max(0, r.due_at - r.scheduled_for) : 0,
     missedOccurrences: missedFromRow(codec, r),
+    flowControlKey: r.flow_control_key ?? null,
+    waitingFor: r.flow_control_key != null && (r.status === 'Pending' || r.status === 'Retrying') ? 'flowControl' : null,
     attempts,
   };
 }
 
 /** Whole row → execution as stored, without its attempts yet (`attempts: []`). */
 export function executionRecordFromRow(codec: RowCodec, r: ExecutionRecordRow): ExecutionRecord {
-  const { lateMs: _derived, jitterMs: _jitter, ...e } = executionFromRow(codec, r, []);
+  const { lateMs: _derived, jitterMs: _jitter, waitingFor: _waiting, ...e } = executionFromRow(codec, r, []);
   return {
     ...e,
     attempt: r.attempt,
@@ -192,6 +197,7 @@ export function executionToRow(
     due_at: e.dueAt,
     ...missedToRow(codec, e.missedOccurrences),
     retry_base: e.retryBase,
+    flow_control_key: e.flowControlKey,
   };
 }
 

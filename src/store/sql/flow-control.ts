@@ -6,7 +6,7 @@
  * `:paused` is 0 or 1.
  */
 import type { Column } from './columns.js';
-import type { FlowControlKeyPutParams } from '../contract/flow-control.js';
+import type { FlowControlKeyPutParams, FlowControlKeyState } from '../contract/flow-control.js';
 import { FLOW_CONTROL_KEY_COLUMNS } from '../rows/flow-control.js';
 import { FLOW_CONTROL_BOUNDS } from '../../domain/flow-control.js';
 
@@ -190,4 +190,62 @@ export function holdSql(greatest: 'max' | 'greatest'): string {
  VALUES (:key, ${FLOW_CONTROL_BOUNDS.periodDefaultMs}, :now, :now, :until, :until)
  ON CONFLICT (key) DO UPDATE SET hold_until = ${greatest}(coalesce(flow_control_keys.hold_until, 0), excluded.hold_until),
    ready_at = ${greatest}(flow_control_keys.ready_at, excluded.ready_at)`;
+}
+
+/**
+ * The distinct non-NULL values of `col` in `table` rows matching `where`, by a walk of the index
+ * `hint` names (one descent per value, however many rows share it), ascending; valid in both
+ * dialects (`hint`: SQLite's `INDEXED BY …`, nothing on PostgreSQL).
+ */
+function distinctSql(table: string, col: string, where: string, hint: string): string {
+  const from = `FROM ${table} ${hint} WHERE ${where} AND ${col} IS NOT NULL`;
+  return `SELECT v FROM (WITH RECURSIVE d(v) AS (
+    SELECT (SELECT ${col} ${from} ORDER BY ${col} LIMIT 1)
+    UNION ALL
+    SELECT (SELECT ${col} ${from} AND ${col} > d.v ORDER BY ${col} LIMIT 1) FROM d WHERE d.v IS NOT NULL)
+  SELECT v FROM d WHERE v IS NOT NULL) AS x`;
+}
+
+/**
+ * Every key Punctual knows, in byte order: the configured ones, those named by a schedule or a
+ * cron job, and those of executions waiting or in flight. `hints` are the dialect's index hints
+ * (SQLite's INDEXED BY; PostgreSQL: empty strings).
+ */
+export function keyNamesSql(hints: { schedules: string; cron: string; held: string; running: string }): string {
+  return `SELECT key FROM flow_control_keys
+UNION SELECT v FROM (${distinctSql('schedules', 'flow_control_key', '1 = 1', hints.schedules)}) AS s
+UNION SELECT v FROM (${distinctSql('cron_jobs', 'flow_control_key', '1 = 1', hints.cron)}) AS c
+UNION SELECT v FROM (${distinctSql('executions', 'flow_control_key', "status IN ('Pending', 'Retrying')", hints.held)}) AS h
+UNION SELECT v FROM (${distinctSql('executions', 'flow_control_key', "status = 'Running'", hints.running)}) AS r
+ORDER BY 1`;
+}
+
+/**
+ * The live state of key `:key` at `:now`: its calls waiting and due (and the due instant of the
+ * oldest), its calls in flight, its starts after `:from` (the current window of its rate).
+ */
+export function keyStateSql(hints: { held: string; running: string }): string {
+  const held = `FROM executions ${hints.held} WHERE status IN ('Pending', 'Retrying') AND flow_control_key = :key AND next_attempt_at <= :now`;
+  return `SELECT (SELECT count(*) ${held}) AS waiting, (SELECT min(next_attempt_at) ${held}) AS oldest,
+  (SELECT count(*) FROM executions ${hints.running} WHERE status = 'Running' AND flow_control_key = :key) AS in_flight,
+  (SELECT count(*) FROM flow_control_starts WHERE key = :key AND started_at > :from) AS rate_used`;
+}
+
+/** A row of {@link keyStateSql} (PostgreSQL's counts come as text). */
+export interface KeyStateRow {
+  waiting: number | string;
+  oldest: number | string | null;
+  in_flight: number | string;
+  rate_used: number | string;
+}
+
+/** The state of a row of {@link keyStateSql}; `rateUsed` null when the key has no rate. */
+export function keyStateFromRow(key: string, r: KeyStateRow, rated: boolean): FlowControlKeyState {
+  return {
+    key,
+    waiting: Number(r.waiting),
+    inFlight: Number(r.in_flight),
+    rateUsed: rated ? Number(r.rate_used) : null,
+    oldestWaitingSince: r.oldest === null ? null : Number(r.oldest),
+  };
 }

@@ -58,6 +58,8 @@ export interface ExecutionRecord {
   dueAt: number | null;
   /** The occurrences a catch-up execution stands for (misfire `once`), else null. */
   missedOccurrences: MissedOccurrences | null;
+  /** The flow-control key it counts against, else null. */
+  flowControlKey: string | null;
   /** Attempts made before the current attempt budget began: 0, or the attempts made when it was last replayed. */
   retryBase: number;
   attempts: Attempt[];

@@ -43,6 +43,25 @@ export function describeFlowControlClaim(current: () => Store): void {
       expect(await claim(T0 + 40)).toEqual([]);
     });
 
+    it('names every key in use; the state of a key counts its waiting calls, its calls in flight and its starts', async () => {
+      await put('rated', { parallelism: 1, rate: 5, periodMs: 1_000 });
+      await put('idle', { parallelism: 1 });
+      await schedules(3, 'rated');
+      await newCron({ flowControlKey: 'named' });
+      expect(await store().flowControlKeyNames()).toEqual(['idle', 'named', 'rated']);
+      await claim(T0 + 10);
+      const state = (key: string, now: number) => store().flowControlKeyState({ key, now, rate: true, periodMs: 1_000 });
+      expect(await state('rated', T0 + 20)).toEqual({ key: 'rated', waiting: 2, inFlight: 1, rateUsed: 1, oldestWaitingSince: T0 + 1 });
+      expect(await state('rated', T0 + 2_000)).toMatchObject({ rateUsed: 0, waiting: 2 });
+      expect(await store().flowControlKeyState({ key: 'idle', now: T0, rate: false, periodMs: 1_000 })).toEqual({
+        key: 'idle',
+        waiting: 0,
+        inFlight: 0,
+        rateUsed: null,
+        oldestWaitingSince: null,
+      });
+    });
+
     it('a key not configured has no limits: every due call of it starts', async () => {
       await schedules(3, 'free', T0 + 5);
       expect(keysOf(await claim(T0 + 200))).toEqual(['free', 'free', 'free']);

@@ -3,11 +3,14 @@
  * store/sql/flow-control.ts with their parameters numbered.
  */
 import type { FlowControlKey } from '../../../domain/flow-control.js';
-import type { FlowControlKeyPut, FlowControlKeyPutParams } from '../../contract/flow-control.js';
+import type { FlowControlKeyPut, FlowControlKeyPutParams, FlowControlKeyState } from '../../contract/flow-control.js';
 import { flowControlKeyFromRow, type FlowControlKeyRow } from '../../rows/flow-control.js';
 import * as T from '../../sql/flow-control.js';
 import { positional, type PgContext, type Sql } from '../connection.js';
 import type { Operations } from '../../sql-store.js';
+
+const KEY_NAMES_SQL = T.keyNamesSql({ schedules: '', cron: '', held: '', running: '' });
+const KEY_STATE_SQL = T.keyStateSql({ held: '', running: '' });
 
 /** Runs the statement `text` with the named `params`. */
 function run<R extends object>(sql: Sql, text: string, params: Record<string, unknown>): Promise<R[]> {
@@ -36,6 +39,16 @@ export const flowControl = {
     return r ? flowControlKeyFromRow(r) : null;
   },
 
+  async keyNames(sql: Sql): Promise<string[]> {
+    return (await sql.rows<{ key: string }>(KEY_NAMES_SQL, [], 'punctual_flow_control_names')).map((r) => r.key);
+  },
+
+  async keyState(sql: Sql, p: { key: string; now: number; rate: boolean; periodMs: number }): Promise<FlowControlKeyState> {
+    const now = Math.floor(p.now);
+    const [r] = await run<T.KeyStateRow>(sql, KEY_STATE_SQL, { key: p.key, now, from: now - p.periodMs });
+    return T.keyStateFromRow(p.key, r!, p.rate);
+  },
+
   async delete(sql: Sql, key: string): Promise<boolean> {
     const q = positional(T.DELETE_SQL, { key });
     return (await sql.count(q.text, q.values)) > 0;
@@ -49,4 +62,6 @@ export const flowControlOperations = {
   flowControlKeyList: (c) => flowControl.list(c.sql),
   flowControlKeySetPaused: (c, p) => flowControl.setPaused(c.sql, p.key, p.paused, p.now),
   flowControlKeyDelete: (c, p) => flowControl.delete(c.sql, p.key),
+  flowControlKeyNames: (c) => flowControl.keyNames(c.sql),
+  flowControlKeyState: (c, p) => flowControl.keyState(c.sql, p),
 } satisfies Partial<Operations<PgContext>>;

@@ -3,7 +3,7 @@
  * store/sql/flow-control.ts, prepared once.
  */
 import type { FlowControlKey } from '../../../domain/flow-control.js';
-import type { FlowControlKeyPut, FlowControlKeyPutParams } from '../../contract/flow-control.js';
+import type { FlowControlKeyPut, FlowControlKeyPutParams, FlowControlKeyState } from '../../contract/flow-control.js';
 import { flowControlKeyFromRow, type FlowControlKeyRow } from '../../rows/flow-control.js';
 import * as T from '../../sql/flow-control.js';
 import type { Db } from '../connection.js';
@@ -16,6 +16,8 @@ export class FlowControlQueries {
   private readonly all;
   private readonly pause;
   private readonly remove;
+  private readonly names;
+  private readonly state;
 
   constructor(db: Db) {
     this.putRow = db.prepare<[Record<string, unknown>], FlowControlKeyRow & { revision: number }>(T.PUT_SQL);
@@ -23,6 +25,17 @@ export class FlowControlQueries {
     this.all = db.prepare<[], FlowControlKeyRow>(T.LIST_SQL);
     this.pause = db.prepare<[Record<string, unknown>], FlowControlKeyRow>(T.SET_PAUSED_SQL);
     this.remove = db.prepare<[Record<string, unknown>]>(T.DELETE_SQL);
+    this.names = db.prepare<[], { key: string }>(
+      T.keyNamesSql({
+        schedules: 'INDEXED BY schedules_by_flow_control_key',
+        cron: 'INDEXED BY cron_jobs_by_flow_control_key',
+        held: 'INDEXED BY executions_held',
+        running: 'INDEXED BY executions_keyed_running',
+      }),
+    );
+    this.state = db.prepare<[Record<string, unknown>], T.KeyStateRow>(
+      T.keyStateSql({ held: 'INDEXED BY executions_held', running: 'INDEXED BY executions_keyed_running' }),
+    );
   }
 
   put(p: FlowControlKeyPutParams): FlowControlKeyPut {
@@ -47,6 +60,15 @@ export class FlowControlQueries {
   delete(key: string): boolean {
     return this.remove.run({ key }).changes > 0;
   }
+
+  keyNames(): string[] {
+    return this.names.all().map((r) => r.key);
+  }
+
+  keyState(p: { key: string; now: number; rate: boolean; periodMs: number }): FlowControlKeyState {
+    const now = Math.floor(p.now);
+    return T.keyStateFromRow(p.key, this.state.get({ key: p.key, now, from: now - p.periodMs })!, p.rate);
+  }
 }
 
 /** The store operations of flow-control keys (../../sql-store.ts), on the statements of FlowControlQueries. */
@@ -56,4 +78,6 @@ export const flowControlOperations = {
   flowControlKeyList: (q) => q.flowControl.list(),
   flowControlKeySetPaused: (q, p) => q.flowControl.setPaused(p.key, p.paused, p.now),
   flowControlKeyDelete: (q, p) => q.flowControl.delete(p.key),
+  flowControlKeyNames: (q) => q.flowControl.keyNames(),
+  flowControlKeyState: (q, p) => q.flowControl.keyState(p),
 } satisfies Partial<Operations<{ flowControl: FlowControlQueries }>>;
