@@ -1,3 +1,4 @@
+import { watchFlowControlKeys } from './metrics/flow-control.js';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import type { Config, Role } from './config.js';
@@ -210,6 +211,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
   if (notifier) metrics.watchNotifier(notifier);
   metrics.watchDueWork(store, storeNow);
   metrics.watchRetrying(store);
+  watchFlowControlKeys(metrics.registry, store, storeNow);
   const liveNodes = () => store.nodesLive({ now: storeNow(), timeoutMs: config.nodeTimeoutMs });
   metrics.watchNodes(liveNodes);
   // Pruning runs where dispatching does; the store serialises it across the cluster.

@@ -16,6 +16,7 @@
  *  - process: prom-client's default metrics (process-metrics.ts), shared by the process.
  */
 import { Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { flowControlDeliveries } from './flow-control.js';
 import { JOB_TYPES } from '../domain/enums.js';
 import type { DeliveredEvent, DispatcherEvents } from '../dispatch/events.js';
 import type { NotifierEvents } from '../dispatch/notify/notifier.js';
@@ -253,7 +254,9 @@ export class ServerMetrics {
     // Both outcomes exist from the start (at 0), so a success ratio is defined before the first failure.
     for (const outcome of ['succeeded', 'failed']) executions.inc({ outcome }, 0);
 
+    const keyed = flowControlDeliveries(this.registry);
     const delivered = ({ claim, outcome }: DeliveredEvent): void => {
+      keyed(claim, outcome);
       const labels = attemptLabels(outcome);
       attempts.inc({ ...labels });
       attemptDuration.observe({ result: labels.result }, Math.max(0, outcome.durationMs) / 1000);
