@@ -53,4 +53,28 @@ describe.each(STORES)('migrate-store keeps job keys (SQLite → $name)', (to) =>
       }),
     ).rejects.toMatchObject({ code: 'conflict' });
   });
+
+  it('flow-control keys (limits, pause, hold) and the flowControlKey of jobs and executions arrive unchanged', async () => {
+    const from = await SQLITE.create();
+    const target = await to.create();
+    dbs.push(from, target);
+    const source = await openStore(from.url);
+    stores.push(source);
+    await source.migrate();
+    await source.flowControlKeyPut({ key: 'slack:T1.B2', parallelism: null, rate: 1, periodMs: 1_000, paused: false, now: T0 });
+    await source.flowControlKeyPut({ key: 'api', parallelism: 20, rate: 10, periodMs: 2_000, paused: true, now: T0 + 1 });
+    const id = newId();
+    await source.scheduleCreate({
+      id, name: 'r', scheduledAt: T0, endpoint: 'https://e.example/', data: {}, tags: [], retry: DEFAULT_RETRY_POLICY, timeoutMs: 30_000,
+      flowControlKey: 'api', now: T0,
+    });
+    await source.claimDue({ now: T0 + 10, limit: 10, nodeId: 'n', leaseMs: 60_000, misfireThresholdMs: 60_000 });
+    await transferStore({ from: from.url, to: target.url });
+    const copy = await openStore(target.url);
+    stores.push(copy);
+    expect(await copy.flowControlKeyList()).toEqual(await source.flowControlKeyList());
+    expect(await copy.scheduleGet({ id })).toMatchObject({ flowControlKey: 'api' });
+    const page = await copy.executionList({ jobType: 'schedule', jobId: id, limit: 10, cursor: null });
+    expect(page.executions[0]).toMatchObject({ status: 'Pending', flowControlKey: 'api', waitingFor: 'flowControl' });
+  });
 });

@@ -51,7 +51,8 @@ export class TargetNotEmptyError extends Error {
 export function describeCounts(c: TransferCounts): string {
   return (
     `${c.apiKeys} API keys, ${c.settings} settings, ${c.schedules} schedules, ` +
-    `${c.cronJobs} cron jobs, ${c.executions} executions, ${c.notificationChannels} notification channels`
+    `${c.cronJobs} cron jobs, ${c.executions} executions, ${c.notificationChannels} notification channels, ` +
+    `${c.flowControlKeys} flow-control keys`
   );
 }
 

@@ -34,6 +34,7 @@ import {
   type ExecutionRecordRow,
 } from '../rows/executions.js';
 import { CHANNEL_COLUMNS, channelFromRow, listToColumn, type ChannelRow } from '../rules/notifications.js';
+import { FLOW_CONTROL_KEY_COLUMNS, flowControlKeyFromRow, type FlowControlKeyRow } from '../rows/flow-control.js';
 import { TRANSFER_KINDS } from './records.js';
 import type { ExecutionRecord, TransferCounts, TransferKind, TransferRecords, TransferSource, TransferTarget } from './records.js';
 
@@ -62,6 +63,7 @@ const TABLES: Record<TransferKind, { table: string; listed: boolean; key: string
   executions: { table: 'executions', listed: false, key: 'id' },
   // By id: UUID v7, so oldest first too (PostgreSQL's table has no `seq`).
   notificationChannels: { table: 'notification_channels', listed: false, key: 'id' },
+  flowControlKeys: { table: 'flow_control_keys', listed: false, key: 'key' },
 };
 
 /** Row → record, by kind (executions get their attempts afterwards). */
@@ -72,6 +74,7 @@ const FROM_ROW: { [K in TransferKind]: (codec: RowCodec, r: Row) => TransferReco
   cronJobs: (c, r) => cronRecordFromRow(c, r as unknown as CronJobRow),
   executions: (c, r) => executionRecordFromRow(c, r as unknown as ExecutionRecordRow),
   notificationChannels: (_c, r) => channelFromRow(r as unknown as ChannelRow),
+  flowControlKeys: (_c, r) => flowControlKeyFromRow(r as unknown as FlowControlKeyRow),
 };
 
 /** Columns written for each kind and the values of a record's row (a cron job's newest execution is derived at commit). */
@@ -91,6 +94,19 @@ const TO_ROW: { [K in TransferKind]: { columns: readonly string[]; row: (codec: 
       events: listToColumn(r.events),
       job_ids: r.jobIds === null ? null : listToColumn(r.jobIds),
       created_at: r.createdAt,
+    }),
+  },
+  flowControlKeys: {
+    columns: FLOW_CONTROL_KEY_COLUMNS.split(', '),
+    row: (_c, r) => ({
+      key: r.key,
+      parallelism: r.parallelism,
+      rate: r.rate,
+      period_ms: r.periodMs,
+      paused: r.paused ? 1 : 0,
+      hold_until: r.holdUntil,
+      created_at: r.createdAt,
+      updated_at: r.updatedAt,
     }),
   },
 };

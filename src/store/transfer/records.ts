@@ -1,3 +1,4 @@
+import type { FlowControlKey } from '../../domain/flow-control.js';
 import type { NotificationChannel } from '../../domain/notifications.js';
 import type { ApiKey, Attempt, CronJob, ExecutionStatus, JobType, MissedOccurrences, Schedule } from '../../domain/types.js';
 
@@ -74,13 +75,26 @@ export interface TransferRecords {
   executions: ExecutionRecord;
   /** Notification channels (docs/when-calls-fail.md); their outbox is not copied (notifications not yet sent). */
   notificationChannels: NotificationChannel;
+  /**
+   * Configured flow-control keys (docs/flow-control.md), holds included; the log of their starts
+   * is not copied (the target's first window starts empty).
+   */
+  flowControlKeys: FlowControlKey;
 }
 
 /** A kind of record a transfer copies. */
 export type TransferKind = keyof TransferRecords;
 
 /** Every kind, in the order a transfer writes them. */
-export const TRANSFER_KINDS: readonly TransferKind[] = ['apiKeys', 'settings', 'schedules', 'cronJobs', 'executions', 'notificationChannels'];
+export const TRANSFER_KINDS: readonly TransferKind[] = [
+  'apiKeys',
+  'settings',
+  'schedules',
+  'cronJobs',
+  'executions',
+  'notificationChannels',
+  'flowControlKeys',
+];
 
 /** Rows of each kind in a store (executions: executions, not attempts). */
 export type TransferCounts = Record<TransferKind, number>;
