@@ -2506,6 +2506,8 @@ export interface operations {
                 name?: string;
                 /** @description Only the cron job with this key (exact; at most one). */
                 key?: string;
+                /** @description Only cron jobs whose calls count against this flow-control key (exact). */
+                flowControlKey?: string;
             };
             header?: never;
             path?: never;
@@ -3852,6 +3854,8 @@ export interface operations {
                 name?: string;
                 /** @description Only the schedule with this key (exact; at most one). */
                 key?: string;
+                /** @description Only schedules whose calls count against this flow-control key (exact). */
+                flowControlKey?: string;
             };
             header?: never;
             path?: never;

@@ -1,6 +1,6 @@
 /**
  * The paged, filtered job lists (docs/interface.md, "Lists"): `GET /schedules` and `GET /cron`
- * take `limit`, `cursor`, `status`, `tag`, `name` and `key`, the same for both kinds. This module checks that
+ * take `limit`, `cursor`, `status`, `tag`, `name`, `key` and `flowControlKey`, the same for both kinds. This module checks that
  * input (the HTTP layer checks the same in its schemas; this holds for any other caller) and turns
  * it into the store's page params. Paging and filtering themselves are the store's
  * (`Store.schedulePage`, `Store.cronPage`; the shared rules in `store/rules/paging.ts`).
@@ -23,6 +23,8 @@ export interface JobListInput<S extends string> {
   name?: string;
   /** Only the job with this key (exact). */
   key?: string;
+  /** Only jobs naming this flow-control key (exact). */
+  flowControlKey?: string;
   /**
    * Only jobs carrying every one of these tags. At most `PUNCTUAL_MAX_TAGS` (default 32) tags,
    * each within `PUNCTUAL_MAX_TAG_LENGTH`.
@@ -56,10 +58,19 @@ export function listParams<S extends string>(
   checks.oneOf(`${pathPrefix}/status`, input.status, statuses);
   checks.rule(`${pathPrefix}/name`, 'name-filter', input.name);
   checks.rule(`${pathPrefix}/key`, 'job-key', input.key);
+  checks.rule(`${pathPrefix}/flowControlKey`, 'flow-control-key', input.flowControlKey);
   // As a job's `tags` (the same rule, the same messages): more tags than a job can carry could
   // never all match.
   checks.tags(`${pathPrefix}/tag`, input.tag);
   checks.throwIfAny();
   const tags = input.tag ?? [];
-  return { limit, cursor: input.cursor ?? null, status: input.status ?? null, name: input.name ?? null, key: input.key ?? null, tags };
+  return {
+    limit,
+    cursor: input.cursor ?? null,
+    status: input.status ?? null,
+    name: input.name ?? null,
+    key: input.key ?? null,
+    flowControlKey: input.flowControlKey ?? null,
+    tags,
+  };
 }

@@ -83,6 +83,10 @@ describe('flow-control keys over HTTP', () => {
     expect((await send('PATCH', `/cron/${c.json().id}`, { flowControlKey: null })).json().flowControlKey).toBeNull();
     expectProblem(await send('POST', '/cron', { expression: '0 * * * *', endpoint: 'https://example.com/c', flowControlKey: 'a b' }), 400);
 
+    expect((await send('GET', '/schedules?flowControlKey=billing-api')).json()).toMatchObject({ size: 1, schedules: [{ id: s.json().id }] });
+    expect((await send('GET', '/cron?flowControlKey=billing-api')).json()).toMatchObject({ size: 0 });
+    expect(expectProblem(await send('GET', '/schedules?flowControlKey=a%20b'), 400).errors?.map((e) => e.path)).toEqual(['/query/flowControlKey']);
+
     const list = (await send('GET', '/flow-control-keys')).json();
     expect(list).toMatchObject({ size: 1, flowControlKeys: [{ key: 'billing-api', configured: false, parallelism: null, rate: null, waiting: 0 }] });
 

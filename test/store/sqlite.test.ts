@@ -358,6 +358,8 @@ describe('SQLite store', () => {
         lateMs: 3,
         jitterMs: 0,
         missedOccurrences: null,
+        flowControlKey: null,
+        waitingFor: null,
         // Attempts recorded before methods and URLs were kept: POSTs to a URL not known.
         attempts: [{ number: 1, startedAt: T0 + 3, durationMs: 12, statusCode: 200, error: null, responseBody: 'ok', method: 'POST', url: null, traceId: null, spanId: null, waitedMs: null }],
       });
@@ -368,6 +370,8 @@ describe('SQLite store', () => {
         lateMs: 0,
         jitterMs: 0,
         missedOccurrences: null,
+        flowControlKey: null,
+        waitingFor: null,
         attempts: [{ number: 2, startedAt: T0 + 2000, durationMs: 10, statusCode: 500, error: 'HTTP 500', responseBody: 'oops' }],
       });
       expect(await s.executionGet({ id: ex.running })).toMatchObject({ status: 'Running', startedAt: T0 + 100, lateMs: 0, attempts: [] });
@@ -480,7 +484,7 @@ describe('SQLite store', () => {
 
     it('a page of jobs walks its driver index from the cursor on, in list order: no sort', async () => {
       (await open()).close();
-      const q = { at: T0, id: 'x', scan: 5000, status: null, name: null, tags: null, tag: 'a' };
+      const q = { at: T0, id: 'x', scan: 5000, status: null, name: null, tags: null, tag: 'a', flowControlKey: null };
       const cases: [string, RegExp][] = [
         [SCHEDULE_PAGE_SQL.all, /SEARCH j USING INDEX schedules_by_created \(\(created_at,id\)>\(\?,\?\)\)/],
         [SCHEDULE_PAGE_SQL.tag, /SEARCH d USING PRIMARY KEY \(tag=\? AND \(created_at,schedule_id\)>\(\?,\?\)\)/],

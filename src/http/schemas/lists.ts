@@ -2,6 +2,7 @@
  * Query parameters and answer fields shared by the job lists, `GET /schedules` and `GET /cron`
  * (docs/interface.md, "Lists"): keyset paging with an opaque cursor, the filters, and the page.
  */
+import { FLOW_CONTROL_KEY_PATTERN } from '../../domain/flow-control.js';
 import { Type, type TSchema } from 'typebox';
 import { LIST_LIMIT_DEFAULT } from '../../service/job-lists.js';
 import { LIST_LIMIT_MAX, LIST_LIMIT_MIN } from '../../service/rules.js';
@@ -48,7 +49,7 @@ export interface JobNouns {
 
 /**
  * Query of a job list (GET /schedules, GET /cron): `limit`, `cursor`, and the filters `status` (one
- * of `statuses`), `tag` (repeatable), `name` (a substring) and `key` (exact). Numbers are digit
+ * of `statuses`), `tag` (repeatable), `name` (a substring), `key` (exact) and `flowControlKey` (exact). Numbers are digit
  * strings: query strings are not coerced.
  */
 export function JobListQuery<const V extends readonly string[]>(statuses: V, nouns: JobNouns) {
@@ -60,6 +61,9 @@ export function JobListQuery<const V extends readonly string[]>(statuses: V, nou
       tag: Type.Optional(TagQuery(nouns.many)),
       name: Type.Optional(ListNameQuery(nouns.many)),
       key: Type.Optional(KeyQuery(nouns.one)),
+      flowControlKey: Type.Optional(
+        Type.String({ pattern: FLOW_CONTROL_KEY_PATTERN, description: `Only ${nouns.many} whose calls count against this flow-control key (exact).` }),
+      ),
     },
     { additionalProperties: false },
   );

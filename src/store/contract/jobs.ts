@@ -64,6 +64,8 @@ export interface JobPageParams<S extends string> {
    * drives the scan); absent or null: any.
    */
   key?: string | null;
+  /** Only jobs naming this flow-control key (exact; checked row by row); absent or null: any. */
+  flowControlKey?: string | null;
   /**
    * Most rows this page looks at (`scanBound` in ../paging.ts): default and at most
    * `PAGE_SCAN_MAX`, at least `limit + 1`. Lower only to test the bound on few rows.

@@ -56,6 +56,8 @@ export function describeClaimDue(current: () => Store): void {
         lateMs: 0,
         jitterMs: 0,
         missedOccurrences: null,
+        flowControlKey: null,
+        waitingFor: null,
         attempts: [],
       });
     });

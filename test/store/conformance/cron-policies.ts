@@ -63,6 +63,8 @@ export function describeCronPolicies(current: () => Store): void {
         lateMs: null,
         jitterMs: 0,
         missedOccurrences: null,
+        flowControlKey: null,
+        waitingFor: null,
         attempts: [],
       });
       expect(await store().cronGet({ id: c.id })).toMatchObject({

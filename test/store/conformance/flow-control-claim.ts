@@ -62,6 +62,22 @@ export function describeFlowControlClaim(current: () => Store): void {
       });
     });
 
+    it('the job lists filter by flowControlKey, alone and with the other filters', async () => {
+      await schedules(2, 'a');
+      await schedules(1, 'b');
+      await schedules(1, undefined);
+      await newCron({ flowControlKey: 'a' });
+      const page = (o: { flowControlKey: string; status?: 'Pending' }) =>
+        store().schedulePage({ limit: 10, cursor: null, status: o.status ?? null, name: null, tags: [], flowControlKey: o.flowControlKey });
+      expect((await page({ flowControlKey: 'a' })).schedules.map((s) => s.flowControlKey)).toEqual(['a', 'a']);
+      expect((await page({ flowControlKey: 'b', status: 'Pending' })).schedules).toHaveLength(1);
+      expect((await page({ flowControlKey: 'c' })).schedules).toEqual([]);
+      const tagged = await store().schedulePage({ limit: 10, cursor: null, status: null, name: null, tags: ['a'], flowControlKey: 'a' });
+      expect(tagged.schedules).toHaveLength(2);
+      const cron = await store().cronPage({ limit: 10, cursor: null, status: null, name: null, tags: [], flowControlKey: 'a' });
+      expect(cron.cronJobs).toHaveLength(1);
+    });
+
     it('a key not configured has no limits: every due call of it starts', async () => {
       await schedules(3, 'free', T0 + 5);
       expect(keysOf(await claim(T0 + 200))).toEqual(['free', 'free', 'free']);

@@ -99,6 +99,8 @@ export function describeRetries(current: () => Store): void {
         lateMs: 2,
         jitterMs: 0,
         missedOccurrences: null,
+        flowControlKey: null,
+        waitingFor: null,
         attempts: [
           { number: 1, startedAt: T0 + 2, durationMs: 10, statusCode: 503, error: 'HTTP 503', responseBody: 'busy', ...CALLED },
           { number: 2, startedAt: T0 + 1001, durationMs: 20, statusCode: null, error: 'timeout', responseBody: null, ...CALLED },
@@ -150,6 +152,8 @@ export function describeRetries(current: () => Store): void {
         lateMs: 5,
         jitterMs: 0,
         missedOccurrences: null,
+        flowControlKey: null,
+        waitingFor: null,
         finishedAt: T0 + 2013,
         nextAttemptAt: null,
         attempts: [{ number: 2, startedAt: T0 + 2001 }],

@@ -37,6 +37,8 @@ export function describeTrigger(current: () => Store): void {
         lateMs: null,
         jitterMs: 0,
         missedOccurrences: null,
+        flowControlKey: null,
+        waitingFor: null,
         attempts: [],
       });
       expect(await store().executionGet({ id })).toEqual(e);

@@ -88,14 +88,14 @@ export function tablePageSql<S extends string>(
   };
 }
 
-/** The driver condition "one tag, after the cursor" in a tag table (`$8` the tag). */
-const tagAfter = (t: JobTable) => `tag = $8::text AND (created_at, ${t.tagJob}) > ($1::bigint, $2::text)`;
+/** The driver condition "one tag, after the cursor" in a tag table (`$9` the tag). */
+const tagAfter = (t: JobTable) => `tag = $9::text AND (created_at, ${t.tagJob}) > ($1::bigint, $2::text)`;
 
 /**
  * The page statements of a kind of job (migration 2): driven by every row (`<table>_by_created`),
- * one status (`<table>_<status>_by_created`) or one tag (the tag table, `$8`). Checked row by
+ * one status (`<table>_<status>_by_created`) or one tag (the tag table, `$9`). Checked row by
  * row: the status (`$5`), the name (`$6`, folded; a null name never matches), the other tags
- * (`$7`, each a primary-key lookup in the tag table). Null parameters are not checked.
+ * (`$7`, each a primary-key lookup in the tag table), the flow-control key (`$8`). Null parameters are not checked.
  * @param row how a hit is read: `alias` of the job row, `select` its columns (as `<alias>.`, plus
  *   any of `join`), `join` what is joined to it once filtered (or '')
  */
@@ -107,6 +107,7 @@ export function jobPageSql<S extends string>(
   const a = row.alias;
   const filter = `($5::text IS NULL OR ${a}.status = $5::text)
      AND ($6::text IS NULL OR strpos(${foldNameSql(`${a}.name`)}, $6::text) > 0)
+     AND ($8::text IS NULL OR ${a}.flow_control_key = $8::text)
      AND ($7::text[] IS NULL OR NOT EXISTS (
            SELECT 1 FROM unnest($7::text[]) AS u (tag)
             WHERE NOT EXISTS (SELECT 1 FROM ${t.tagTable} x
@@ -118,7 +119,7 @@ export function jobPageSql<S extends string>(
       ORDER BY ${a}.created_at, ${a}.id LIMIT $4 + 1`;
   return {
     ...tablePageSql(t.table, statuses, tableHits),
-    key: keyPageSql(t.table, '$8', tableHits),
+    key: keyPageSql(t.table, '$9', tableHits),
     tag: pageSql({
       hits: `SELECT ${row.select}, k.created_at AS k_at, k.${t.tagJob} AS k_id
                FROM (SELECT created_at, ${t.tagJob} FROM ${t.tagTable} WHERE ${tagAfter(t)}
@@ -134,7 +135,7 @@ export function jobPageSql<S extends string>(
 
 /**
  * The statement and values of a page (`Store.schedulePage`, `Store.cronPage`) from
- * {@link jobPageSql}'s statements: driven by the key (`$8`), else the first tag (`$8`), else the
+ * {@link jobPageSql}'s statements: driven by the key (`$9`), else the first tag (`$9`), else the
  * status, else every job.
  * @throws InvalidInputError (path `/query/cursor`) for a cursor the store did not make
  */
@@ -145,7 +146,7 @@ export function jobPageQuery<S extends string>(
   const b = jobPageBounds(p);
   const key = p.key ?? null;
   const tags = pageTags(p.tags, key);
-  const values: unknown[] = [b.at, b.id, b.scan, b.limit, p.status, b.name, tags.others];
+  const values: unknown[] = [b.at, b.id, b.scan, b.limit, p.status, b.name, tags.others, p.flowControlKey ?? null];
   // An unknown status (not from the API, which checks) has no index: the scan over every job
   // then finds nothing, within its bound.
   let text = (p.status === null ? undefined : sql.status[p.status]) ?? sql.all;
@@ -162,7 +163,7 @@ export function jobPageQuery<S extends string>(
 /**
  * The page statement of a job table driven by one key (its unique index `<table>_by_key`,
  * ../job-keys.ts: at most one row).
- * @param keyParam the key's parameter, e.g. `$8`
+ * @param keyParam the key's parameter, e.g. `$9`
  * @param hits the hits' SELECT for a driver condition (see {@link pageSql} `p.hits`)
  */
 export function keyPageSql(table: string, keyParam: string, hits: (where: string) => string): string {

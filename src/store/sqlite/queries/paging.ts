@@ -68,12 +68,13 @@ export function readJobPage<T>(
  * What a page scan checks row by row, beside the driver's own condition (migration 3), for the
  * job row `j`: the status (`:status`), the name (`:name`, folded as `foldNameNeedle` does;
  * `lower()` is ASCII-only in SQLite builds without ICU, such as better-sqlite3's; a null name
- * never matches), and tags other than the driver's (`:tags`, a JSON array; each one a primary-key
+ * never matches), the flow-control key (`:flowControlKey`), and tags other than the driver's (`:tags`, a JSON array; each one a primary-key
  * lookup in the tag table). Null: not checked.
  */
 function pageHit(t: JobTable): string {
   return `coalesce((:status IS NULL OR j.status = :status)
    AND (:name IS NULL OR instr(lower(j.name), :name) > 0)
+   AND (:flowControlKey IS NULL OR j.flow_control_key = :flowControlKey)
    AND (:tags IS NULL OR NOT EXISTS (
          SELECT 1 FROM json_each(:tags) e
           WHERE NOT EXISTS (SELECT 1 FROM ${t.tagTable} x
@@ -135,7 +136,7 @@ export class JobPages<S extends string> {
     // then finds nothing, within its bound.
     const byStatus = p.status === null ? undefined : this.status.get(p.status);
     const stmt = key !== null ? this.key : tags.driver !== null ? this.tag : (byStatus ?? this.all);
-    const params = { ...b, status: p.status, tags: tags.others && JSON.stringify(tags.others), tag: tags.driver, key };
+    const params = { ...b, status: p.status, tags: tags.others && JSON.stringify(tags.others), tag: tags.driver, key, flowControlKey: p.flowControlKey ?? null };
     return readJobPage(stmt, params, b.limit, b.scan, read);
   }
 }
