@@ -105,7 +105,7 @@ export interface paths {
         };
         /**
          * List cron jobs
-         * @description A page of cron jobs, oldest first (by `createdAt`, then id), `limit` at a time; pass `nextCursor` as `cursor` for the next page (null on the last one). Filters combine: `status`, `tag` (repeatable: every tag must match), `name` (a substring) and `key` (exact). `size` is the length of this page.
+         * @description A page of cron jobs, oldest first (by `createdAt`, then id), `limit` at a time; pass `nextCursor` as `cursor` for the next page (null on the last one). Filters combine: `status`, `tag` (repeatable: every tag must match), `name` (a substring), `key` (exact) and `flowControlKey` (exact). `size` is the length of this page.
          */
         get: operations["listCronJobs"];
         put?: never;
@@ -597,7 +597,7 @@ export interface paths {
         };
         /**
          * List schedules
-         * @description A page of schedules, oldest first (by `createdAt`, then id), `limit` at a time; pass `nextCursor` as `cursor` for the next page (null on the last one). Filters combine: `status`, `tag` (repeatable: every tag must match), `name` (a substring) and `key` (exact). `size` is the length of this page.
+         * @description A page of schedules, oldest first (by `createdAt`, then id), `limit` at a time; pass `nextCursor` as `cursor` for the next page (null on the last one). Filters combine: `status`, `tag` (repeatable: every tag must match), `name` (a substring), `key` (exact) and `flowControlKey` (exact). `size` is the length of this page.
          */
         get: operations["listSchedules"];
         put?: never;

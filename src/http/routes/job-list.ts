@@ -17,6 +17,7 @@ interface JobListQueryString<S extends string> {
   tag?: string[];
   name?: string;
   key?: string;
+  flowControlKey?: string;
 }
 
 /** What sets one job list apart from the other. */
@@ -39,7 +40,7 @@ export interface JobListRoute<S extends string, K extends string, J> {
 
 /**
  * Registers GET `route.path`: a page of jobs, oldest first, `limit` at a time, filtered by `status`,
- * `tag` (repeatable: every tag must match), `name` (a substring) and `key` (exact); 200 with
+ * `tag` (repeatable: every tag must match), `name` (a substring), `key` and `flowControlKey` (exact); 200 with
  * `{ size, [key]: jobs, nextCursor }`, 400 naming the faulty query parameter.
  */
 export function jobListRoute<S extends string, K extends string, J>(app: App, ctx: JobServiceContext, route: JobListRoute<S, K, J>): void {
@@ -53,7 +54,7 @@ export function jobListRoute<S extends string, K extends string, J>(app: App, ct
     description:
       `A page of ${jobs}, oldest first (by \`createdAt\`, then id), \`limit\` at a time; pass \`nextCursor\` as \`cursor\` for ` +
       'the next page (null on the last one). Filters combine: `status`, `tag` (repeatable: every tag must match), ' +
-      '`name` (a substring) and `key` (exact). `size` is the length of this page.',
+      '`name` (a substring), `key` (exact) and `flowControlKey` (exact). `size` is the length of this page.',
   };
   app.get(
     route.path,
@@ -63,8 +64,8 @@ export function jobListRoute<S extends string, K extends string, J>(app: App, ct
       preValidation: async (req) => repeatable(req.query as Record<string, unknown>, 'tag'),
     },
     async (req) => {
-      const { limit, cursor, status, tag, name, key } = req.query as JobListQueryString<S>;
-      const page = await route.list(ctx, { limit: queryNumber(limit), cursor, status, tag, name, key }, '/query');
+      const { limit, cursor, status, tag, name, key, flowControlKey } = req.query as JobListQueryString<S>;
+      const page = await route.list(ctx, { limit: queryNumber(limit), cursor, status, tag, name, key, flowControlKey }, '/query');
       return pageReply(schemas.key, page, route.toWire);
     },
   );
