@@ -22,7 +22,7 @@ export interface FlowControlKeyView extends FlowControlKeyState {
   /** The window of `rate`, ms. */
   periodMs: number;
   paused: boolean;
-  /** Epoch ms (UTC) until which a receiver's 429 or 503 holds the key, or null. */
+  /** Epoch ms (UTC) until which a receiver's 429 or 503 holds the key; null when no hold runs. */
   holdUntil: number | null;
   /** Epoch ms (UTC); null for a key not configured. */
   createdAt: number | null;
@@ -64,7 +64,8 @@ function checkInput(input: FlowControlKeyInput): void {
 /** The view of `key` from its configuration (null: not configured) and its state now. */
 async function viewOf(ctx: JobServiceContext, key: string, k: FlowControlKey | null): Promise<FlowControlKeyView> {
   const periodMs = k?.periodMs ?? FLOW_CONTROL_BOUNDS.periodDefaultMs;
-  const state = await ctx.store.flowControlKeyState({ key, now: ctx.clock.now(), rate: k?.rate != null, periodMs });
+  const now = ctx.clock.now();
+  const state = await ctx.store.flowControlKeyState({ key, now, rate: k?.rate != null, periodMs });
   return {
     ...state,
     configured: k !== null,
@@ -72,7 +73,8 @@ async function viewOf(ctx: JobServiceContext, key: string, k: FlowControlKey | n
     rate: k?.rate ?? null,
     periodMs,
     paused: k?.paused ?? false,
-    holdUntil: k?.holdUntil ?? null,
+    // A hold that has ended no longer holds: shown as none.
+    holdUntil: k?.holdUntil != null && k.holdUntil > now ? k.holdUntil : null,
     createdAt: k?.createdAt ?? null,
     updatedAt: k?.updatedAt ?? null,
   };

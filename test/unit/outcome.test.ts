@@ -94,4 +94,26 @@ describe('attemptOutcome', () => {
     const o = attemptOutcome(claim(1), result({ statusCode: null, ok: false, refused: true, error: 'refused' }), half);
     expect(o).toMatchObject({ status: 'Failed', nextAttemptAt: null, error: 'refused' });
   });
+
+  it('a keyed call answered 429 or 503 with Retry-After holds its key until then (capped at maxDelayMs); nothing else does', () => {
+    const keyed = { ...claim(1), flowControlKey: 'api', waitedMs: 70 };
+    const at = T0 + 50; // the attempt's end
+    expect(attemptOutcome(keyed, result({ statusCode: 429, ok: false, retryAfterMs: 2_000 }), half)).toMatchObject({
+      flowControlKey: 'api',
+      flowControlHoldUntil: at + 2_000,
+      waitedMs: 70,
+    });
+    expect(attemptOutcome(keyed, result({ statusCode: 503, ok: false, retryAfterMs: 3_600_000 }), half).flowControlHoldUntil).toBe(at + 60_000);
+    for (const r of [
+      result({ statusCode: 429, ok: false }), // no Retry-After
+      result({ statusCode: 500, ok: false, retryAfterMs: 2_000 }), // not 429 or 503
+    ]) {
+      expect(attemptOutcome(keyed, r, half).flowControlHoldUntil).toBeUndefined();
+    }
+    // A 429 the job counts as a success holds nothing.
+    const listed = { ...keyed, successStatuses: ['2xx' as const, 429] };
+    expect(attemptOutcome(listed, result({ statusCode: 429, ok: false, retryAfterMs: 2_000 }), half).flowControlHoldUntil).toBeUndefined();
+    // Without a key: no flow-control fields at all.
+    expect(attemptOutcome(claim(1), result({ statusCode: 429, ok: false, retryAfterMs: 2_000 }), half)).not.toHaveProperty('flowControlKey');
+  });
 });

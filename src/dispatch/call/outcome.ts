@@ -40,7 +40,7 @@ export function attemptOutcome(claim: ClaimedExecution, result: AttemptResult, r
     traceId: result.traceId,
     spanId: result.spanId,
     ...(claim.waitedMs !== undefined && { waitedMs: claim.waitedMs }),
-    ...flowControlOf(claim, result, finishedAt),
+    ...flowControlOf(claim, result, finishedAt, verdict === 'succeeded'),
   };
 }
 
@@ -56,10 +56,12 @@ function flowControlOf(
   claim: ClaimedExecution,
   result: AttemptResult,
   finishedAt: number,
+  succeeded: boolean,
 ): Pick<AttemptOutcome, 'flowControlKey' | 'flowControlHoldUntil'> {
   if (claim.flowControlKey === undefined) return {};
+  // A 429 or 503 the job lists among its successStatuses is a success: it holds nothing.
   const hold =
-    result.statusCode !== null && FLOW_CONTROL_HOLD_STATUSES.includes(result.statusCode) && result.retryAfterMs !== null
+    !succeeded && result.statusCode !== null && FLOW_CONTROL_HOLD_STATUSES.includes(result.statusCode) && result.retryAfterMs !== null
       ? finishedAt + Math.min(Math.max(0, result.retryAfterMs), claim.retry.maxDelayMs)
       : undefined;
   return { flowControlKey: claim.flowControlKey, ...(hold !== undefined && hold > finishedAt && { flowControlHoldUntil: Math.ceil(hold) }) };

@@ -7,6 +7,7 @@ import type { FlowControlKeyPut, FlowControlKeyPutParams, FlowControlKeyState } 
 import { flowControlKeyFromRow, type FlowControlKeyRow } from '../../rows/flow-control.js';
 import * as T from '../../sql/flow-control.js';
 import { positional, type PgContext, type Sql } from '../connection.js';
+import { notifySql } from '../notify.js';
 import type { Operations } from '../../sql-store.js';
 
 const KEY_NAMES_SQL = T.keyNamesSql({ schedules: '', cron: '', held: '', running: '' });
@@ -55,13 +56,34 @@ export const flowControl = {
   },
 };
 
+/**
+ * Announces a change of a key's limits or pause to every node (notify.ts): its waiting calls may
+ * start now, so each node's dispatcher claims again at once instead of at its own next look.
+ */
+async function announce(c: PgContext, sql: Sql, now: number): Promise<void> {
+  const n = await c.notifyContext();
+  await sql.rows(`SELECT ${notifySql('$1::bigint', '$2', n.clock)} AS notified`, [Math.floor(now), n.channel], 'punctual_flow_control_notify');
+}
+
 /** The store operations of flow-control keys (store/sql-store.ts). */
 export const flowControlOperations = {
-  flowControlKeyPut: (c, p) => flowControl.put(c.sql, p),
+  flowControlKeyPut: (c, p) => c.tx(async (sql) => {
+    const r = await flowControl.put(sql, p);
+    await announce(c, sql, p.now);
+    return r;
+  }),
   flowControlKeyGet: (c, p) => flowControl.get(c.sql, p.key),
   flowControlKeyList: (c) => flowControl.list(c.sql),
-  flowControlKeySetPaused: (c, p) => flowControl.setPaused(c.sql, p.key, p.paused, p.now),
-  flowControlKeyDelete: (c, p) => flowControl.delete(c.sql, p.key),
+  flowControlKeySetPaused: (c, p) => c.tx(async (sql) => {
+    const r = await flowControl.setPaused(sql, p.key, p.paused, p.now);
+    if (r !== null) await announce(c, sql, p.now);
+    return r;
+  }),
+  flowControlKeyDelete: (c, p) => c.tx(async (sql) => {
+    const r = await flowControl.delete(sql, p.key);
+    if (r) await announce(c, sql, Date.now());
+    return r;
+  }),
   flowControlKeyNames: (c) => flowControl.keyNames(c.sql),
   flowControlKeyState: (c, p) => flowControl.keyState(c.sql, p),
 } satisfies Partial<Operations<PgContext>>;
