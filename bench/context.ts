@@ -10,6 +10,8 @@ import type { BenchStore, BenchStoreOptions } from './stores/store.js';
 export interface Sizes {
   /** Burst: schedules due at one instant. */
   burstCount: number;
+  /** Keyed burst: schedules of one flow-control key due at one instant (scenarios/keyed.ts). */
+  keyedCount: number;
   /** Burst ceiling: plain undici POSTs in flight (the dispatcher's cap, src/dispatch/dispatcher.ts). */
   burstConcurrency: number;
   /** Setup: concurrent HTTP clients creating schedules ahead one by one (`createBatch` 1). */
@@ -47,6 +49,7 @@ export interface Sizes {
 
 export const DEFAULT_SIZES: Sizes = {
   burstCount: 100_000,
+  keyedCount: 20_000,
   burstConcurrency: 512,
   createConcurrency: 64,
   createBatch: 1_000,
@@ -68,6 +71,7 @@ export const DEFAULT_SIZES: Sizes = {
 export const QUICK_SIZES: Sizes = {
   ...DEFAULT_SIZES,
   burstCount: 5_000,
+  keyedCount: 2_000,
   steadySeconds: 3,
   ingestSeconds: 2,
   ingestWarmupSeconds: 1,

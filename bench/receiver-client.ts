@@ -64,9 +64,9 @@ export class ReceiverProcess {
     }) as Promise<T>;
   }
 
-  /** Prepares run `run` for `count` requests; returns the URL prefix to append an index to. */
-  async arm(run: string, count: number): Promise<string> {
-    await this.ask({ type: 'arm', run, count });
+  /** Prepares run `run` for `count` requests (each answered `delayMs` later); returns the URL prefix to append an index to. */
+  async arm(run: string, count: number, delayMs = 0): Promise<string> {
+    await this.ask({ type: 'arm', run, count, delayMs });
     return `${this.url}/r/${run}/`;
   }
 

@@ -1,7 +1,8 @@
 /**
  * The bench's receiver, run in its own process (`fork` with an IPC channel, advanced
  * serialization). A node:http server on 127.0.0.1 that answers every POST with 200 `ok` and
- * records, for each request to `/r/<run>/<index>`, when its headers arrived:
+ * records, for each request to `/r/<run>/<index>`, when its headers arrived (a run armed with
+ * `delayMs` answers each request that much later, and counts the most it had in flight at once):
  *   - `hr`: a high-resolution epoch (performance.now() plus an offset calibrated against Date.now()
  *     when the run was armed), fractional ms — for lateness quantiles, once aligned on the wall
  *     clock (clock.ts);
@@ -24,6 +25,10 @@ interface Run {
   firstHr: number;
   lastHr: number;
   offset: number;
+  /** ms before each answer (0: at once). */
+  delayMs: number;
+  inFlight: number;
+  maxInFlight: number;
 }
 
 const runs = new Map<string, Run>();
@@ -60,6 +65,18 @@ const server = createServer((req, res) => {
   } else {
     unknown++;
   }
+  if (run && run.delayMs > 0) {
+    run.inFlight++;
+    if (run.inFlight > run.maxInFlight) run.maxInFlight = run.inFlight;
+    req.on('end', () =>
+      setTimeout(() => {
+        run.inFlight--;
+        res.end('ok');
+      }, run.delayMs),
+    );
+    req.resume();
+    return;
+  }
   req.on('end', () => res.end('ok'));
   req.resume();
 });
@@ -80,6 +97,9 @@ function handle(msg: ReceiverRequest): ReceiverReply {
         firstHr: Number.POSITIVE_INFINITY,
         lastHr: Number.NEGATIVE_INFINITY,
         offset: calibrate(),
+        delayMs: msg.delayMs ?? 0,
+        inFlight: 0,
+        maxInFlight: 0,
       });
       return { seq: msg.seq, type: 'ok' };
     }
@@ -92,7 +112,7 @@ function handle(msg: ReceiverRequest): ReceiverReply {
       const r = runs.get(msg.run);
       if (!r) throw new Error(`no run ${msg.run}`);
       runs.delete(msg.run);
-      return { seq: msg.seq, type: 'collect', hr: r.hr, ms: r.ms, hits: r.hits, duplicates: r.duplicates, unknown };
+      return { seq: msg.seq, type: 'collect', hr: r.hr, ms: r.ms, hits: r.hits, duplicates: r.duplicates, unknown, maxInFlight: r.maxInFlight };
     }
     case 'close':
       server.closeAllConnections();

@@ -2,7 +2,7 @@
 
 /** Parent → receiver. `seq` pairs a request with its reply. */
 export type ReceiverRequest =
-  | { seq: number; type: 'arm'; run: string; count: number }
+  | { seq: number; type: 'arm'; run: string; count: number; delayMs?: number }
   | { seq: number; type: 'progress'; run: string }
   | { seq: number; type: 'collect'; run: string }
   | { seq: number; type: 'close' };
@@ -29,4 +29,6 @@ export type ReceiverReply =
       hits: Uint32Array;
       duplicates: number;
       unknown: number;
+      /** Most requests of the run in flight at once (answered after the run's `delayMs`). */
+      maxInFlight: number;
     };

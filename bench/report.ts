@@ -4,6 +4,7 @@ import { dirname } from 'node:path';
 import type { MachineInfo } from './machine.js';
 import type { PeersResults } from './peers/run-peers.js';
 import type { BurstResult } from './scenarios/burst.js';
+import type { KeyedResult } from './scenarios/keyed.js';
 import type { IngestScenarioResult } from './scenarios/ingest.js';
 import { executionsRows, type ExecutionsResult } from './scenarios/executions.js';
 import { PAGING_CASES, type PagingResult } from './scenarios/paging.js';
@@ -28,6 +29,7 @@ export interface BenchResults {
   serviceNodeArgs: string[];
   serviceEnv: Record<string, string>;
   burst?: BurstResult;
+  keyed?: KeyedResult;
   steady?: SteadyResult;
   ingest?: IngestScenarioResult;
   scale?: ScaleResult;
@@ -140,6 +142,16 @@ export function rows(r: BenchResults): Row[] {
       { scenario: 'burst', figure: 'CPU during the burst (cores)', value: cores(b.cpu, [...withNodes(b.cpu, 'service'), 'postgres', 'receiver', 'others']), goal: '', met: '' },
       ...activityRows('burst', b.storeActivity, b.count),
       { scenario: 'burst', figure: 'CPU during the ceiling runs (cores)', value: b.ceilingCpu.map((c) => cores(c, ['client', 'receiver', 'others'])).join(' | '), goal: '', met: '' },
+    );
+  }
+  if (r.keyed) {
+    const k = r.keyed;
+    out.push(
+      { scenario: 'keyed', figure: `deliveries/s (${int(k.count)} of one key, parallelism ${k.parallelism}, receiver ${k.receiverDelayMs} ms)`, value: `${int(k.perSecond)}/s`, goal: '', met: '' },
+      { scenario: 'keyed', figure: 'ratio to parallelism ÷ latency', value: `${k.ratio.toFixed(2)} of ${int(k.boundPerSecond)}/s`, goal: '', met: '' },
+      { scenario: 'keyed', figure: 'most calls in flight at the receiver', value: String(k.maxInFlight), goal: `≤ ${k.parallelism}`, met: yes(k.maxInFlight <= k.parallelism) },
+      { scenario: 'keyed', figure: 'early calls / missing / duplicates', value: `${k.early} / ${k.missing} / ${k.duplicates}`, goal: '0 / 0 / 0', met: yes(k.early === 0 && k.missing === 0 && k.duplicates === 0) },
+      { scenario: 'keyed', figure: 'CPU during the keyed burst (cores)', value: cores(k.cpu, [...withNodes(k.cpu, 'service'), 'postgres', 'receiver', 'others']), goal: '', met: '' },
     );
   }
   if (r.steady) out.push(...steadyRows('steady', r.steady));

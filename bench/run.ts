@@ -23,6 +23,7 @@ import { waitForQuiet } from './proc.js';
 import { ReceiverProcess } from './receiver-client.js';
 import { table, writeResults, type BenchResults } from './report.js';
 import { burst } from './scenarios/burst.js';
+import { keyed } from './scenarios/keyed.js';
 import { executions } from './scenarios/executions.js';
 import { ingest } from './scenarios/ingest.js';
 import { paging } from './scenarios/paging.js';
@@ -33,12 +34,13 @@ import { build, describeRunner, distBuiltAt, ROOT, type Runner } from './service
 import { STORES } from './stores/index.js';
 import { DEFAULT_SERVER_URL } from './stores/postgres.js';
 
-const SCENARIOS = ['ingest', 'burst', 'steady', 'scale', 'paging', 'executions', 'startup'] as const;
+const SCENARIOS = ['ingest', 'burst', 'keyed', 'steady', 'scale', 'paging', 'executions', 'startup'] as const;
 type Scenario = (typeof SCENARIOS)[number];
 
 /** Command-line name → key of {@link Sizes}. */
 const SIZE_FLAGS: Record<string, keyof Sizes> = {
   'burst-count': 'burstCount',
+  'keyed-count': 'keyedCount',
   'burst-concurrency': 'burstConcurrency',
   'create-concurrency': 'createConcurrency',
   'create-batch': 'createBatch',
@@ -57,7 +59,7 @@ const SIZE_FLAGS: Record<string, keyof Sizes> = {
 };
 
 const USAGE = `usage: npm run bench -- [options]
-  --scenario burst|steady|ingest|scale|paging|executions|startup|all   (default all; may be repeated)
+  --scenario burst|keyed|steady|ingest|scale|paging|executions|startup|all   (default all; may be repeated)
   --store sqlite|postgres                    store under test (default sqlite); postgres: a fresh database
                                              per scenario on --database-url's server, dropped after
   --database-url <url>                       with --store postgres: the server (default
@@ -207,6 +209,7 @@ async function main(): Promise<void> {
     else for (const scenario of args.scenarios) {
       try {
         if (scenario === 'burst') results.burst = await burst(ctx);
+        else if (scenario === 'keyed') results.keyed = await keyed(ctx);
         else if (scenario === 'steady') results.steady = await steady(ctx);
         else if (scenario === 'ingest') results.ingest = await ingest(ctx);
         else if (scenario === 'paging') results.paging = await paging(ctx);
