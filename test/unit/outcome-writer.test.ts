@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import type Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { DispatcherEvents, type DeliveredEvent } from '../../src/dispatch/events.js';
-import { OutcomeWriter, type OutcomeWriterOptions } from '../../src/dispatch/call/outcome-writer.js';
+import { FLUSH_WINDOW_MS, OutcomeWriter, type OutcomeWriterOptions } from '../../src/dispatch/call/outcome-writer.js';
 import { DEFAULT_RETRY_POLICY } from '../../src/domain/retry-policy.js';
 import { newId } from '../../src/domain/ids.js';
 import type { ClaimedExecution } from '../../src/domain/types.js';
@@ -96,6 +96,29 @@ describe('OutcomeWriter', () => {
     expect(writes).toEqual([{ op: 'executionsFinish', ok: true }]);
     expect(retries).toEqual([T0 + 5_000]);
     expect((await raw.executionGet({ id: b!.executionId }))?.status).toBe('Retrying');
+  });
+
+  it("writes a keyed call's outcome at once, without waiting for the window; outcomes added with it share the write", async () => {
+    const [a, b, c, d] = await claims(4);
+    const w = writer();
+    const first = deliveredEvents(1);
+    const keyed = (d: DeliveredEvent): DeliveredEvent => ({ ...d, outcome: { ...d.outcome, flowControlKey: 'api' } });
+    const started = performance.now();
+    w.add(keyed(delivered(a!, 'Succeeded')));
+    w.add(delivered(b!, 'Succeeded'));
+    expect(await first).toEqual([a!.executionId]);
+    expect(performance.now() - started).toBeLessThan(FLUSH_WINDOW_MS);
+    expect(writes).toEqual([{ op: 'executionsFinish', ok: true }]);
+    // An unkeyed outcome alone waits for the window; a keyed one that comes meanwhile ends the wait.
+    const next = deliveredEvents(2);
+    w.add(delivered(c!, 'Succeeded'));
+    await new Promise((r) => setTimeout(r, 2));
+    expect(writes).toHaveLength(1);
+    w.add(keyed(delivered(d!, 'Succeeded')));
+    const at = performance.now();
+    await next;
+    expect(performance.now() - at).toBeLessThan(FLUSH_WINDOW_MS);
+    expect(writes).toHaveLength(2);
   });
 
   it('logs each execution that ends Failed at warn, once written: ids, status code, error; nothing of the request', async () => {

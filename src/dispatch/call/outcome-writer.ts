@@ -46,7 +46,7 @@ export interface OutcomeWriterOptions {
 /**
  * Outcomes that come within {@link FLUSH_WINDOW_MS} of the first one waiting are written in one
  * `executionsFinish` (one transaction, one fsync with SQLite), or at once when {@link FLUSH_BATCH}
- * are waiting; one write at a time, in the order the outcomes came. A write the store refuses
+ * are waiting or one of them is a keyed call's; one write at a time, in the order the outcomes came. A write the store refuses
  * keeps its outcomes (the leases hold the executions until they are written, or expire) and is
  * tried again after `retryMs`, while the dispatcher runs.
  */
@@ -63,11 +63,16 @@ export class OutcomeWriter {
     return this.outcomes.length;
   }
 
-  /** Queues one outcome for the next write. */
+  /**
+   * Queues one outcome for the next write. The outcome of a call with a flow-control key starts
+   * the write at once (after the one in progress): its key's waiting calls need the slot it frees,
+   * so it does not wait for the window (outcomes that come meanwhile still share a write).
+   */
   add(item: DeliveredEvent): void {
     this.outcomes.push(item);
+    const now = this.outcomes.length >= FLUSH_BATCH || item.outcome.flowControlKey !== undefined;
     if (this.flushing) {
-      if (this.outcomes.length >= FLUSH_BATCH) this.flushSoon?.();
+      if (now) this.flushSoon?.();
       return;
     }
     this.flushing = new Promise<void>((resolve) => {
@@ -78,6 +83,7 @@ export class OutcomeWriter {
       };
       const timer = setTimeout(go, FLUSH_WINDOW_MS);
       this.flushSoon = go;
+      if (now) go();
     }).then(() => this.flush());
   }
 
