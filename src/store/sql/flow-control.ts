@@ -249,3 +249,11 @@ export function keyStateFromRow(key: string, r: KeyStateRow, rated: boolean): Fl
     oldestWaitingSince: r.oldest === null ? null : Number(r.oldest),
   };
 }
+
+/**
+ * A start of a call of key `:key` at `:now` that no admission counted (a call leased again after
+ * its node's lease ended: it keeps its slot of parallelism), recorded so that the key's later
+ * starts count it; nothing for a key without a rate.
+ */
+export const COUNT_START_SQL = `INSERT INTO flow_control_starts (key, started_at)
+ SELECT :key, :now WHERE EXISTS (SELECT 1 FROM flow_control_keys WHERE key = :key AND rate IS NOT NULL)`;

@@ -173,6 +173,18 @@ export function describeFlowControlClaim(current: () => Store): void {
       expect((await store().executionGet({ id: b!.executionId }))?.attempts[0]?.waitedMs).toBe(99);
     });
 
+    it("a call leased again after its node's lease ended keeps its slot, and its start counts against the rate", async () => {
+      await put('lease', { parallelism: 1, rate: 10, periodMs: 60_000 });
+      await schedules(2, 'lease');
+      const [a] = await claim(T0 + 10, { leaseMs: 1_000 });
+      const expired = a!.leaseExpiresAt;
+      const [again] = await claim(expired, { nodeId: 'node-b' });
+      expect(again).toMatchObject({ executionId: a!.executionId, attempt: 2, flowControlKey: 'lease' });
+      expect(await claim(expired + 1, { nodeId: 'node-b' })).toEqual([]); // the slot is still the first call's
+      const state = await store().flowControlKeyState({ key: 'lease', now: expired + 1, rate: true, periodMs: 60_000 });
+      expect(state).toMatchObject({ inFlight: 1, waiting: 1, rateUsed: 2 });
+    });
+
     it('cron occurrences and triggers of a keyed job wait for its key', async () => {
       await put('c', { parallelism: 1 });
       const job = await newCron({ flowControlKey: 'c' });

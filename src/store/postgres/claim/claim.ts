@@ -109,7 +109,7 @@ import {
   START_SCHEDULES_SQL,
 } from './sql.js';
 import type { PgContext, Sql } from '../connection.js';
-import { claimHeld, heldNextDueAt } from './held.js';
+import { claimHeld, countStarts, heldNextDueAt } from './held.js';
 import { cronFromRow, type CronRow } from '../queries/cron-jobs.js';
 import type { Operations } from '../../sql-store.js';
 
@@ -242,9 +242,13 @@ export class ClaimQueries {
       }
     }
     const existing = run.filter((k) => k.kind !== 'schedule');
+    const leases = new Set(run.filter((k) => k.kind === 'lease').map((k) => k.id));
+    const restarted: string[] = []; // keys of calls leased again: they keep their slot, their start counts against the rate
     for (const item of await this.relet(c, existing.map((k) => k.id), new Map(existing.map((k) => [k.id, k.due])))) {
       items.set(`execution:${item.executionId}`, item);
+      if (leases.has(item.executionId) && item.flowControlKey !== undefined) restarted.push(item.flowControlKey);
     }
+    if (restarted.length > 0) await countStarts(c.sql, restarted, c.now);
     for (const k of run) {
       const item = items.get(k.kind === 'schedule' ? `schedule:${k.id}` : `execution:${k.id}`);
       if (item) pushClaimed(c, item);

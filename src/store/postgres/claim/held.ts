@@ -134,3 +134,16 @@ export async function claimHeld(
     await c.sql.rows(SET_READY_SQL, [blocked.map((p) => p.key), blocked.map((p) => p.readyAt)], 'punctual_held_ready');
   }
 }
+
+/**
+ * Records a start at `now` for each entry of `keys` whose key has a rate (calls leased again after
+ * their node's lease ended: no admission counted them; store/sql/flow-control.ts COUNT_START_SQL).
+ */
+export async function countStarts(sql: Sql, keys: string[], now: number): Promise<void> {
+  await sql.rows(
+    `INSERT INTO flow_control_starts (key, started_at)
+     SELECT u.k, $2::bigint FROM unnest($1::text[]) AS u(k) JOIN flow_control_keys f ON f.key = u.k AND f.rate IS NOT NULL`,
+    [keys, now],
+    'punctual_count_starts',
+  );
+}

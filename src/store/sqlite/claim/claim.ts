@@ -93,6 +93,7 @@ import { columnList, REQUEST_COLUMNS, RETRY_COLUMNS } from '../../rows/jobs.js';
 import { missedToRow } from '../../rows/executions.js';
 import type { ClaimDueParams, DueCounts } from '../../store.js';
 import { HeldQueries } from './held.js';
+import { COUNT_START_SQL } from '../../sql/flow-control.js';
 import { CANDIDATES_SQL, DUE_COUNT_SQL, IN_PROGRESS_SQL, NEXT_DUE_SQL } from './sql.js';
 import type { Db } from '../connection.js';
 import { CRON_SELECT, cronFromRow, type CronRow } from '../queries/cron-jobs.js';
@@ -169,6 +170,7 @@ export class ClaimQueries {
   private readonly deferBackfill;
   private readonly claimTx;
   private readonly held;
+  private readonly countStart;
 
   constructor(db: Db) {
     this.candidates = db.prepare<[{ now: number; dueBy: number; limit: number }], Candidate>(CANDIDATES_SQL);
@@ -221,6 +223,7 @@ export class ClaimQueries {
     );
     this.deferBackfill = db.prepare<[{ id: string; at: number }]>('UPDATE executions SET next_attempt_at = :at WHERE id = :id');
     this.held = new HeldQueries(db);
+    this.countStart = db.prepare<[{ key: string; now: number }]>(COUNT_START_SQL);
     this.claimTx = db.transaction((c: Claim) => this.claimIn(c));
   }
 
@@ -330,6 +333,8 @@ export class ClaimQueries {
     const startedAt = attemptStart(c, due);
     const { attempt } = this.relet.get({ id, startedAt, nodeId: c.p.nodeId, leaseExpiresAt })!;
     pushClaimed(c, reletItem(SQLITE_CODEC, c, e, e.endpoint, due, attempt, leaseExpiresAt));
+    // A keyed call leased again keeps its slot; its start still counts against its key's rate.
+    if (kind === 'lease' && e.flow_control_key !== null) this.countStart.run({ key: e.flow_control_key, now: c.now });
   }
 
 
