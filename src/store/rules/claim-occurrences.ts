@@ -145,3 +145,11 @@ export function sourceRoom(flowControlKey: string | null, room: number): number 
 export function sourceStatus(flowControlKey: string | null): 'Running' | 'Pending' {
   return flowControlKey === null ? 'Running' : 'Pending';
 }
+
+/**
+ * Most reads of the sources in one claim. A due call of a keyed job takes no room (it is inserted
+ * Pending, see {@link sourceRoom}) but takes a place in the read, so a claim whose read was full
+ * and left room reads again, up to this many times: a backlog of keyed calls due earlier does not
+ * hold back, by a claim per read, the calls without a key due after them.
+ */
+export const CLAIM_READS_MAX = 16;

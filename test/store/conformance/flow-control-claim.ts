@@ -93,6 +93,14 @@ export function describeFlowControlClaim(current: () => Store): void {
       expect(keysOf(await claim(T0 + 201, { limit: 2 }))).toEqual(['slow']);
     });
 
+    it('a backlog of keyed calls due earlier does not hold back calls without a key due after them', async () => {
+      await put('backlog', { paused: true });
+      await schedules(30, 'backlog', T0);
+      await schedules(2, undefined, T0 + 50);
+      // A read of 4 candidates is all keyed: the claim reads again, within the same claim.
+      expect(keysOf(await claim(T0 + 100, { limit: 4 }))).toEqual(['-', '-']);
+    });
+
     it('the room of a claim is shared between keys in turn: a large backlog does not delay a small key', async () => {
       await put('big', { paused: true });
       await put('small', { paused: true });

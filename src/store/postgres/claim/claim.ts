@@ -90,6 +90,7 @@ import {
   occurrenceStatuses,
   pausedEntry,
   planCron,
+  CLAIM_READS_MAX,
   sourceRoom,
   type ClaimClock,
   type ClaimResult,
@@ -172,18 +173,34 @@ export class ClaimQueries {
     if (!(limit > 0)) return result;
     const { now, dueBy } = claimClock(p);
     const params = this.clock === 'database' ? [limit, scope, dueBy - now] : [limit, scope, dueBy - now, now];
-    const rows = await sql.rows<Candidate>(this.candidates, params, `punctual_claim_candidates_${this.clock}`);
+    let rows = await sql.rows<Candidate>(this.candidates, params, `punctual_claim_candidates_${this.clock}`);
     if (rows.length === 0) return result;
-    const candidates = rows.filter((k) => k.kind !== 'held');
     const c: Claim = {
       sql,
       p,
       ...claimClock({ now: rows[0]!.now, leaseMs: p.leaseMs, aheadMs: dueBy - now }),
       room: limit,
       result,
-      held: candidates.length < rows.length,
+      held: false,
     };
+    for (let read = 1; ; read++) {
+      const readLimit = c.room;
+      const candidates = rows.filter((k) => k.kind !== 'held');
+      if (candidates.length < rows.length) c.held = true;
+      await this.claimCandidates(c, candidates);
+      // A full read that left room read again (CLAIM_READS_MAX, store/rules/claim-occurrences.ts).
+      if (candidates.length < readLimit || c.room <= 0 || read >= CLAIM_READS_MAX) break;
+      const again = this.clock === 'database' ? [c.room, scope, c.dueBy - c.now] : [c.room, scope, c.dueBy - c.now, c.now];
+      rows = await sql.rows<Candidate>(this.candidates, again, `punctual_claim_candidates_${this.clock}`);
+    }
+    // The calls waiting for their flow-control key, with the room left (held.ts).
+    if (c.held) await claimHeld(c, (ids, dueOf) => this.relet(c, ids, dueOf));
+    return result;
+  }
 
+  /** The candidates of one read of the sources, in their order (cron jobs one by one, the others in runs). */
+  private async claimCandidates(c: Claim, candidates: Candidate[]): Promise<void> {
+    const { sql } = c;
     const cronIds = candidates.filter((k) => k.kind === 'cron').map((k) => k.id);
     const cronRows = new Map<string, DueCronRow>();
     if (cronIds.length > 0) {
@@ -204,9 +221,6 @@ export class ClaimQueries {
       while (i < candidates.length && candidates[i]!.kind !== 'cron' && run.length < c.room) run.push(candidates[i++]!);
       await this.claimRun(c, run);
     }
-    // The calls waiting for their flow-control key, with the room left (held.ts).
-    if (c.held) await claimHeld(c, (ids, dueOf) => this.relet(c, ids, dueOf));
-    return result;
   }
 
   /** Earliest instant at which {@link claim} could return something, or null. */

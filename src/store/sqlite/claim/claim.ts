@@ -80,6 +80,7 @@ import {
   overlapStart,
   pausedEntry,
   planCron,
+  CLAIM_READS_MAX,
   sourceRoom,
   sourceStatus,
   type ClaimClock,
@@ -253,11 +254,16 @@ export class ClaimQueries {
   }
 
   private claimIn(c: Claim): void {
-    for (const cand of this.candidates.all({ now: c.now, dueBy: c.dueBy, limit: c.room })) {
-      if (c.room <= 0) break; // a cron job with misfire `all` may have used the room up
-      if (cand.kind === 'schedule') this.claimSchedule(c, cand.id);
-      else if (cand.kind === 'cron') this.claimCron(c, cand.id);
-      else this.claimExisting(c, cand);
+    for (let read = 0; read < CLAIM_READS_MAX && c.room > 0; read++) {
+      const limit = c.room;
+      const candidates = this.candidates.all({ now: c.now, dueBy: c.dueBy, limit });
+      for (const cand of candidates) {
+        if (c.room <= 0) break; // a cron job with misfire `all` may have used the room up
+        if (cand.kind === 'schedule') this.claimSchedule(c, cand.id);
+        else if (cand.kind === 'cron') this.claimCron(c, cand.id);
+        else this.claimExisting(c, cand);
+      }
+      if (candidates.length < limit) break; // nothing more is due (CLAIM_READS_MAX: why read again)
     }
     // The calls waiting for their flow-control key, with the room left (held.ts).
     this.held.claim(c, (id, due) => this.claimExisting(c, { kind: 'waiting', id, due }));
