@@ -29,6 +29,7 @@ import {
   type FormErrors,
 } from '../components/ui';
 import { formatDuration } from '../format';
+import { parseWhole } from './form-common';
 
 const POLL_MS = 2_000;
 
@@ -183,9 +184,6 @@ export function FlowControlPage() {
   );
 }
 
-/** A whole number typed in a number input ('' when blank or not a number): null when blank. */
-const limit = (text: string): number | null => (text.trim() === '' ? null : Number(text));
-
 /** The form that sets a key's limits (PUT: it replaces them all); `preset` fills it with a listed key's. */
 function LimitsForm({ preset, onSaved }: { preset: Draft | null; onSaved: () => Promise<void> }) {
   const [draft, setDraft] = useState<Draft>(EMPTY);
@@ -206,13 +204,19 @@ function LimitsForm({ preset, onSaved }: { preset: Draft | null; onSaved: () => 
   const submit = async (e: SubmitEvent) => {
     e.preventDefault();
     const key = draft.key.trim();
-    if (key === '') {
-      setErrors({ fields: { key: 'Enter the key’s name.' }, general: null });
+    const fields: Record<string, string> = {};
+    if (key === '') fields.key = 'Enter the key’s name.';
+    const body: FlowControlKeyInput = {
+      parallelism: parseWhole(draft.parallelism, 'parallelism', fields) ?? null,
+      rate: parseWhole(draft.rate, 'rate', fields) ?? null,
+      period: parseWhole(draft.period, 'period', fields),
+      paused: draft.paused,
+    };
+    if (Object.keys(fields).length) {
+      setErrors({ fields, general: null });
       return;
     }
-    const body: FlowControlKeyInput = { parallelism: limit(draft.parallelism), rate: limit(draft.rate), paused: draft.paused };
-    const period = limit(draft.period);
-    if (period !== null) body.period = period;
+    if (body.period === undefined) delete body.period;
     setBusy(true);
     try {
       await putFlowControlKey(key, body);
@@ -227,9 +231,9 @@ function LimitsForm({ preset, onSaved }: { preset: Draft | null; onSaved: () => 
     }
   };
 
-  const number = (name: 'parallelism' | 'rate' | 'period', label: string, hint: string, max: number) => (
+  const number = (name: 'parallelism' | 'rate' | 'period', label: string, hint: string) => (
     <Field name={name} label={label} hint={hint} error={errors.fields[name]}>
-      {(a) => <input {...a} type="number" min={name === 'period' ? 1_000 : 1} max={max} step={1} value={draft[name]} onInput={set(name)} />}
+      {(a) => <input {...a} type="text" inputMode="numeric" autocomplete="off" value={draft[name]} onInput={set(name)} />}
     </Field>
   );
 
@@ -242,9 +246,9 @@ function LimitsForm({ preset, onSaved }: { preset: Draft | null; onSaved: () => 
         {(a) => <input {...a} type="text" class="mono" autocomplete="off" spellcheck={false} value={draft.key} onInput={set('key')} required />}
       </Field>
       <div class="grid-2">
-        {number('parallelism', 'Parallelism (optional)', 'Most calls in flight at once, 1 to 10,000. Empty: no bound.', 10_000)}
-        {number('rate', 'Rate (optional)', 'Most calls started in any window of the period, 1 to 100,000. Empty: no bound.', 100_000)}
-        {number('period', 'Period (ms)', 'The window of the rate, 1,000 to 86,400,000 ms. Empty: 1,000.', 86_400_000)}
+        {number('parallelism', 'Parallelism (optional)', 'Most calls in flight at once, 1 to 10,000. Empty: no bound.')}
+        {number('rate', 'Rate (optional)', 'Most calls started in any window of the period, 1 to 100,000. Empty: no bound.')}
+        {number('period', 'Period (ms)', 'The window of the rate, 1,000 to 86,400,000 ms. Empty: 1,000.')}
       </div>
       <label class="check">
         <input
