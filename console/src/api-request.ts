@@ -1,5 +1,5 @@
 /**
- * The typed request under every call of {@link ./api}: a path template and a method of the
+ * The typed request under every call of api.ts: a path template and a method of the
  * OpenAPI document (src/client/schema.ts), so that a call to an operation the API does not have
  * fails to typecheck. The API key is read from sessionStorage ({@link session}) and sent as
  * `Authorization: Bearer`; errors are RFC 9457 problem details, thrown as {@link ApiError}.
