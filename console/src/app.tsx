@@ -16,6 +16,7 @@ import { CronFormPage } from './pages/cron-form';
 import { CronHelperPage } from './pages/cron-helper';
 import { CronListPage } from './pages/cron-list';
 import { FailuresPage } from './pages/failures';
+import { FlowControlPage } from './pages/flow-control';
 import { OverviewPage } from './pages/overview';
 import { ScheduleDetailPage } from './pages/schedule-detail';
 import { ScheduleFormPage } from './pages/schedule-form';
@@ -28,6 +29,7 @@ const NAV: Array<{ href: string; label: string; section: string }> = [
   { href: '/schedules', label: 'Schedules', section: 'schedules' },
   { href: '/cron', label: 'Cron jobs', section: 'cron' },
   { href: '/failures', label: 'Failures', section: 'failures' },
+  { href: '/flow-control', label: 'Flow control', section: 'flow-control' },
   { href: '/cron-helper', label: 'Cron helper', section: 'cron-helper' },
   { href: '/channels', label: 'Channels', section: 'channels' },
   { href: '/keys', label: 'Keys', section: 'keys' },
@@ -47,6 +49,7 @@ function route(path: string): ComponentChildren {
   if ((p = match('/cron/:id', path))) return <CronDetailPage id={p.id!} />;
   if (path === '/cron-helper') return <CronHelperPage />;
   if (path === '/failures') return <FailuresPage />;
+  if (path === '/flow-control') return <FlowControlPage />;
   if (path === '/channels') return <ChannelsPage />;
   if (path === '/keys') return <KeysPage />;
   if (path === '/audit') return <AuditPage />;

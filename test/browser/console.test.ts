@@ -835,8 +835,87 @@ describe.skipIf(!HAS_CHROMIUM)('console in Chromium', () => {
     expect(pageErrors).toEqual([]);
   });
 
+  it('lists the flow-control keys with their live state; pauses, resumes, sets limits (showing the service’s errors) and deletes one', async () => {
+    // Deterministic: the key is paused before its schedule, due now, is created, so its call waits.
+    expect((await server.api('PUT', '/flow-control-keys/fc-billing', { parallelism: 2, paused: true })).status).toBe(201);
+    const schedule = (await server.api('POST', '/schedules', {
+      name: 'Keyed call',
+      scheduledAt: new Date().toISOString(),
+      endpoint: `${receiver.url}/keyed`,
+      flowControlKey: 'fc-billing',
+    })).body as { id: string };
+    const cron = (await server.api('POST', '/cron', { name: 'Keyed cron', expression: '@daily', endpoint: `${receiver.url}/keyed-cron`, flowControlKey: 'fc-named' }))
+      .body as { id: string };
+    const key = async (name: string) => (await server.api('GET', `/flow-control-keys/${name}`)).body as Record<string, unknown> | null;
+
+    // The schedule's history says its execution waits, and its facts name the key.
+    await page.goto(url(`/schedules/${schedule.id}`));
+    await eventually(() => page.locator('.execution').first().locator('.chip').textContent()).toBe('waiting for flow control');
+    expect(await page.locator('.facts').first().textContent()).toContain('fc-billing');
+
+    await nav('Flow control').click();
+    await eventually(() => heading().textContent()).toBe('Flow control');
+    const billing = page.locator('tr[data-flow-key="fc-billing"]');
+    const named = page.locator('tr[data-flow-key="fc-named"]');
+    await eventually(() => billing.locator('td[data-label="Waiting"]').textContent()).toMatch(/^1 \(oldest due /);
+    expect(await billing.locator('td[data-label="State"]').textContent()).toBe('Paused');
+    expect(await billing.locator('td[data-label="Limits"]').textContent()).toBe('2 at once');
+    expect(await named.locator('td[data-label="State"]').textContent()).toBe('not configured');
+    expect(await named.locator('td[data-label="Limits"]').textContent()).toBe('none');
+    expect(await named.getByRole('button', { name: /^Pause/ }).count()).toBe(0);
+
+    // Resume: the call goes out; pause again.
+    await billing.getByRole('button', { name: 'Resume the key fc-billing' }).click();
+    await eventually(async () => (await key('fc-billing'))?.paused).toBe(false);
+    await eventually(() => receiver.arrivals.filter((a) => a.path === '/keyed').length).toBe(1);
+    await eventually(() => billing.locator('td[data-label="Waiting"]').textContent()).toBe('0');
+    await billing.getByRole('button', { name: 'Pause the key fc-billing' }).click();
+    await eventually(async () => (await key('fc-billing'))?.paused).toBe(true);
+    await eventually(() => billing.locator('td[data-label="State"]').textContent()).toBe('Paused');
+
+    // Set the limits of the key only named by a job: a bad value is refused at its field, a good one saved.
+    await named.getByRole('button', { name: 'Set limits of the key fc-named' }).click();
+    expect(await page.getByLabel('Key', { exact: true }).inputValue()).toBe('fc-named');
+    await page.getByLabel('Parallelism (optional)').fill('0');
+    await page.getByRole('button', { name: 'Save the limits' }).click();
+    await eventually(() => page.locator('#f-parallelism-error').textContent()).toContain('must be at least 1');
+    expect(await page.locator('.error-summary').textContent()).toContain('Parallelism');
+    await page.getByLabel('Parallelism (optional)').fill('3');
+    await page.getByLabel('Rate (optional)').fill('10');
+    await page.getByLabel('Period (ms)').fill('60000');
+    await page.getByRole('button', { name: 'Save the limits' }).click();
+    await eventually(() => named.locator('td[data-label="Limits"]').textContent()).toBe('3 at once · 10 per 1 min');
+    expect(await key('fc-named')).toMatchObject({ configured: true, parallelism: 3, rate: 10, period: 60_000, paused: false });
+    expect(await named.locator('td[data-label="Rate used"]').textContent()).toBe('0 of 10');
+    await shot('console-flow-control.png');
+
+    // The attempt tells how long it waited for its key.
+    await page.goto(url(`/schedules/${schedule.id}`));
+    await eventually(() => page.locator('.execution').first().getAttribute('data-status')).toBe('Succeeded');
+    expect(await page.locator('table.attempts td[data-label="Started"]').first().textContent()).toMatch(/after waiting [\d.]+ (ms|s) for flow control$/);
+
+    // Delete, once no job names the key: it leaves the list.
+    expect((await server.api('DELETE', `/schedules/${schedule.id}`)).status).toBe(204);
+    await nav('Flow control').click();
+    await billing.getByRole('button', { name: 'Delete the key fc-billing' }).click();
+    await page.getByRole('dialog').getByRole('button', { name: 'Delete the key' }).click();
+    await eventually(() => billing.count()).toBe(0);
+    expect(await key('fc-billing')).toBeNull();
+
+    // The cron form shows the job's key, and clears it.
+    await page.goto(url(`/cron/${cron.id}/edit`));
+    const field = page.getByLabel('Flow-control key (optional)');
+    await eventually(() => field.inputValue()).toBe('fc-named');
+    await field.fill('');
+    await page.getByRole('button', { name: 'Save changes' }).click();
+    await page.waitForURL(/\/console\/cron\/[0-9a-f-]{36}$/);
+    expect(((await server.api('GET', `/cron/${cron.id}`)).body as { flowControlKey: string | null }).flowControlKey).toBeNull();
+    expect((await server.api('DELETE', `/cron/${cron.id}`)).status).toBe(204);
+    expect((await server.api('DELETE', '/flow-control-keys/fc-named')).status).toBe(204);
+  });
+
   it('labels every form control and keeps the pages free of script and CSP errors', async () => {
-    for (const path of ['/schedules/new', '/cron/new', '/cron-helper', '/schedules', '/cron', '/channels', '/keys', '/failures', '/audit']) {
+    for (const path of ['/schedules/new', '/cron/new', '/cron-helper', '/schedules', '/cron', '/channels', '/keys', '/failures', '/flow-control', '/audit']) {
       await page.goto(url(path));
       await page.locator('main h1').waitFor();
       const unlabelled = await page.evaluate(`[...document.querySelectorAll('input, select, textarea')]

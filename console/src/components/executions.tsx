@@ -118,6 +118,11 @@ export function ExecutionHistory({ jobType, jobId, pollMs = 2_000 }: { jobType: 
                   </span>
                   <span class="execution-meta">
                     {e.triggered && <span class="chip">run now</span>}
+                    {e.waitingFor === 'flowControl' && (
+                      <span class="chip" title={`Due, and waiting for the limits of the flow-control key ${e.flowControlKey ?? ''}`}>
+                        waiting for flow control
+                      </span>
+                    )}
                     {e.missedOccurrences && (
                       <span class="chip" title="One run for several occurrences missed (misfire: once)">
                         stands for {missedCount(e.missedOccurrences)}
@@ -204,6 +209,14 @@ function ExecutionBody({ execution: e, onReplayed }: { execution: Execution; onR
             <Instant iso={e.finishedAt} relative={false} />
           </dd>
         </div>
+        {e.flowControlKey !== null && (
+          <div>
+            <dt>Flow-control key</dt>
+            <dd>
+              <code>{e.flowControlKey}</code>
+            </dd>
+          </div>
+        )}
         {e.missedOccurrences && (
           <div>
             <dt>Missed occurrences (one run for all)</dt>
@@ -237,6 +250,7 @@ function ExecutionBody({ execution: e, onReplayed }: { execution: Execution; onR
                   <td data-label="#">{a.number}</td>
                   <td data-label="Started">
                     <time dateTime={a.startedAt}>{formatInstantMs(a.startedAt)}</time>
+                    {a.waitedMs !== null && <span class="muted"> after waiting {formatDuration(a.waitedMs)} for flow control</span>}
                   </td>
                   <td data-label="Request">
                     <code data-testid="attempt-method">{a.method}</code>{' '}

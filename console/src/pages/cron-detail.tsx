@@ -9,6 +9,7 @@ import { Alert, announce, ConfirmButton, errorText, Instant, StatusBadge } from 
 import { Link, navigate } from '../router';
 import { cronTitle } from './cron-list';
 import { DeliveryFacts, useJob } from './detail-common';
+import { FlowControlFact } from './flow-control-fields';
 import { PauseFacts, SuccessFacts } from './outcome-fields';
 
 const MISFIRE: Record<string, string> = {
@@ -184,6 +185,7 @@ export function CronDetailPage({ id }: { id: string }) {
               </div>
               <DeliveryFacts retry={job.retry} timeoutMs={job.timeoutMs} />
               <SuccessFacts successStatuses={job.successStatuses} />
+              <FlowControlFact flowControlKey={job.flowControlKey} />
               <PauseFacts job={job} />
               <SigningSecret jobType="cron" id={id} set={job.signingSecretSet} disabled={false} onSaved={() => void reload()} />
               <div>

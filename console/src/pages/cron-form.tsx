@@ -20,6 +20,7 @@ import {
 } from './form-common';
 import { parsePauseAfter, parseSuccessStatuses, PauseAfterField, SuccessStatusesField, successStatusesText } from './outcome-fields';
 import { EMPTY_REQUEST, hasBody, parseRequest, requestDraftOf, type RequestDraft } from './request-draft';
+import { FlowControlKeyField, parseFlowControlKey } from './flow-control-fields';
 import { splitTags } from './list-common';
 import { RequestFields } from './request-fields';
 
@@ -36,6 +37,7 @@ const LABELS: Record<string, string> = {
   maxInvocations: 'Most executions',
   jitterMs: 'Jitter',
   tags: 'Tags',
+  flowControlKey: 'Flow-control key',
 };
 
 interface Draft {
@@ -49,6 +51,7 @@ interface Draft {
   successStatuses: string;
   pauseAfterFailures: string;
   tags: string;
+  flowControlKey: string;
   delivery: DeliveryDraft;
   request: RequestDraft;
   life: LifeDraft;
@@ -66,6 +69,7 @@ function draftOf(j: CronJob): Draft {
     successStatuses: successStatusesText(j.successStatuses),
     pauseAfterFailures: j.pauseAfterFailures === null ? '' : String(j.pauseAfterFailures),
     tags: j.tags.join(', '),
+    flowControlKey: j.flowControlKey ?? '',
     delivery: deliveryDraft(j.retry, j.timeoutMs),
     request: requestDraftOf(j),
     life: lifeDraftOf(j),
@@ -87,6 +91,7 @@ export function CronFormPage({ id }: { id?: string }) {
     tags: '',
     successStatuses: '2xx',
     pauseAfterFailures: '',
+    flowControlKey: '',
     delivery: EMPTY_DELIVERY,
     request: EMPTY_REQUEST,
     life: EMPTY_LIFE,
@@ -140,6 +145,7 @@ export function CronFormPage({ id }: { id?: string }) {
       successStatuses: parseSuccessStatuses(draft.successStatuses),
       tags: splitTags(draft.tags),
       pauseAfterFailures: pauseAfter.value,
+      flowControlKey: parseFlowControlKey(draft.flowControlKey),
       ...life.input,
     };
     setBusy(true);
@@ -272,6 +278,7 @@ export function CronFormPage({ id }: { id?: string }) {
               errors={errors}
             />
           </div>
+          <FlowControlKeyField value={draft.flowControlKey} onInput={(v) => setDraft((d) => ({ ...d, flowControlKey: v }))} errors={errors} />
           <LifeFields draft={draft.life} onChange={(life) => setDraft((d) => ({ ...d, life }))} errors={errors} />
           <DeliveryFields
             draft={draft.delivery}

@@ -1,6 +1,7 @@
 /** The life of a cron job in its form: start, end, most executions and jitter (docs/cron.md, "Start, end and limits", "Jitter"). */
 import type { CronJob } from '../api';
 import { Field, type FormErrors } from '../components/ui';
+import { parseWhole } from './form-common';
 
 /** The four fields as typed. */
 export interface LifeDraft {
@@ -29,12 +30,7 @@ export function parseLife(d: LifeDraft): {
   errors: Record<string, string>;
 } {
   const errors: Record<string, string> = {};
-  const whole = (t: string, field: string, message: string): number | null => {
-    if (t.trim() === '') return null;
-    if (/^\d+$/.test(t.trim())) return Number(t.trim());
-    errors[field] = message;
-    return null;
-  };
+  const whole = (t: string, field: string, message: string): number | null => parseWhole(t, field, errors, message) ?? null;
   return {
     input: {
       startAt: d.startAt.trim() || null,

@@ -45,6 +45,18 @@ export const COMMON_LABELS: Record<string, string> = {
   ...REQUEST_LABELS,
 };
 
+/**
+ * A whole number typed in a text field: undefined when blank; when it is not one, undefined, and
+ * `message` in `errors[key]`.
+ */
+export function parseWhole(text: string, key: string, errors: Record<string, string>, message = 'Enter a whole number.'): number | undefined {
+  const t = text.trim();
+  if (t === '') return undefined;
+  if (/^\d+$/.test(t)) return Number(t);
+  errors[key] = message;
+  return undefined;
+}
+
 /** Parses the delivery draft: the values to send and the client-side errors (whole numbers only). */
 export function parseDelivery(d: DeliveryDraft): {
   retry: Partial<RetryPolicy> | undefined;
@@ -52,15 +64,7 @@ export function parseDelivery(d: DeliveryDraft): {
   errors: Record<string, string>;
 } {
   const errors: Record<string, string> = {};
-  const num = (key: string, text: string): number | undefined => {
-    const t = text.trim();
-    if (t === '') return undefined;
-    if (!/^\d+$/.test(t)) {
-      errors[key] = 'Enter a whole number.';
-      return undefined;
-    }
-    return Number(t);
-  };
+  const num = (key: string, text: string) => parseWhole(text, key, errors);
   const retry: Partial<RetryPolicy> = {};
   const maxAttempts = num('retry.maxAttempts', d.maxAttempts);
   const initialDelayMs = num('retry.initialDelayMs', d.initialDelayMs);

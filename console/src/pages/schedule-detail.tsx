@@ -7,6 +7,7 @@ import { Alert, announce, ConfirmButton, errorText, Instant, StatusBadge } from 
 import { formatDuration } from '../format';
 import { Link, navigate } from '../router';
 import { DeliveryFacts, useJob } from './detail-common';
+import { FlowControlFact } from './flow-control-fields';
 import { SuccessFacts } from './outcome-fields';
 
 export function ScheduleDetailPage({ id }: { id: string }) {
@@ -106,6 +107,7 @@ export function ScheduleDetailPage({ id }: { id: string }) {
               </div>
               <DeliveryFacts retry={s.retry} timeoutMs={s.timeoutMs} />
               <SuccessFacts successStatuses={s.successStatuses} />
+              <FlowControlFact flowControlKey={s.flowControlKey} />
               <SigningSecret jobType="schedule" id={id} set={s.signingSecretSet} disabled={s.status !== 'Pending'} onSaved={() => void reload()} />
               <div>
                 <dt>Created</dt>

@@ -14,12 +14,13 @@ import {
   parseDelivery,
   type DeliveryDraft,
 } from './form-common';
+import { FlowControlKeyField, parseFlowControlKey } from './flow-control-fields';
 import { splitTags } from './list-common';
 import { parseSuccessStatuses, SuccessStatusesField, successStatusesText } from './outcome-fields';
 import { EMPTY_REQUEST, hasBody, parseRequest, requestDraftOf, type RequestDraft } from './request-draft';
 import { RequestFields } from './request-fields';
 
-const LABELS: Record<string, string> = { ...COMMON_LABELS, scheduledAt: 'When', tags: 'Tags', successStatuses: 'Counts as success' };
+const LABELS: Record<string, string> = { ...COMMON_LABELS, scheduledAt: 'When', tags: 'Tags', successStatuses: 'Counts as success', flowControlKey: 'Flow-control key' };
 
 interface Draft {
   name: string;
@@ -28,6 +29,7 @@ interface Draft {
   data: string;
   tags: string;
   successStatuses: string;
+  flowControlKey: string;
   delivery: DeliveryDraft;
   request: RequestDraft;
 }
@@ -40,6 +42,7 @@ function draftOf(s: Schedule): Draft {
     data: Object.keys(s.data).length ? JSON.stringify(s.data, null, 2) : '',
     tags: s.tags.join(', '),
     successStatuses: successStatusesText(s.successStatuses),
+    flowControlKey: s.flowControlKey ?? '',
     delivery: deliveryDraft(s.retry, s.timeoutMs),
     request: requestDraftOf(s),
   };
@@ -57,6 +60,7 @@ export function ScheduleFormPage({ id }: { id?: string }) {
     data: '',
     tags: '',
     successStatuses: '2xx',
+    flowControlKey: '',
     delivery: EMPTY_DELIVERY,
     request: EMPTY_REQUEST,
   });
@@ -103,6 +107,7 @@ export function ScheduleFormPage({ id }: { id?: string }) {
       retry: delivery.retry,
       timeoutMs: delivery.timeoutMs,
       successStatuses: parseSuccessStatuses(draft.successStatuses),
+      flowControlKey: parseFlowControlKey(draft.flowControlKey),
     };
     setBusy(true);
     setErrors(NO_ERRORS);
@@ -193,6 +198,7 @@ export function ScheduleFormPage({ id }: { id?: string }) {
             {(attrs) => <input {...attrs} type="text" value={draft.tags} onInput={set('tags')} placeholder="billing, eu" />}
           </Field>
           <SuccessStatusesField value={draft.successStatuses} onInput={(v) => setDraft((d) => ({ ...d, successStatuses: v }))} errors={errors} />
+          <FlowControlKeyField value={draft.flowControlKey} onInput={(v) => setDraft((d) => ({ ...d, flowControlKey: v }))} errors={errors} />
           <DeliveryFields
             draft={draft.delivery}
             onChange={(delivery) => setDraft((d) => ({ ...d, delivery }))}
