@@ -2,7 +2,8 @@
  * Reading the file of `punctual apply` (docs/apply.md): YAML or JSON (by the `yaml` package; a
  * `.json` file by `JSON.parse`), `${ENV_VAR}` references replaced from the environment, then
  * checked against the file's schema (src/http/schemas/punctual-file.ts, the API's create bodies
- * with `key`), keys unique per kind, and every secret field (`secretHeaders` values,
+ * with `key`, and the bodies of flow-control keys), keys unique per kind (flow-control keys listed
+ * once), and every secret field (`secretHeaders` values,
  * `auth.password`, `auth.token`, `auth.clientSecret`, `signingSecret`) holding at least one
  * reference, so that no secret is written in the file. Every problem is reported with the path of
  * its field (`/cron/0/expression`); nothing is sent to the service when there is one. The rules the
@@ -12,18 +13,21 @@
 import { readFile } from 'node:fs/promises';
 import { Value } from 'typebox/value';
 import { parse as parseYaml } from 'yaml';
-import { PunctualFileSchema, type FileCronJob, type FileSchedule } from '../http/schemas/punctual-file.js';
+import { PunctualFileSchema, type FileCronJob, type FileFlowControlKey, type FileSchedule } from '../http/schemas/punctual-file.js';
 import type { Static } from 'typebox';
 
 /** A cron job of the file, references replaced. */
 export type FileCron = Static<typeof FileCronJob>;
 /** A schedule of the file, references replaced. */
 export type FileOneTime = Static<typeof FileSchedule>;
+/** A flow-control key of the file: `key`, and the body of its PUT (`parallelism`, `rate`, `period` ms, `paused`). */
+export type FileFlowKey = Static<typeof FileFlowControlKey>;
 
-/** The file once read and checked. */
+/** The file once read and checked (a list the file leaves out is empty). */
 export interface ApplyFile {
   cron: FileCron[];
   schedules: FileOneTime[];
+  flowControlKeys: FileFlowKey[];
 }
 
 /** One problem of the file: the JSON Pointer of the field, and what is wrong. */
@@ -131,15 +135,24 @@ function schemaProblems(value: unknown): FileProblem[] {
   return problems;
 }
 
-/** Problems of keys given twice within one kind, and of secret fields written without a reference. */
-function itemProblems(file: ApplyFile, referenced: Set<string>): FileProblem[] {
+/** Problems of keys given twice within the list `/${list}` of the file. */
+function duplicateKeys(list: keyof ApplyFile, items: readonly { key: string }[]): FileProblem[] {
   const problems: FileProblem[] = [];
+  const seen = new Map<string, number>();
+  items.forEach((item, i) => {
+    const first = seen.get(item.key);
+    if (first !== undefined) problems.push({ path: `/${list}/${i}/key`, message: `is already the key of /${list}/${first}` });
+    else seen.set(item.key, i);
+  });
+  return problems;
+}
+
+/** Problems of keys given twice within one list, and of secret fields written without a reference. */
+function itemProblems(file: ApplyFile, referenced: Set<string>): FileProblem[] {
+  const problems: FileProblem[] = duplicateKeys('flowControlKeys', file.flowControlKeys);
   for (const kind of ['cron', 'schedules'] as const) {
-    const seen = new Map<string, number>();
+    problems.push(...duplicateKeys(kind, file[kind]));
     file[kind].forEach((item, i) => {
-      const first = seen.get(item.key);
-      if (first !== undefined) problems.push({ path: `/${kind}/${i}/key`, message: `is already the key of /${kind}/${first}` });
-      else seen.set(item.key, i);
       for (const [field, sub] of SECRET_PATHS) {
         const v = (item as Record<string, unknown>)[field];
         if (v === undefined || v === null) continue;
@@ -184,8 +197,8 @@ export function checkApplyFile(file: string, parsed: unknown, env: Record<string
   const value = substituteAll(parsed, env, '', problems, referenced);
   problems.push(...schemaProblems(value));
   if (problems.length > 0) throw new ApplyFileError(file, problems);
-  const v = value as { cron?: FileCron[]; schedules?: FileOneTime[] };
-  const checked: ApplyFile = { cron: v.cron ?? [], schedules: v.schedules ?? [] };
+  const v = value as { cron?: FileCron[]; schedules?: FileOneTime[]; flowControlKeys?: FileFlowKey[] };
+  const checked: ApplyFile = { cron: v.cron ?? [], schedules: v.schedules ?? [], flowControlKeys: v.flowControlKeys ?? [] };
   const more = itemProblems(checked, referenced);
   if (more.length > 0) throw new ApplyFileError(file, more);
   return checked;

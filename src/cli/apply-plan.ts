@@ -4,10 +4,15 @@
  * and says what to send; apply.ts does the I/O.
  *
  * The rules:
+ * - The file's flow-control keys come first, so that the jobs' calls find their limits: a key not
+ *   configured is a `create`, one whose limits differ an `update` (both a PUT of the whole key),
+ *   one as the file says nothing. `parallelism` and `rate` the file leaves out are none, `period`
+ *   1,000 ms; `paused` left out is left as it is (a key paused by hand stays paused). Keys are
+ *   never deleted: they carry no `managedBy`, so apply cannot tell the keys it configured.
  * - A job of the file is found by its key. None: `create` (with `managedBy: apply`).
  * - Found: `update` with the fields that differ, or nothing. A field the file leaves out is
  *   compared with its default (`name`, `timezone`, `data`, `body`, `pauseAfterFailures` null,
- *   `method` POST, `headers` {}, `misfire` once, `overlap` allow, `successStatuses` ["2xx"], for
+ *   `flowControlKey` null, `method` POST, `headers` {}, `misfire` once, `overlap` allow, `successStatuses` ["2xx"], for
  *   schedules `data` {} and `tags` []), except `retry` and `timeoutMs`, whose defaults are the
  *   service's settings: left out, they are left as they are; a `retry` given is compared field by
  *   field. A cron job's `status` (paused or not) is never touched.
@@ -18,11 +23,23 @@
  * - With `prune`, the jobs with `managedBy: apply` whose key is not in the file are deleted:
  *   cron jobs whatever their status, schedules only while Pending (a schedule that ran is history).
  */
-import type { CronJob, CronJobCreate, CronJobUpdate, Schedule, ScheduleCreate, ScheduleUpdate } from '../client/index.js';
-import type { FileCron, FileOneTime } from './apply-file.js';
+import type {
+  CronJob,
+  CronJobCreate,
+  CronJobUpdate,
+  FlowControlKey,
+  FlowControlKeyPut,
+  Schedule,
+  ScheduleCreate,
+  ScheduleUpdate,
+} from '../client/index.js';
+import { FLOW_CONTROL_BOUNDS } from '../domain/flow-control.js';
+import type { ApplyFile, FileCron, FileFlowKey, FileOneTime } from './apply-file.js';
 
 /** The kinds of jobs, as the plan names them. */
 export type JobKind = 'cron' | 'schedule';
+/** What a step of the plan acts on, as the plan names it: a job's kind, or a flow-control key. */
+export type PlanKind = JobKind | 'flow-control-key';
 
 /** One changed field, as printed: its name and both values (secrets never shown). */
 export interface FieldChange {
@@ -37,6 +54,8 @@ export type PlanAction =
   | { op: 'create'; kind: 'schedule'; key: string; index: number; body: ScheduleCreate }
   | { op: 'update'; kind: 'cron'; key: string; index: number; id: string; body: CronJobUpdate; changes: FieldChange[] }
   | { op: 'update'; kind: 'schedule'; key: string; index: number; id: string; body: ScheduleUpdate; changes: FieldChange[] }
+  | { op: 'create'; kind: 'flow-control-key'; key: string; index: number; body: FlowControlKeyPut }
+  | { op: 'update'; kind: 'flow-control-key'; key: string; index: number; body: FlowControlKeyPut; changes: FieldChange[] }
   | { op: 'delete'; kind: JobKind; key: string; id: string }
   | { op: 'keep'; kind: JobKind; key: string; reason: string };
 
@@ -45,6 +64,8 @@ export interface CurrentJobs {
   /** The service's cron jobs by key (those of the file's keys; with prune, every managed one too). */
   cron: Map<string, CronJob>;
   schedules: Map<string, Schedule>;
+  /** The service's flow-control keys by name (GET /flow-control-keys; those not configured count as absent). */
+  flowControlKeys: Map<string, FlowControlKey>;
 }
 
 /** Options of {@link planApply}. */
@@ -57,12 +78,12 @@ const SECRET_FIELDS = ['secretHeaders', 'auth', 'signingSecret'] as const;
 
 /** Fields compared with a default when the file leaves them out, by kind. */
 const CRON_DEFAULTS: Record<string, unknown> = {
-  name: null, timezone: null, data: null, method: 'POST', headers: {}, body: null,
+  flowControlKey: null, name: null, timezone: null, data: null, method: 'POST', headers: {}, body: null,
   misfire: 'once', overlap: 'allow', successStatuses: ['2xx'], pauseAfterFailures: null,
   tags: [], startAt: null, endAt: null, maxInvocations: null, jitterMs: 0,
 };
 const SCHEDULE_DEFAULTS: Record<string, unknown> = {
-  data: {}, tags: [], method: 'POST', headers: {}, body: null, successStatuses: ['2xx'],
+  flowControlKey: null, data: {}, tags: [], method: 'POST', headers: {}, body: null, successStatuses: ['2xx'],
 };
 
 /** Fields that must be given, by kind. */
@@ -242,12 +263,48 @@ function planPrune<J extends CronJob | Schedule>(items: readonly { key: string }
     .map(([key, job]) => ({ op: 'delete', kind: rules.kind, key, id: job.id }));
 }
 
+/** The limits of a key of the file as the service would hold them after its PUT (`paused` as it is unless given). */
+function limitsWanted(item: FileFlowKey, have: FlowControlKey | undefined): Record<string, unknown> {
+  return {
+    parallelism: item.parallelism ?? null,
+    rate: item.rate ?? null,
+    period: item.period ?? FLOW_CONTROL_BOUNDS.periodDefaultMs,
+    paused: item.paused ?? have?.paused ?? false,
+  };
+}
+
 /**
- * The plan that makes the service hold the file's jobs (rules in the module's description):
- * creates and updates in the order of the file, cron jobs first, then deletes.
+ * The steps for the file's flow-control keys, in the order of the file: `create` for a key not
+ * configured, `update` for one whose limits differ (its PUT body: the file's fields, and the pause
+ * it has when the file leaves `paused` out), nothing for one as the file says.
  */
-export function planApply(file: { cron: FileCron[]; schedules: FileOneTime[] }, current: CurrentJobs, o: PlanOptions): PlanAction[] {
+function planFlowControlKeys(items: readonly FileFlowKey[], current: Map<string, FlowControlKey>): PlanAction[] {
+  const steps: PlanAction[] = [];
+  items.forEach((item, index) => {
+    const { key, ...fields } = item;
+    const have = current.get(key);
+    if (have === undefined || !have.configured) {
+      steps.push({ op: 'create', kind: 'flow-control-key', key, index, body: fields });
+      return;
+    }
+    const want = limitsWanted(item, have);
+    const changes = Object.entries(want)
+      .filter(([field, value]) => !sameJson(value, have[field as keyof FlowControlKey]))
+      .map(([field, value]) => ({ field, before: shown(have[field as keyof FlowControlKey]), after: shown(value) }));
+    if (changes.length === 0) return;
+    steps.push({ op: 'update', kind: 'flow-control-key', key, index, body: { ...fields, paused: want.paused as boolean }, changes });
+  });
+  return steps;
+}
+
+/**
+ * The plan that makes the service hold the file's keys and jobs (rules in the module's
+ * description): the flow-control keys first, then creates and updates of jobs in the order of the
+ * file, cron jobs first, then deletes (of jobs only).
+ */
+export function planApply(file: ApplyFile, current: CurrentJobs, o: PlanOptions): PlanAction[] {
   const plan = [
+    ...planFlowControlKeys(file.flowControlKeys, current.flowControlKeys),
     ...planItems(file.cron, current.cron, CRON_RULES, o.rotateSecrets),
     ...planItems(file.schedules, current.schedules, SCHEDULE_RULES, o.rotateSecrets),
   ];
@@ -260,7 +317,10 @@ export function changes(a: PlanAction): boolean {
   return a.op !== 'keep';
 }
 
-/** A step as printed: `+ create cron nightly`, `~ update cron nightly: expression "0 2 * * *" → "0 3 * * *"`, … */
+/**
+ * A step as printed: `+ create cron nightly`, `~ update cron nightly: expression "0 2 * * *" → "0 3 * * *"`,
+ * `~ update flow-control-key partner-api: rate 5 → 10`, …
+ */
 export function planLine(a: PlanAction): string {
   switch (a.op) {
     case 'create':

@@ -1,8 +1,9 @@
 /**
- * `punctual apply -f punctual.yaml [--dry-run] [--prune] [--rotate-secrets]`: cron jobs and
- * schedules as code (docs/apply.md). Reads the file (apply-file.ts), reads the jobs of its keys
- * from the service (and with `--prune` every job, to find the managed ones), prints the plan
- * (apply-plan.ts) and applies it unless `--dry-run`.
+ * `punctual apply -f punctual.yaml [--dry-run] [--prune] [--rotate-secrets]`: cron jobs,
+ * schedules and flow-control keys as code (docs/apply.md). Reads the file (apply-file.ts), reads
+ * the jobs of its keys from the service (and with `--prune` every job, to find the managed ones)
+ * and, when the file has flow-control keys, the service's keys; prints the plan (apply-plan.ts) and
+ * applies it unless `--dry-run`.
  *
  * Exit codes of this command (for CI): 0 nothing to do, or the plan applied; 2 with `--dry-run`
  * when the plan changes something; 1 on any error (a faulty file, naming the field; an answer of
@@ -11,7 +12,7 @@
  * it are applied (running apply again continues from there).
  */
 import type { Command } from 'commander';
-import type { CronJob, PunctualClient, Schedule } from '../client/index.js';
+import type { CronJob, FlowControlKey, PunctualClient, Schedule } from '../client/index.js';
 import { PunctualProblem } from '../client/index.js';
 import type { ApplyFile } from './apply-file.js';
 import type { CurrentJobs, PlanAction } from './apply-plan.js';
@@ -54,10 +55,14 @@ async function inBatches<T>(items: T[], limit: number, fn: (item: T) => Promise<
 
 /**
  * The service's jobs the plan compares with: those of the file's keys (one `?key=` lookup each,
- * through the unique index), and with `prune` every job with a key (the whole lists, paged).
+ * through the unique index), and with `prune` every job with a key (the whole lists, paged); and
+ * the service's flow-control keys when the file has some (one list, never pruned).
  */
 async function currentJobs(client: PunctualClient, file: ApplyFile, prune: boolean): Promise<CurrentJobs> {
-  const current: CurrentJobs = { cron: new Map(), schedules: new Map() };
+  const current: CurrentJobs = { cron: new Map(), schedules: new Map(), flowControlKeys: new Map() };
+  if (file.flowControlKeys.length > 0) {
+    for (const k of (await client.flowControlKeys.list()).flowControlKeys) current.flowControlKeys.set(k.key, k);
+  }
   if (prune) {
     for await (const j of client.cron.listAll({ limit: 1000 })) if (j.key !== null) current.cron.set(j.key, j);
     for await (const s of client.schedules.listAll({ limit: 1000 })) if (s.key !== null) current.schedules.set(s.key, s);
@@ -75,7 +80,8 @@ async function currentJobs(client: PunctualClient, file: ApplyFile, prune: boole
 }
 
 /** Sends one step. */
-async function run(client: PunctualClient, a: PlanAction): Promise<CronJob | Schedule | void> {
+async function run(client: PunctualClient, a: PlanAction): Promise<CronJob | Schedule | FlowControlKey | void> {
+  if (a.kind === 'flow-control-key') return client.flowControlKeys.put(a.key, a.body);
   switch (a.op) {
     case 'create':
       return a.kind === 'cron' ? client.cron.create(a.body) : client.schedules.create(a.body);
@@ -88,11 +94,14 @@ async function run(client: PunctualClient, a: PlanAction): Promise<CronJob | Sch
   }
 }
 
-/** A step's failure, its fields named by their path in the file (`/cron/0/expression`). */
+/** The list of the file that holds the items of a kind. */
+const FILE_LIST = { cron: 'cron', schedule: 'schedules', 'flow-control-key': 'flowControlKeys' } as const;
+
+/** A step's failure, its fields named by their path in the file (`/cron/0/expression`, `/flowControlKeys/0/rate`). */
 function failure(a: PlanAction, err: unknown): string {
   const where = `${a.kind} ${a.key}`;
   if (err instanceof PunctualProblem && 'index' in a) {
-    const base = `/${a.kind === 'cron' ? 'cron' : 'schedules'}/${a.index}`;
+    const base = `/${FILE_LIST[a.kind]}/${a.index}`;
     const fields = err.errors.map((e) => `\n  ${base}${e.path}: ${e.message}`).join('');
     return `punctual: ${where}: ${err.status} ${err.title}: ${err.detail}${fields}`;
   }
@@ -149,10 +158,10 @@ export function registerApplyCommand(program: Command): void {
   const cmd = withApiOptions(
     program
       .command('apply')
-      .description('create, update and (with --prune) delete cron jobs and schedules to match a file (docs/apply.md)')
+      .description('configure flow-control keys, create, update and (with --prune) delete cron jobs and schedules to match a file (docs/apply.md)')
       .requiredOption('-f, --file <path>', 'the file of jobs: YAML, or JSON (.json)')
       .option('--dry-run', 'print the plan only; exit code 2 when it would change something')
-      .option('--prune', 'also delete the jobs created by apply whose key is no longer in the file')
+      .option('--prune', 'also delete the jobs created by apply whose key is no longer in the file (never flow-control keys)')
       .option('--rotate-secrets', "send every job's secrets again (their values cannot be compared)"),
   )
     // Any failure is exit code 1 here: 2 means "changes pending" under --dry-run.

@@ -1,6 +1,6 @@
 /**
  * The fields that `create` and `update` of both job kinds (`punctual schedules`, `punctual cron`)
- * take from the same flags: the labels (`--tag`, `--key`), the delivery (options.ts) and the
+ * take from the same flags: the labels (`--tag`, `--key`, `--flow-control-key`), the delivery (options.ts) and the
  * secrets (secret-options.ts); each kind's module adds its own fields around them.
  */
 import { Option, type Command } from 'commander';
@@ -14,6 +14,8 @@ export interface LabelFlags {
   tag?: string[] | false;
   /** A key, or false for `--no-key` (update: remove it). */
   key?: string | false;
+  /** A flow-control key, or false for `--no-flow-control-key` (update: none). */
+  flowControlKey?: string | false;
 }
 
 /** The flags both job kinds' `create` and `update` take: the API's, the labels, delivery and secrets. */
@@ -29,29 +31,44 @@ export function keyOption(noun: string): Option {
   return new Option('--key <key>', `your unique name for the ${noun} (1–128 of A-Z a-z 0-9 . _ : -; docs/apply.md)`);
 }
 
+/** `--flow-control-key`, the key whose limits the job's calls count against (`punctual flow-control`). */
+function flowControlKeyOption(): Option {
+  return new Option(
+    '--flow-control-key <key>',
+    "the flow-control key the job's calls count against (1–128 of A-Z a-z 0-9 . _ : -; limits: punctual flow-control set)",
+  );
+}
+
 /**
- * Adds `--no-tag` and `--no-key` to an `update` command, whose `--tag` and `--key` must be defined
- * already: defined first, each would make its field default to true.
+ * Adds `--no-tag`, `--no-key` and `--no-flow-control-key` to an `update` command, whose `--tag`,
+ * `--key` and `--flow-control-key` must be defined already: defined first, each would make its
+ * field default to true.
  */
 export function withLabelRemovalOptions(cmd: Command): Command {
-  return cmd.addOption(new Option('--no-tag', 'remove every tag')).addOption(new Option('--no-key', 'remove the key'));
+  return cmd
+    .addOption(new Option('--no-tag', 'remove every tag'))
+    .addOption(new Option('--no-key', 'remove the key'))
+    .addOption(new Option('--no-flow-control-key', 'remove the flow-control key (flowControlKey null: its calls have no shared limits)'));
 }
 
 /**
- * `tags` and `key` of a body from the label flags (absent flags stay absent). On `update`,
- * `--no-tag` sends no tags (`[]`) and `--no-key` a null key; on create, an empty key is left out.
+ * `tags`, `key` and `flowControlKey` of a body from the label flags (absent flags stay absent). On
+ * `update`, `--no-tag` sends no tags (`[]`), `--no-key` and `--no-flow-control-key` a null; on
+ * create, an empty key is left out.
  */
-function labelsBody(opts: LabelFlags, update: boolean): { tags?: string[]; key?: string | null } {
-  if (!update) return defined({ tags: opts.tag || undefined, key: opts.key || undefined });
-  return defined({ tags: opts.tag === false ? [] : opts.tag, key: opts.key === false ? null : opts.key });
+function labelsBody(opts: LabelFlags, update: boolean): { tags?: string[]; key?: string | null; flowControlKey?: string | null } {
+  if (!update) return defined({ tags: opts.tag || undefined, key: opts.key || undefined, flowControlKey: opts.flowControlKey || undefined });
+  const orNull = <T>(v: T | false | undefined) => (v === false ? null : v);
+  return defined({ tags: opts.tag === false ? [] : opts.tag, key: orNull(opts.key), flowControlKey: orNull(opts.flowControlKey) });
 }
 
 /**
- * Adds the delivery flags (options.ts) and the secret flags (secret-options.ts) to a `create` or
- * `update` command; with `update`, also the `--no-…` flags of the secrets.
+ * Adds `--flow-control-key`, the delivery flags (options.ts) and the secret flags
+ * (secret-options.ts) to a `create` or `update` command; with `update`, also the `--no-…` flags
+ * of the secrets.
  */
 export function withSharedFieldOptions(cmd: Command, update: boolean): Command {
-  return withSecretOptions(withDeliveryOptions(cmd), update);
+  return withSecretOptions(withDeliveryOptions(cmd.addOption(flowControlKeyOption())), update);
 }
 
 /** The fields of a body that {@link sharedFieldsBody} makes. */
@@ -59,7 +76,7 @@ export type SharedFieldsBody = ReturnType<typeof labelsBody> & ReturnType<typeof
 
 /**
  * The fields of a create (`update` false) or update body from the label flags and the flags of
- * {@link withSharedFieldOptions}, absent flags staying absent: `tags` and `key` (see labelsBody),
+ * {@link withSharedFieldOptions}, absent flags staying absent: `tags`, `key` and `flowControlKey` (see labelsBody),
  * the delivery fields, and the secrets, the values of the `-env` flags read from the environment.
  * @throws UsageError as `secretsBody` does: a variable not set or empty, a mixed or incomplete auth
  */

@@ -33,6 +33,16 @@ export function json(value: string): unknown {
 const DELAY_UNIT_MS: Record<string, number> = { '': 1, ms: 1, s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000 };
 
 /**
+ * A duration of a flag: a whole number of ms, or a whole number with a unit `ms`, `s`, `m`, `h`
+ * or `d` (`1500`, `1500ms`, `30s`, `5m`, `2h`, `1d`).
+ * @returns the ms, or null when `text` is not such a duration
+ */
+export function durationMs(text: string): number | null {
+  const m = /^(\d+)(ms|s|m|h|d)?$/.exec(text.trim());
+  return m ? Number(m[1]) * DELAY_UNIT_MS[m[2] ?? '']! : null;
+}
+
+/**
  * Parses `--retry-delays`: the steps of a retry policy, comma-separated delays in ms or with a
  * unit (`5s,5m,30m,2h`), or `none` for the exponential rule (`delaysMs: null`). The service checks
  * the bounds (docs/calls.md, "Outcomes and retries").
@@ -42,9 +52,9 @@ const DELAY_UNIT_MS: Record<string, number> = { '': 1, ms: 1, s: 1_000, m: 60_00
 export function retryDelays(value: string): number[] | 'none' {
   if (value.trim().toLowerCase() === 'none') return 'none';
   return value.split(',').map((item) => {
-    const m = /^(\d+)(ms|s|m|h|d)?$/.exec(item.trim());
-    if (!m) throw new InvalidArgumentError("It must be delays separated by commas, like '5s,5m,30m' or '5000,300000', or 'none'.");
-    return Number(m[1]) * DELAY_UNIT_MS[m[2] ?? '']!;
+    const ms = durationMs(item);
+    if (ms === null) throw new InvalidArgumentError("It must be delays separated by commas, like '5s,5m,30m' or '5000,300000', or 'none'.");
+    return ms;
   });
 }
 

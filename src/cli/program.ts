@@ -11,6 +11,7 @@ import { registerChannelCommands } from './channels.js';
 import { registerCronCommands } from './cron.js';
 import { registerExecutionCommands } from './executions.js';
 import { describeError, EXIT, exitCodeOf } from './exit.js';
+import { registerFlowControlCommands } from './flow-control.js';
 import { registerKeyCommands } from './keys.js';
 import { registerScheduleImport } from './schedule-import.js';
 import { registerScheduleCommands } from './schedules.js';
@@ -30,8 +31,9 @@ export function createProgram(): Command {
     .showHelpAfterError('(add --help for usage)')
     .addHelpText(
       'after',
-      '\nThe API commands (schedules, cron, executions, and keys when a URL is set) read PUNCTUAL_URL and\n' +
-        'PUNCTUAL_TOKEN (or --url, --token); the others read DATABASE_URL and the service settings (README).\n' +
+      '\nThe API commands (schedules, cron, executions, channels, flow-control, apply, and keys when a URL\n' +
+        'is set) read PUNCTUAL_URL and PUNCTUAL_TOKEN (or --url, --token); the others read DATABASE_URL\n' +
+        'and the service settings (README).\n' +
         'Exit codes: 0 done, 1 the API refused (4xx), 2 usage or configuration, 3 not found,\n' +
         '4 service unreachable or 5xx.',
     );
@@ -45,6 +47,7 @@ export function createProgram(): Command {
   registerCronCommands(program);
   registerExecutionCommands(program);
   registerChannelCommands(program);
+  registerFlowControlCommands(program);
   registerApplyCommand(program);
   registerAuditCommands(program);
   return program;

@@ -18,24 +18,14 @@
  * This module imports nothing of the service: it runs in any runtime with `fetch`.
  */
 import createClient, { type Client, type Middleware } from 'openapi-fetch';
-import { PunctualConnectionError, PunctualProblem } from './errors.js';
+import { PunctualConnectionError } from './errors.js';
+import { flowControlKeyCalls } from './flow-control.js';
 import type { paths } from './schema.js';
+import { unwrap, type BodyOf, type QueryOf, type ResponseOf } from './wire.js';
 
 export { PunctualConnectionError, PunctualProblem, type FieldProblem, type ProblemDetails } from './errors.js';
 export type { components, operations, paths } from './schema.js';
-
-type Method = 'get' | 'post' | 'patch' | 'delete';
-type Operation<P extends keyof paths, M extends Method> = NonNullable<paths[P][M]>;
-type JsonContent<R> = R extends { content: { 'application/json': infer B } } ? B : never;
-type ResponseOf<P extends keyof paths, M extends Method, S extends number> = Operation<P, M> extends {
-  responses: { [K in S]: infer R };
-}
-  ? JsonContent<R>
-  : never;
-type BodyOf<P extends keyof paths, M extends Method> = JsonContent<NonNullable<Operation<P, M>['requestBody']>>;
-type QueryOf<P extends keyof paths, M extends Method> = Operation<P, M> extends { parameters: { query?: infer Q } }
-  ? NonNullable<Q>
-  : never;
+export type { FlowControlKey, FlowControlKeyList, FlowControlKeyPut } from './flow-control.js';
 
 /** A schedule (docs/interface.md), as the API answers it. */
 export type Schedule = ResponseOf<'/schedules', 'post', 201>;
@@ -147,20 +137,6 @@ export interface WriteOptions {
    * (docs/interface.md, "Idempotency-Key").
    */
   idempotencyKey?: string;
-}
-
-/** The result openapi-fetch gives for one request. */
-interface FetchResult {
-  data?: unknown;
-  error?: unknown;
-  response: Response;
-}
-
-/** The body of a successful answer; a {@link PunctualProblem} for any other. */
-async function unwrap<T>(call: Promise<FetchResult>): Promise<T> {
-  const { data, error, response } = await call;
-  if (!response.ok) throw PunctualProblem.fromResponse(response, error);
-  return data as T;
 }
 
 /** Every item of every page, fetching the next page (`nextCursor`) only when the previous one is consumed. */
@@ -357,6 +333,7 @@ export function createPunctualClient(options: PunctualClientOptions) {
     apiKeys,
     notificationChannels,
     auditEvents,
+    flowControlKeys: flowControlKeyCalls(raw),
     /** GET /healthz: answers while the process serves (liveness; needs no key). */
     liveness: () => unwrap<Liveness>(raw.GET('/healthz')),
     /** GET /readyz: answers while the node takes work and its store answers; a 503 PunctualProblem otherwise. */

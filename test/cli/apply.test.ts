@@ -1,8 +1,9 @@
 /**
  * `punctual apply` (docs/apply.md) against a live server (in this process, SQLite, over HTTP):
  * create, update of the changed fields only, idempotence, `--dry-run` and its exit code 2, nothing
- * to do (0), errors (1) naming the field, secrets from the environment reaching the call, and
- * `--prune` deleting only managed jobs. A few runs are the whole command line (test/cli/run.ts:
+ * to do (0), errors (1) naming the field, secrets from the environment reaching the call,
+ * flow-control keys configured before the jobs, and `--prune` deleting only managed jobs (never a
+ * flow-control key). A few runs are the whole command line (test/cli/run.ts:
  * in this process, as `dist/cli.js` runs it; test/cli/binary.test.ts holds the built binary to the
  * same exit codes); the others call the command's action directly (`applyCommand`, the same code,
  * its output captured). The tests share one server and run
@@ -13,7 +14,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { applyCommand, type ApplyFlags } from '../../src/cli/apply.js';
-import type { CronJob, Schedule } from '../../src/client/index.js';
+import type { CronJob, FlowControlKey, Schedule } from '../../src/client/index.js';
 import { startReceiver, type Receiver } from '../support/receiver.js';
 import { startTestServer, TEST_TOKEN, type TestServer } from '../support/server.js';
 import { punctual } from './run.js';
@@ -192,10 +193,63 @@ describe('punctual apply', () => {
     expect([later.code, later.stdout]).toEqual([0, '= keep schedule json-once (Succeeded: a schedule that ran is left alone)\nNothing to do: the service holds the jobs of the file.\n']);
   });
 
+  it('configures the flow-control keys of the file before its jobs, which name them; a pause by hand stays', async () => {
+    const keysFile = (rate: number, first = '') => `version: 1
+flowControlKeys:
+${first}  - key: reports-api
+    rate: ${rate}
+    period: 60000
+  - key: warmup
+    parallelism: 2
+cron:
+  - key: fc-report
+    expression: "0 4 * * *"
+    endpoint: ${receiver.url}/fc
+    flowControlKey: reports-api
+`;
+    const key = async (name: string) => (await server.api('GET', `/flow-control-keys/${name}`)).body as FlowControlKey | null;
+    const path = file('keys.yaml', keysFile(10));
+    const dry = await apply(path, ['--dry-run']);
+    expect([dry.code, dry.stdout]).toEqual([
+      2,
+      '+ create flow-control-key reports-api\n+ create flow-control-key warmup\n+ create cron fc-report\nPlan: 3 to create, 0 to update, 0 to delete.\n',
+    ]);
+    expect(await key('reports-api')).toBeNull();
+    const run = await applyChild(path);
+    expect([run.code, run.stderr, run.stdout]).toEqual([0, '', expect.stringContaining('Applied: 3 changes.')]);
+    expect(await key('reports-api')).toMatchObject({ configured: true, rate: 10, period: 60000, parallelism: null, paused: false });
+    expect(await key('warmup')).toMatchObject({ configured: true, parallelism: 2, rate: null });
+    expect(await cronByKey('fc-report')).toMatchObject({ flowControlKey: 'reports-api', managedBy: 'apply' });
+
+    // Paused by hand: the file does not say `paused`, so the pause stays.
+    expect((await server.api('POST', '/flow-control-keys/warmup/pause')).status).toBe(200);
+    expect((await apply(path)).stdout).toBe('Nothing to do: the service holds the jobs of the file.\n');
+    const changed = await apply(file('keys.yaml', keysFile(20)));
+    expect([changed.code, changed.stdout]).toEqual([
+      0,
+      '~ update flow-control-key reports-api: rate 10 → 20\nPlan: 0 to create, 1 to update, 0 to delete.\nApplied: 1 change.\n',
+    ]);
+    expect(await key('reports-api')).toMatchObject({ rate: 20, period: 60000 });
+    expect(await key('warmup')).toMatchObject({ paused: true });
+
+    // Refused by the service: named by its path in the file; the steps after it are not sent.
+    const refused = await apply(file('keys.yaml', keysFile(20, '  - key: no-limits\n').replace('key: fc-report', 'key: fc-never')));
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain('flow-control-key no-limits: 400 Invalid input');
+    expect(refused.stderr).toContain('/flowControlKeys/0/parallelism: give parallelism or rate');
+    expect(await cronByKey('fc-never')).toBeUndefined();
+    const twice = await apply(file('keys.yaml', keysFile(20, '  - key: warmup\n    paused: true\n')));
+    expect([twice.code, twice.stderr]).toEqual([1, expect.stringContaining('/flowControlKeys/2/key: is already the key of /flowControlKeys/0')]);
+
+    // The prune test below counts the managed jobs of the other tests.
+    expect((await server.api('DELETE', `/cron/${(await cronByKey('fc-report'))!.id}`)).status).toBe(204);
+  });
+
   it('deletes with --prune only, and only the jobs apply created', async () => {
     const manual = await server.api('POST', '/cron', { key: 'made-by-hand', expression: '0 0 * * *', endpoint: `${receiver.url}/hand` });
     expect(manual.status).toBe(201);
-    const path = file('empty.yaml', 'version: 1\n');
+    // Only a key the service holds as it is: prune never deletes a flow-control key (warmup stays).
+    const path = file('empty.yaml', 'version: 1\nflowControlKeys:\n  - key: reports-api\n    rate: 20\n    period: 60000\n');
     const plain = await apply(path);
     expect([plain.code, plain.stdout]).toEqual([0, 'Nothing to do: the service holds the jobs of the file.\n']);
 
@@ -209,6 +263,7 @@ describe('punctual apply', () => {
     expect(await cronByKey('nightly-report')).toBeUndefined();
     expect(await scheduleByKey('launch-mail')).toBeUndefined();
     expect(await cronByKey('made-by-hand')).toMatchObject({ managedBy: null });
+    expect((await server.api('GET', '/flow-control-keys/warmup')).body).toMatchObject({ configured: true, parallelism: 2 });
     // The schedule that ran stays: history.
     expect(await scheduleByKey('json-once')).toMatchObject({ status: 'Succeeded' });
     expect((await apply(path, ['--prune'])).code).toBe(0);

@@ -34,7 +34,7 @@ describe('./punctual', () => {
 
   it('answers --help with every command group', async () => {
     const { stdout } = await run(SCRIPT, ['--help'], { cwd: ROOT });
-    for (const command of ['serve', 'migrate', 'migrate-store', 'signing-secret', 'keys', 'secrets', 'schedules', 'cron', 'executions']) {
+    for (const command of ['serve', 'migrate', 'migrate-store', 'signing-secret', 'keys', 'secrets', 'schedules', 'cron', 'executions', 'flow-control']) {
       expect(stdout).toMatch(new RegExp(`^  ${command}\\b`, 'm'));
     }
   });

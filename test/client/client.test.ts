@@ -235,6 +235,26 @@ describe('API keys', () => {
   });
 });
 
+describe('flow-control keys', () => {
+  it('put creates then replaces every limit, get, list, pause, resume, delete; 404 and 400 as problems', async () => {
+    expect(await punctual.flowControlKeys.put('client:api', { rate: 5, period: 60_000 })).toMatchObject({
+      key: 'client:api', configured: true, rate: 5, period: 60_000, parallelism: null, paused: false,
+    });
+    expect(await punctual.flowControlKeys.put('client:api', { parallelism: 2 })).toMatchObject({ parallelism: 2, rate: null, period: 1000 });
+    expect(await punctual.flowControlKeys.get('client:api')).toMatchObject({ parallelism: 2, waiting: 0, inFlight: 0 });
+    expect((await punctual.flowControlKeys.list()).flowControlKeys.map((k) => k.key)).toContain('client:api');
+    expect(await punctual.flowControlKeys.pause('client:api')).toMatchObject({ paused: true, parallelism: 2 });
+    expect(await punctual.flowControlKeys.resume('client:api')).toMatchObject({ paused: false });
+    const none = (await rejection(punctual.flowControlKeys.put('client:api', {}))) as PunctualProblem;
+    expect([none.status, none.errors.map((e) => e.path)]).toEqual([400, ['/parallelism']]);
+    await punctual.flowControlKeys.delete('client:api');
+    expect(await punctual.flowControlKeys.get('client:api')).toBeNull();
+    for (const call of [punctual.flowControlKeys.delete('client:api'), punctual.flowControlKeys.pause('client:api')]) {
+      expect(((await rejection(call)) as PunctualProblem).status).toBe(404);
+    }
+  });
+});
+
 describe('unknown ids and failures', () => {
   it('get of an unknown id resolves with null, as the API answers it, for every resource', async () => {
     for (const id of [UNKNOWN, 'not-a-uuid']) {

@@ -90,6 +90,11 @@ describe('GET /schemas/punctual-file.json', () => {
     const cronJobs = example.cron as Record<string, unknown>[];
     expect(validate({ ...example, cron: [{ ...cronJobs[0], key: 'a b', colour: 'red' }] })).toBe(false);
     expect(validate.errors?.map((e) => e.instancePath).sort()).toEqual(['/cron/0', '/cron/0/key']);
+    expect((example.flowControlKeys as unknown[]).length).toBeGreaterThan(0);
+    const keys = example.flowControlKeys as Record<string, unknown>[];
+    expect(validate({ ...example, flowControlKeys: [{ ...keys[0], period: 999, paused: 'yes', burst: 3 }] })).toBe(false);
+    expect(validate.errors?.map((e) => e.instancePath).sort()).toEqual(['/flowControlKeys/0', '/flowControlKeys/0/paused', '/flowControlKeys/0/period']);
+    expect(validate({ ...example, cron: [{ ...cronJobs[0], flowControlKey: 'a b' }] })).toBe(false);
     expect(validate({ version: 2 })).toBe(false);
     expect(validate({ version: 1, schedules: [{ key: 'x', name: 'n', endpoint: 'https://e' }] })).toBe(false);
   });

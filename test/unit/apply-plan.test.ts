@@ -1,11 +1,11 @@
 /**
  * The plan of `punctual apply` (src/cli/apply-plan.ts, docs/apply.md): what is compared, what is
- * sent, and what prune deletes, on jobs as the API answers them. Pure; the command itself runs
+ * sent, and what prune deletes, on jobs and flow-control keys as the API answers them. Pure; the command itself runs
  * against a live server in test/cli/apply.test.ts.
  */
 import { describe, expect, it } from 'vitest';
 import { planApply, planLine } from '../../src/cli/apply-plan.js';
-import type { CronJob, Schedule } from '../../src/client/index.js';
+import type { CronJob, FlowControlKey, Schedule } from '../../src/client/index.js';
 
 const cronJob = (o: Partial<CronJob> = {}): CronJob => ({
   id: 'c1', expression: '0 3 * * *', name: null, invocations: 0, timezone: null, status: 'Active', endpoint: 'https://e.example/c',
@@ -23,15 +23,24 @@ const schedule = (o: Partial<Schedule> = {}): Schedule => ({
   timeoutMs: 30000, method: 'POST', headers: {}, body: null, secretHeaderNames: [], auth: null, signingSecretSet: false,
   successStatuses: ['2xx'], key: 's', managedBy: 'apply', flowControlKey: null, ...o,
 });
+const flowKey = (o: Partial<FlowControlKey> = {}): FlowControlKey => ({
+  key: 'api', configured: true, parallelism: null, rate: 5, period: 1000, paused: false, holdUntil: null, waiting: 0, inFlight: 0,
+  rateUsed: 0, oldestWaitingSince: null, createdAt: '2026-01-01T00:00:00.000Z', updatedAt: '2026-01-01T00:00:00.000Z', ...o,
+});
 const plan = (
-  file: { cron?: object[]; schedules?: object[] },
+  file: { cron?: object[]; schedules?: object[]; flowControlKeys?: object[] },
   cron: CronJob[] = [],
   schedules: Schedule[] = [],
   o = { prune: false, rotateSecrets: false },
+  keys: FlowControlKey[] = [],
 ) =>
   planApply(
-    { cron: (file.cron ?? []) as never, schedules: (file.schedules ?? []) as never },
-    { cron: new Map(cron.map((c) => [c.key!, c])), schedules: new Map(schedules.map((s) => [s.key!, s])) },
+    { cron: (file.cron ?? []) as never, schedules: (file.schedules ?? []) as never, flowControlKeys: (file.flowControlKeys ?? []) as never },
+    {
+      cron: new Map(cron.map((c) => [c.key!, c])),
+      schedules: new Map(schedules.map((s) => [s.key!, s])),
+      flowControlKeys: new Map(keys.map((k) => [k.key, k])),
+    },
     o,
   );
 
@@ -76,5 +85,52 @@ describe('planApply', () => {
       { op: 'delete', kind: 'cron', key: 'gone', id: 'c1' },
       { op: 'delete', kind: 'schedule', key: 'old', id: 's2' },
     ]);
+  });
+
+  it('flow-control keys: create when not configured, update the limits that differ, nothing when as the file says; first', () => {
+    const job = { ...base, flowControlKey: 'api' };
+    // Absent, or only named by jobs (configured false): created, before the jobs.
+    for (const keys of [[], [flowKey({ configured: false, rate: null, rateUsed: null })]]) {
+      const steps = plan({ cron: [job], flowControlKeys: [{ key: 'api', rate: 5 }] }, [], [], undefined, keys);
+      expect(steps.map((a) => [a.op, a.kind, a.key])).toEqual([['create', 'flow-control-key', 'api'], ['create', 'cron', 'k']]);
+      expect(steps[0]).toEqual({ op: 'create', kind: 'flow-control-key', key: 'api', index: 0, body: { rate: 5 } });
+      expect(planLine(steps[0]!)).toBe('+ create flow-control-key api');
+    }
+    // As the file says: an absent period is 1000 ms, an absent parallelism none.
+    expect(plan({ flowControlKeys: [{ key: 'api', rate: 5 }] }, [], [], undefined, [flowKey()])).toEqual([]);
+    expect(plan({ flowControlKeys: [{ key: 'api', rate: 5, period: 1000, parallelism: null }] }, [], [], undefined, [flowKey()])).toEqual([]);
+    const [changed] = plan({ flowControlKeys: [{ key: 'x', parallelism: 2 }, { key: 'api', rate: 10, period: 60000 }] }, [], [], undefined, [
+      flowKey(),
+      flowKey({ key: 'x', parallelism: 2, rate: null }),
+    ]);
+    expect(changed).toEqual({
+      op: 'update', kind: 'flow-control-key', key: 'api', index: 1, body: { rate: 10, period: 60000, paused: false },
+      changes: [{ field: 'rate', before: '5', after: '10' }, { field: 'period', before: '1000', after: '60000' }],
+    });
+    expect(planLine(changed!)).toBe('~ update flow-control-key api: rate 5 → 10, period 1000 → 60000');
+    // A limit the file removes is none.
+    expect(plan({ flowControlKeys: [{ key: 'api', parallelism: 3 }] }, [], [], undefined, [flowKey()])[0]).toMatchObject({
+      body: { parallelism: 3 }, changes: [{ field: 'parallelism', before: 'null', after: '3' }, { field: 'rate', before: '5', after: 'null' }],
+    });
+  });
+
+  it('flow-control keys: a pause the file leaves out stays as it is, one it gives is set; prune never deletes a key', () => {
+    const paused = flowKey({ paused: true });
+    expect(plan({ flowControlKeys: [{ key: 'api', rate: 5 }] }, [], [], undefined, [paused])).toEqual([]);
+    // Another limit changes: the PUT keeps the pause.
+    expect(plan({ flowControlKeys: [{ key: 'api', rate: 6 }] }, [], [], undefined, [paused])[0]).toMatchObject({ body: { rate: 6, paused: true } });
+    expect(plan({ flowControlKeys: [{ key: 'api', rate: 5, paused: false }] }, [], [], undefined, [paused])[0]).toMatchObject({
+      body: { rate: 5, paused: false }, changes: [{ field: 'paused', before: 'true', after: 'false' }],
+    });
+    expect(plan({}, [], [], { prune: true, rotateSecrets: false }, [flowKey(), flowKey({ key: 'other' })])).toEqual([]);
+  });
+
+  it("a job's flowControlKey is compared, null when the file leaves it out", () => {
+    expect(plan({ cron: [{ ...base, flowControlKey: 'api' }] }, [cronJob({ flowControlKey: 'api' })])).toEqual([]);
+    const [removed] = plan({ cron: [base] }, [cronJob({ flowControlKey: 'api' })]);
+    expect(removed).toMatchObject({ op: 'update', body: { flowControlKey: null } });
+    expect(planLine(removed!)).toBe('~ update cron k: flowControlKey "api" → null');
+    const [set] = plan({ schedules: [{ key: 's', name: 'S', scheduledAt: '2030-01-01T00:00:00Z', endpoint: 'https://e.example/s', flowControlKey: 'b' }] }, [], [schedule()]);
+    expect(set).toMatchObject({ op: 'update', kind: 'schedule', body: { flowControlKey: 'b' } });
   });
 });

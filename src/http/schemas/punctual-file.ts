@@ -1,13 +1,15 @@
 /**
  * The file of `punctual apply` (docs/apply.md): cron jobs and schedules as code, each with its
- * `key`. Each item is the body of `POST /cron` or `POST /schedules` with `key` required and
- * without `managedBy` (apply sets it), built from those bodies' TypeBox schemas so that the file's
- * JSON Schema cannot drift from the API. Published at {@link PUNCTUAL_FILE_SCHEMA_PATH} (routes/schemas.ts)
+ * `key`, and the flow-control keys their calls count against. Each job is the body of `POST /cron`
+ * or `POST /schedules` with `key` required and without `managedBy` (apply sets it), each
+ * flow-control key the body of `PUT /flow-control-keys/{key}` with its `key`, built from those
+ * bodies' TypeBox schemas so that the file's JSON Schema cannot drift from the API. Published at {@link PUNCTUAL_FILE_SCHEMA_PATH} (routes/schemas.ts)
  * for editors, and used by the command to check a file before it asks the service anything.
  */
 import { Type, type Static, type TProperties, type TSchema } from 'typebox';
 import { JOB_KEY_PATTERN } from '../../domain/job-key.js';
 import { CronCreateBody } from './cron-jobs.js';
+import { FlowControlKeyBody, FlowControlKeyParams } from './flow-control.js';
 import { ScheduleCreateBody } from './schedules.js';
 
 /** Where the service publishes the file's JSON Schema. */
@@ -42,6 +44,18 @@ export const FileSchedule = fileItem(
   'A one-time schedule: the fields of POST /schedules (secrets as ${ENV_VAR} references), and its key.',
 );
 
+/** A flow-control key of the file: the body of `PUT /flow-control-keys/{key}`, with `key`. */
+export const FileFlowControlKey = Type.Object(
+  { key: FlowControlKeyParams.properties.key, ...FlowControlKeyBody.properties },
+  {
+    additionalProperties: false,
+    title: 'PunctualFileFlowControlKey',
+    description:
+      'A flow-control key: the fields of PUT /flow-control-keys/{key} (at least one of parallelism and rate unless paused; ' +
+      'absent limits are none, period 1000 ms, paused false), and its key.',
+  },
+);
+
 /** The whole file. */
 export const PunctualFileSchema = Type.Object(
   {
@@ -49,12 +63,15 @@ export const PunctualFileSchema = Type.Object(
     version: Type.Literal(PUNCTUAL_FILE_VERSION, { description: 'Version of the file format: 1.' }),
     cron: Type.Optional(Type.Array(FileCronJob, { description: 'The cron jobs, each with a key unique among them.' })),
     schedules: Type.Optional(Type.Array(FileSchedule, { description: 'The one-time schedules, each with a key unique among them.' })),
+    flowControlKeys: Type.Optional(
+      Type.Array(FileFlowControlKey, { description: 'The flow-control keys, each once: configured before the jobs are created or updated.' }),
+    ),
   },
   {
     additionalProperties: false,
     title: 'PunctualFile',
     description:
-      'Cron jobs and schedules as code, for `punctual apply -f punctual.yaml` (docs/apply.md). Any string may hold ' +
+      'Cron jobs, schedules and flow-control keys as code, for `punctual apply -f punctual.yaml` (docs/apply.md). Any string may hold ' +
       '${ENV_VAR} references, read from the environment when the file is applied (`$${` writes `${`); secret fields must be one.',
   },
 );
