@@ -851,7 +851,7 @@ describe.skipIf(!HAS_CHROMIUM)('console in Chromium', () => {
     // The schedule's history says its execution waits, and its facts name the key.
     await page.goto(url(`/schedules/${schedule.id}`));
     await eventually(() => page.locator('.execution').first().locator('.chip').textContent()).toBe('waiting for flow control');
-    expect(await page.locator('.facts').first().textContent()).toContain('fc-billing');
+    await eventually(() => page.locator('.facts').first().textContent()).toContain('fc-billing');
 
     await nav('Flow control').click();
     await eventually(() => heading().textContent()).toBe('Flow control');
@@ -875,7 +875,7 @@ describe.skipIf(!HAS_CHROMIUM)('console in Chromium', () => {
 
     // Set the limits of the key only named by a job: a bad value is refused at its field, a good one saved.
     await named.getByRole('button', { name: 'Set limits of the key fc-named' }).click();
-    expect(await page.getByLabel('Key', { exact: true }).inputValue()).toBe('fc-named');
+    await eventually(() => page.getByLabel('Key', { exact: true }).inputValue()).toBe('fc-named');
     await page.getByLabel('Parallelism (optional)').fill('0');
     await page.getByRole('button', { name: 'Save the limits' }).click();
     await eventually(() => page.locator('#f-parallelism-error').textContent()).toContain('must be at least 1');
@@ -892,7 +892,7 @@ describe.skipIf(!HAS_CHROMIUM)('console in Chromium', () => {
     // The attempt tells how long it waited for its key.
     await page.goto(url(`/schedules/${schedule.id}`));
     await eventually(() => page.locator('.execution').first().getAttribute('data-status')).toBe('Succeeded');
-    expect(await page.locator('table.attempts td[data-label="Started"]').first().textContent()).toMatch(/after waiting [\d.]+ (ms|s) for flow control$/);
+    await eventually(() => page.locator('table.attempts td[data-label="Started"]').first().textContent()).toMatch(/after waiting [\d.]+ (ms|s) for flow control$/);
 
     // Delete, once no job names the key: it leaves the list.
     expect((await server.api('DELETE', `/schedules/${schedule.id}`)).status).toBe(204);

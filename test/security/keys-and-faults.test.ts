@@ -79,7 +79,7 @@ describe('error bodies never show internals', () => {
       [{ method: 'POST', url: '/schedules', headers: { ...h.headers, 'content-type': 'text/plain' }, payload: 'x' }, 415],
       [{ method: 'POST', url: '/schedules', headers: json, payload: `{"data":"${'x'.repeat(1_100_000)}"}` }, 413],
       [{ method: 'GET', url: '/schedules/%ZZ', headers: h.headers }, 400],
-      [{ method: 'GET', url: `/schedules/${'x'.repeat(200)}`, headers: h.headers }, 414],
+      [{ method: 'GET', url: `/schedules/${'x'.repeat(300)}`, headers: h.headers }, 414],
       [{ method: 'GET', url: '/nope', headers: h.headers }, 404],
       [{ method: 'PATCH', url: '/cron/01a1fe1c-0000-7000-8000-000000000000', headers: h.headers, payload: {} }, 404],
       [{ method: 'GET', url: '/schedules' }, 401],

@@ -50,6 +50,7 @@ describe('job list input', () => {
       status: null,
       name: null,
       key: null,
+      flowControlKey: null,
       tags: [],
     });
     expect(LIST_LIMIT_DEFAULT).toBe(100);
